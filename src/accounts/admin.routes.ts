@@ -1,0 +1,103 @@
+import { Type } from '@sinclair/typebox';
+import { requireUser } from '../api/auth.js';
+import type { ApiApp, ApiVersion } from '../api/version.js';
+import type { AppContext } from '../context.js';
+import { notFound } from '../errors.js';
+import { formatRelease } from '../versioning/release.js';
+
+const PACKAGE_VERSION = '0.1.0';
+
+/** `/version`, application settings and feature flags. */
+export function adminRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
+  const E = api.entities;
+  const P = api.present;
+
+  app.get(
+    '/version',
+    { schema: { tags: ['metadata'], summary: 'Instance version and release', response: { 200: E.VersionEntity } } },
+    async (req) => {
+      // GitLab requires authentication for /version.
+      requireUser(req);
+      const release = formatRelease(ctx.release);
+      return {
+        version: `${release}.0`,
+        revision: `svc-${PACKAGE_VERSION}`,
+        release,
+        enterprise: ctx.config.tier !== 'free',
+        kas: { enabled: false, externalUrl: null, externalK8sProxyUrl: null, version: null },
+      };
+    },
+  );
+
+  app.get(
+    '/application/settings',
+    { schema: { tags: ['settings'], summary: 'Application settings (admin)', response: { 200: E.SettingsEntity } } },
+    async (req) => P.settings(await ctx.settings.read(req.actor.user)),
+  );
+
+  app.put(
+    '/application/settings',
+    {
+      schema: {
+        tags: ['settings'],
+        summary: 'Change application settings (admin)',
+        body: Type.Partial(
+          Type.Object({
+            default_project_visibility: Type.String(),
+            default_group_visibility: Type.String(),
+            default_snippet_visibility: Type.String(),
+            user_defaults_to_private_profile: Type.Boolean(),
+            signup_enabled: Type.Boolean(),
+            repository_storages_weighted: Type.Record(Type.String(), Type.Integer()),
+          }),
+        ),
+        response: { 200: E.SettingsEntity },
+      },
+    },
+    async (req) => P.settings(await ctx.settings.update(req.actor.user, req.body ?? {})),
+  );
+
+  const ftags = ['features'];
+  app.get(
+    '/features',
+    { schema: { tags: ftags, summary: 'List feature flags (admin)', response: { 200: Type.Array(E.FeatureEntity) } } },
+    async (req) => (await ctx.settings.listFeatures(req.actor.user)).map(P.feature),
+  );
+
+  app.post(
+    '/features/:name',
+    {
+      schema: {
+        tags: ftags,
+        summary: 'Set a feature flag instance-wide or for a project (admin)',
+        params: Type.Object({ name: Type.String() }),
+        body: Type.Object({
+          value: Type.Union([Type.Boolean(), Type.Literal('true'), Type.Literal('false')]),
+          project: Type.Optional(Type.String()),
+        }),
+        response: { 201: E.FeatureEntity },
+      },
+    },
+    async (req, reply) => {
+      const enabled = req.body.value === true || req.body.value === 'true';
+      let projectId: number | null = null;
+      if (req.body.project !== undefined) {
+        const { project } = await ctx.projects.find(req.actor.user, req.body.project).catch(() => {
+          throw notFound('Project');
+        });
+        projectId = project.id;
+      }
+      const f = await ctx.settings.setFeature(req.actor.user, req.params.name, enabled, projectId);
+      return reply.status(201).send(P.feature(f));
+    },
+  );
+
+  app.delete(
+    '/features/:name',
+    { schema: { tags: ftags, summary: 'Remove a feature flag (admin)', params: Type.Object({ name: Type.String() }) } },
+    async (req, reply) => {
+      await ctx.settings.deleteFeature(req.actor.user, req.params.name);
+      return reply.status(204).send();
+    },
+  );
+}

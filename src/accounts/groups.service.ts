@@ -1,0 +1,130 @@
+import type { Clock } from '../clock.js';
+import { conflict, forbidden, invalidFields, notFound, unauthorized } from '../errors.js';
+import {
+  AccessLevel,
+  type Group,
+  type Namespace,
+  type PageRequest,
+  type Paged,
+  PATH_PATTERN,
+  pathFromName,
+  type User,
+  VISIBILITIES,
+  type Visibility,
+} from './accounts.js';
+import type { MembersRepository } from './members.repository.js';
+import type { NamespacesRepository } from './namespaces.repository.js';
+import { PermissionsService } from './permissions.service.js';
+import type { SettingsService } from './settings.service.js';
+
+export interface CreateGroupInput {
+  name: string;
+  path?: string;
+  parentId?: number;
+  visibility?: Visibility;
+  description?: string;
+}
+
+const VISIBILITY_RANK: Record<Visibility, number> = { private: 0, internal: 1, public: 2 };
+
+/** Groups: nested namespaces with members. */
+export class GroupsService {
+  constructor(
+    private readonly namespaces: NamespacesRepository,
+    private readonly members: MembersRepository,
+    private readonly permissions: PermissionsService,
+    private readonly settings: SettingsService,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Finds a group by numeric id or full path, as the caller may see it; 404 otherwise. */
+  async find(actor: User | null, idOrPath: string): Promise<{ group: Group; level: number }> {
+    const ns = /^\d+$/.test(idOrPath)
+      ? await this.namespaces.findById(Number(idOrPath))
+      : await this.namespaces.findByFullPath(idOrPath);
+    if (!ns || ns.kind !== 'group') throw notFound('Group');
+    const level = await this.permissions.groupLevel(actor, ns);
+    if (!this.permissions.canSeeGroup(actor, ns, level)) throw notFound('Group');
+    return { group: ns as Group, level };
+  }
+
+  async list(
+    actor: User | null,
+    opts: { search?: string; topLevelOnly?: boolean; ownedOrMember?: boolean; parentId?: number },
+    page: PageRequest,
+  ): Promise<Paged<Namespace>> {
+    let ids: number[] | null = null;
+    let visibilities: Visibility[] = [];
+    if (!actor?.admin || opts.ownedOrMember) {
+      ids = actor ? (await this.permissions.membershipScope(actor)).namespaceIds : [];
+      visibilities = opts.ownedOrMember ? [] : PermissionsService.openVisibilities(actor);
+    }
+    return this.namespaces.listGroups(
+      { ids, visibilities, search: opts.search, topLevelOnly: opts.topLevelOnly, parentId: opts.parentId },
+      page,
+    );
+  }
+
+  async create(actor: User | null, input: CreateGroupInput): Promise<Group> {
+    if (!actor) throw unauthorized();
+    const path = input.path ?? pathFromName(input.name);
+    const errors: Record<string, string[]> = {};
+    if (input.name.trim() === '') errors.name = ["can't be blank"];
+    if (!PATH_PATTERN.test(path)) errors.path = ['can contain only letters, digits, _, - and .'];
+    if (Object.keys(errors).length > 0) throw invalidFields(errors);
+    let parent: Namespace | null = null;
+    if (input.parentId !== undefined) {
+      parent = (await this.find(actor, String(input.parentId))).group;
+      // GitLab's default subgroup creation level: Maintainer.
+      if ((await this.permissions.groupLevel(actor, parent)) < AccessLevel.Maintainer) throw forbidden();
+    }
+    const visibility = input.visibility ?? (await this.settings.get()).default_group_visibility;
+    if (parent && VISIBILITY_RANK[visibility] > VISIBILITY_RANK[parent.visibility]) {
+      throw invalidFields({ visibility_level: [`${visibility} is not allowed since the parent group has a ${parent.visibility} visibility.`] });
+    }
+    const fullPath = parent ? `${parent.fullPath}/${path}` : path;
+    if (await this.namespaces.findByFullPath(fullPath)) throw conflict('Failed to save group {:path=>["has already been taken"]}');
+    const now = this.clock.now().toISOString();
+    const group = await this.namespaces.insert(
+      {
+        kind: 'group',
+        name: input.name,
+        path,
+        fullPath,
+        parentId: parent?.id ?? null,
+        ownerId: null,
+        visibility,
+        description: input.description ?? '',
+      },
+      now,
+    );
+    // The creator becomes the group's Owner (admins too, as in GitLab).
+    await this.members.insert({ type: 'namespace', id: group.id }, { userId: actor.id, accessLevel: AccessLevel.Owner, expiresAt: null, createdById: actor.id }, now);
+    return group as Group;
+  }
+
+  async update(
+    actor: User | null,
+    idOrPath: string,
+    patch: { name?: string; description?: string; visibility?: Visibility },
+  ): Promise<Group> {
+    const { group, level } = await this.find(actor, idOrPath);
+    if (level < AccessLevel.Owner) throw forbidden();
+    if (patch.visibility !== undefined && !VISIBILITIES.includes(patch.visibility)) {
+      throw invalidFields({ visibility: ['is not included in the list'] });
+    }
+    if (patch.name !== undefined && patch.name.trim() === '') throw invalidFields({ name: ["can't be blank"] });
+    await this.namespaces.update(group.id, patch, this.clock.now().toISOString());
+    return (await this.namespaces.findById(group.id)) as Group;
+  }
+
+  async delete(actor: User | null, idOrPath: string): Promise<void> {
+    const { group, level } = await this.find(actor, idOrPath);
+    if (level < AccessLevel.Owner) throw forbidden();
+    if (await this.namespaces.hasChildren(group.id)) {
+      throw invalidFields({ base: ['Group has subgroups or projects; delete or move them first'] }, 400);
+    }
+    await this.members.deleteSource({ type: 'namespace', id: group.id });
+    await this.namespaces.delete(group.id);
+  }
+}

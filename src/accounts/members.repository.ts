@@ -1,0 +1,137 @@
+import type { Kysely } from 'kysely';
+import { readCount, readTimestamp } from '../db/dialect.js';
+import type { Database } from '../db/schema.js';
+import type { Member, MemberSource, PageRequest, Paged } from './accounts.js';
+import { toUser } from './users.repository.js';
+
+/** Memberships of users in groups (namespaces) and projects. */
+export class MembersRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  private select(source: MemberSource) {
+    return this.db
+      .selectFrom('members as m')
+      .innerJoin('users as u', 'u.id', 'm.user_id')
+      .selectAll('u')
+      .select(['m.access_level', 'm.expires_at as m_expires_at', 'm.created_at as m_created_at', 'm.created_by_id'])
+      .where('m.source_type', '=', source.type)
+      .where('m.source_id', '=', source.id);
+  }
+
+  private static toMember(row: {
+    access_level: number;
+    m_expires_at: string | null;
+    m_created_at: string | Date;
+    created_by_id: number | null;
+  }): Omit<Member, 'user'> {
+    return {
+      accessLevel: row.access_level,
+      expiresAt: row.m_expires_at,
+      createdAt: readTimestamp(row.m_created_at),
+      createdById: row.created_by_id,
+    };
+  }
+
+  async list(source: MemberSource, page: PageRequest, query?: string): Promise<Paged<Member>> {
+    let base = this.select(source);
+    if (query) {
+      const s = `%${query.toLowerCase()}%`;
+      base = base.where((eb) => eb.or([eb(eb.fn('lower', ['u.username']), 'like', s), eb(eb.fn('lower', ['u.name']), 'like', s)]));
+    }
+    const [rows, total] = await Promise.all([
+      base
+        .orderBy('u.id', 'asc')
+        .limit(page.perPage)
+        .offset((page.page - 1) * page.perPage)
+        .execute(),
+      this.db
+        .selectFrom(base.as('sub'))
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirst(),
+    ]);
+    return {
+      items: rows.map((r) => ({ user: toUser(r), ...MembersRepository.toMember(r) })),
+      total: readCount(total?.n as string | number | undefined),
+    };
+  }
+
+  async find(source: MemberSource, userId: number): Promise<Member | null> {
+    const r = await this.select(source).where('m.user_id', '=', userId).executeTakeFirst();
+    return r ? { user: toUser(r), ...MembersRepository.toMember(r) } : null;
+  }
+
+  async insert(
+    source: MemberSource,
+    m: { userId: number; accessLevel: number; expiresAt: string | null; createdById: number | null },
+    now: string,
+  ): Promise<void> {
+    await this.db
+      .insertInto('members')
+      .values({
+        source_type: source.type,
+        source_id: source.id,
+        user_id: m.userId,
+        access_level: m.accessLevel,
+        expires_at: m.expiresAt,
+        created_by_id: m.createdById,
+        created_at: now,
+      })
+      .execute();
+  }
+
+  async update(source: MemberSource, userId: number, patch: { accessLevel?: number; expiresAt?: string | null }) {
+    await this.db
+      .updateTable('members')
+      .set({
+        ...(patch.accessLevel !== undefined && { access_level: patch.accessLevel }),
+        ...(patch.expiresAt !== undefined && { expires_at: patch.expiresAt }),
+      })
+      .where('source_type', '=', source.type)
+      .where('source_id', '=', source.id)
+      .where('user_id', '=', userId)
+      .execute();
+  }
+
+  async delete(source: MemberSource, userId: number): Promise<void> {
+    await this.db
+      .deleteFrom('members')
+      .where('source_type', '=', source.type)
+      .where('source_id', '=', source.id)
+      .where('user_id', '=', userId)
+      .execute();
+  }
+
+  async deleteSource(source: MemberSource): Promise<void> {
+    await this.db
+      .deleteFrom('members')
+      .where('source_type', '=', source.type)
+      .where('source_id', '=', source.id)
+      .execute();
+  }
+
+  async countOwners(source: MemberSource): Promise<number> {
+    const r = await this.db
+      .selectFrom('members')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('source_type', '=', source.type)
+      .where('source_id', '=', source.id)
+      .where('access_level', '>=', 50)
+      .executeTakeFirst();
+    return readCount(r?.n as string | number | undefined);
+  }
+
+  /** A user's memberships (unexpired), as source and level. */
+  async ofUser(userId: number, today: string): Promise<{ type: 'namespace' | 'project'; id: number; level: number }[]> {
+    const rows = await this.db
+      .selectFrom('members')
+      .select(['source_type', 'source_id', 'access_level'])
+      .where('user_id', '=', userId)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today)]))
+      .execute();
+    return rows.map((r) => ({
+      type: r.source_type === 'project' ? 'project' : 'namespace',
+      id: r.source_id,
+      level: r.access_level,
+    }));
+  }
+}

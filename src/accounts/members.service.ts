@@ -1,0 +1,103 @@
+import type { Clock } from '../clock.js';
+import { conflict, forbidden, invalidFields, notFound } from '../errors.js';
+import {
+  AccessLevel,
+  MEMBER_ACCESS_LEVELS,
+  type Member,
+  type MemberSource,
+  type PageRequest,
+  type Paged,
+  type User,
+} from './accounts.js';
+import type { MembersRepository } from './members.repository.js';
+import type { UsersRepository } from './users.repository.js';
+
+/** The caller's standing on a group or project, resolved by the groups or projects service. */
+export interface SourceAccess {
+  readonly source: MemberSource;
+  readonly level: number;
+  /** Level needed to manage members: Maintainer for projects, Owner for groups (GitLab's defaults). */
+  readonly manageLevel: number;
+}
+
+export interface MemberInput {
+  userId: number;
+  accessLevel: number;
+  expiresAt?: string | null;
+}
+
+/** Members of groups and projects. Readers of the source may list; managers add, change and remove. */
+export class MembersService {
+  constructor(
+    private readonly members: MembersRepository,
+    private readonly users: UsersRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  list(access: SourceAccess, page: PageRequest, query?: string): Promise<Paged<Member>> {
+    return this.members.list(access.source, page, query);
+  }
+
+  async get(access: SourceAccess, userId: number): Promise<Member> {
+    const m = await this.members.find(access.source, userId);
+    if (!m) throw notFound('Member');
+    return m;
+  }
+
+  private check(actor: User, access: SourceAccess, level: number | undefined, expiresAt: string | null | undefined) {
+    if (access.level < access.manageLevel) throw forbidden();
+    if (level !== undefined && !MEMBER_ACCESS_LEVELS.includes(level as never)) {
+      throw invalidFields({ access_level: ['is not included in the list'] });
+    }
+    // Only Owners (and admins) may grant Owner; nobody grants above their own level.
+    if (level !== undefined && !actor.admin && level > access.level) throw forbidden();
+    if (expiresAt && (!/^\d{4}-\d{2}-\d{2}$/.test(expiresAt) || expiresAt <= this.today())) {
+      throw invalidFields({ expires_at: ['cannot be a date in the past'] });
+    }
+  }
+
+  private today(): string {
+    return this.clock.now().toISOString().slice(0, 10);
+  }
+
+  async add(actor: User, access: SourceAccess, input: MemberInput): Promise<Member> {
+    this.check(actor, access, input.accessLevel, input.expiresAt);
+    if (!(await this.users.findById(input.userId))) throw notFound('User');
+    if (await this.members.find(access.source, input.userId)) throw conflict('Member already exists');
+    await this.members.insert(
+      access.source,
+      { userId: input.userId, accessLevel: input.accessLevel, expiresAt: input.expiresAt ?? null, createdById: actor.id },
+      this.clock.now().toISOString(),
+    );
+    return this.get(access, input.userId);
+  }
+
+  async update(actor: User, access: SourceAccess, input: Partial<MemberInput> & { userId: number }): Promise<Member> {
+    this.check(actor, access, input.accessLevel, input.expiresAt);
+    const existing = await this.get(access, input.userId);
+    if (!actor.admin && existing.accessLevel > access.level) throw forbidden();
+    await this.guardLastOwner(access, existing, input.accessLevel);
+    await this.members.update(access.source, input.userId, { accessLevel: input.accessLevel, expiresAt: input.expiresAt });
+    return this.get(access, input.userId);
+  }
+
+  async remove(actor: User, access: SourceAccess, userId: number): Promise<void> {
+    const existing = await this.get(access, userId);
+    // Anyone may leave; removing others needs the manage level and at least the member's level.
+    if (userId !== actor.id) {
+      this.check(actor, access, undefined, undefined);
+      if (!actor.admin && existing.accessLevel > access.level) throw forbidden();
+    }
+    await this.guardLastOwner(access, existing, undefined);
+    await this.members.delete(access.source, userId);
+  }
+
+  /** A group keeps at least one Owner. */
+  private async guardLastOwner(access: SourceAccess, member: Member, newLevel: number | undefined) {
+    if (access.source.type !== 'namespace' || member.accessLevel < AccessLevel.Owner) return;
+    if (newLevel !== undefined && newLevel >= AccessLevel.Owner) return;
+    if ((await this.members.countOwners(access.source)) <= 1) {
+      throw forbidden('A group must keep at least one Owner');
+    }
+  }
+}

@@ -1,0 +1,179 @@
+import { type Kysely, type Selectable, sql } from 'kysely';
+import { readCount, readTimestamp } from '../db/dialect.js';
+import type { Database, NamespacesTable } from '../db/schema.js';
+import type { Namespace, PageRequest, Paged, Visibility } from './accounts.js';
+
+export function toNamespace(row: Selectable<NamespacesTable>): Namespace {
+  return {
+    id: row.id,
+    kind: row.kind === 'group' ? 'group' : 'user',
+    name: row.name,
+    path: row.path,
+    fullPath: row.full_path,
+    parentId: row.parent_id,
+    ownerId: row.owner_id,
+    visibility: row.visibility as Visibility,
+    description: row.description,
+    createdAt: readTimestamp(row.created_at),
+  };
+}
+
+/** Prefixes of a full path, shortest first: `a/b/c` -> `a`, `a/b`, `a/b/c` (lower-cased). */
+export function pathPrefixes(fullPath: string): string[] {
+  const parts = fullPath.toLowerCase().split('/');
+  return parts.map((_, i) => parts.slice(0, i + 1).join('/'));
+}
+
+export interface GroupFilter {
+  search?: string;
+  /** Only these ids (visible or member groups); `null` means no restriction. */
+  ids: readonly number[] | null;
+  /** Or any group of these visibilities. */
+  visibilities: readonly Visibility[];
+  topLevelOnly?: boolean;
+  parentId?: number;
+}
+
+/** Namespaces: one per user and one per group (nested by `parent_id`). */
+export class NamespacesRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(
+    n: {
+      kind: 'user' | 'group';
+      name: string;
+      path: string;
+      fullPath: string;
+      parentId: number | null;
+      ownerId: number | null;
+      visibility: Visibility;
+      description: string;
+    },
+    now: string,
+  ): Promise<Namespace> {
+    const row = await this.db
+      .insertInto('namespaces')
+      .values({
+        kind: n.kind,
+        name: n.name,
+        path: n.path,
+        full_path: n.fullPath,
+        parent_id: n.parentId,
+        owner_id: n.ownerId,
+        visibility: n.visibility,
+        description: n.description,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toNamespace(row);
+  }
+
+  async findById(id: number): Promise<Namespace | null> {
+    const row = await this.db.selectFrom('namespaces').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toNamespace(row) : null;
+  }
+
+  async findByFullPath(fullPath: string): Promise<Namespace | null> {
+    const row = await this.db
+      .selectFrom('namespaces')
+      .selectAll()
+      .where(sql`lower(full_path)`, '=', fullPath.toLowerCase())
+      .executeTakeFirst();
+    return row ? toNamespace(row) : null;
+  }
+
+  async findUserNamespace(userId: number): Promise<Namespace | null> {
+    const row = await this.db
+      .selectFrom('namespaces')
+      .selectAll()
+      .where('kind', '=', 'user')
+      .where('owner_id', '=', userId)
+      .executeTakeFirst();
+    return row ? toNamespace(row) : null;
+  }
+
+  /** The namespace and its ancestors, outermost first. */
+  async ancestry(ns: Namespace): Promise<Namespace[]> {
+    const rows = await this.db
+      .selectFrom('namespaces')
+      .selectAll()
+      .where(sql`lower(full_path)`, 'in', pathPrefixes(ns.fullPath))
+      .execute();
+    return rows.map(toNamespace).sort((a, b) => a.fullPath.length - b.fullPath.length);
+  }
+
+  /** Ids of the given groups and every group below them. */
+  async withDescendants(ids: readonly number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const roots = await this.db.selectFrom('namespaces').select('full_path').where('id', 'in', ids).execute();
+    const rows = await this.db
+      .selectFrom('namespaces')
+      .select('id')
+      .where((eb) =>
+        eb.or(
+          roots.flatMap((r) => [
+            eb(sql`lower(full_path)`, '=', r.full_path.toLowerCase()),
+            eb(sql`lower(full_path)`, 'like', `${r.full_path.toLowerCase()}/%`),
+          ]),
+        ),
+      )
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  async hasChildren(id: number): Promise<boolean> {
+    const [g, p] = await Promise.all([
+      this.db.selectFrom('namespaces').select('id').where('parent_id', '=', id).executeTakeFirst(),
+      this.db.selectFrom('projects').select('id').where('namespace_id', '=', id).executeTakeFirst(),
+    ]);
+    return g !== undefined || p !== undefined;
+  }
+
+  async listGroups(f: GroupFilter, page: PageRequest): Promise<Paged<Namespace>> {
+    let base = this.db.selectFrom('namespaces').where('kind', '=', 'group');
+    if (f.ids !== null) {
+      const ids = f.ids;
+      base = base.where((eb) =>
+        eb.or([
+          ...(ids.length > 0 ? [eb('id', 'in', ids)] : []),
+          ...(f.visibilities.length > 0 ? [eb('visibility', 'in', f.visibilities)] : []),
+          eb.val(false),
+        ]),
+      );
+    }
+    if (f.search) {
+      const s = `%${f.search.toLowerCase()}%`;
+      base = base.where((eb) => eb.or([eb(sql`lower(name)`, 'like', s), eb(sql`lower(full_path)`, 'like', s)]));
+    }
+    if (f.topLevelOnly) base = base.where('parent_id', 'is', null);
+    if (f.parentId !== undefined) base = base.where('parent_id', '=', f.parentId);
+    const [rows, total] = await Promise.all([
+      base
+        .selectAll()
+        .orderBy('full_path', 'asc')
+        .limit(page.perPage)
+        .offset((page.page - 1) * page.perPage)
+        .execute(),
+      base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
+    ]);
+    return { items: rows.map(toNamespace), total: readCount(total?.n as string | number | undefined) };
+  }
+
+  async update(
+    id: number,
+    patch: Partial<{ name: string; description: string; visibility: Visibility }>,
+    now: string,
+  ): Promise<void> {
+    await this.db
+      .updateTable('namespaces')
+      .set({ ...patch, updated_at: now })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.db.deleteFrom('namespaces').where('id', '=', id).execute();
+  }
+}

@@ -1,0 +1,76 @@
+import { AccessLevel, canSee, type Namespace, type Project, type User, type Visibility } from './accounts.js';
+import type { MembersRepository } from './members.repository.js';
+import type { NamespacesRepository } from './namespaces.repository.js';
+import type { ProjectScope } from './projects.repository.js';
+import type { Clock } from '../clock.js';
+
+/** Computes access levels (direct and inherited from groups) and visibility. Admins are Owners everywhere. */
+export class PermissionsService {
+  constructor(
+    private readonly members: MembersRepository,
+    private readonly namespaces: NamespacesRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  private today(): string {
+    return this.clock.now().toISOString().slice(0, 10);
+  }
+
+  /** The caller's level in a group: the highest of its memberships in the group and its ancestors. */
+  async groupLevel(user: User | null, group: Namespace): Promise<number> {
+    if (!user) return AccessLevel.None;
+    if (user.admin) return AccessLevel.Owner;
+    if (group.kind === 'user') return group.ownerId === user.id ? AccessLevel.Owner : AccessLevel.None;
+    const [ancestry, mine] = await Promise.all([
+      this.namespaces.ancestry(group),
+      this.members.ofUser(user.id, this.today()),
+    ]);
+    const ids = new Set(ancestry.map((n) => n.id));
+    return Math.max(AccessLevel.None, ...mine.filter((m) => m.type === 'namespace' && ids.has(m.id)).map((m) => m.level));
+  }
+
+  /** The caller's level in a project: project membership, group memberships above it, or namespace ownership. */
+  async projectLevel(user: User | null, project: Project): Promise<number> {
+    if (!user) return AccessLevel.None;
+    if (user.admin) return AccessLevel.Owner;
+    const viaNamespace = await this.groupLevel(user, project.namespace);
+    const mine = await this.members.ofUser(user.id, this.today());
+    const direct = mine.filter((m) => m.type === 'project' && m.id === project.id).map((m) => m.level);
+    return Math.max(viaNamespace, ...direct);
+  }
+
+  canSeeProject(user: User | null, project: Project, level: number): boolean {
+    return user?.admin === true || canSee(project.visibility, user !== null, level);
+  }
+
+  canSeeGroup(user: User | null, group: Namespace, level: number): boolean {
+    return user?.admin === true || canSee(group.visibility, user !== null, level);
+  }
+
+  /** Visibilities anyone in the caller's position may see without membership. */
+  static openVisibilities(user: User | null): Visibility[] {
+    return user ? ['public', 'internal'] : ['public'];
+  }
+
+  /** What the caller is a member of: project ids, and namespace ids including groups below member groups. */
+  async membershipScope(user: User): Promise<{ projectIds: number[]; namespaceIds: number[] }> {
+    const mine = await this.members.ofUser(user.id, this.today());
+    const groupIds = mine.filter((m) => m.type === 'namespace').map((m) => m.id);
+    const [namespaceIds, own] = await Promise.all([
+      this.namespaces.withDescendants(groupIds),
+      this.namespaces.findUserNamespace(user.id),
+    ]);
+    return {
+      projectIds: mine.filter((m) => m.type === 'project').map((m) => m.id),
+      namespaceIds: own ? [...namespaceIds, own.id] : namespaceIds,
+    };
+  }
+
+  /** Which projects the caller may see in lists; `null` for admins (all). */
+  async projectScope(user: User | null): Promise<ProjectScope | null> {
+    if (user?.admin) return null;
+    const visibilities = PermissionsService.openVisibilities(user);
+    if (!user) return { visibilities, projectIds: [], namespaceIds: [] };
+    return { visibilities, ...(await this.membershipScope(user)) };
+  }
+}

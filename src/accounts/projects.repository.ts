@@ -1,0 +1,235 @@
+import { type Kysely, type Selectable, sql } from 'kysely';
+import { readBool, readCount, readTimestamp, writeBool } from '../db/dialect.js';
+import type { Database, NamespacesTable, ProjectsTable } from '../db/schema.js';
+import type { KeysetRequest, Namespace, PageRequest, Paged, Project, Visibility } from './accounts.js';
+import { toNamespace } from './namespaces.repository.js';
+
+type NamespaceRow = Selectable<NamespacesTable>;
+type ProjectRow = Selectable<ProjectsTable> & { [K in keyof NamespaceRow as `ns_${K}`]: NamespaceRow[K] };
+
+function toProject(row: ProjectRow): Project {
+  const namespace = toNamespace({
+    id: row.ns_id,
+    kind: row.ns_kind,
+    name: row.ns_name,
+    path: row.ns_path,
+    full_path: row.ns_full_path,
+    parent_id: row.ns_parent_id,
+    owner_id: row.ns_owner_id,
+    visibility: row.ns_visibility,
+    description: row.ns_description,
+    created_at: row.ns_created_at,
+    updated_at: row.ns_updated_at,
+  });
+  return {
+    id: row.id,
+    namespace,
+    name: row.name,
+    path: row.path,
+    fullPath: `${namespace.fullPath}/${row.path}`,
+    description: row.description,
+    visibility: row.visibility as Visibility,
+    defaultBranch: row.default_branch,
+    monitorEnabled: readBool(row.monitor_enabled),
+    repositoryStorage: row.repository_storage,
+    creatorId: row.creator_id,
+    createdAt: readTimestamp(row.created_at),
+    updatedAt: readTimestamp(row.updated_at),
+    lastActivityAt: readTimestamp(row.last_activity_at),
+  };
+}
+
+/** Which projects a caller may see in a list: `null` means all (admins). */
+export interface ProjectScope {
+  readonly visibilities: readonly Visibility[];
+  readonly projectIds: readonly number[];
+  readonly namespaceIds: readonly number[];
+}
+
+export interface ProjectFilter {
+  scope: ProjectScope | null;
+  /** Only projects the caller is a member of (`membership=true`, `owned=true`). */
+  memberOnly?: { projectIds: readonly number[]; namespaceIds: readonly number[] };
+  search?: string;
+  visibility?: Visibility;
+  repositoryStorage?: string;
+  namespaceIds?: readonly number[];
+}
+
+export type ProjectOrder = 'id' | 'name' | 'path' | 'created_at' | 'updated_at' | 'last_activity_at';
+
+/** Projects, always read together with their namespace. */
+export class ProjectsRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  private select() {
+    return this.db
+      .selectFrom('projects as p')
+      .innerJoin('namespaces as n', 'n.id', 'p.namespace_id')
+      .selectAll('p')
+      .select([
+        'n.id as ns_id',
+        'n.kind as ns_kind',
+        'n.name as ns_name',
+        'n.path as ns_path',
+        'n.full_path as ns_full_path',
+        'n.parent_id as ns_parent_id',
+        'n.owner_id as ns_owner_id',
+        'n.visibility as ns_visibility',
+        'n.description as ns_description',
+        'n.created_at as ns_created_at',
+        'n.updated_at as ns_updated_at',
+      ]);
+  }
+
+  async insert(
+    p: {
+      namespaceId: number;
+      name: string;
+      path: string;
+      description: string;
+      visibility: Visibility;
+      defaultBranch: string;
+      monitorEnabled: boolean;
+      repositoryStorage: string;
+      creatorId: number;
+    },
+    now: string,
+  ): Promise<number> {
+    const row = await this.db
+      .insertInto('projects')
+      .values({
+        namespace_id: p.namespaceId,
+        name: p.name,
+        path: p.path,
+        description: p.description,
+        visibility: p.visibility,
+        default_branch: p.defaultBranch,
+        monitor_enabled: writeBool(p.monitorEnabled),
+        repository_storage: p.repositoryStorage,
+        creator_id: p.creatorId,
+        created_at: now,
+        updated_at: now,
+        last_activity_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return row.id;
+  }
+
+  async findById(id: number): Promise<Project | null> {
+    const row = await this.select().where('p.id', '=', id).executeTakeFirst();
+    return row ? toProject(row) : null;
+  }
+
+  async findByPath(ns: Namespace, path: string): Promise<Project | null> {
+    const row = await this.select()
+      .where('p.namespace_id', '=', ns.id)
+      .where(sql`lower(p.path)`, '=', path.toLowerCase())
+      .executeTakeFirst();
+    return row ? toProject(row) : null;
+  }
+
+  async nameTaken(namespaceId: number, name: string, exceptId?: number): Promise<boolean> {
+    let q = this.db
+      .selectFrom('projects')
+      .select('id')
+      .where('namespace_id', '=', namespaceId)
+      .where(sql`lower(name)`, '=', name.toLowerCase());
+    if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
+    return (await q.executeTakeFirst()) !== undefined;
+  }
+
+  private filtered(f: ProjectFilter) {
+    let q = this.select();
+    const scope = f.scope;
+    if (scope) {
+      q = q.where((eb) =>
+        eb.or([
+          eb.val(false),
+          ...(scope.visibilities.length > 0 ? [eb('p.visibility', 'in', scope.visibilities)] : []),
+          ...(scope.projectIds.length > 0 ? [eb('p.id', 'in', scope.projectIds)] : []),
+          ...(scope.namespaceIds.length > 0 ? [eb('p.namespace_id', 'in', scope.namespaceIds)] : []),
+        ]),
+      );
+    }
+    const m = f.memberOnly;
+    if (m) {
+      q = q.where((eb) =>
+        eb.or([
+          eb.val(false),
+          ...(m.projectIds.length > 0 ? [eb('p.id', 'in', m.projectIds)] : []),
+          ...(m.namespaceIds.length > 0 ? [eb('p.namespace_id', 'in', m.namespaceIds)] : []),
+        ]),
+      );
+    }
+    if (f.search) {
+      const s = `%${f.search.toLowerCase()}%`;
+      q = q.where((eb) => eb.or([eb(sql`lower(p.name)`, 'like', s), eb(sql`lower(p.path)`, 'like', s)]));
+    }
+    if (f.visibility) q = q.where('p.visibility', '=', f.visibility);
+    if (f.repositoryStorage) q = q.where('p.repository_storage', '=', f.repositoryStorage);
+    if (f.namespaceIds) q = q.where('p.namespace_id', 'in', f.namespaceIds.length > 0 ? f.namespaceIds : [-1]);
+    return q;
+  }
+
+  async list(f: ProjectFilter, order: ProjectOrder, sort: 'asc' | 'desc', page: PageRequest): Promise<Paged<Project>> {
+    const base = this.filtered(f);
+    const [rows, total] = await Promise.all([
+      base
+        .orderBy(`p.${order}`, sort)
+        .orderBy('p.id', sort)
+        .limit(page.perPage)
+        .offset((page.page - 1) * page.perPage)
+        .execute(),
+      this.db
+        .selectFrom(base.as('sub'))
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirst(),
+    ]);
+    return {
+      items: rows.map((r) => toProject(r)),
+      total: readCount(total?.n as string | number | undefined),
+    };
+  }
+
+  /** Keyset by id (GitLab offers keyset for projects only with `order_by=id`). */
+  async listKeyset(f: ProjectFilter, k: KeysetRequest<'id'>): Promise<Project[]> {
+    let q = this.filtered(f);
+    if (k.after) q = q.where('p.id', k.sort === 'asc' ? '>' : '<', k.after.id);
+    const rows = await q.orderBy('p.id', k.sort).limit(k.limit).execute();
+    return rows.map((r) => toProject(r));
+  }
+
+  async update(
+    id: number,
+    patch: Partial<{
+      name: string;
+      path: string;
+      description: string;
+      visibility: Visibility;
+      defaultBranch: string;
+      monitorEnabled: boolean;
+    }>,
+    now: string,
+  ): Promise<void> {
+    await this.db
+      .updateTable('projects')
+      .set({
+        ...(patch.name !== undefined && { name: patch.name }),
+        ...(patch.path !== undefined && { path: patch.path }),
+        ...(patch.description !== undefined && { description: patch.description }),
+        ...(patch.visibility !== undefined && { visibility: patch.visibility }),
+        ...(patch.defaultBranch !== undefined && { default_branch: patch.defaultBranch }),
+        ...(patch.monitorEnabled !== undefined && { monitor_enabled: writeBool(patch.monitorEnabled) }),
+        updated_at: now,
+        last_activity_at: now,
+      })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.db.deleteFrom('projects').where('id', '=', id).execute();
+  }
+}

@@ -1,0 +1,162 @@
+import { Type } from '@sinclair/typebox';
+import { KeysetQuery, PageQuery, pageRequest, setKeysetHeaders, setPageHeaders } from '../api/pagination.js';
+import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
+import type { AppContext } from '../context.js';
+import { paramError } from '../errors.js';
+import { memberRoutes } from './members.routes.js';
+import type { ProjectOrder } from './projects.repository.js';
+
+const VisibilityInput = Type.Union([Type.Literal('private'), Type.Literal('internal'), Type.Literal('public')]);
+const MonitorInput = Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]);
+const OrderBy = Type.Union(
+  ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at'].map((v) => Type.Literal(v)),
+);
+const Params = Type.Object({ id: Type.String() });
+
+const monitor = (v: 'enabled' | 'disabled' | undefined) => (v === undefined ? undefined : v === 'enabled');
+
+/** Projects (`/projects`) and project members. `:id` is a numeric id or a URL-encoded full path. */
+export function projectRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
+  const E = api.entities;
+  const P = api.present;
+  const url = ctx.config.externalUrl;
+  const tags = ['projects'];
+
+  app.get(
+    '/projects',
+    {
+      schema: {
+        tags,
+        summary: 'List projects visible to the caller',
+        querystring: Type.Object({
+          ...PageQuery.properties,
+          ...KeysetQuery.properties,
+          search: Type.Optional(Type.String()),
+          visibility: Type.Optional(VisibilityInput),
+          membership: Type.Optional(Type.Boolean()),
+          owned: Type.Optional(Type.Boolean()),
+          repository_storage: Type.Optional(Type.String()),
+          order_by: Type.Optional(OrderBy),
+          sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+        }),
+        response: { 200: Type.Array(E.ProjectEntity) },
+      },
+    },
+    async (req, reply) => {
+      const q = req.query;
+      const input = {
+        search: q.search,
+        visibility: q.visibility,
+        membership: q.membership,
+        owned: q.owned,
+        repositoryStorage: q.repository_storage,
+      };
+      const view = viewOf(req, url);
+      const orderBy = (q.order_by ?? 'created_at') as ProjectOrder;
+      const sort = q.sort ?? 'desc';
+      if (q.pagination === 'keyset') {
+        // GitLab offers keyset pagination for projects only when ordered by id.
+        if (orderBy !== 'id') throw paramError('Keyset pagination is not yet available for this type of request', 405);
+        const perPage = pageRequest(q).perPage;
+        const after = q.id_after ?? q.id_before;
+        const rows = await ctx.projects.listKeyset(req.actor.user, input, {
+          orderBy: 'id',
+          sort,
+          limit: perPage + 1,
+          after: after !== undefined ? { value: after, id: after } : null,
+        });
+        const page = rows.slice(0, perPage);
+        const last = page[page.length - 1];
+        const next =
+          rows.length > perPage && last
+            ? { pagination: 'keyset', order_by: 'id', sort, [sort === 'asc' ? 'id_after' : 'id_before']: String(last.id) }
+            : null;
+        setKeysetHeaders(reply, req, url, perPage, next);
+        return page.map((p) => P.project(p, view));
+      }
+      const page = pageRequest(q);
+      const result = await ctx.projects.list(req.actor.user, input, orderBy, sort, page);
+      setPageHeaders(reply, req, url, page, result.total);
+      return result.items.map((p) => P.project(p, view));
+    },
+  );
+
+  app.get(
+    '/projects/:id',
+    { schema: { tags, summary: 'Get a project', params: Params, response: { 200: E.ProjectEntity } } },
+    async (req) => P.project((await ctx.projects.find(req.actor.user, req.params.id)).project, viewOf(req, url)),
+  );
+
+  const Editable = {
+    name: Type.String(),
+    path: Type.String(),
+    description: Type.String(),
+    visibility: VisibilityInput,
+    default_branch: Type.String(),
+    monitor_access_level: MonitorInput,
+  };
+
+  app.post(
+    '/projects',
+    {
+      schema: {
+        tags,
+        summary: 'Create a project',
+        body: Type.Partial(
+          Type.Object({ ...Editable, namespace_id: Type.Integer(), repository_storage: Type.String() }),
+        ),
+        response: { 201: E.ProjectEntity },
+      },
+    },
+    async (req, reply) => {
+      const b = req.body ?? {};
+      const project = await ctx.projects.create(req.actor.user, {
+        name: b.name,
+        path: b.path,
+        namespaceId: b.namespace_id,
+        description: b.description,
+        visibility: b.visibility,
+        defaultBranch: b.default_branch,
+        monitorEnabled: monitor(b.monitor_access_level),
+        repositoryStorage: b.repository_storage,
+      });
+      return reply.status(201).send(P.project(project, viewOf(req, url)));
+    },
+  );
+
+  app.put(
+    '/projects/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Update a project (Maintainer)',
+        params: Params,
+        body: Type.Partial(Type.Object(Editable)),
+        response: { 200: E.ProjectEntity },
+      },
+    },
+    async (req) => {
+      const b = req.body ?? {};
+      const project = await ctx.projects.update(req.actor.user, req.params.id, {
+        name: b.name,
+        path: b.path,
+        description: b.description,
+        visibility: b.visibility,
+        defaultBranch: b.default_branch,
+        monitorEnabled: monitor(b.monitor_access_level),
+      });
+      return P.project(project, viewOf(req, url));
+    },
+  );
+
+  app.delete(
+    '/projects/:id',
+    { schema: { tags, summary: 'Delete a project (Owner)', params: Params, response: { 202: E.MessageEntity } } },
+    async (req, reply) => {
+      await ctx.projects.delete(req.actor.user, req.params.id);
+      return reply.status(202).send({ message: '202 Accepted' });
+    },
+  );
+
+  memberRoutes(app, ctx, api, 'projects', (req, id) => ctx.projects.memberAccess(req.actor.user, id));
+}

@@ -1,0 +1,224 @@
+import type { Clock } from '../clock.js';
+import { conflict, forbidden, invalidFields, notFound, paramError, unauthorized } from '../errors.js';
+import {
+  AccessLevel,
+  canSee,
+  type KeysetRequest,
+  type Namespace,
+  type PageRequest,
+  type Paged,
+  PATH_PATTERN,
+  type Project,
+  pathFromName,
+  type User,
+  type Visibility,
+} from './accounts.js';
+import type { MembersRepository } from './members.repository.js';
+import type { SourceAccess } from './members.service.js';
+import type { NamespacesRepository } from './namespaces.repository.js';
+import type { PermissionsService } from './permissions.service.js';
+import type { ProjectFilter, ProjectOrder, ProjectsRepository } from './projects.repository.js';
+import type { SettingsService } from './settings.service.js';
+
+export interface CreateProjectInput {
+  name?: string;
+  path?: string;
+  namespaceId?: number;
+  description?: string;
+  visibility?: Visibility;
+  defaultBranch?: string;
+  monitorEnabled?: boolean;
+  repositoryStorage?: string;
+}
+
+export interface UpdateProjectInput {
+  name?: string;
+  path?: string;
+  description?: string;
+  visibility?: Visibility;
+  defaultBranch?: string;
+  monitorEnabled?: boolean;
+}
+
+export interface ListProjectsInput {
+  search?: string;
+  visibility?: Visibility;
+  membership?: boolean;
+  owned?: boolean;
+  repositoryStorage?: string;
+}
+
+/** A project with the caller's access level in it. */
+export interface ProjectAccess {
+  readonly project: Project;
+  readonly level: number;
+}
+
+/** Picks a storage for a new repository (weights from application settings). */
+export type StoragePicker = () => Promise<string>;
+
+/** Projects: creation in user or group namespaces, lookup by id or path, visibility and roles. */
+export class ProjectsService {
+  constructor(
+    private readonly projects: ProjectsRepository,
+    private readonly namespaces: NamespacesRepository,
+    private readonly members: MembersRepository,
+    private readonly permissions: PermissionsService,
+    private readonly settings: SettingsService,
+    private readonly storages: { names: readonly string[]; pick: StoragePicker },
+    private readonly clock: Clock,
+  ) {}
+
+  /** Finds a project by numeric id or full path (`group/sub/project`); 404 when the caller may not see it. */
+  async find(actor: User | null, idOrPath: string): Promise<ProjectAccess> {
+    const project = await this.lookup(idOrPath);
+    if (!project) throw notFound('Project');
+    const level = await this.permissions.projectLevel(actor, project);
+    if (!this.permissions.canSeeProject(actor, project, level)) throw notFound('Project');
+    return { project, level };
+  }
+
+  /** Finds a project the caller must have at least `min` access to: 404 if invisible, 403 if too low. */
+  async findWithLevel(actor: User | null, idOrPath: string, min: number): Promise<ProjectAccess> {
+    const access = await this.find(actor, idOrPath);
+    if (access.level < min) {
+      if (!actor) throw unauthorized();
+      throw forbidden();
+    }
+    return access;
+  }
+
+  private async lookup(idOrPath: string): Promise<Project | null> {
+    if (/^\d+$/.test(idOrPath)) return this.projects.findById(Number(idOrPath));
+    const slash = idOrPath.lastIndexOf('/');
+    if (slash <= 0) return null;
+    const ns = await this.namespaces.findByFullPath(idOrPath.slice(0, slash));
+    return ns ? this.projects.findByPath(ns, idOrPath.slice(slash + 1)) : null;
+  }
+
+  private async filter(actor: User | null, input: ListProjectsInput): Promise<ProjectFilter> {
+    const filter: ProjectFilter = {
+      scope: await this.permissions.projectScope(actor),
+      search: input.search,
+      visibility: input.visibility,
+      // Spec: repository_storage is an admin-only filter; others have it ignored, as in GitLab.
+      repositoryStorage: actor?.admin ? input.repositoryStorage : undefined,
+    };
+    if (actor && (input.membership || input.owned)) {
+      const mine = await this.permissions.membershipScope(actor);
+      const own = await this.namespaces.findUserNamespace(actor.id);
+      filter.memberOnly = input.owned
+        ? { projectIds: [], namespaceIds: own ? [own.id] : [] }
+        : { projectIds: mine.projectIds, namespaceIds: mine.namespaceIds };
+    }
+    return filter;
+  }
+
+  async list(
+    actor: User | null,
+    input: ListProjectsInput,
+    order: ProjectOrder,
+    sort: 'asc' | 'desc',
+    page: PageRequest,
+  ): Promise<Paged<Project>> {
+    return this.projects.list(await this.filter(actor, input), order, sort, page);
+  }
+
+  async listKeyset(actor: User | null, input: ListProjectsInput, k: KeysetRequest<'id'>): Promise<Project[]> {
+    return this.projects.listKeyset(await this.filter(actor, input), k);
+  }
+
+  /** Projects of a group (and, with `includeSubgroups`, of its subgroups) that the caller may see. */
+  async listInGroup(
+    actor: User | null,
+    group: Namespace,
+    includeSubgroups: boolean,
+    page: PageRequest,
+  ): Promise<Paged<Project>> {
+    const namespaceIds = includeSubgroups ? await this.namespaces.withDescendants([group.id]) : [group.id];
+    const scope = await this.permissions.projectScope(actor);
+    return this.projects.list({ scope, namespaceIds }, 'created_at', 'desc', page);
+  }
+
+  async create(actor: User | null, input: CreateProjectInput): Promise<Project> {
+    if (!actor) throw unauthorized();
+    if (input.name === undefined && input.path === undefined) throw paramError('name, path are missing, at least one parameter must be provided');
+    const name = input.name ?? input.path!;
+    const path = input.path ?? pathFromName(name);
+    const namespace = input.namespaceId !== undefined
+      ? await this.namespaces.findById(input.namespaceId)
+      : await this.namespaces.findUserNamespace(actor.id);
+    if (!namespace) throw notFound('Namespace');
+    if (namespace.kind === 'user') {
+      if (namespace.ownerId !== actor.id && !actor.admin) throw forbidden();
+    } else {
+      const level = await this.permissions.groupLevel(actor, namespace);
+      if (!canSee(namespace.visibility, true, level) && !actor.admin) throw notFound('Namespace');
+      // GitLab's default project creation level in groups: Maintainer.
+      if (level < AccessLevel.Maintainer) throw forbidden();
+    }
+    if (input.repositoryStorage !== undefined) {
+      if (!actor.admin) throw forbidden('repository_storage can only be set by administrators');
+      if (!this.storages.names.includes(input.repositoryStorage)) {
+        throw paramError('repository_storage does not have a valid value');
+      }
+    }
+    const visibility = input.visibility ?? (await this.settings.get()).default_project_visibility;
+    await this.validate(namespace.id, { name, path });
+    const id = await this.projects.insert(
+      {
+        namespaceId: namespace.id,
+        name,
+        path,
+        description: input.description ?? '',
+        visibility,
+        defaultBranch: input.defaultBranch ?? 'main',
+        monitorEnabled: input.monitorEnabled ?? true,
+        repositoryStorage: input.repositoryStorage ?? (await this.storages.pick()),
+        creatorId: actor.id,
+      },
+      this.clock.now().toISOString(),
+    );
+    return (await this.projects.findById(id))!;
+  }
+
+  private async validate(namespaceId: number, p: { name?: string; path?: string }, exceptId?: number) {
+    const errors: Record<string, string[]> = {};
+    if (p.name !== undefined && p.name.trim() === '') errors.name = ["can't be blank"];
+    if (p.path !== undefined && !PATH_PATTERN.test(p.path)) {
+      errors.path = ['can contain only letters, digits, _, - and ., and cannot start with - or .'];
+    }
+    if (p.path !== undefined && p.path.toLowerCase().endsWith('.git')) errors.path = ['cannot end in .git'];
+    if (Object.keys(errors).length > 0) throw invalidFields(errors);
+    if (p.name !== undefined && (await this.projects.nameTaken(namespaceId, p.name, exceptId))) {
+      throw invalidFields({ name: ['has already been taken'] });
+    }
+    if (p.path !== undefined) {
+      const ns = (await this.namespaces.findById(namespaceId))!;
+      const other = await this.projects.findByPath(ns, p.path);
+      if (other && other.id !== exceptId) throw invalidFields({ path: ['has already been taken'] });
+      if (await this.namespaces.findByFullPath(`${ns.fullPath}/${p.path}`)) {
+        throw conflict('A group with that path already exists');
+      }
+    }
+  }
+
+  async update(actor: User | null, idOrPath: string, input: UpdateProjectInput): Promise<Project> {
+    const { project } = await this.findWithLevel(actor, idOrPath, AccessLevel.Maintainer);
+    await this.validate(project.namespace.id, { name: input.name, path: input.path }, project.id);
+    await this.projects.update(project.id, input, this.clock.now().toISOString());
+    return (await this.projects.findById(project.id))!;
+  }
+
+  async delete(actor: User | null, idOrPath: string): Promise<void> {
+    const { project } = await this.findWithLevel(actor, idOrPath, AccessLevel.Owner);
+    await this.members.deleteSource({ type: 'project', id: project.id });
+    await this.projects.delete(project.id);
+  }
+
+  /** The caller's standing for the project members API. */
+  async memberAccess(actor: User | null, idOrPath: string): Promise<SourceAccess & { project: Project }> {
+    const { project, level } = await this.find(actor, idOrPath);
+    return { project, source: { type: 'project', id: project.id }, level, manageLevel: AccessLevel.Maintainer };
+  }
+}

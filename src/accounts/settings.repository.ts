@@ -1,0 +1,66 @@
+import type { Kysely } from 'kysely';
+import { readBool, readTimestamp, writeBool } from '../db/dialect.js';
+import type { Database } from '../db/schema.js';
+
+/** A feature flag's gates: the instance-wide boolean and the projects it is enabled for. */
+export interface FeatureGates {
+  readonly name: string;
+  readonly enabled: boolean | null;
+  readonly projectIds: readonly number[];
+  readonly createdAt: string;
+}
+
+/** Application settings (key -> JSON value) and feature-flag gates. */
+export class SettingsRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async all(): Promise<Record<string, unknown>> {
+    const rows = await this.db.selectFrom('application_settings').selectAll().execute();
+    return Object.fromEntries(rows.map((r) => [r.key, JSON.parse(r.value) as unknown]));
+  }
+
+  async put(values: Record<string, unknown>): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      for (const [key, value] of Object.entries(values)) {
+        await trx
+          .insertInto('application_settings')
+          .values({ key, value: JSON.stringify(value) })
+          .onConflict((oc) => oc.column('key').doUpdateSet({ value: JSON.stringify(value) }))
+          .execute();
+      }
+    });
+  }
+
+  async features(name?: string): Promise<FeatureGates[]> {
+    let q = this.db.selectFrom('feature_gates').selectAll().orderBy('id', 'asc');
+    if (name !== undefined) q = q.where('name', '=', name);
+    const rows = await q.execute();
+    const byName = new Map<string, { enabled: boolean | null; projectIds: number[]; createdAt: string }>();
+    for (const r of rows) {
+      const f = byName.get(r.name) ?? { enabled: null, projectIds: [], createdAt: readTimestamp(r.created_at) };
+      if (r.project_id === null) f.enabled = readBool(r.enabled);
+      else if (readBool(r.enabled)) f.projectIds.push(r.project_id);
+      byName.set(r.name, f);
+    }
+    return [...byName.entries()]
+      .map(([n, f]) => ({ name: n, ...f }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** Sets one gate: the boolean (`projectId` null) or a project actor. */
+  async setGate(name: string, projectId: number | null, enabled: boolean, now: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      let del = trx.deleteFrom('feature_gates').where('name', '=', name);
+      del = projectId === null ? del.where('project_id', 'is', null) : del.where('project_id', '=', projectId);
+      await del.execute();
+      await trx
+        .insertInto('feature_gates')
+        .values({ name, project_id: projectId, enabled: writeBool(enabled), created_at: now })
+        .execute();
+    });
+  }
+
+  async deleteFeature(name: string): Promise<void> {
+    await this.db.deleteFrom('feature_gates').where('name', '=', name).execute();
+  }
+}

@@ -1,0 +1,115 @@
+import type { Clock } from '../clock.js';
+import { forbidden, invalidFields, notFound, unauthorized } from '../errors.js';
+import { type User, VISIBILITIES, type Visibility } from './accounts.js';
+import type { FeatureGates, SettingsRepository } from './settings.repository.js';
+
+/** Application settings with their defaults; the API exposes exactly these keys. */
+export interface ApplicationSettings {
+  default_project_visibility: Visibility;
+  default_group_visibility: Visibility;
+  default_snippet_visibility: Visibility;
+  user_defaults_to_private_profile: boolean;
+  signup_enabled: boolean;
+  repository_storages_weighted: Record<string, number>;
+}
+
+type SettingKey = keyof ApplicationSettings;
+
+/** Validators per key: each returns an error message or null. */
+const VALIDATORS: { [K in SettingKey]: (v: unknown, storages: readonly string[]) => string | null } = {
+  default_project_visibility: (v) => (VISIBILITIES.includes(v as Visibility) ? null : 'is not included in the list'),
+  default_group_visibility: (v) => (VISIBILITIES.includes(v as Visibility) ? null : 'is not included in the list'),
+  default_snippet_visibility: (v) => (VISIBILITIES.includes(v as Visibility) ? null : 'is not included in the list'),
+  user_defaults_to_private_profile: (v) => (typeof v === 'boolean' ? null : 'must be a boolean'),
+  signup_enabled: (v) => (typeof v === 'boolean' ? null : 'must be a boolean'),
+  repository_storages_weighted: (v, storages) => {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) return 'must be a map of storage names to weights';
+    for (const [name, w] of Object.entries(v)) {
+      if (!storages.includes(name)) return `storage "${name}" is not configured`;
+      if (!Number.isInteger(w) || (w as number) < 0 || (w as number) > 100) return 'weights must be integers from 0 to 100';
+    }
+    return null;
+  },
+};
+
+/** A flag name: Flipper's rules, lower-case words with underscores. */
+const FEATURE_NAME = /^[a-z0-9_]{1,128}$/;
+
+/** Application settings and feature flags (admin-managed). */
+export class SettingsService {
+  constructor(
+    private readonly repo: SettingsRepository,
+    private readonly defaults: Readonly<ApplicationSettings>,
+    private readonly clock: Clock,
+  ) {}
+
+  async get(): Promise<ApplicationSettings> {
+    const stored = await this.repo.all();
+    const out = { ...this.defaults } as Record<string, unknown>;
+    for (const key of Object.keys(this.defaults)) if (key in stored) out[key] = stored[key];
+    // Storages configured after the weights were saved take their configured weight.
+    out.repository_storages_weighted = {
+      ...this.defaults.repository_storages_weighted,
+      ...(stored.repository_storages_weighted as Record<string, number> | undefined),
+    };
+    return out as unknown as ApplicationSettings;
+  }
+
+  /** The settings as an admin reads them through the API. */
+  async read(actor: User | null): Promise<ApplicationSettings> {
+    this.requireAdmin(actor);
+    return this.get();
+  }
+
+  /** Updates the given keys (admin only); unknown keys are ignored as GitLab does. */
+  async update(actor: User | null, patch: Record<string, unknown>): Promise<ApplicationSettings> {
+    this.requireAdmin(actor);
+    const storages = Object.keys(this.defaults.repository_storages_weighted);
+    const changes: Record<string, unknown> = {};
+    const errors: Record<string, string[]> = {};
+    for (const [key, value] of Object.entries(patch)) {
+      if (!(key in VALIDATORS) || value === undefined) continue;
+      const problem = VALIDATORS[key as SettingKey](value, storages);
+      if (problem) errors[key] = [problem];
+      else changes[key] = value;
+    }
+    if (Object.keys(errors).length > 0) throw invalidFields(errors);
+    if (Object.keys(changes).length > 0) await this.repo.put(changes);
+    return this.get();
+  }
+
+  // Feature flags
+
+  private requireAdmin(actor: User | null): void {
+    if (!actor) throw unauthorized();
+    if (!actor.admin) throw forbidden();
+  }
+
+  async listFeatures(actor: User | null): Promise<FeatureGates[]> {
+    this.requireAdmin(actor);
+    return this.repo.features();
+  }
+
+  /** Sets a flag instance-wide (`projectId` null) or for one project. */
+  async setFeature(actor: User | null, name: string, enabled: boolean, projectId: number | null): Promise<FeatureGates> {
+    this.requireAdmin(actor);
+    if (!FEATURE_NAME.test(name)) throw invalidFields({ name: ['is invalid'] });
+    await this.repo.setGate(name, projectId, enabled, this.clock.now().toISOString());
+    const [f] = await this.repo.features(name);
+    return f!;
+  }
+
+  async deleteFeature(actor: User | null, name: string): Promise<void> {
+    this.requireAdmin(actor);
+    if ((await this.repo.features(name)).length === 0) throw notFound('Feature');
+    await this.repo.deleteFeature(name);
+  }
+
+  /** Whether a flag is on for a project: a project gate wins over the instance-wide boolean. */
+  async isEnabled(name: string, projectId?: number): Promise<boolean> {
+    const [f] = await this.repo.features(name);
+    if (!f) return false;
+    if (projectId !== undefined && f.projectIds.includes(projectId)) return true;
+    return f.enabled === true;
+  }
+}

@@ -1,0 +1,179 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
+import { PageQuery, pageRequest, setPageHeaders } from '../api/pagination.js';
+import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
+import type { AppContext } from '../context.js';
+import type { Snippet } from './accounts.js';
+
+const VisibilityInput = Type.Union([Type.Literal('private'), Type.Literal('internal'), Type.Literal('public')]);
+const Editable = {
+  title: Type.String(),
+  file_name: Type.String(),
+  description: Type.String(),
+  content: Type.String(),
+  visibility: VisibilityInput,
+};
+
+function sendRaw(reply: FastifyReply, s: Snippet) {
+  return reply
+    .header('content-type', 'text/plain; charset=utf-8')
+    .header('content-disposition', `inline; filename="${s.fileName.replace(/["\\\r\n]/g, '_')}"`)
+    .header('x-content-type-options', 'nosniff')
+    .send(s.content);
+}
+
+/** Personal snippets (`/snippets`) and project snippets (`/projects/:id/snippets`). */
+export function snippetRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
+  const E = api.entities;
+  const P = api.present;
+  const url = ctx.config.externalUrl;
+  const tags = ['snippets'];
+  const Id = Type.Object({ id: Type.Integer() });
+  const ProjectParams = Type.Object({ id: Type.String(), snippet_id: Type.Integer() });
+  const input = (b: Partial<{ title: string; file_name: string; description: string; content: string; visibility: 'private' | 'internal' | 'public' }>) => ({
+    title: b.title,
+    fileName: b.file_name,
+    description: b.description,
+    content: b.content,
+    visibility: b.visibility,
+  });
+
+  app.get(
+    '/snippets',
+    { schema: { tags, summary: "The caller's snippets", querystring: PageQuery, response: { 200: Type.Array(E.SnippetEntity) } } },
+    async (req, reply) => {
+      const page = pageRequest(req.query);
+      const result = await ctx.snippets.listOwn(req.actor.user, page);
+      setPageHeaders(reply, req, url, page, result.total);
+      return result.items.map((s) => P.snippet(s, viewOf(req, url)));
+    },
+  );
+
+  app.get(
+    '/snippets/public',
+    { schema: { tags, summary: 'Public snippets', querystring: PageQuery, response: { 200: Type.Array(E.SnippetEntity) } } },
+    async (req, reply) => {
+      const page = pageRequest(req.query);
+      const result = await ctx.snippets.listPublic(page);
+      setPageHeaders(reply, req, url, page, result.total);
+      return result.items.map((s) => P.snippet(s, viewOf(req, url)));
+    },
+  );
+
+  app.get(
+    '/snippets/:id',
+    { schema: { tags, summary: 'Get a snippet', params: Id, response: { 200: E.SnippetEntity } } },
+    async (req) => P.snippet((await ctx.snippets.find(req.actor.user, req.params.id)).snippet, viewOf(req, url)),
+  );
+
+  app.get('/snippets/:id/raw', { schema: { tags, summary: 'Raw snippet content', params: Id } }, async (req, reply) =>
+    sendRaw(reply, (await ctx.snippets.find(req.actor.user, req.params.id)).snippet),
+  );
+
+  app.post(
+    '/snippets',
+    {
+      schema: {
+        tags,
+        summary: 'Create a personal snippet',
+        body: Type.Object({ ...Editable, title: Type.String(), content: Type.String(), file_name: Type.Optional(Type.String()), description: Type.Optional(Type.String()), visibility: Type.Optional(VisibilityInput) }),
+        response: { 201: E.SnippetEntity },
+      },
+    },
+    async (req, reply) => {
+      const s = await ctx.snippets.create(req.actor.user, input(req.body));
+      return reply.status(201).send(P.snippet(s, viewOf(req, url)));
+    },
+  );
+
+  app.put(
+    '/snippets/:id',
+    {
+      schema: { tags, summary: 'Update a snippet', params: Id, body: Type.Partial(Type.Object(Editable)), response: { 200: E.SnippetEntity } },
+    },
+    async (req) => P.snippet(await ctx.snippets.update(req.actor.user, req.params.id, input(req.body ?? {})), viewOf(req, url)),
+  );
+
+  app.delete('/snippets/:id', { schema: { tags, summary: 'Delete a snippet', params: Id } }, async (req, reply) => {
+    await ctx.snippets.delete(req.actor.user, req.params.id);
+    return reply.status(204).send();
+  });
+
+  // Project snippets
+
+  app.get(
+    '/projects/:id/snippets',
+    {
+      schema: {
+        tags,
+        summary: "A project's snippets",
+        params: Type.Object({ id: Type.String() }),
+        querystring: PageQuery,
+        response: { 200: Type.Array(E.SnippetEntity) },
+      },
+    },
+    async (req, reply) => {
+      const page = pageRequest(req.query);
+      const result = await ctx.snippets.listProject(req.actor.user, req.params.id, page);
+      setPageHeaders(reply, req, url, page, result.total);
+      return result.items.map((s) => P.snippet(s, viewOf(req, url)));
+    },
+  );
+
+  app.get(
+    '/projects/:id/snippets/:snippet_id',
+    { schema: { tags, summary: 'Get a project snippet', params: ProjectParams, response: { 200: E.SnippetEntity } } },
+    async (req) =>
+      P.snippet((await ctx.snippets.find(req.actor.user, req.params.snippet_id, req.params.id)).snippet, viewOf(req, url)),
+  );
+
+  app.get(
+    '/projects/:id/snippets/:snippet_id/raw',
+    { schema: { tags, summary: 'Raw project snippet content', params: ProjectParams } },
+    async (req, reply) => sendRaw(reply, (await ctx.snippets.find(req.actor.user, req.params.snippet_id, req.params.id)).snippet),
+  );
+
+  app.post(
+    '/projects/:id/snippets',
+    {
+      schema: {
+        tags,
+        summary: 'Create a project snippet (Reporter)',
+        params: Type.Object({ id: Type.String() }),
+        body: Type.Object({ ...Editable, title: Type.String(), content: Type.String(), file_name: Type.Optional(Type.String()), description: Type.Optional(Type.String()), visibility: Type.Optional(VisibilityInput) }),
+        response: { 201: E.SnippetEntity },
+      },
+    },
+    async (req, reply) => {
+      const s = await ctx.snippets.create(req.actor.user, input(req.body), req.params.id);
+      return reply.status(201).send(P.snippet(s, viewOf(req, url)));
+    },
+  );
+
+  app.put(
+    '/projects/:id/snippets/:snippet_id',
+    {
+      schema: {
+        tags,
+        summary: 'Update a project snippet',
+        params: ProjectParams,
+        body: Type.Partial(Type.Object(Editable)),
+        response: { 200: E.SnippetEntity },
+      },
+    },
+    async (req) =>
+      P.snippet(
+        await ctx.snippets.update(req.actor.user, req.params.snippet_id, input(req.body ?? {}), req.params.id),
+        viewOf(req, url),
+      ),
+  );
+
+  app.delete(
+    '/projects/:id/snippets/:snippet_id',
+    { schema: { tags, summary: 'Delete a project snippet', params: ProjectParams } },
+    async (req, reply) => {
+      await ctx.snippets.delete(req.actor.user, req.params.snippet_id, req.params.id);
+      return reply.status(204).send();
+    },
+  );
+}

@@ -1,0 +1,116 @@
+import type { Clock } from '../clock.js';
+import { forbidden, invalidFields, notFound, unauthorized } from '../errors.js';
+import { AccessLevel, canSee, type PageRequest, type Paged, type Snippet, type User, type Visibility } from './accounts.js';
+import type { ProjectsService, StoragePicker } from './projects.service.js';
+import type { SettingsService } from './settings.service.js';
+import type { SnippetsRepository } from './snippets.repository.js';
+
+export interface SnippetInput {
+  title?: string;
+  fileName?: string;
+  description?: string;
+  content?: string;
+  visibility?: Visibility;
+}
+
+/** Personal and project snippets. */
+export class SnippetsService {
+  constructor(
+    private readonly snippets: SnippetsRepository,
+    private readonly projects: ProjectsService,
+    private readonly settings: SettingsService,
+    private readonly pickStorage: StoragePicker,
+    private readonly clock: Clock,
+  ) {}
+
+  /** A snippet the caller may read; for project snippets, `projectIdOrPath` must name its project. */
+  async find(actor: User | null, id: number, projectIdOrPath?: string): Promise<{ snippet: Snippet; level: number }> {
+    const snippet = await this.snippets.findById(id);
+    if (!snippet) throw notFound('Snippet');
+    if (projectIdOrPath !== undefined) {
+      const { project, level } = await this.projects.find(actor, projectIdOrPath);
+      if (snippet.projectId !== project.id) throw notFound('Snippet');
+      const readable = actor?.admin || snippet.author.id === actor?.id || canSee(snippet.visibility, actor !== null, level);
+      if (!readable) throw notFound('Snippet');
+      return { snippet, level };
+    }
+    if (snippet.projectId !== null) {
+      return this.find(actor, id, String(snippet.projectId));
+    }
+    const mine = actor !== null && (actor.admin || snippet.author.id === actor.id);
+    if (!mine && !canSee(snippet.visibility, actor !== null, 0)) throw notFound('Snippet');
+    return { snippet, level: mine ? AccessLevel.Owner : 0 };
+  }
+
+  /** The caller's own personal snippets. */
+  async listOwn(actor: User | null, page: PageRequest): Promise<Paged<Snippet>> {
+    if (!actor) throw unauthorized();
+    return this.snippets.list({ authorId: actor.id, projectId: null }, page);
+  }
+
+  listPublic(page: PageRequest): Promise<Paged<Snippet>> {
+    return this.snippets.list({ projectId: null, visibilities: ['public'] }, page);
+  }
+
+  async listProject(actor: User | null, projectIdOrPath: string, page: PageRequest): Promise<Paged<Snippet>> {
+    const { project, level } = await this.projects.find(actor, projectIdOrPath);
+    const visibilities: Visibility[] = actor?.admin || level >= AccessLevel.Guest
+      ? ['private', 'internal', 'public']
+      : actor ? ['internal', 'public'] : ['public'];
+    return this.snippets.list({ projectId: project.id, visibilities }, page);
+  }
+
+  private validate(input: SnippetInput, creating: boolean) {
+    const errors: Record<string, string[]> = {};
+    if (creating && !input.title?.trim()) errors.title = ["can't be blank"];
+    if (input.title !== undefined && input.title.trim() === '') errors.title = ["can't be blank"];
+    if (creating && (input.content === undefined || input.content === '')) errors.content = ["can't be blank"];
+    if (input.fileName !== undefined && /[/\\]|^\.\.?$/.test(input.fileName)) errors.file_name = ['is invalid'];
+    if (Object.keys(errors).length > 0) throw invalidFields(errors);
+  }
+
+  async create(actor: User | null, input: SnippetInput, projectIdOrPath?: string): Promise<Snippet> {
+    if (!actor) throw unauthorized();
+    this.validate(input, true);
+    let projectId: number | null = null;
+    if (projectIdOrPath !== undefined) {
+      const { project } = await this.projects.findWithLevel(actor, projectIdOrPath, AccessLevel.Reporter);
+      projectId = project.id;
+    }
+    const id = await this.snippets.insert(
+      {
+        projectId,
+        authorId: actor.id,
+        title: input.title!,
+        fileName: input.fileName ?? 'snippet.txt',
+        description: input.description ?? '',
+        content: input.content!,
+        visibility: input.visibility ?? (await this.settings.get()).default_snippet_visibility,
+        repositoryStorage: await this.pickStorage(),
+      },
+      this.clock.now().toISOString(),
+    );
+    return (await this.snippets.findById(id))!;
+  }
+
+  private async findWritable(actor: User | null, id: number, projectIdOrPath?: string): Promise<Snippet> {
+    if (!actor) throw unauthorized();
+    const { snippet, level } = await this.find(actor, id, projectIdOrPath);
+    const allowed = actor.admin || snippet.author.id === actor.id || (snippet.projectId !== null && level >= AccessLevel.Maintainer);
+    if (!allowed) throw forbidden();
+    return snippet;
+  }
+
+  async update(actor: User | null, id: number, input: SnippetInput, projectIdOrPath?: string): Promise<Snippet> {
+    const snippet = await this.findWritable(actor, id, projectIdOrPath);
+    this.validate(input, false);
+    if (input.content === '') throw invalidFields({ content: ["can't be blank"] });
+    await this.snippets.update(snippet.id, input, this.clock.now().toISOString());
+    return (await this.snippets.findById(snippet.id))!;
+  }
+
+  async delete(actor: User | null, id: number, projectIdOrPath?: string): Promise<void> {
+    const snippet = await this.findWritable(actor, id, projectIdOrPath);
+    await this.snippets.delete(snippet.id);
+  }
+}

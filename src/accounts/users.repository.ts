@@ -1,0 +1,292 @@
+import { type Kysely, type Selectable, sql } from 'kysely';
+import { readBool, readCount, readNullableTimestamp, readTimestamp, writeBool } from '../db/dialect.js';
+import type { Database, PersonalAccessTokensTable, UsersTable } from '../db/schema.js';
+import type { KeysetRequest, PageRequest, Paged, PersonalAccessToken, TokenScope, User } from './accounts.js';
+
+export function toUser(row: Selectable<UsersTable>): User {
+  return {
+    id: row.id,
+    username: row.username,
+    name: row.name,
+    email: row.email,
+    admin: readBool(row.admin),
+    state: row.state === 'blocked' ? 'blocked' : 'active',
+    privateProfile: readBool(row.private_profile),
+    bio: row.bio,
+    createdAt: readTimestamp(row.created_at),
+    updatedAt: readTimestamp(row.updated_at),
+  };
+}
+
+function toToken(row: Selectable<PersonalAccessTokensTable>): PersonalAccessToken {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    name: row.name,
+    scopes: JSON.parse(row.scopes) as TokenScope[],
+    expiresAt: row.expires_at,
+    revoked: readBool(row.revoked),
+    createdAt: readTimestamp(row.created_at),
+    lastUsedAt: readNullableTimestamp(row.last_used_at),
+  };
+}
+
+export interface NewUser {
+  username: string;
+  name: string;
+  email: string;
+  passwordDigest: string | null;
+  admin: boolean;
+  privateProfile: boolean;
+  bio?: string;
+}
+
+export type UserOrder = 'id' | 'name' | 'username' | 'created_at' | 'updated_at';
+export interface UserFilter {
+  username?: string;
+  search?: string;
+  active?: boolean;
+  blocked?: boolean;
+  admins?: boolean;
+}
+
+/** Users, their personal access tokens and web sessions. */
+export class UsersRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(u: NewUser, now: string): Promise<User> {
+    const row = await this.db
+      .insertInto('users')
+      .values({
+        username: u.username,
+        name: u.name,
+        email: u.email,
+        password_digest: u.passwordDigest,
+        admin: writeBool(u.admin),
+        state: 'active',
+        private_profile: writeBool(u.privateProfile),
+        bio: u.bio ?? '',
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toUser(row);
+  }
+
+  async findById(id: number): Promise<User | null> {
+    const row = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toUser(row) : null;
+  }
+
+  async findByUsername(username: string): Promise<User | null> {
+    const row = await this.db
+      .selectFrom('users')
+      .selectAll()
+      .where(sql`lower(username)`, '=', username.toLowerCase())
+      .executeTakeFirst();
+    return row ? toUser(row) : null;
+  }
+
+  async findByLogin(login: string): Promise<{ user: User; passwordDigest: string | null } | null> {
+    const l = login.toLowerCase();
+    const row = await this.db
+      .selectFrom('users')
+      .selectAll()
+      .where((eb) => eb.or([eb(sql`lower(username)`, '=', l), eb(sql`lower(email)`, '=', l)]))
+      .executeTakeFirst();
+    return row ? { user: toUser(row), passwordDigest: row.password_digest } : null;
+  }
+
+  async existsWith(field: 'username' | 'email', value: string, exceptId?: number): Promise<boolean> {
+    let q = this.db
+      .selectFrom('users')
+      .select('id')
+      .where(sql`lower(${sql.ref(field)})`, '=', value.toLowerCase());
+    if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
+    return (await q.executeTakeFirst()) !== undefined;
+  }
+
+  async count(): Promise<number> {
+    const r = await this.db.selectFrom('users').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+    return readCount(r?.n as string | number | undefined);
+  }
+
+  private filtered(f: UserFilter) {
+    let q = this.db.selectFrom('users');
+    if (f.username) q = q.where(sql`lower(username)`, '=', f.username.toLowerCase());
+    if (f.search) {
+      const s = `%${f.search.toLowerCase()}%`;
+      q = q.where((eb) =>
+        eb.or([eb(sql`lower(username)`, 'like', s), eb(sql`lower(name)`, 'like', s), eb(sql`lower(email)`, 'like', s)]),
+      );
+    }
+    if (f.active) q = q.where('state', '=', 'active');
+    if (f.blocked) q = q.where('state', '=', 'blocked');
+    if (f.admins) q = q.where('admin', '=', writeBool(true));
+    return q;
+  }
+
+  async list(f: UserFilter, order: UserOrder, sort: 'asc' | 'desc', page: PageRequest): Promise<Paged<User>> {
+    const base = this.filtered(f);
+    const [rows, total] = await Promise.all([
+      base
+        .selectAll()
+        .orderBy(order, sort)
+        .orderBy('id', sort)
+        .limit(page.perPage)
+        .offset((page.page - 1) * page.perPage)
+        .execute(),
+      base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
+    ]);
+    return { items: rows.map(toUser), total: readCount(total?.n as string | number | undefined) };
+  }
+
+  /** Keyset page: rows strictly after `after` in (order column, id) order. */
+  async listKeyset(f: UserFilter, k: KeysetRequest<UserOrder>): Promise<User[]> {
+    let q = this.filtered(f).selectAll();
+    if (k.after) {
+      const { value, id } = k.after;
+      const op = k.sort === 'asc' ? '>' : '<';
+      q =
+        k.orderBy === 'id'
+          ? q.where('id', op, id)
+          : q.where((eb) =>
+              eb.or([
+                eb(k.orderBy, op, value as string),
+                eb.and([eb(k.orderBy, '=', value as string), eb('id', op, id)]),
+              ]),
+            );
+    }
+    const rows = await q.orderBy(k.orderBy, k.sort).orderBy('id', k.sort).limit(k.limit).execute();
+    return rows.map(toUser);
+  }
+
+  /** The raw ordering value of a user row, for building keyset cursors. */
+  async orderValue(id: number, orderBy: UserOrder): Promise<string | number | null> {
+    const row = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) return null;
+    const v = row[orderBy];
+    return v instanceof Date ? v.toISOString() : (v as string | number);
+  }
+
+  async update(
+    id: number,
+    patch: Partial<{
+      name: string;
+      username: string;
+      email: string;
+      passwordDigest: string;
+      admin: boolean;
+      privateProfile: boolean;
+      state: 'active' | 'blocked';
+      bio: string;
+    }>,
+    now: string,
+  ): Promise<User | null> {
+    const row = await this.db
+      .updateTable('users')
+      .set({
+        ...(patch.name !== undefined && { name: patch.name }),
+        ...(patch.username !== undefined && { username: patch.username }),
+        ...(patch.email !== undefined && { email: patch.email }),
+        ...(patch.passwordDigest !== undefined && { password_digest: patch.passwordDigest }),
+        ...(patch.admin !== undefined && { admin: writeBool(patch.admin) }),
+        ...(patch.privateProfile !== undefined && { private_profile: writeBool(patch.privateProfile) }),
+        ...(patch.state !== undefined && { state: patch.state }),
+        ...(patch.bio !== undefined && { bio: patch.bio }),
+        updated_at: now,
+      })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
+    return row ? toUser(row) : null;
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.db.deleteFrom('users').where('id', '=', id).execute();
+  }
+
+  // Personal access tokens
+
+  async insertToken(
+    t: { userId: number; name: string; digest: string; scopes: readonly TokenScope[]; expiresAt: string | null },
+    now: string,
+  ): Promise<PersonalAccessToken> {
+    const row = await this.db
+      .insertInto('personal_access_tokens')
+      .values({
+        user_id: t.userId,
+        name: t.name,
+        token_digest: t.digest,
+        scopes: JSON.stringify(t.scopes),
+        expires_at: t.expiresAt,
+        revoked: writeBool(false),
+        created_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toToken(row);
+  }
+
+  async findTokenByDigest(d: string): Promise<{ token: PersonalAccessToken; digest: string } | null> {
+    const row = await this.db
+      .selectFrom('personal_access_tokens')
+      .selectAll()
+      .where('token_digest', '=', d)
+      .executeTakeFirst();
+    return row ? { token: toToken(row), digest: row.token_digest } : null;
+  }
+
+  async findToken(id: number): Promise<PersonalAccessToken | null> {
+    const row = await this.db.selectFrom('personal_access_tokens').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toToken(row) : null;
+  }
+
+  async listTokens(userId: number | null, page: PageRequest): Promise<Paged<PersonalAccessToken>> {
+    let base = this.db.selectFrom('personal_access_tokens');
+    if (userId !== null) base = base.where('user_id', '=', userId);
+    const [rows, total] = await Promise.all([
+      base
+        .selectAll()
+        .orderBy('id', 'asc')
+        .limit(page.perPage)
+        .offset((page.page - 1) * page.perPage)
+        .execute(),
+      base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
+    ]);
+    return { items: rows.map(toToken), total: readCount(total?.n as string | number | undefined) };
+  }
+
+  async revokeToken(id: number): Promise<void> {
+    await this.db.updateTable('personal_access_tokens').set({ revoked: writeBool(true) }).where('id', '=', id).execute();
+  }
+
+  async touchToken(id: number, now: string): Promise<void> {
+    await this.db.updateTable('personal_access_tokens').set({ last_used_at: now }).where('id', '=', id).execute();
+  }
+
+  // Web sessions
+
+  async insertSession(s: { digest: string; csrfToken: string; userId: number; expiresAt: string }, now: string) {
+    await this.db
+      .insertInto('sessions')
+      .values({
+        token_digest: s.digest,
+        csrf_token: s.csrfToken,
+        user_id: s.userId,
+        expires_at: s.expiresAt,
+        created_at: now,
+      })
+      .execute();
+  }
+
+  async findSession(d: string): Promise<{ userId: number; csrfToken: string; expiresAt: string } | null> {
+    const row = await this.db.selectFrom('sessions').selectAll().where('token_digest', '=', d).executeTakeFirst();
+    return row ? { userId: row.user_id, csrfToken: row.csrf_token, expiresAt: readTimestamp(row.expires_at) } : null;
+  }
+
+  async deleteSession(d: string): Promise<void> {
+    await this.db.deleteFrom('sessions').where('token_digest', '=', d).execute();
+  }
+}

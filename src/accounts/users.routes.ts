@@ -1,0 +1,252 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
+import { requireAdmin, requireUser } from '../api/auth.js';
+import {
+  decodeCursor,
+  encodeCursor,
+  KeysetQuery,
+  PageQuery,
+  pageRequest,
+  setKeysetHeaders,
+  setPageHeaders,
+} from '../api/pagination.js';
+import type { AppContext } from '../context.js';
+import { forbidden, paramError } from '../errors.js';
+import { type PersonalAccessToken, TOKEN_SCOPES } from './accounts.js';
+import type { UserOrder } from './users.repository.js';
+
+const UserOrderBy = Type.Union(['id', 'name', 'username', 'created_at', 'updated_at'].map((v) => Type.Literal(v)));
+const Sort = Type.Union([Type.Literal('asc'), Type.Literal('desc')]);
+const Id = Type.Object({ id: Type.Integer() });
+
+/** Users and personal access tokens (GitLab's /user, /users and /personal_access_tokens). */
+export function userRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
+  const E = api.entities;
+  const P = api.present;
+  const url = ctx.config.externalUrl;
+  const tags = ['users'];
+
+  app.get(
+    '/user',
+    { config: { readScope: 'read_user' }, schema: { tags, summary: 'The signed-in user', response: { 200: E.UserDetail } } },
+    async (req) => P.userDetail(requireUser(req), viewOf(req, url)),
+  );
+
+  app.get(
+    '/users',
+    {
+      config: { readScope: 'read_user' },
+      schema: {
+        tags,
+        summary: 'List users',
+        querystring: Type.Object({
+          ...PageQuery.properties,
+          ...KeysetQuery.properties,
+          username: Type.Optional(Type.String()),
+          search: Type.Optional(Type.String()),
+          active: Type.Optional(Type.Boolean()),
+          blocked: Type.Optional(Type.Boolean()),
+          admins: Type.Optional(Type.Boolean()),
+          order_by: Type.Optional(UserOrderBy),
+          sort: Type.Optional(Sort),
+        }),
+        response: { 200: Type.Array(E.UserAny) },
+      },
+    },
+    async (req, reply) => {
+      const q = req.query;
+      const viewer = req.actor.user;
+      // GitLab: anonymous callers must look a user up by username.
+      if (!viewer && !q.username) throw forbidden('Not authorized to access /api/v4/users');
+      const filter = {
+        username: q.username,
+        search: q.search,
+        active: q.active,
+        blocked: q.blocked,
+        admins: viewer?.admin ? q.admins : undefined,
+      };
+      // Non-admins may not choose the order (GitLab silently drops it).
+      const orderBy = (viewer?.admin ? q.order_by : undefined) ?? 'id';
+      const sort = (viewer?.admin ? q.sort : undefined) ?? (orderBy === 'id' ? 'desc' : 'asc');
+      const view = viewOf(req, url);
+      if (q.pagination === 'keyset') {
+        const perPage = pageRequest(q).perPage;
+        const after = q.cursor ? decodeCursor(q.cursor) : null;
+        const rows = await ctx.users.listKeyset(filter, { orderBy: orderBy as UserOrder, sort, limit: perPage + 1, after });
+        const page = rows.slice(0, perPage);
+        const last = page[page.length - 1];
+        let next: Record<string, string> | null = null;
+        if (rows.length > perPage && last) {
+          const value = (await ctx.users.orderValue(last.id, orderBy as UserOrder)) ?? last.id;
+          next = { pagination: 'keyset', order_by: orderBy, sort, cursor: encodeCursor(value, last.id) };
+        }
+        setKeysetHeaders(reply, req, url, perPage, next);
+        return page.map((u) => P.user(u, view));
+      }
+      const page = pageRequest(q);
+      const result = await ctx.users.list(filter, orderBy as UserOrder, sort, page);
+      setPageHeaders(reply, req, url, page, result.total);
+      return result.items.map((u) => P.user(u, view));
+    },
+  );
+
+  app.get(
+    '/users/:id',
+    { config: { readScope: 'read_user' }, schema: { tags, summary: 'Get a user', params: Id, response: { 200: E.UserAny } } },
+    async (req) => P.user(await ctx.users.get(req.params.id), viewOf(req, url)),
+  );
+
+  const UserBody = {
+    name: Type.String(),
+    username: Type.String(),
+    email: Type.String(),
+    password: Type.Optional(Type.String()),
+    admin: Type.Optional(Type.Boolean()),
+    bio: Type.Optional(Type.String()),
+    skip_confirmation: Type.Optional(Type.Boolean()),
+  };
+
+  app.post(
+    '/users',
+    {
+      schema: {
+        tags,
+        summary: 'Create a user (admin)',
+        body: Type.Object({ ...UserBody, private_profile: Type.Optional(api.entities.PrivateProfileInput) }),
+        response: { 201: E.UserDetail },
+      },
+    },
+    async (req, reply) => {
+      const b = req.body;
+      const user = await ctx.users.create(req.actor.user, {
+        name: b.name,
+        username: b.username,
+        email: b.email,
+        password: b.password,
+        admin: b.admin,
+        bio: b.bio,
+        privateProfile: b.private_profile,
+      });
+      return reply.status(201).send(P.userDetail(user, viewOf(req, url)));
+    },
+  );
+
+  app.put(
+    '/users/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Update a user (admin)',
+        params: Id,
+        body: Type.Partial(Type.Object({ ...UserBody, private_profile: api.entities.PrivateProfileInput })),
+        response: { 200: E.UserDetail },
+      },
+    },
+    async (req) => {
+      const b = req.body;
+      const user = await ctx.users.update(req.actor.user, req.params.id, {
+        name: b.name,
+        username: b.username,
+        email: b.email,
+        password: b.password,
+        admin: b.admin,
+        bio: b.bio,
+        privateProfile: b.private_profile,
+      });
+      return P.userDetail(user, viewOf(req, url));
+    },
+  );
+
+  app.delete('/users/:id', { schema: { tags, summary: 'Delete a user (admin)', params: Id } }, async (req, reply) => {
+    await ctx.users.delete(req.actor.user, req.params.id);
+    return reply.status(204).send();
+  });
+
+  // Personal access tokens
+
+  const ttags = ['personal_access_tokens'];
+  app.post(
+    '/users/:user_id/personal_access_tokens',
+    {
+      schema: {
+        tags: ttags,
+        summary: 'Create a personal access token for a user (admin)',
+        params: Type.Object({ user_id: Type.Integer() }),
+        body: Type.Object({
+          name: Type.String(),
+          scopes: Type.Array(Type.Union(TOKEN_SCOPES.map((s) => Type.Literal(s))), { minItems: 1 }),
+          expires_at: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+        }),
+        response: { 201: E.Token },
+      },
+    },
+    async (req, reply) => {
+      const admin = requireAdmin(req);
+      const t = await ctx.users.createToken(admin, req.params.user_id, {
+        name: req.body.name,
+        scopes: req.body.scopes,
+        expiresAt: req.body.expires_at ?? null,
+      });
+      return reply.status(201).send(P.token(t, ctx.clock.now()));
+    },
+  );
+
+  app.get(
+    '/personal_access_tokens',
+    {
+      schema: {
+        tags: ttags,
+        summary: 'List personal access tokens (own; admins may filter by user_id)',
+        querystring: Type.Object({ ...PageQuery.properties, user_id: Type.Optional(Type.Integer()) }),
+        response: { 200: Type.Array(E.Token) },
+      },
+    },
+    async (req, reply) => {
+      const actor = requireUser(req);
+      const page = pageRequest(req.query);
+      const result = await ctx.users.listTokens(actor, req.query.user_id ?? (actor.admin ? null : actor.id), page);
+      setPageHeaders(reply, req, url, page, result.total);
+      return result.items.map((t) => P.token(t, ctx.clock.now()));
+    },
+  );
+
+  app.get(
+    '/personal_access_tokens/self',
+    {
+      config: { readScope: 'read_user' },
+      schema: { tags: ttags, summary: 'The token used for this request', response: { 200: E.Token } },
+    },
+    async (req) => P.token(tokenOfRequest(req), ctx.clock.now()),
+  );
+
+  app.get(
+    '/personal_access_tokens/:id',
+    { schema: { tags: ttags, summary: 'Get a personal access token', params: Id, response: { 200: E.Token } } },
+    async (req) => P.token(await ctx.users.getToken(requireUser(req), req.params.id), ctx.clock.now()),
+  );
+
+  app.delete(
+    '/personal_access_tokens/self',
+    { schema: { tags: ttags, summary: 'Revoke the token used for this request' } },
+    async (req, reply) => {
+      await ctx.users.revokeToken(requireUser(req), tokenOfRequest(req).id);
+      return reply.status(204).send();
+    },
+  );
+
+  app.delete(
+    '/personal_access_tokens/:id',
+    { schema: { tags: ttags, summary: 'Revoke a personal access token', params: Id } },
+    async (req, reply) => {
+      await ctx.users.revokeToken(requireUser(req), req.params.id);
+      return reply.status(204).send();
+    },
+  );
+}
+
+/** The token that authenticated this request; 400 for other kinds of authentication. */
+function tokenOfRequest(req: FastifyRequest): PersonalAccessToken {
+  if (!req.actor.token) throw paramError('This endpoint needs a personal access token');
+  return req.actor.token;
+}

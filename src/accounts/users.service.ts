@@ -1,0 +1,324 @@
+import type { Clock } from '../clock.js';
+import { digest, hashPassword, randomToken, verifyPassword } from '../crypto.js';
+import {
+  conflict,
+  forbidden,
+  invalidFields,
+  invalidToken,
+  notFound,
+  unauthorized,
+} from '../errors.js';
+import {
+  type CreatedToken,
+  isExpired,
+  type KeysetRequest,
+  type PageRequest,
+  type Paged,
+  PATH_PATTERN,
+  type PersonalAccessToken,
+  type TokenScope,
+  type User,
+} from './accounts.js';
+import type { NamespacesRepository } from './namespaces.repository.js';
+import type { SettingsService } from './settings.service.js';
+import type { UserFilter, UserOrder, UsersRepository } from './users.repository.js';
+
+export const TOKEN_PREFIX = 'svcpat-';
+const SESSION_DAYS = 7;
+const TOUCH_INTERVAL_MS = 60_000;
+
+export interface CreateUserInput {
+  username: string;
+  name: string;
+  email: string;
+  password?: string;
+  admin?: boolean;
+  /** `null` applies the instance default (v4 only; v5 rejects null in its schema). */
+  privateProfile?: boolean | null;
+  bio?: string;
+}
+
+export type UpdateUserInput = Partial<Omit<CreateUserInput, 'password'>> & { password?: string };
+
+/** A signed-in web session, as created. */
+export interface NewSession {
+  readonly token: string;
+  readonly csrfToken: string;
+  readonly user: User;
+  readonly expiresAt: string;
+}
+
+/** Users, personal access tokens, sign-in and sessions. */
+export class UsersService {
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly namespaces: NamespacesRepository,
+    private readonly settings: SettingsService,
+    private readonly clock: Clock,
+  ) {}
+
+  private now(): string {
+    return this.clock.now().toISOString();
+  }
+
+  // Authentication
+
+  /** Resolves a personal access token; throws 401 for unknown, revoked or expired tokens. */
+  async authenticateToken(raw: string): Promise<{ user: User; token: PersonalAccessToken }> {
+    const found = await this.users.findTokenByDigest(digest(raw));
+    if (!found) throw unauthorized();
+    const { token } = found;
+    if (token.revoked) throw invalidToken('Token was revoked. You have to re-authorize from the user.');
+    if (isExpired(token.expiresAt, this.clock.now())) throw invalidToken('Token has expired.');
+    const user = await this.users.findById(token.userId);
+    if (!user) throw unauthorized();
+    if (user.state === 'blocked') throw forbidden('Your account has been blocked.');
+    const now = this.clock.now();
+    if (!token.lastUsedAt || now.getTime() - Date.parse(token.lastUsedAt) > TOUCH_INTERVAL_MS) {
+      await this.users.touchToken(token.id, now.toISOString());
+    }
+    return { user, token };
+  }
+
+  /** Resolves a session cookie value; `null` when unknown or expired. */
+  async authenticateSession(raw: string): Promise<{ user: User; csrfToken: string } | null> {
+    const s = await this.users.findSession(digest(raw));
+    if (!s || Date.parse(s.expiresAt) <= this.clock.now().getTime()) return null;
+    const user = await this.users.findById(s.userId);
+    if (!user || user.state === 'blocked') return null;
+    return { user, csrfToken: s.csrfToken };
+  }
+
+  /** Signs in with username or email and password; 401 with one message for every failure. */
+  async signIn(login: string, password: string): Promise<NewSession> {
+    const found = await this.users.findByLogin(login);
+    const ok = await verifyPassword(password, found?.passwordDigest ?? null);
+    if (!found || !ok) throw unauthorized('Invalid login or password.');
+    if (found.user.state === 'blocked') throw forbidden('Your account has been blocked.');
+    const token = randomToken(32);
+    const csrfToken = randomToken(32);
+    const expiresAt = new Date(this.clock.now().getTime() + SESSION_DAYS * 86_400_000).toISOString();
+    await this.users.insertSession({ digest: digest(token), csrfToken, userId: found.user.id, expiresAt }, this.now());
+    return { token, csrfToken, user: found.user, expiresAt };
+  }
+
+  async signOut(raw: string): Promise<void> {
+    await this.users.deleteSession(digest(raw));
+  }
+
+  // Users
+
+  private requireAdmin(actor: User | null): asserts actor is User {
+    if (!actor) throw unauthorized();
+    if (!actor.admin) throw forbidden();
+  }
+
+  private async validateUser(input: UpdateUserInput, exceptId?: number): Promise<void> {
+    const errors: Record<string, string[]> = {};
+    if (input.username !== undefined && !PATH_PATTERN.test(input.username)) {
+      errors.username = ['can contain only letters, digits, _, - and ., and cannot start with - or .'];
+    }
+    if (input.email !== undefined && !/^[^@\s]+@[^@\s]+$/.test(input.email)) errors.email = ['is invalid'];
+    if (input.password !== undefined && input.password.length < 8) {
+      errors.password = ['is too short (minimum is 8 characters)'];
+    }
+    if (input.name !== undefined && input.name.trim() === '') errors.name = ["can't be blank"];
+    if (Object.keys(errors).length > 0) throw invalidFields(errors);
+    if (input.username !== undefined) {
+      const taken =
+        (await this.users.existsWith('username', input.username, exceptId)) ||
+        ((await this.namespaces.findByFullPath(input.username)) !== null && exceptId === undefined);
+      if (taken) throw conflict('Username has already been taken');
+    }
+    if (input.email !== undefined && (await this.users.existsWith('email', input.email, exceptId))) {
+      throw conflict('Email has already been taken');
+    }
+  }
+
+  /** Creates a user and its personal namespace. Admin only (or the bootstrap, with `actor` = 'system'). */
+  async create(actor: User | null | 'system', input: CreateUserInput): Promise<User> {
+    if (actor !== 'system') this.requireAdmin(actor);
+    await this.validateUser(input);
+    const privateProfile =
+      input.privateProfile ?? (await this.settings.get()).user_defaults_to_private_profile;
+    const now = this.now();
+    const user = await this.users.insert(
+      {
+        username: input.username,
+        name: input.name,
+        email: input.email,
+        passwordDigest: input.password ? await hashPassword(input.password) : null,
+        admin: input.admin ?? false,
+        privateProfile,
+        bio: input.bio ?? '',
+      },
+      now,
+    );
+    await this.namespaces.insert(
+      {
+        kind: 'user',
+        name: user.name,
+        path: user.username,
+        fullPath: user.username,
+        parentId: null,
+        ownerId: user.id,
+        visibility: 'public',
+        description: '',
+      },
+      now,
+    );
+    return user;
+  }
+
+  async update(actor: User | null, id: number, input: UpdateUserInput): Promise<User> {
+    this.requireAdmin(actor);
+    const existing = await this.users.findById(id);
+    if (!existing) throw notFound('User');
+    if (input.username !== undefined && input.username.toLowerCase() !== existing.username.toLowerCase()) {
+      throw invalidFields({ username: ['cannot be changed through this API in svc'] });
+    }
+    await this.validateUser({ ...input, username: undefined }, id);
+    const privateProfile =
+      input.privateProfile === null
+        ? (await this.settings.get()).user_defaults_to_private_profile
+        : input.privateProfile;
+    const updated = await this.users.update(
+      id,
+      {
+        name: input.name,
+        email: input.email,
+        admin: input.admin,
+        privateProfile,
+        bio: input.bio,
+        ...(input.password !== undefined && { passwordDigest: await hashPassword(input.password) }),
+      },
+      this.now(),
+    );
+    if (!updated) throw notFound('User');
+    return updated;
+  }
+
+  async delete(actor: User | null, id: number): Promise<void> {
+    this.requireAdmin(actor);
+    const existing = await this.users.findById(id);
+    if (!existing) throw notFound('User');
+    if (existing.id === actor.id) throw forbidden('You cannot delete your own account');
+    const ns = await this.namespaces.findUserNamespace(id);
+    if (ns && (await this.namespaces.hasChildren(ns.id))) {
+      throw conflict("User's personal projects must be deleted or transferred first");
+    }
+    if (ns) await this.namespaces.delete(ns.id);
+    await this.users.delete(id);
+  }
+
+  async get(id: number): Promise<User> {
+    const u = await this.users.findById(id);
+    if (!u) throw notFound('User');
+    return u;
+  }
+
+  async findByUsername(username: string): Promise<User | null> {
+    return this.users.findByUsername(username);
+  }
+
+  /** Resolves an id or username (as Sudo and CLI flags take either). */
+  async resolve(idOrUsername: string): Promise<User | null> {
+    return /^\d+$/.test(idOrUsername)
+      ? this.users.findById(Number(idOrUsername))
+      : this.users.findByUsername(idOrUsername);
+  }
+
+  list(filter: UserFilter, order: UserOrder, sort: 'asc' | 'desc', page: PageRequest): Promise<Paged<User>> {
+    return this.users.list(filter, order, sort, page);
+  }
+
+  listKeyset(filter: UserFilter, k: KeysetRequest<UserOrder>): Promise<User[]> {
+    return this.users.listKeyset(filter, k);
+  }
+
+  orderValue(id: number, orderBy: UserOrder): Promise<string | number | null> {
+    return this.users.orderValue(id, orderBy);
+  }
+
+  count(): Promise<number> {
+    return this.users.count();
+  }
+
+  // Personal access tokens
+
+  /** Creates a token for `userId`; admins for anyone, users for themselves (CLI and `POST /user/...`). */
+  async createToken(
+    actor: User | 'system',
+    userId: number,
+    input: { name: string; scopes: readonly TokenScope[]; expiresAt: string | null; token?: string },
+  ): Promise<CreatedToken> {
+    if (actor !== 'system' && !actor.admin && actor.id !== userId) throw forbidden();
+    const user = await this.users.findById(userId);
+    if (!user) throw notFound('User');
+    const errors: Record<string, string[]> = {};
+    if (input.name.trim() === '') errors.name = ["can't be blank"];
+    if (input.scopes.length === 0) errors.scopes = ["can't be blank"];
+    if (input.expiresAt !== null) {
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(input.expiresAt) || Number.isNaN(Date.parse(input.expiresAt))) {
+        errors.expires_at = ['is invalid'];
+      } else if (input.expiresAt <= this.clock.now().toISOString().slice(0, 10)) {
+        errors.expires_at = ['must be in the future'];
+      }
+    }
+    if (Object.keys(errors).length > 0) throw invalidFields(errors);
+    const token = input.token ?? `${TOKEN_PREFIX}${randomToken(24)}`;
+    const created = await this.users.insertToken(
+      { userId, name: input.name, digest: digest(token), scopes: input.scopes, expiresAt: input.expiresAt },
+      this.now(),
+    );
+    return { ...created, token };
+  }
+
+  async listTokens(actor: User, userId: number | null, page: PageRequest): Promise<Paged<PersonalAccessToken>> {
+    if (!actor.admin && userId !== null && userId !== actor.id) throw forbidden();
+    return this.users.listTokens(actor.admin ? userId : actor.id, page);
+  }
+
+  async getToken(actor: User, id: number): Promise<PersonalAccessToken> {
+    const t = await this.users.findToken(id);
+    if (!t || (!actor.admin && t.userId !== actor.id)) throw notFound('Personal Access Token');
+    return t;
+  }
+
+  async revokeToken(actor: User, id: number): Promise<void> {
+    const t = await this.getToken(actor, id);
+    if (t.revoked) throw invalidFields({ token: ['has already been revoked'] });
+    await this.users.revokeToken(t.id);
+  }
+
+  // First start
+
+  /**
+   * Creates the first admin (`root`) when there are no users yet. Returns the generated password when none
+   * was configured (printed once by the caller), or null.
+   */
+  async bootstrap(opts: { rootPassword: string | null; rootToken: string | null }): Promise<{
+    created: boolean;
+    generatedPassword: string | null;
+  }> {
+    if ((await this.users.count()) > 0) return { created: false, generatedPassword: null };
+    const generatedPassword = opts.rootPassword ? null : randomToken(18);
+    const root = await this.create('system', {
+      username: 'root',
+      name: 'Administrator',
+      email: 'admin@example.com',
+      password: opts.rootPassword ?? generatedPassword!,
+      admin: true,
+      privateProfile: false,
+    });
+    if (opts.rootToken) {
+      await this.createToken('system', root.id, {
+        name: 'SVC_ROOT_TOKEN',
+        scopes: ['api'],
+        expiresAt: null,
+        token: opts.rootToken,
+      });
+    }
+    return { created: true, generatedPassword };
+  }
+}

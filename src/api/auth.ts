@@ -1,0 +1,107 @@
+import type {} from '@fastify/cookie';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { PersonalAccessToken, TokenScope, User } from '../accounts/accounts.js';
+import type { UsersService } from '../accounts/users.service.js';
+import { AppError, forbidden, insufficientScope, unauthorized } from '../errors.js';
+
+export const SESSION_COOKIE = '_svc_session';
+
+/** Who is calling: a user (or nobody), how, and with which token scopes (`null`: a web session, all scopes). */
+export interface Actor {
+  readonly user: User | null;
+  readonly via: 'token' | 'session' | 'anonymous';
+  readonly scopes: ReadonlySet<TokenScope> | null;
+  /** The token that authenticated the request, if any. */
+  readonly token?: PersonalAccessToken;
+  /** The session's CSRF token, for the web UI. */
+  readonly csrfToken?: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    actor: Actor;
+  }
+  interface FastifyContextConfig {
+    /** Scope that also grants read access to this route (e.g. `read_user` for user routes). */
+    readScope?: TokenScope;
+    /** Routes outside the GitLab API (session sign-in) skip API authentication. */
+    public?: boolean;
+  }
+}
+
+const ANONYMOUS: Actor = { user: null, via: 'anonymous', scopes: null };
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Reads the token from `PRIVATE-TOKEN` (any case), `Authorization: Bearer`, or `private_token`/`access_token`. */
+function tokenFrom(request: FastifyRequest): string | null {
+  const header = request.headers['private-token'];
+  if (typeof header === 'string' && header !== '') return header;
+  const auth = request.headers.authorization;
+  if (typeof auth === 'string' && /^bearer\s+/i.test(auth)) return auth.replace(/^bearer\s+/i, '').trim();
+  const q = request.query as Record<string, unknown> | undefined;
+  const fromQuery = q?.private_token ?? q?.access_token;
+  return typeof fromQuery === 'string' && fromQuery !== '' ? fromQuery : null;
+}
+
+/**
+ * Builds the API authentication hook. A token that is present but bad is a 401 even if a session cookie is
+ * also sent. Token callers need `api` to write and `api`/`read_api` (or the route's read scope) to read.
+ * Cookie callers need the session's CSRF token in `X-CSRF-Token` to write.
+ */
+export function authenticate(users: UsersService) {
+  return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
+    if (request.routeOptions.config.public) {
+      request.actor = ANONYMOUS;
+      return;
+    }
+    const raw = tokenFrom(request);
+    const read = READ_METHODS.has(request.method);
+    if (raw !== null) {
+      const { user, token } = await users.authenticateToken(raw);
+      const scopes = new Set(token.scopes);
+      const readScope = request.routeOptions.config.readScope;
+      const allowed = scopes.has('api') || (read && (scopes.has('read_api') || (readScope !== undefined && scopes.has(readScope))));
+      if (!allowed) throw insufficientScope(read ? 'read_api' : 'api');
+      request.actor = await sudo(request, users, { user, via: 'token', scopes, token });
+      return;
+    }
+    const cookie = request.cookies?.[SESSION_COOKIE];
+    if (cookie) {
+      const session = await users.authenticateSession(cookie);
+      if (session) {
+        if (!read && request.headers['x-csrf-token'] !== session.csrfToken) {
+          throw forbidden('CSRF token is missing or invalid');
+        }
+        request.actor = { user: session.user, via: 'session', scopes: null, csrfToken: session.csrfToken };
+        return;
+      }
+    }
+    request.actor = ANONYMOUS;
+  };
+}
+
+/** GitLab's Sudo: an admin with a `sudo`-scoped token acts as another user (`Sudo` header or `sudo` param). */
+async function sudo(request: FastifyRequest, users: UsersService, actor: Actor): Promise<Actor> {
+  const header = request.headers.sudo;
+  const param = (request.query as Record<string, unknown> | undefined)?.sudo;
+  const target = typeof header === 'string' && header !== '' ? header : typeof param === 'string' ? param : null;
+  if (target === null) return actor;
+  if (!actor.scopes?.has('sudo')) throw insufficientScope('sudo');
+  if (!actor.user?.admin) throw forbidden('Must be admin to use sudo');
+  const user = await users.resolve(target);
+  if (!user) throw new AppError(404, { message: `404 User with ID or username '${target}' Not Found` });
+  return { ...actor, user };
+}
+
+/** The signed-in user, or 401. */
+export function requireUser(request: FastifyRequest): User {
+  if (!request.actor.user) throw unauthorized();
+  return request.actor.user;
+}
+
+/** An admin, or 401/403. */
+export function requireAdmin(request: FastifyRequest): User {
+  const user = requireUser(request);
+  if (!user.admin) throw forbidden();
+  return user;
+}

@@ -1,0 +1,159 @@
+import { type TSchema, Type } from '@sinclair/typebox';
+
+/** Response schemas of the v4 entities (GitLab's shapes). They drive serialisation and the OpenAPI document. */
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+const Str = Type.String();
+const Int = Type.Integer();
+const Bool = Type.Boolean();
+
+export const UserBasic = Type.Object({
+  id: Int,
+  username: Str,
+  name: Str,
+  state: Str,
+  locked: Bool,
+  avatar_url: Nullable(Str),
+  web_url: Str,
+});
+
+export const UserPublic = Type.Object({
+  ...UserBasic.properties,
+  created_at: Type.Optional(Str),
+  bio: Type.Optional(Str),
+  public_email: Type.Optional(Str),
+});
+
+export const UserDetail = Type.Object({
+  ...UserPublic.properties,
+  email: Str,
+  is_admin: Bool,
+  private_profile: Bool,
+  can_create_group: Bool,
+  can_create_project: Bool,
+  two_factor_enabled: Bool,
+  external: Bool,
+});
+
+export const Token = Type.Object({
+  id: Int,
+  name: Str,
+  revoked: Bool,
+  created_at: Str,
+  description: Str,
+  scopes: Type.Array(Str),
+  user_id: Int,
+  last_used_at: Nullable(Str),
+  active: Bool,
+  expires_at: Nullable(Str),
+  token: Type.Optional(Str),
+});
+
+export const NamespaceEntity = Type.Object({
+  id: Int,
+  name: Str,
+  path: Str,
+  kind: Str,
+  full_path: Str,
+  parent_id: Nullable(Int),
+  avatar_url: Nullable(Str),
+  web_url: Str,
+});
+
+export const ProjectEntity = Type.Object({
+  id: Int,
+  description: Str,
+  name: Str,
+  name_with_namespace: Str,
+  path: Str,
+  path_with_namespace: Str,
+  created_at: Str,
+  updated_at: Str,
+  default_branch: Str,
+  tag_list: Type.Array(Str),
+  topics: Type.Array(Str),
+  ssh_url_to_repo: Str,
+  http_url_to_repo: Str,
+  web_url: Str,
+  readme_url: Nullable(Str),
+  avatar_url: Nullable(Str),
+  forks_count: Int,
+  star_count: Int,
+  last_activity_at: Str,
+  namespace: NamespaceEntity,
+  visibility: Str,
+  creator_id: Int,
+  monitor_access_level: Str,
+  repository_storage: Type.Optional(Str),
+});
+
+export const GroupEntity = Type.Object({
+  id: Int,
+  web_url: Str,
+  name: Str,
+  path: Str,
+  description: Str,
+  visibility: Str,
+  full_name: Str,
+  full_path: Str,
+  parent_id: Nullable(Int),
+  created_at: Str,
+  avatar_url: Nullable(Str),
+});
+
+export const MemberEntity = Type.Object({
+  ...UserBasic.properties,
+  access_level: Int,
+  created_at: Str,
+  expires_at: Nullable(Str),
+});
+
+export const SnippetEntity = Type.Object({
+  id: Int,
+  title: Str,
+  description: Str,
+  visibility: Str,
+  author: UserBasic,
+  created_at: Str,
+  updated_at: Str,
+  project_id: Nullable(Int),
+  web_url: Str,
+  raw_url: Str,
+  file_name: Str,
+  files: Type.Array(Type.Object({ path: Str, raw_url: Str })),
+  repository_storage: Type.Optional(Str),
+});
+
+export const SettingsEntity = Type.Object({
+  id: Int,
+  default_project_visibility: Str,
+  default_group_visibility: Str,
+  default_snippet_visibility: Str,
+  user_defaults_to_private_profile: Bool,
+  signup_enabled: Bool,
+  repository_storages_weighted: Type.Record(Str, Int),
+});
+
+export const FeatureEntity = Type.Object({
+  name: Str,
+  state: Str,
+  gates: Type.Array(Type.Object({ key: Str, value: Type.Union([Bool, Type.Array(Str)]) })),
+});
+
+export const VersionEntity = Type.Object({
+  version: Str,
+  revision: Str,
+  release: Str,
+  enterprise: Bool,
+  kas: Type.Object({ enabled: Bool, externalUrl: Nullable(Str), externalK8sProxyUrl: Nullable(Str), version: Nullable(Str) }),
+});
+
+export const MessageEntity = Type.Object({ message: Str });
+
+/** A user in lists: the detailed fields appear only for admins and the user itself. */
+export const UserAny = Type.Object({
+  ...UserBasic.properties,
+  ...Type.Partial(Type.Object({ ...UserDetail.properties })).properties,
+});
+
+/** `private_profile` input: v4 accepts null (the instance default applies). */
+export const PrivateProfileInput = Type.Union([Type.Boolean(), Type.Null()]);

@@ -1,0 +1,178 @@
+import type { Static } from '@sinclair/typebox';
+import type {
+  Member,
+  Namespace,
+  PersonalAccessToken,
+  Project,
+  Snippet,
+  User,
+} from '../../accounts/accounts.js';
+import type { ApplicationSettings } from '../../accounts/settings.service.js';
+import type { FeatureGates } from '../../accounts/settings.repository.js';
+import type * as E from './entities.js';
+
+/** What a presenter needs besides the model: the base URL and who is looking. */
+export interface View {
+  readonly externalUrl: string;
+  readonly viewer: User | null;
+}
+
+const isAdmin = (v: View) => v.viewer?.admin === true;
+
+/** UserBasic: the short user object embedded in other entities. */
+export function userBasic(u: User, v: View): Static<typeof E.UserBasic> {
+  return {
+    id: u.id,
+    username: u.username,
+    name: u.name,
+    state: u.state,
+    locked: false,
+    avatar_url: null,
+    web_url: `${v.externalUrl}/${u.username}`,
+  };
+}
+
+/** User: public profile; a private profile shows only the basic fields to others (GitLab). */
+export function userPublic(u: User, v: View): Static<typeof E.UserPublic> {
+  const basic = userBasic(u, v);
+  if (u.privateProfile && v.viewer?.id !== u.id && !isAdmin(v)) return basic;
+  return { ...basic, created_at: u.createdAt, bio: u.bio, public_email: '' };
+}
+
+/** The user as seen by itself (`GET /user`) or by an admin. */
+export function userDetail(u: User, v: View): Static<typeof E.UserDetail> {
+  return {
+    ...userBasic(u, v),
+    created_at: u.createdAt,
+    bio: u.bio,
+    public_email: '',
+    email: u.email,
+    is_admin: u.admin,
+    private_profile: u.privateProfile,
+    can_create_group: true,
+    can_create_project: true,
+    two_factor_enabled: false,
+    external: false,
+  };
+}
+
+/** Users in lists: admins and the user itself get the detailed entity. */
+export function user(u: User, v: View): Static<typeof E.UserPublic> | Static<typeof E.UserDetail> {
+  return isAdmin(v) || v.viewer?.id === u.id ? userDetail(u, v) : userPublic(u, v);
+}
+
+export function token(t: PersonalAccessToken & { token?: string }, now: Date): Static<typeof E.Token> {
+  const expired = t.expiresAt !== null && now.toISOString().slice(0, 10) >= t.expiresAt;
+  return {
+    id: t.id,
+    name: t.name,
+    revoked: t.revoked,
+    created_at: t.createdAt,
+    description: '',
+    scopes: [...t.scopes],
+    user_id: t.userId,
+    last_used_at: t.lastUsedAt,
+    active: !t.revoked && !expired,
+    expires_at: t.expiresAt,
+    ...(t.token !== undefined && { token: t.token }),
+  };
+}
+
+export function namespace(n: Namespace, v: View): Static<typeof E.NamespaceEntity> {
+  return {
+    id: n.id,
+    name: n.name,
+    path: n.path,
+    kind: n.kind,
+    full_path: n.fullPath,
+    parent_id: n.parentId,
+    avatar_url: null,
+    web_url: n.kind === 'group' ? `${v.externalUrl}/groups/${n.fullPath}` : `${v.externalUrl}/${n.fullPath}`,
+  };
+}
+
+export function project(p: Project, v: View): Static<typeof E.ProjectEntity> {
+  const web = `${v.externalUrl}/${p.fullPath}`;
+  const host = new URL(v.externalUrl).hostname;
+  return {
+    id: p.id,
+    description: p.description,
+    name: p.name,
+    name_with_namespace: `${p.namespace.name} / ${p.name}`,
+    path: p.path,
+    path_with_namespace: p.fullPath,
+    created_at: p.createdAt,
+    updated_at: p.updatedAt,
+    default_branch: p.defaultBranch,
+    tag_list: [],
+    topics: [],
+    ssh_url_to_repo: `git@${host}:${p.fullPath}.git`,
+    http_url_to_repo: `${web}.git`,
+    web_url: web,
+    readme_url: null,
+    avatar_url: null,
+    forks_count: 0,
+    star_count: 0,
+    last_activity_at: p.lastActivityAt,
+    namespace: namespace(p.namespace, v),
+    visibility: p.visibility,
+    creator_id: p.creatorId,
+    monitor_access_level: p.monitorEnabled ? 'enabled' : 'disabled',
+    // Spec: repository_storage is visible to administrators only.
+    ...(isAdmin(v) && { repository_storage: p.repositoryStorage }),
+  };
+}
+
+export function group(g: Namespace, v: View): Static<typeof E.GroupEntity> {
+  return {
+    id: g.id,
+    web_url: `${v.externalUrl}/groups/${g.fullPath}`,
+    name: g.name,
+    path: g.path,
+    description: g.description,
+    visibility: g.visibility,
+    full_name: g.fullPath.split('/').join(' / '),
+    full_path: g.fullPath,
+    parent_id: g.parentId,
+    created_at: g.createdAt,
+    avatar_url: null,
+  };
+}
+
+export function member(m: Member, v: View): Static<typeof E.MemberEntity> {
+  return { ...userBasic(m.user, v), access_level: m.accessLevel, created_at: m.createdAt, expires_at: m.expiresAt };
+}
+
+export function snippet(s: Snippet, v: View): Static<typeof E.SnippetEntity> {
+  const web = s.projectId === null ? `${v.externalUrl}/-/snippets/${s.id}` : `${v.externalUrl}/-/project_snippets/${s.id}`;
+  const raw =
+    s.projectId === null
+      ? `${v.externalUrl}/api/v4/snippets/${s.id}/raw`
+      : `${v.externalUrl}/api/v4/projects/${s.projectId}/snippets/${s.id}/raw`;
+  return {
+    id: s.id,
+    title: s.title,
+    description: s.description,
+    visibility: s.visibility,
+    author: userBasic(s.author, v),
+    created_at: s.createdAt,
+    updated_at: s.updatedAt,
+    project_id: s.projectId,
+    web_url: web,
+    raw_url: raw,
+    file_name: s.fileName,
+    files: [{ path: s.fileName, raw_url: raw }],
+    ...(isAdmin(v) && { repository_storage: s.repositoryStorage }),
+  };
+}
+
+export function settings(s: ApplicationSettings): Static<typeof E.SettingsEntity> {
+  return { id: 1, ...s };
+}
+
+export function feature(f: FeatureGates): Static<typeof E.FeatureEntity> {
+  const gates: Static<typeof E.FeatureEntity>['gates'] = [{ key: 'boolean', value: f.enabled === true }];
+  if (f.projectIds.length > 0) gates.push({ key: 'actors', value: f.projectIds.map((id) => `Project:${id}`) });
+  const state = f.enabled === true ? 'on' : f.projectIds.length > 0 ? 'conditional' : 'off';
+  return { name: f.name, state, gates };
+}

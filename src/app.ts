@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import fastifyCookie from '@fastify/cookie';
+import fastifyStatic from '@fastify/static';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { adminRoutes } from './accounts/admin.routes.js';
+import { groupRoutes } from './accounts/groups.routes.js';
+import { projectRoutes } from './accounts/projects.routes.js';
+import { snippetRoutes } from './accounts/snippets.routes.js';
+import { userRoutes } from './accounts/users.routes.js';
+import { authenticate } from './api/auth.js';
+import { installErrorHandling } from './api/errors.js';
+import { installMetrics } from './api/metrics.js';
+import { OpenApiCollector } from './api/openapi.js';
+import { sessionRoutes } from './api/session.routes.js';
+import { FORM_BODY, parseForm, validatorCompiler } from './api/validation.js';
+import { API_VERSIONS, type ApiApp } from './api/version.js';
+import type { AppContext } from './context.js';
+
+/** Query parameters that carry secrets and are masked in logged URLs. */
+const SECRET_PARAMS = /([?&](?:private_token|access_token|sentry_key|sentry_secret|token|key)=)[^&]*/gi;
+
+/** A URL safe to log: secret query parameters and userinfo masked. */
+export function redactUrl(url: string): string {
+  return url.replace(SECRET_PARAMS, '$1[REDACTED]').replace(/\/\/[^/@]*@/, '//[REDACTED]@');
+}
+
+/** Pino options: JSON logs with request ids; credentials never logged. */
+export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+  return {
+    level,
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'req.headers["private-token"]',
+        'req.headers.cookie',
+        'req.headers["x-sentry-auth"]',
+        'req.headers["x-csrf-token"]',
+        'res.headers["set-cookie"]',
+      ],
+      censor: '[REDACTED]',
+    },
+    serializers: {
+      req: (req: { method: string; url: string; ip?: string; id?: string }) => ({
+        id: req.id,
+        method: req.method,
+        url: redactUrl(req.url),
+        remoteAddress: req.ip,
+      }),
+    },
+  };
+}
+
+/** Where the built UI lives: dist/web beside dist/server, or dist/web from the source tree. */
+function webRoot(): string | null {
+  for (const rel of ['../web', '../dist/web']) {
+    const dir = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync(`${dir}/index.html`)) return dir;
+  }
+  return null;
+}
+
+/** Builds the HTTP application. Never listens: the server and the tests do. */
+export async function buildApp(ctx: AppContext, opts: { logger?: FastifyServerOptions['logger'] } = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();
+    },
+    trustProxy: false,
+    bodyLimit: 1024 * 1024,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  installErrorHandling(app);
+  await app.register(fastifyCookie);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>
+    done(null, parseForm(body as string)),
+  );
+  // GitLab (Grape) reads parameters from the query string too: `POST /projects?name=x` with no body works.
+  app.addHook('preValidation', async (request) => {
+    if (request.body !== undefined && request.body !== null) return;
+    if (request.method !== 'POST' && request.method !== 'PUT' && request.method !== 'PATCH') return;
+    const q = request.url.indexOf('?');
+    if (q >= 0) request.body = parseForm(request.url.slice(q + 1));
+    else request.body = Object.defineProperty({}, FORM_BODY, { value: true });
+  });
+
+  installMetrics(app);
+  app.get('/-/health', async () => ({ status: 'ok' }));
+  app.get('/-/readiness', async (_request, reply) => {
+    try {
+      await ctx.db.ping();
+      return { status: 'ok', checks: { database: 'ok' } };
+    } catch {
+      return reply.status(503).send({ status: 'failed', checks: { database: 'failed' } });
+    }
+  });
+
+  await app.register(async (scope) => sessionRoutes(scope as unknown as ApiApp, ctx));
+
+  for (const api of API_VERSIONS) {
+    const openapi = new OpenApiCollector();
+    await app.register(
+      async (scope) => {
+        scope.addHook('onRoute', (route) => openapi.add(route));
+        scope.addHook('preHandler', authenticate(ctx.users));
+        const s = scope as unknown as ApiApp;
+        userRoutes(s, ctx, api);
+        groupRoutes(s, ctx, api);
+        projectRoutes(s, ctx, api);
+        snippetRoutes(s, ctx, api);
+        adminRoutes(s, ctx, api);
+        s.get('/openapi.json', async () =>
+          openapi.document(api.version, ctx.config.externalUrl, ctx.config.release),
+        );
+      },
+      { prefix: `/api/v${api.version}` },
+    );
+  }
+
+  const root = webRoot();
+  if (root) await app.register(fastifyStatic, { root, prefix: '/', wildcard: false, index: ['index.html'] });
+  app.setNotFoundHandler((request, reply) => {
+    // The UI is a single-page app: unknown GET paths outside the API load index.html.
+    const path = request.url.split('?')[0] ?? '';
+    const uiPath = path.startsWith('/-/ui') || !(path.startsWith('/api/') || path.startsWith('/-/'));
+    if (root && request.method === 'GET' && uiPath && !/\.[a-z0-9]+$/i.test(path)) return reply.sendFile('index.html');
+    return reply.status(404).send({ error: '404 Not Found' });
+  });
+  return app;
+}

@@ -1,0 +1,234 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+
+/** A named repository storage: where bare repositories live, and its weight for new repositories. */
+export interface StorageConfig {
+  readonly path: string;
+  readonly weight: number;
+}
+
+export type Tier = 'free' | 'premium' | 'ultimate';
+export type Offering = 'self-managed' | 'hosted';
+
+/** The validated, frozen configuration. Nothing but `loadConfig` reads `process.env`. */
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly externalUrl: string;
+  readonly dataDir: string;
+  /** `null` means the embedded SQLite file in the data directory. */
+  readonly databaseUrl: string | null;
+  readonly rootPassword: string | null;
+  readonly rootToken: string | null;
+  readonly release: string;
+  readonly tier: Tier;
+  readonly offering: Offering;
+  readonly storages: Readonly<Record<string, StorageConfig>>;
+  readonly logLevel: string;
+  /** Deprecated registration token for shared runners (removed in 18.0; see versioning). */
+  readonly sharedRunnersRegistrationToken: string | null;
+}
+
+/** A configuration problem, reported with the key that caused it. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+type Raw = Record<string, unknown>;
+
+const TIERS: readonly Tier[] = ['free', 'premium', 'ultimate'];
+const OFFERINGS: readonly Offering[] = ['self-managed', 'hosted'];
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const STORAGE_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
+
+/** Each key: its environment variable and YAML name. */
+const KEYS = {
+  host: ['SVC_HOST', 'host'],
+  port: ['SVC_PORT', 'port'],
+  externalUrl: ['SVC_EXTERNAL_URL', 'external_url'],
+  dataDir: ['SVC_DATA_DIR', 'data_dir'],
+  databaseUrl: ['SVC_DATABASE_URL', 'database_url'],
+  rootPassword: ['SVC_ROOT_PASSWORD', 'root_password'],
+  rootToken: ['SVC_ROOT_TOKEN', 'root_token'],
+  release: ['SVC_RELEASE', 'release'],
+  tier: ['SVC_TIER', 'tier'],
+  offering: ['SVC_OFFERING', 'offering'],
+  storages: ['SVC_STORAGES', 'storages'],
+  logLevel: ['SVC_LOG_LEVEL', 'log_level'],
+  sharedRunnersRegistrationToken: ['SVC_SHARED_RUNNERS_REGISTRATION_TOKEN', 'shared_runners_registration_token'],
+} as const;
+
+type Key = keyof typeof KEYS;
+
+/** Where a value came from, to name it in errors. */
+function source(key: Key, fromEnv: boolean): string {
+  return fromEnv ? KEYS[key][0] : `${KEYS[key][1]} (in the SVC_CONFIG file)`;
+}
+
+/**
+ * Loads configuration from environment variables, over an optional YAML file named by `SVC_CONFIG`.
+ * Throws `ConfigError` naming the bad key.
+ */
+export function loadConfig(env: Readonly<Record<string, string | undefined>>, cwd = process.cwd()): Config {
+  const file = readFile(env.SVC_CONFIG, cwd);
+  const known = new Set(Object.values(KEYS).map(([, yamlKey]) => yamlKey));
+  for (const key of Object.keys(file)) {
+    if (!known.has(key as never)) throw new ConfigError(`Unknown configuration key "${key}" in the SVC_CONFIG file`);
+  }
+  const get = (key: Key): { value: unknown; from: string } | undefined => {
+    const [envName, yamlName] = KEYS[key];
+    const fromEnv = env[envName];
+    if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, from: source(key, true) };
+    if (file[yamlName] !== undefined && file[yamlName] !== null) return { value: file[yamlName], from: source(key, false) };
+    return undefined;
+  };
+  const str = (key: Key): string | null => {
+    const v = get(key);
+    if (!v) return null;
+    if (typeof v.value !== 'string' && typeof v.value !== 'number') throw new ConfigError(`${v.from} must be a string`);
+    return String(v.value);
+  };
+  const oneOf = <T extends string>(key: Key, allowed: readonly T[], fallback: T): T => {
+    const v = str(key);
+    if (v === null) return fallback;
+    if (!allowed.includes(v as T)) {
+      throw new ConfigError(`${get(key)!.from} must be one of ${allowed.join(', ')} (got "${v}")`);
+    }
+    return v as T;
+  };
+
+  const host = str('host') ?? '127.0.0.1';
+  const portText = str('port') ?? '8080';
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65535) {
+    throw new ConfigError(`${get('port')!.from} must be an integer from 0 to 65535 (got "${portText}")`);
+  }
+  const externalUrl = parseExternalUrl(str('externalUrl'), host, port, get('externalUrl')?.from);
+  const dataDir = resolve(cwd, str('dataDir') ?? './data');
+  const databaseUrl = str('databaseUrl');
+  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError(
+      `${get('databaseUrl')!.from} must be a postgres:// URL (leave it unset for the embedded SQLite database)`,
+    );
+  }
+  const release = str('release') ?? '18.0';
+  if (!/^\d{1,2}\.\d{1,2}$/.test(release)) {
+    throw new ConfigError(`${get('release')!.from} must be a release such as 16.11, 17.0 or 18.0 (got "${release}")`);
+  }
+  const rootPassword = str('rootPassword');
+  if (rootPassword !== null && rootPassword.length < 8) {
+    throw new ConfigError(`${get('rootPassword')!.from} must be at least 8 characters long`);
+  }
+  const rootToken = str('rootToken');
+  if (rootToken !== null && (rootToken.length < 20 || /\s/.test(rootToken))) {
+    throw new ConfigError(`${get('rootToken')!.from} must be at least 20 characters without spaces`);
+  }
+
+  return Object.freeze({
+    host,
+    port,
+    externalUrl,
+    dataDir,
+    databaseUrl,
+    rootPassword,
+    rootToken,
+    release,
+    tier: oneOf('tier', TIERS, 'free'),
+    offering: oneOf('offering', OFFERINGS, 'self-managed'),
+    storages: parseStorages(get('storages'), dataDir, cwd),
+    logLevel: oneOf('logLevel', LOG_LEVELS, 'info'),
+    sharedRunnersRegistrationToken: str('sharedRunnersRegistrationToken'),
+  });
+}
+
+function readFile(path: string | undefined, cwd: string): Raw {
+  if (!path) return {};
+  let text: string;
+  try {
+    text = readFileSync(resolve(cwd, path), 'utf8');
+  } catch (err) {
+    throw new ConfigError(`SVC_CONFIG: cannot read ${path}: ${(err as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(text);
+  } catch (err) {
+    throw new ConfigError(`SVC_CONFIG: ${path} is not valid YAML: ${(err as Error).message}`);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ConfigError(`SVC_CONFIG: ${path} must hold a mapping of configuration keys`);
+  }
+  return parsed as Raw;
+}
+
+function parseExternalUrl(value: string | null, host: string, port: number, from?: string): string {
+  if (value === null) {
+    const h = host.includes(':') ? `[${host}]` : host;
+    return `http://${h === '0.0.0.0' || h === '[::]' ? '127.0.0.1' : h}:${port}`;
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`${from} must be an absolute http(s) URL (got "${value}")`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`${from} must be an absolute http(s) URL (got "${value}")`);
+  }
+  return url.toString().replace(/\/+$/, '');
+}
+
+function parseStorages(
+  raw: { value: unknown; from: string } | undefined,
+  dataDir: string,
+  cwd: string,
+): Record<string, StorageConfig> {
+  const storages: Record<string, StorageConfig> = {};
+  if (!raw) {
+    storages.default = { path: resolve(dataDir, 'repositories'), weight: 100 };
+    return storages;
+  }
+  const add = (name: string, path: unknown, weight: unknown) => {
+    if (!STORAGE_NAME.test(name)) throw new ConfigError(`${raw.from}: storage name "${name}" is not valid`);
+    if (typeof path !== 'string' || path === '') throw new ConfigError(`${raw.from}: storage "${name}" needs a path`);
+    const w = weight === undefined ? 100 : Number(weight);
+    if (!Number.isInteger(w) || w < 0 || w > 100) {
+      throw new ConfigError(`${raw.from}: weight of storage "${name}" must be an integer from 0 to 100`);
+    }
+    if (storages[name]) throw new ConfigError(`${raw.from}: storage "${name}" is configured twice`);
+    storages[name] = { path: resolve(cwd, path), weight: w };
+  };
+  if (typeof raw.value === 'string') {
+    for (const part of raw.value.split(',').map((p) => p.trim()).filter(Boolean)) {
+      const eq = part.indexOf('=');
+      if (eq <= 0) throw new ConfigError(`${raw.from} must look like "default=/srv/a,fast=/srv/b" (got "${part}")`);
+      add(part.slice(0, eq), part.slice(eq + 1), undefined);
+    }
+  } else if (typeof raw.value === 'object' && raw.value !== null && !Array.isArray(raw.value)) {
+    for (const [name, spec] of Object.entries(raw.value as Raw)) {
+      if (typeof spec === 'string') add(name, spec, undefined);
+      else if (typeof spec === 'object' && spec !== null) add(name, (spec as Raw).path, (spec as Raw).weight);
+      else throw new ConfigError(`${raw.from}: storage "${name}" must have a path`);
+    }
+  } else {
+    throw new ConfigError(`${raw.from} must be a mapping of storage names to {path, weight}`);
+  }
+  if (Object.keys(storages).length === 0) throw new ConfigError(`${raw.from} must name at least one storage`);
+  // Spec (17.0 removals): several storages with the same path are an error; each needs a unique path.
+  const byPath = new Map<string, string>();
+  for (const [name, s] of Object.entries(storages)) {
+    const other = byPath.get(s.path);
+    if (other) {
+      throw new ConfigError(
+        `${raw.from}: storages "${other}" and "${name}" use the same path ${s.path}; each storage needs a unique path`,
+      );
+    }
+    byPath.set(s.path, name);
+  }
+  return storages;
+}

@@ -1,0 +1,63 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { DialectName } from './dialect.js';
+import { MIGRATIONS } from './migrations/index.js';
+import type { Database } from './schema.js';
+
+/** An open database: the Kysely instance, which dialect it speaks, and how to close it. */
+export interface Db {
+  readonly kysely: Kysely<Database>;
+  readonly dialect: DialectName;
+  /** Checks the connection (readiness probe). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Opens SQLite in the data directory when `databaseUrl` is null, PostgreSQL otherwise. */
+export function createDb(opts: { databaseUrl: string | null; dataDir: string }): Db {
+  if (opts.databaseUrl === null) {
+    mkdirSync(opts.dataDir, { recursive: true });
+    const file = new SQLite(join(opts.dataDir, 'svc.sqlite3'));
+    file.pragma('journal_mode = WAL');
+    file.pragma('foreign_keys = ON');
+    file.pragma('busy_timeout = 5000');
+    file.pragma('synchronous = NORMAL');
+    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) });
+    return {
+      kysely,
+      dialect: 'sqlite',
+      ping: async () => {
+        file.prepare('SELECT 1').get();
+      },
+      close: () => kysely.destroy(),
+    };
+  }
+  const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    kysely,
+    dialect: 'postgres',
+    ping: async () => {
+      await pool.query('SELECT 1');
+    },
+    close: () => kysely.destroy(),
+  };
+}
+
+/** Applies every pending migration; returns the names applied. */
+export async function migrate(db: Db): Promise<string[]> {
+  const provider: MigrationProvider = {
+    getMigrations: async () => {
+      const out: Record<string, Migration> = {};
+      for (const [name, up] of MIGRATIONS) out[name] = { up: (k) => up(k as never, db.dialect) };
+      return out;
+    },
+  };
+  const migrator = new Migrator({ db: db.kysely, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,27 @@
+/** Which database engine a connection speaks; repositories use it to hide dialect differences. */
+export type DialectName = 'sqlite' | 'postgres';
+
+/** Reads a timestamp column (ISO text on SQLite, Date on PostgreSQL) as an ISO-8601 string with milliseconds. */
+export function readTimestamp(value: string | Date): string {
+  return (value instanceof Date ? value : new Date(value)).toISOString();
+}
+
+/** Reads a nullable timestamp column. */
+export function readNullableTimestamp(value: string | Date | null): string | null {
+  return value === null ? null : readTimestamp(value);
+}
+
+/** Reads a boolean column (0/1 on SQLite, boolean on PostgreSQL). */
+export function readBool(value: number | boolean): boolean {
+  return value === true || value === 1;
+}
+
+/** Writes a boolean: 0/1 is accepted by both SQLite INTEGER and PostgreSQL boolean columns. */
+export function writeBool(value: boolean): number {
+  return value ? 1 : 0;
+}
+
+/** Reads a count (PostgreSQL returns bigint counts as strings). */
+export function readCount(value: string | number | bigint | undefined): number {
+  return value === undefined ? 0 : Number(value);
+}

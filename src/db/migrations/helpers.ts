@@ -1,0 +1,26 @@
+import type { ColumnDefinitionBuilder, CreateTableBuilder, Kysely } from 'kysely';
+import type { DialectName } from '../dialect.js';
+
+/** A migration that knows which dialect it runs on (ids, timestamps and booleans differ). */
+export interface DialectMigration {
+  up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
+}
+
+/** Column types per dialect. */
+export function columnTypes(dialect: DialectName) {
+  const pg = dialect === 'postgres';
+  return {
+    timestamp: pg ? ('timestamptz' as const) : ('text' as const),
+    bool: pg ? ('boolean' as const) : ('integer' as const),
+  };
+}
+
+/** Adds an auto-incrementing integer primary key named `id`. */
+export function withId<T extends string>(
+  table: CreateTableBuilder<T, never>,
+  dialect: DialectName,
+): CreateTableBuilder<T, 'id'> {
+  return dialect === 'postgres'
+    ? table.addColumn('id', 'serial', (c) => c.primaryKey())
+    : table.addColumn('id', 'integer', (c: ColumnDefinitionBuilder) => c.primaryKey().autoIncrement());
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    exclude: ['src/web/**', 'node_modules/**', 'dist/**'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    // Integration files each start their own server and database; two cores, so keep it modest.
+    maxWorkers: 2,
+    fileParallelism: true,
+  },
+});
