@@ -139,7 +139,7 @@ export class NamespacesRepository {
         eb.or([
           ...(ids.length > 0 ? [eb('id', 'in', ids)] : []),
           ...(f.visibilities.length > 0 ? [eb('visibility', 'in', f.visibilities)] : []),
-          eb.val(false),
+          sql<boolean>`1 = 0`,
         ]),
       );
     }

@@ -146,7 +146,7 @@ export class ProjectsRepository {
     if (scope) {
       q = q.where((eb) =>
         eb.or([
-          eb.val(false),
+          sql<boolean>`1 = 0`,
           ...(scope.visibilities.length > 0 ? [eb('p.visibility', 'in', scope.visibilities)] : []),
           ...(scope.projectIds.length > 0 ? [eb('p.id', 'in', scope.projectIds)] : []),
           ...(scope.namespaceIds.length > 0 ? [eb('p.namespace_id', 'in', scope.namespaceIds)] : []),
@@ -157,7 +157,7 @@ export class ProjectsRepository {
     if (m) {
       q = q.where((eb) =>
         eb.or([
-          eb.val(false),
+          sql<boolean>`1 = 0`,
           ...(m.projectIds.length > 0 ? [eb('p.id', 'in', m.projectIds)] : []),
           ...(m.namespaceIds.length > 0 ? [eb('p.namespace_id', 'in', m.namespaceIds)] : []),
         ]),

@@ -1,4 +1,4 @@
-import type { ColumnDefinitionBuilder, CreateTableBuilder, Kysely } from 'kysely';
+import { type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DialectName } from '../dialect.js';
 
 /** A migration that knows which dialect it runs on (ids, timestamps and booleans differ). */
@@ -12,6 +12,8 @@ export function columnTypes(dialect: DialectName) {
   return {
     timestamp: pg ? ('timestamptz' as const) : ('text' as const),
     bool: pg ? ('boolean' as const) : ('integer' as const),
+    /** A boolean default: `false`/`true` on PostgreSQL, 0/1 on SQLite. */
+    boolDefault: (v: boolean): RawBuilder<unknown> => sql.raw(pg ? String(v) : v ? '1' : '0'),
   };
 }
 
