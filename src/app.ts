@@ -63,7 +63,10 @@ function webRoot(): string | null {
 }
 
 /** Builds the HTTP application. Never listens: the server and the tests do. */
-export async function buildApp(ctx: AppContext, opts: { logger?: FastifyServerOptions['logger'] } = {}): Promise<FastifyInstance> {
+export async function buildApp(
+  ctx: AppContext,
+  opts: { logger?: FastifyServerOptions['logger'] } = {},
+): Promise<FastifyInstance> {
   const app = Fastify({
     logger: opts.logger ?? false,
     genReqId: (req) => {
@@ -133,7 +136,8 @@ export async function buildApp(ctx: AppContext, opts: { logger?: FastifyServerOp
     // The UI is a single-page app: unknown GET paths outside the API load index.html.
     const path = request.url.split('?')[0] ?? '';
     const uiPath = path.startsWith('/-/ui') || !(path.startsWith('/api/') || path.startsWith('/-/'));
-    if (root && request.method === 'GET' && uiPath && !/\.[a-z0-9]+$/i.test(path)) return reply.sendFile('index.html');
+    if (root && request.method === 'GET' && uiPath && !/\.[a-z0-9]+$/i.test(path))
+      return reply.sendFile('index.html');
     return reply.status(404).send({ error: '404 Not Found' });
   });
   return app;

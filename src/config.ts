@@ -59,7 +59,10 @@ const KEYS = {
   offering: ['SVC_OFFERING', 'offering'],
   storages: ['SVC_STORAGES', 'storages'],
   logLevel: ['SVC_LOG_LEVEL', 'log_level'],
-  sharedRunnersRegistrationToken: ['SVC_SHARED_RUNNERS_REGISTRATION_TOKEN', 'shared_runners_registration_token'],
+  sharedRunnersRegistrationToken: [
+    'SVC_SHARED_RUNNERS_REGISTRATION_TOKEN',
+    'shared_runners_registration_token',
+  ],
 } as const;
 
 type Key = keyof typeof KEYS;
@@ -77,19 +80,22 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
   const file = readFile(env.SVC_CONFIG, cwd);
   const known = new Set(Object.values(KEYS).map(([, yamlKey]) => yamlKey));
   for (const key of Object.keys(file)) {
-    if (!known.has(key as never)) throw new ConfigError(`Unknown configuration key "${key}" in the SVC_CONFIG file`);
+    if (!known.has(key as never))
+      throw new ConfigError(`Unknown configuration key "${key}" in the SVC_CONFIG file`);
   }
   const get = (key: Key): { value: unknown; from: string } | undefined => {
     const [envName, yamlName] = KEYS[key];
     const fromEnv = env[envName];
     if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, from: source(key, true) };
-    if (file[yamlName] !== undefined && file[yamlName] !== null) return { value: file[yamlName], from: source(key, false) };
+    if (file[yamlName] !== undefined && file[yamlName] !== null)
+      return { value: file[yamlName], from: source(key, false) };
     return undefined;
   };
   const str = (key: Key): string | null => {
     const v = get(key);
     if (!v) return null;
-    if (typeof v.value !== 'string' && typeof v.value !== 'number') throw new ConfigError(`${v.from} must be a string`);
+    if (typeof v.value !== 'string' && typeof v.value !== 'number')
+      throw new ConfigError(`${v.from} must be a string`);
     return String(v.value);
   };
   const oneOf = <T extends string>(key: Key, allowed: readonly T[], fallback: T): T => {
@@ -117,7 +123,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
   }
   const release = str('release') ?? '18.0';
   if (!/^\d{1,2}\.\d{1,2}$/.test(release)) {
-    throw new ConfigError(`${get('release')!.from} must be a release such as 16.11, 17.0 or 18.0 (got "${release}")`);
+    throw new ConfigError(
+      `${get('release')!.from} must be a release such as 16.11, 17.0 or 18.0 (got "${release}")`,
+    );
   }
   const rootPassword = str('rootPassword');
   if (rootPassword !== null && rootPassword.length < 8) {
@@ -195,7 +203,8 @@ function parseStorages(
   }
   const add = (name: string, path: unknown, weight: unknown) => {
     if (!STORAGE_NAME.test(name)) throw new ConfigError(`${raw.from}: storage name "${name}" is not valid`);
-    if (typeof path !== 'string' || path === '') throw new ConfigError(`${raw.from}: storage "${name}" needs a path`);
+    if (typeof path !== 'string' || path === '')
+      throw new ConfigError(`${raw.from}: storage "${name}" needs a path`);
     const w = weight === undefined ? 100 : Number(weight);
     if (!Number.isInteger(w) || w < 0 || w > 100) {
       throw new ConfigError(`${raw.from}: weight of storage "${name}" must be an integer from 0 to 100`);
@@ -204,9 +213,13 @@ function parseStorages(
     storages[name] = { path: resolve(cwd, path), weight: w };
   };
   if (typeof raw.value === 'string') {
-    for (const part of raw.value.split(',').map((p) => p.trim()).filter(Boolean)) {
+    for (const part of raw.value
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean)) {
       const eq = part.indexOf('=');
-      if (eq <= 0) throw new ConfigError(`${raw.from} must look like "default=/srv/a,fast=/srv/b" (got "${part}")`);
+      if (eq <= 0)
+        throw new ConfigError(`${raw.from} must look like "default=/srv/a,fast=/srv/b" (got "${part}")`);
       add(part.slice(0, eq), part.slice(eq + 1), undefined);
     }
   } else if (typeof raw.value === 'object' && raw.value !== null && !Array.isArray(raw.value)) {

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
+import { GroupsService } from './accounts/groups.service.js';
 import { MembersRepository } from './accounts/members.repository.js';
 import { MembersService } from './accounts/members.service.js';
-import { GroupsService } from './accounts/groups.service.js';
 import { NamespacesRepository } from './accounts/namespaces.repository.js';
 import { PermissionsService } from './accounts/permissions.service.js';
 import { ProjectsRepository } from './accounts/projects.repository.js';

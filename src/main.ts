@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { createContext } from './context.js';
 import { createDb, migrate } from './db/db.js';
 import { AppError } from './errors.js';
-import { start } from './server.js';
+import { bootstrap, start } from './server.js';
 
 /** Exit codes: 0 success, 1 failure at run time, 2 bad configuration or usage. */
 const EXIT_FAILURE = 1;
@@ -16,7 +16,9 @@ function fail(err: unknown): never {
     process.exit(EXIT_USAGE);
   }
   if (err instanceof AppError) {
-    process.stderr.write(`svc: ${typeof err.body.message === 'string' ? err.body.message : JSON.stringify(err.body)}\n`);
+    process.stderr.write(
+      `svc: ${typeof err.body.message === 'string' ? err.body.message : JSON.stringify(err.body)}\n`,
+    );
     process.exit(EXIT_FAILURE);
   }
   process.stderr.write(`svc: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -30,7 +32,7 @@ async function withContext<T>(fn: (ctx: ReturnType<typeof createContext>) => Pro
   try {
     await migrate(db);
     const ctx = createContext(config, db);
-    await ctx.users.bootstrap({ rootPassword: config.rootPassword, rootToken: config.rootToken });
+    await bootstrap(ctx, (line) => process.stderr.write(`${line}\n`));
     return await fn(ctx);
   } finally {
     await db.close();
@@ -73,7 +75,9 @@ program
       const db = createDb(config);
       try {
         const applied = await migrate(db);
-        process.stdout.write(applied.length ? `svc: applied ${applied.join(', ')}\n` : 'svc: database is up to date\n');
+        process.stdout.write(
+          applied.length ? `svc: applied ${applied.join(', ')}\n` : 'svc: database is up to date\n',
+        );
       } finally {
         await db.close();
       }
@@ -101,7 +105,9 @@ user
           password: o.password,
           admin: o.admin,
         });
-        process.stdout.write(`svc: created user ${u.username} (id ${u.id})${u.admin ? ' as administrator' : ''}\n`);
+        process.stdout.write(
+          `svc: created user ${u.username} (id ${u.id})${u.admin ? ' as administrator' : ''}\n`,
+        );
       });
     } catch (err) {
       fail(err);
@@ -118,10 +124,15 @@ token
   .option('--expires-at <date>', 'YYYY-MM-DD')
   .action(async (o: { user: string; name: string; scopes: string; expiresAt?: string }) => {
     try {
-      const scopes = o.scopes.split(',').map((s) => s.trim()).filter(Boolean);
+      const scopes = o.scopes
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const bad = scopes.filter((s) => !TOKEN_SCOPES.includes(s as TokenScope));
       if (bad.length > 0) {
-        process.stderr.write(`svc: unknown scope ${bad.join(', ')}; valid scopes: ${TOKEN_SCOPES.join(', ')}\n`);
+        process.stderr.write(
+          `svc: unknown scope ${bad.join(', ')}; valid scopes: ${TOKEN_SCOPES.join(', ')}\n`,
+        );
         process.exit(EXIT_USAGE);
       }
       await withContext(async (ctx) => {

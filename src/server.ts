@@ -15,6 +15,20 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** Creates the first admin on first use; a generated password is printed once (never logged). */
+export async function bootstrap(ctx: AppContext, print: (line: string) => void): Promise<void> {
+  const { config } = ctx;
+  const boot = await ctx.users.bootstrap({ rootPassword: config.rootPassword, rootToken: config.rootToken });
+  if (boot.generatedPassword) {
+    print(`svc: created the administrator "root" with password: ${boot.generatedPassword}`);
+    print(
+      'svc: this password is shown only once; sign in and change it, or set SVC_ROOT_PASSWORD before first start.',
+    );
+  } else if (boot.created) {
+    print('svc: created the administrator "root" with the password from SVC_ROOT_PASSWORD.');
+  }
+}
+
 /** Opens the database, migrates, creates the first admin if needed, and listens. */
 export async function start(
   config: Config,
@@ -30,14 +44,7 @@ export async function start(
     throw err;
   }
   const ctx = createContext(config, db);
-  const boot = await ctx.users.bootstrap({ rootPassword: config.rootPassword, rootToken: config.rootToken });
-  if (boot.generatedPassword) {
-    // Printed once, on the first start only; never logged.
-    print(`svc: created the administrator "root" with password: ${boot.generatedPassword}`);
-    print('svc: this password is shown only once; sign in and change it, or set SVC_ROOT_PASSWORD before first start.');
-  } else if (boot.created) {
-    print('svc: created the administrator "root" with the password from SVC_ROOT_PASSWORD.');
-  }
+  await bootstrap(ctx, print);
   const app = await buildApp(ctx, { logger: opts.log === false ? false : loggerOptions(config.logLevel) });
   const address = await app.listen({ host: config.host, port: config.port });
   let closing: Promise<void> | null = null;

@@ -15,7 +15,14 @@ export const AccessLevel = {
 export type AccessLevelValue = (typeof AccessLevel)[keyof typeof AccessLevel];
 export const MEMBER_ACCESS_LEVELS = [10, 20, 30, 40, 50] as const;
 
-export type TokenScope = 'api' | 'read_api' | 'read_user' | 'sudo' | 'create_runner' | 'read_repository' | 'write_repository';
+export type TokenScope =
+  | 'api'
+  | 'read_api'
+  | 'read_user'
+  | 'sudo'
+  | 'create_runner'
+  | 'read_repository'
+  | 'write_repository';
 export const TOKEN_SCOPES: readonly TokenScope[] = [
   'api',
   'read_api',
@@ -155,3 +162,8 @@ export function canSee(visibility: Visibility, signedIn: boolean, level: number)
   if (visibility === 'internal') return signedIn;
   return level >= AccessLevel.Guest;
 }
+
+/** Orders offered for user lists (all support keyset pagination). */
+export type UserOrder = 'id' | 'name' | 'username' | 'created_at' | 'updated_at';
+/** Orders offered for project lists. */
+export type ProjectOrder = 'id' | 'name' | 'path' | 'created_at' | 'updated_at' | 'last_activity_at';

@@ -14,7 +14,13 @@ export function adminRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void
 
   app.get(
     '/version',
-    { schema: { tags: ['metadata'], summary: 'Instance version and release', response: { 200: E.VersionEntity } } },
+    {
+      schema: {
+        tags: ['metadata'],
+        summary: 'Instance version and release',
+        response: { 200: E.VersionEntity },
+      },
+    },
     async (req) => {
       // GitLab requires authentication for /version.
       requireUser(req);
@@ -31,7 +37,13 @@ export function adminRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void
 
   app.get(
     '/application/settings',
-    { schema: { tags: ['settings'], summary: 'Application settings (admin)', response: { 200: E.SettingsEntity } } },
+    {
+      schema: {
+        tags: ['settings'],
+        summary: 'Application settings (admin)',
+        response: { 200: E.SettingsEntity },
+      },
+    },
     async (req) => P.settings(await ctx.settings.read(req.actor.user)),
   );
 
@@ -60,7 +72,13 @@ export function adminRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void
   const ftags = ['features'];
   app.get(
     '/features',
-    { schema: { tags: ftags, summary: 'List feature flags (admin)', response: { 200: Type.Array(E.FeatureEntity) } } },
+    {
+      schema: {
+        tags: ftags,
+        summary: 'List feature flags (admin)',
+        response: { 200: Type.Array(E.FeatureEntity) },
+      },
+    },
     async (req) => (await ctx.settings.listFeatures(req.actor.user)).map(P.feature),
   );
 
@@ -94,7 +112,13 @@ export function adminRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void
 
   app.delete(
     '/features/:name',
-    { schema: { tags: ftags, summary: 'Remove a feature flag (admin)', params: Type.Object({ name: Type.String() }) } },
+    {
+      schema: {
+        tags: ftags,
+        summary: 'Remove a feature flag (admin)',
+        params: Type.Object({ name: Type.String() }),
+      },
+    },
     async (req, reply) => {
       await ctx.settings.deleteFeature(req.actor.user, req.params.name);
       return reply.status(204).send();

@@ -5,7 +5,11 @@ import type { AppContext } from '../context.js';
 import { AccessLevel } from './accounts.js';
 import { memberRoutes } from './members.routes.js';
 
-const VisibilityInput = Type.Union([Type.Literal('private'), Type.Literal('internal'), Type.Literal('public')]);
+const VisibilityInput = Type.Union([
+  Type.Literal('private'),
+  Type.Literal('internal'),
+  Type.Literal('public'),
+]);
 const Params = Type.Object({ id: Type.String() });
 
 /** Groups (`/groups`), their projects, subgroups and members. */
@@ -80,14 +84,22 @@ export function groupRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void
         tags,
         summary: "List a group's projects",
         params: Params,
-        querystring: Type.Object({ ...PageQuery.properties, include_subgroups: Type.Optional(Type.Boolean()) }),
+        querystring: Type.Object({
+          ...PageQuery.properties,
+          include_subgroups: Type.Optional(Type.Boolean()),
+        }),
         response: { 200: Type.Array(E.ProjectEntity) },
       },
     },
     async (req, reply) => {
       const { group } = await ctx.groups.find(req.actor.user, req.params.id);
       const page = pageRequest(req.query);
-      const result = await ctx.projects.listInGroup(req.actor.user, group, req.query.include_subgroups ?? false, page);
+      const result = await ctx.projects.listInGroup(
+        req.actor.user,
+        group,
+        req.query.include_subgroups ?? false,
+        page,
+      );
       setPageHeaders(reply, req, url, page, result.total);
       return result.items.map((p) => P.project(p, viewOf(req, url)));
     },
@@ -135,12 +147,15 @@ export function groupRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void
         response: { 200: E.GroupEntity },
       },
     },
-    async (req) => P.group(await ctx.groups.update(req.actor.user, req.params.id, req.body ?? {}), viewOf(req, url)),
+    async (req) =>
+      P.group(await ctx.groups.update(req.actor.user, req.params.id, req.body ?? {}), viewOf(req, url)),
   );
 
   app.delete(
     '/groups/:id',
-    { schema: { tags, summary: 'Delete a group (Owner)', params: Params, response: { 202: E.MessageEntity } } },
+    {
+      schema: { tags, summary: 'Delete a group (Owner)', params: Params, response: { 202: E.MessageEntity } },
+    },
     async (req, reply) => {
       await ctx.groups.delete(req.actor.user, req.params.id);
       return reply.status(202).send({ message: '202 Accepted' });

@@ -4,9 +4,9 @@ import {
   AccessLevel,
   type Group,
   type Namespace,
-  type PageRequest,
-  type Paged,
   PATH_PATTERN,
+  type Paged,
+  type PageRequest,
   pathFromName,
   type User,
   VISIBILITIES,
@@ -42,7 +42,7 @@ export class GroupsService {
     const ns = /^\d+$/.test(idOrPath)
       ? await this.namespaces.findById(Number(idOrPath))
       : await this.namespaces.findByFullPath(idOrPath);
-    if (!ns || ns.kind !== 'group') throw notFound('Group');
+    if (ns?.kind !== 'group') throw notFound('Group');
     const level = await this.permissions.groupLevel(actor, ns);
     if (!this.permissions.canSeeGroup(actor, ns, level)) throw notFound('Group');
     return { group: ns as Group, level };
@@ -80,10 +80,15 @@ export class GroupsService {
     }
     const visibility = input.visibility ?? (await this.settings.get()).default_group_visibility;
     if (parent && VISIBILITY_RANK[visibility] > VISIBILITY_RANK[parent.visibility]) {
-      throw invalidFields({ visibility_level: [`${visibility} is not allowed since the parent group has a ${parent.visibility} visibility.`] });
+      throw invalidFields({
+        visibility_level: [
+          `${visibility} is not allowed since the parent group has a ${parent.visibility} visibility.`,
+        ],
+      });
     }
     const fullPath = parent ? `${parent.fullPath}/${path}` : path;
-    if (await this.namespaces.findByFullPath(fullPath)) throw conflict('Failed to save group {:path=>["has already been taken"]}');
+    if (await this.namespaces.findByFullPath(fullPath))
+      throw conflict('Failed to save group {:path=>["has already been taken"]}');
     const now = this.clock.now().toISOString();
     const group = await this.namespaces.insert(
       {
@@ -99,7 +104,11 @@ export class GroupsService {
       now,
     );
     // The creator becomes the group's Owner (admins too, as in GitLab).
-    await this.members.insert({ type: 'namespace', id: group.id }, { userId: actor.id, accessLevel: AccessLevel.Owner, expiresAt: null, createdById: actor.id }, now);
+    await this.members.insert(
+      { type: 'namespace', id: group.id },
+      { userId: actor.id, accessLevel: AccessLevel.Owner, expiresAt: null, createdById: actor.id },
+      now,
+    );
     return group as Group;
   }
 
@@ -113,7 +122,8 @@ export class GroupsService {
     if (patch.visibility !== undefined && !VISIBILITIES.includes(patch.visibility)) {
       throw invalidFields({ visibility: ['is not included in the list'] });
     }
-    if (patch.name !== undefined && patch.name.trim() === '') throw invalidFields({ name: ["can't be blank"] });
+    if (patch.name !== undefined && patch.name.trim() === '')
+      throw invalidFields({ name: ["can't be blank"] });
     await this.namespaces.update(group.id, patch, this.clock.now().toISOString());
     return (await this.namespaces.findById(group.id)) as Group;
   }

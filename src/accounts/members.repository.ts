@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { readCount, readTimestamp } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
-import type { Member, MemberSource, PageRequest, Paged } from './accounts.js';
+import type { Member, MemberSource, Paged, PageRequest } from './accounts.js';
 import { toUser } from './users.repository.js';
 
 /** Memberships of users in groups (namespaces) and projects. */
@@ -13,7 +13,12 @@ export class MembersRepository {
       .selectFrom('members as m')
       .innerJoin('users as u', 'u.id', 'm.user_id')
       .selectAll('u')
-      .select(['m.access_level', 'm.expires_at as m_expires_at', 'm.created_at as m_created_at', 'm.created_by_id'])
+      .select([
+        'm.access_level',
+        'm.expires_at as m_expires_at',
+        'm.created_at as m_created_at',
+        'm.created_by_id',
+      ])
       .where('m.source_type', '=', source.type)
       .where('m.source_id', '=', source.id);
   }
@@ -36,7 +41,9 @@ export class MembersRepository {
     let base = this.select(source);
     if (query) {
       const s = `%${query.toLowerCase()}%`;
-      base = base.where((eb) => eb.or([eb(eb.fn('lower', ['u.username']), 'like', s), eb(eb.fn('lower', ['u.name']), 'like', s)]));
+      base = base.where((eb) =>
+        eb.or([eb(eb.fn('lower', ['u.username']), 'like', s), eb(eb.fn('lower', ['u.name']), 'like', s)]),
+      );
     }
     const [rows, total] = await Promise.all([
       base
@@ -79,7 +86,11 @@ export class MembersRepository {
       .execute();
   }
 
-  async update(source: MemberSource, userId: number, patch: { accessLevel?: number; expiresAt?: string | null }) {
+  async update(
+    source: MemberSource,
+    userId: number,
+    patch: { accessLevel?: number; expiresAt?: string | null },
+  ) {
     await this.db
       .updateTable('members')
       .set({
@@ -121,7 +132,10 @@ export class MembersRepository {
   }
 
   /** A user's memberships (unexpired), as source and level. */
-  async ofUser(userId: number, today: string): Promise<{ type: 'namespace' | 'project'; id: number; level: number }[]> {
+  async ofUser(
+    userId: number,
+    today: string,
+  ): Promise<{ type: 'namespace' | 'project'; id: number; level: number }[]> {
     const rows = await this.db
       .selectFrom('members')
       .select(['source_type', 'source_id', 'access_level'])

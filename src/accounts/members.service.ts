@@ -5,8 +5,8 @@ import {
   MEMBER_ACCESS_LEVELS,
   type Member,
   type MemberSource,
-  type PageRequest,
   type Paged,
+  type PageRequest,
   type User,
 } from './accounts.js';
 import type { MembersRepository } from './members.repository.js';
@@ -44,7 +44,12 @@ export class MembersService {
     return m;
   }
 
-  private check(actor: User, access: SourceAccess, level: number | undefined, expiresAt: string | null | undefined) {
+  private check(
+    actor: User,
+    access: SourceAccess,
+    level: number | undefined,
+    expiresAt: string | null | undefined,
+  ) {
     if (access.level < access.manageLevel) throw forbidden();
     if (level !== undefined && !MEMBER_ACCESS_LEVELS.includes(level as never)) {
       throw invalidFields({ access_level: ['is not included in the list'] });
@@ -66,18 +71,30 @@ export class MembersService {
     if (await this.members.find(access.source, input.userId)) throw conflict('Member already exists');
     await this.members.insert(
       access.source,
-      { userId: input.userId, accessLevel: input.accessLevel, expiresAt: input.expiresAt ?? null, createdById: actor.id },
+      {
+        userId: input.userId,
+        accessLevel: input.accessLevel,
+        expiresAt: input.expiresAt ?? null,
+        createdById: actor.id,
+      },
       this.clock.now().toISOString(),
     );
     return this.get(access, input.userId);
   }
 
-  async update(actor: User, access: SourceAccess, input: Partial<MemberInput> & { userId: number }): Promise<Member> {
+  async update(
+    actor: User,
+    access: SourceAccess,
+    input: Partial<MemberInput> & { userId: number },
+  ): Promise<Member> {
     this.check(actor, access, input.accessLevel, input.expiresAt);
     const existing = await this.get(access, input.userId);
     if (!actor.admin && existing.accessLevel > access.level) throw forbidden();
     await this.guardLastOwner(access, existing, input.accessLevel);
-    await this.members.update(access.source, input.userId, { accessLevel: input.accessLevel, expiresAt: input.expiresAt });
+    await this.members.update(access.source, input.userId, {
+      accessLevel: input.accessLevel,
+      expiresAt: input.expiresAt,
+    });
     return this.get(access, input.userId);
   }
 

@@ -1,7 +1,7 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { readCount, readTimestamp } from '../db/dialect.js';
 import type { Database, NamespacesTable } from '../db/schema.js';
-import type { Namespace, PageRequest, Paged, Visibility } from './accounts.js';
+import type { Namespace, Paged, PageRequest, Visibility } from './accounts.js';
 
 export function toNamespace(row: Selectable<NamespacesTable>): Namespace {
   return {
@@ -145,7 +145,9 @@ export class NamespacesRepository {
     }
     if (f.search) {
       const s = `%${f.search.toLowerCase()}%`;
-      base = base.where((eb) => eb.or([eb(sql`lower(name)`, 'like', s), eb(sql`lower(full_path)`, 'like', s)]));
+      base = base.where((eb) =>
+        eb.or([eb(sql`lower(name)`, 'like', s), eb(sql`lower(full_path)`, 'like', s)]),
+      );
     }
     if (f.topLevelOnly) base = base.where('parent_id', 'is', null);
     if (f.parentId !== undefined) base = base.where('parent_id', '=', f.parentId);

@@ -1,8 +1,8 @@
+import type { Clock } from '../clock.js';
 import { AccessLevel, canSee, type Namespace, type Project, type User, type Visibility } from './accounts.js';
 import type { MembersRepository } from './members.repository.js';
 import type { NamespacesRepository } from './namespaces.repository.js';
 import type { ProjectScope } from './projects.repository.js';
-import type { Clock } from '../clock.js';
 
 /** Computes access levels (direct and inherited from groups) and visibility. Admins are Owners everywhere. */
 export class PermissionsService {
@@ -26,7 +26,10 @@ export class PermissionsService {
       this.members.ofUser(user.id, this.today()),
     ]);
     const ids = new Set(ancestry.map((n) => n.id));
-    return Math.max(AccessLevel.None, ...mine.filter((m) => m.type === 'namespace' && ids.has(m.id)).map((m) => m.level));
+    return Math.max(
+      AccessLevel.None,
+      ...mine.filter((m) => m.type === 'namespace' && ids.has(m.id)).map((m) => m.level),
+    );
   }
 
   /** The caller's level in a project: project membership, group memberships above it, or namespace ownership. */

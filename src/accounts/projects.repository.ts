@@ -1,7 +1,15 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { readBool, readCount, readTimestamp, writeBool } from '../db/dialect.js';
 import type { Database, NamespacesTable, ProjectsTable } from '../db/schema.js';
-import type { KeysetRequest, Namespace, PageRequest, Paged, Project, Visibility } from './accounts.js';
+import type {
+  KeysetRequest,
+  Namespace,
+  Paged,
+  PageRequest,
+  Project,
+  ProjectOrder,
+  Visibility,
+} from './accounts.js';
 import { toNamespace } from './namespaces.repository.js';
 
 type NamespaceRow = Selectable<NamespacesTable>;
@@ -55,8 +63,6 @@ export interface ProjectFilter {
   repositoryStorage?: string;
   namespaceIds?: readonly number[];
 }
-
-export type ProjectOrder = 'id' | 'name' | 'path' | 'created_at' | 'updated_at' | 'last_activity_at';
 
 /** Projects, always read together with their namespace. */
 export class ProjectsRepository {
@@ -169,11 +175,17 @@ export class ProjectsRepository {
     }
     if (f.visibility) q = q.where('p.visibility', '=', f.visibility);
     if (f.repositoryStorage) q = q.where('p.repository_storage', '=', f.repositoryStorage);
-    if (f.namespaceIds) q = q.where('p.namespace_id', 'in', f.namespaceIds.length > 0 ? f.namespaceIds : [-1]);
+    if (f.namespaceIds)
+      q = q.where('p.namespace_id', 'in', f.namespaceIds.length > 0 ? f.namespaceIds : [-1]);
     return q;
   }
 
-  async list(f: ProjectFilter, order: ProjectOrder, sort: 'asc' | 'desc', page: PageRequest): Promise<Paged<Project>> {
+  async list(
+    f: ProjectFilter,
+    order: ProjectOrder,
+    sort: 'asc' | 'desc',
+    page: PageRequest,
+  ): Promise<Paged<Project>> {
     const base = this.filtered(f);
     const [rows, total] = await Promise.all([
       base

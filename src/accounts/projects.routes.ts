@@ -3,10 +3,14 @@ import { KeysetQuery, PageQuery, pageRequest, setKeysetHeaders, setPageHeaders }
 import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
 import type { AppContext } from '../context.js';
 import { paramError } from '../errors.js';
+import type { ProjectOrder } from './accounts.js';
 import { memberRoutes } from './members.routes.js';
-import type { ProjectOrder } from './projects.repository.js';
 
-const VisibilityInput = Type.Union([Type.Literal('private'), Type.Literal('internal'), Type.Literal('public')]);
+const VisibilityInput = Type.Union([
+  Type.Literal('private'),
+  Type.Literal('internal'),
+  Type.Literal('public'),
+]);
 const MonitorInput = Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]);
 const OrderBy = Type.Union(
   ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at'].map((v) => Type.Literal(v)),
@@ -56,7 +60,8 @@ export function projectRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): vo
       const sort = q.sort ?? 'desc';
       if (q.pagination === 'keyset') {
         // GitLab offers keyset pagination for projects only when ordered by id.
-        if (orderBy !== 'id') throw paramError('Keyset pagination is not yet available for this type of request', 405);
+        if (orderBy !== 'id')
+          throw paramError('Keyset pagination is not yet available for this type of request', 405);
         const perPage = pageRequest(q).perPage;
         const after = q.id_after ?? q.id_before;
         const rows = await ctx.projects.listKeyset(req.actor.user, input, {
@@ -69,7 +74,12 @@ export function projectRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): vo
         const last = page[page.length - 1];
         const next =
           rows.length > perPage && last
-            ? { pagination: 'keyset', order_by: 'id', sort, [sort === 'asc' ? 'id_after' : 'id_before']: String(last.id) }
+            ? {
+                pagination: 'keyset',
+                order_by: 'id',
+                sort,
+                [sort === 'asc' ? 'id_after' : 'id_before']: String(last.id),
+              }
             : null;
         setKeysetHeaders(reply, req, url, perPage, next);
         return page.map((p) => P.project(p, view));
@@ -84,7 +94,8 @@ export function projectRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): vo
   app.get(
     '/projects/:id',
     { schema: { tags, summary: 'Get a project', params: Params, response: { 200: E.ProjectEntity } } },
-    async (req) => P.project((await ctx.projects.find(req.actor.user, req.params.id)).project, viewOf(req, url)),
+    async (req) =>
+      P.project((await ctx.projects.find(req.actor.user, req.params.id)).project, viewOf(req, url)),
   );
 
   const Editable = {
@@ -151,7 +162,14 @@ export function projectRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): vo
 
   app.delete(
     '/projects/:id',
-    { schema: { tags, summary: 'Delete a project (Owner)', params: Params, response: { 202: E.MessageEntity } } },
+    {
+      schema: {
+        tags,
+        summary: 'Delete a project (Owner)',
+        params: Params,
+        response: { 202: E.MessageEntity },
+      },
+    },
     async (req, reply) => {
       await ctx.projects.delete(req.actor.user, req.params.id);
       return reply.status(202).send({ message: '202 Accepted' });

@@ -5,10 +5,11 @@ import {
   canSee,
   type KeysetRequest,
   type Namespace,
-  type PageRequest,
-  type Paged,
   PATH_PATTERN,
+  type Paged,
+  type PageRequest,
   type Project,
+  type ProjectOrder,
   pathFromName,
   type User,
   type Visibility,
@@ -17,7 +18,7 @@ import type { MembersRepository } from './members.repository.js';
 import type { SourceAccess } from './members.service.js';
 import type { NamespacesRepository } from './namespaces.repository.js';
 import type { PermissionsService } from './permissions.service.js';
-import type { ProjectFilter, ProjectOrder, ProjectsRepository } from './projects.repository.js';
+import type { ProjectFilter, ProjectsRepository } from './projects.repository.js';
 import type { SettingsService } from './settings.service.js';
 
 export interface CreateProjectInput {
@@ -142,12 +143,14 @@ export class ProjectsService {
 
   async create(actor: User | null, input: CreateProjectInput): Promise<Project> {
     if (!actor) throw unauthorized();
-    if (input.name === undefined && input.path === undefined) throw paramError('name, path are missing, at least one parameter must be provided');
+    if (input.name === undefined && input.path === undefined)
+      throw paramError('name, path are missing, at least one parameter must be provided');
     const name = input.name ?? input.path!;
     const path = input.path ?? pathFromName(name);
-    const namespace = input.namespaceId !== undefined
-      ? await this.namespaces.findById(input.namespaceId)
-      : await this.namespaces.findUserNamespace(actor.id);
+    const namespace =
+      input.namespaceId !== undefined
+        ? await this.namespaces.findById(input.namespaceId)
+        : await this.namespaces.findUserNamespace(actor.id);
     if (!namespace) throw notFound('Namespace');
     if (namespace.kind === 'user') {
       if (namespace.ownerId !== actor.id && !actor.admin) throw forbidden();
@@ -188,7 +191,7 @@ export class ProjectsService {
     if (p.path !== undefined && !PATH_PATTERN.test(p.path)) {
       errors.path = ['can contain only letters, digits, _, - and ., and cannot start with - or .'];
     }
-    if (p.path !== undefined && p.path.toLowerCase().endsWith('.git')) errors.path = ['cannot end in .git'];
+    if (p.path?.toLowerCase().endsWith('.git')) errors.path = ['cannot end in .git'];
     if (Object.keys(errors).length > 0) throw invalidFields(errors);
     if (p.name !== undefined && (await this.projects.nameTaken(namespaceId, p.name, exceptId))) {
       throw invalidFields({ name: ['has already been taken'] });
@@ -219,6 +222,11 @@ export class ProjectsService {
   /** The caller's standing for the project members API. */
   async memberAccess(actor: User | null, idOrPath: string): Promise<SourceAccess & { project: Project }> {
     const { project, level } = await this.find(actor, idOrPath);
-    return { project, source: { type: 'project', id: project.id }, level, manageLevel: AccessLevel.Maintainer };
+    return {
+      project,
+      source: { type: 'project', id: project.id },
+      level,
+      manageLevel: AccessLevel.Maintainer,
+    };
   }
 }

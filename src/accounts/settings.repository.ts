@@ -37,7 +37,11 @@ export class SettingsRepository {
     const rows = await q.execute();
     const byName = new Map<string, { enabled: boolean | null; projectIds: number[]; createdAt: string }>();
     for (const r of rows) {
-      const f = byName.get(r.name) ?? { enabled: null, projectIds: [], createdAt: readTimestamp(r.created_at) };
+      const f = byName.get(r.name) ?? {
+        enabled: null,
+        projectIds: [],
+        createdAt: readTimestamp(r.created_at),
+      };
       if (r.project_id === null) f.enabled = readBool(r.enabled);
       else if (readBool(r.enabled)) f.projectIds.push(r.project_id);
       byName.set(r.name, f);
@@ -51,7 +55,8 @@ export class SettingsRepository {
   async setGate(name: string, projectId: number | null, enabled: boolean, now: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       let del = trx.deleteFrom('feature_gates').where('name', '=', name);
-      del = projectId === null ? del.where('project_id', 'is', null) : del.where('project_id', '=', projectId);
+      del =
+        projectId === null ? del.where('project_id', 'is', null) : del.where('project_id', '=', projectId);
       await del.execute();
       await trx
         .insertInto('feature_gates')

@@ -17,16 +17,21 @@ type SettingKey = keyof ApplicationSettings;
 
 /** Validators per key: each returns an error message or null. */
 const VALIDATORS: { [K in SettingKey]: (v: unknown, storages: readonly string[]) => string | null } = {
-  default_project_visibility: (v) => (VISIBILITIES.includes(v as Visibility) ? null : 'is not included in the list'),
-  default_group_visibility: (v) => (VISIBILITIES.includes(v as Visibility) ? null : 'is not included in the list'),
-  default_snippet_visibility: (v) => (VISIBILITIES.includes(v as Visibility) ? null : 'is not included in the list'),
+  default_project_visibility: (v) =>
+    VISIBILITIES.includes(v as Visibility) ? null : 'is not included in the list',
+  default_group_visibility: (v) =>
+    VISIBILITIES.includes(v as Visibility) ? null : 'is not included in the list',
+  default_snippet_visibility: (v) =>
+    VISIBILITIES.includes(v as Visibility) ? null : 'is not included in the list',
   user_defaults_to_private_profile: (v) => (typeof v === 'boolean' ? null : 'must be a boolean'),
   signup_enabled: (v) => (typeof v === 'boolean' ? null : 'must be a boolean'),
   repository_storages_weighted: (v, storages) => {
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) return 'must be a map of storage names to weights';
+    if (typeof v !== 'object' || v === null || Array.isArray(v))
+      return 'must be a map of storage names to weights';
     for (const [name, w] of Object.entries(v)) {
       if (!storages.includes(name)) return `storage "${name}" is not configured`;
-      if (!Number.isInteger(w) || (w as number) < 0 || (w as number) > 100) return 'weights must be integers from 0 to 100';
+      if (!Number.isInteger(w) || (w as number) < 0 || (w as number) > 100)
+        return 'weights must be integers from 0 to 100';
     }
     return null;
   },
@@ -91,7 +96,12 @@ export class SettingsService {
   }
 
   /** Sets a flag instance-wide (`projectId` null) or for one project. */
-  async setFeature(actor: User | null, name: string, enabled: boolean, projectId: number | null): Promise<FeatureGates> {
+  async setFeature(
+    actor: User | null,
+    name: string,
+    enabled: boolean,
+    projectId: number | null,
+  ): Promise<FeatureGates> {
     this.requireAdmin(actor);
     if (!FEATURE_NAME.test(name)) throw invalidFields({ name: ['is invalid'] });
     await this.repo.setGate(name, projectId, enabled, this.clock.now().toISOString());

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { readCount, readTimestamp } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
-import type { PageRequest, Paged, Snippet, Visibility } from './accounts.js';
+import type { Paged, PageRequest, Snippet, Visibility } from './accounts.js';
 import { toUser } from './users.repository.js';
 
 export interface SnippetFilter {
@@ -33,7 +33,9 @@ export class SnippetsRepository {
       ]);
   }
 
-  private static toSnippet(r: Awaited<ReturnType<ReturnType<SnippetsRepository['select']>['executeTakeFirstOrThrow']>>) {
+  private static toSnippet(
+    r: Awaited<ReturnType<ReturnType<SnippetsRepository['select']>['executeTakeFirstOrThrow']>>,
+  ) {
     return {
       id: r.s_id,
       projectId: r.project_id,
@@ -91,7 +93,8 @@ export class SnippetsRepository {
     if (f.projectId === null) base = base.where('s.project_id', 'is', null);
     else if (f.projectId !== undefined) base = base.where('s.project_id', '=', f.projectId);
     if (f.authorId !== undefined) base = base.where('s.author_id', '=', f.authorId);
-    if (f.visibilities) base = base.where('s.visibility', 'in', f.visibilities.length ? f.visibilities : ['none']);
+    if (f.visibilities)
+      base = base.where('s.visibility', 'in', f.visibilities.length ? f.visibilities : ['none']);
     const [rows, total] = await Promise.all([
       base
         .orderBy('s.id', 'desc')
@@ -103,12 +106,21 @@ export class SnippetsRepository {
         .select((eb) => eb.fn.countAll().as('n'))
         .executeTakeFirst(),
     ]);
-    return { items: rows.map(SnippetsRepository.toSnippet), total: readCount(total?.n as string | number | undefined) };
+    return {
+      items: rows.map(SnippetsRepository.toSnippet),
+      total: readCount(total?.n as string | number | undefined),
+    };
   }
 
   async update(
     id: number,
-    patch: Partial<{ title: string; fileName: string; description: string; content: string; visibility: Visibility }>,
+    patch: Partial<{
+      title: string;
+      fileName: string;
+      description: string;
+      content: string;
+      visibility: Visibility;
+    }>,
     now: string,
   ): Promise<void> {
     await this.db

@@ -5,7 +5,11 @@ import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
 import type { AppContext } from '../context.js';
 import type { Snippet } from './accounts.js';
 
-const VisibilityInput = Type.Union([Type.Literal('private'), Type.Literal('internal'), Type.Literal('public')]);
+const VisibilityInput = Type.Union([
+  Type.Literal('private'),
+  Type.Literal('internal'),
+  Type.Literal('public'),
+]);
 const Editable = {
   title: Type.String(),
   file_name: Type.String(),
@@ -30,7 +34,15 @@ export function snippetRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): vo
   const tags = ['snippets'];
   const Id = Type.Object({ id: Type.Integer() });
   const ProjectParams = Type.Object({ id: Type.String(), snippet_id: Type.Integer() });
-  const input = (b: Partial<{ title: string; file_name: string; description: string; content: string; visibility: 'private' | 'internal' | 'public' }>) => ({
+  const input = (
+    b: Partial<{
+      title: string;
+      file_name: string;
+      description: string;
+      content: string;
+      visibility: 'private' | 'internal' | 'public';
+    }>,
+  ) => ({
     title: b.title,
     fileName: b.file_name,
     description: b.description,
@@ -40,7 +52,14 @@ export function snippetRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): vo
 
   app.get(
     '/snippets',
-    { schema: { tags, summary: "The caller's snippets", querystring: PageQuery, response: { 200: Type.Array(E.SnippetEntity) } } },
+    {
+      schema: {
+        tags,
+        summary: "The caller's snippets",
+        querystring: PageQuery,
+        response: { 200: Type.Array(E.SnippetEntity) },
+      },
+    },
     async (req, reply) => {
       const page = pageRequest(req.query);
       const result = await ctx.snippets.listOwn(req.actor.user, page);
@@ -51,7 +70,14 @@ export function snippetRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): vo
 
   app.get(
     '/snippets/public',
-    { schema: { tags, summary: 'Public snippets', querystring: PageQuery, response: { 200: Type.Array(E.SnippetEntity) } } },
+    {
+      schema: {
+        tags,
+        summary: 'Public snippets',
+        querystring: PageQuery,
+        response: { 200: Type.Array(E.SnippetEntity) },
+      },
+    },
     async (req, reply) => {
       const page = pageRequest(req.query);
       const result = await ctx.snippets.listPublic(page);
@@ -63,11 +89,14 @@ export function snippetRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): vo
   app.get(
     '/snippets/:id',
     { schema: { tags, summary: 'Get a snippet', params: Id, response: { 200: E.SnippetEntity } } },
-    async (req) => P.snippet((await ctx.snippets.find(req.actor.user, req.params.id)).snippet, viewOf(req, url)),
+    async (req) =>
+      P.snippet((await ctx.snippets.find(req.actor.user, req.params.id)).snippet, viewOf(req, url)),
   );
 
-  app.get('/snippets/:id/raw', { schema: { tags, summary: 'Raw snippet content', params: Id } }, async (req, reply) =>
-    sendRaw(reply, (await ctx.snippets.find(req.actor.user, req.params.id)).snippet),
+  app.get(
+    '/snippets/:id/raw',
+    { schema: { tags, summary: 'Raw snippet content', params: Id } },
+    async (req, reply) => sendRaw(reply, (await ctx.snippets.find(req.actor.user, req.params.id)).snippet),
   );
 
   app.post(
@@ -76,7 +105,14 @@ export function snippetRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): vo
       schema: {
         tags,
         summary: 'Create a personal snippet',
-        body: Type.Object({ ...Editable, title: Type.String(), content: Type.String(), file_name: Type.Optional(Type.String()), description: Type.Optional(Type.String()), visibility: Type.Optional(VisibilityInput) }),
+        body: Type.Object({
+          ...Editable,
+          title: Type.String(),
+          content: Type.String(),
+          file_name: Type.Optional(Type.String()),
+          description: Type.Optional(Type.String()),
+          visibility: Type.Optional(VisibilityInput),
+        }),
         response: { 201: E.SnippetEntity },
       },
     },
@@ -89,15 +125,29 @@ export function snippetRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): vo
   app.put(
     '/snippets/:id',
     {
-      schema: { tags, summary: 'Update a snippet', params: Id, body: Type.Partial(Type.Object(Editable)), response: { 200: E.SnippetEntity } },
+      schema: {
+        tags,
+        summary: 'Update a snippet',
+        params: Id,
+        body: Type.Partial(Type.Object(Editable)),
+        response: { 200: E.SnippetEntity },
+      },
     },
-    async (req) => P.snippet(await ctx.snippets.update(req.actor.user, req.params.id, input(req.body ?? {})), viewOf(req, url)),
+    async (req) =>
+      P.snippet(
+        await ctx.snippets.update(req.actor.user, req.params.id, input(req.body ?? {})),
+        viewOf(req, url),
+      ),
   );
 
-  app.delete('/snippets/:id', { schema: { tags, summary: 'Delete a snippet', params: Id } }, async (req, reply) => {
-    await ctx.snippets.delete(req.actor.user, req.params.id);
-    return reply.status(204).send();
-  });
+  app.delete(
+    '/snippets/:id',
+    { schema: { tags, summary: 'Delete a snippet', params: Id } },
+    async (req, reply) => {
+      await ctx.snippets.delete(req.actor.user, req.params.id);
+      return reply.status(204).send();
+    },
+  );
 
   // Project snippets
 
@@ -122,15 +172,26 @@ export function snippetRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): vo
 
   app.get(
     '/projects/:id/snippets/:snippet_id',
-    { schema: { tags, summary: 'Get a project snippet', params: ProjectParams, response: { 200: E.SnippetEntity } } },
+    {
+      schema: {
+        tags,
+        summary: 'Get a project snippet',
+        params: ProjectParams,
+        response: { 200: E.SnippetEntity },
+      },
+    },
     async (req) =>
-      P.snippet((await ctx.snippets.find(req.actor.user, req.params.snippet_id, req.params.id)).snippet, viewOf(req, url)),
+      P.snippet(
+        (await ctx.snippets.find(req.actor.user, req.params.snippet_id, req.params.id)).snippet,
+        viewOf(req, url),
+      ),
   );
 
   app.get(
     '/projects/:id/snippets/:snippet_id/raw',
     { schema: { tags, summary: 'Raw project snippet content', params: ProjectParams } },
-    async (req, reply) => sendRaw(reply, (await ctx.snippets.find(req.actor.user, req.params.snippet_id, req.params.id)).snippet),
+    async (req, reply) =>
+      sendRaw(reply, (await ctx.snippets.find(req.actor.user, req.params.snippet_id, req.params.id)).snippet),
   );
 
   app.post(
@@ -140,7 +201,14 @@ export function snippetRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): vo
         tags,
         summary: 'Create a project snippet (Reporter)',
         params: Type.Object({ id: Type.String() }),
-        body: Type.Object({ ...Editable, title: Type.String(), content: Type.String(), file_name: Type.Optional(Type.String()), description: Type.Optional(Type.String()), visibility: Type.Optional(VisibilityInput) }),
+        body: Type.Object({
+          ...Editable,
+          title: Type.String(),
+          content: Type.String(),
+          file_name: Type.Optional(Type.String()),
+          description: Type.Optional(Type.String()),
+          visibility: Type.Optional(VisibilityInput),
+        }),
         response: { 201: E.SnippetEntity },
       },
     },
@@ -163,7 +231,12 @@ export function snippetRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): vo
     },
     async (req) =>
       P.snippet(
-        await ctx.snippets.update(req.actor.user, req.params.snippet_id, input(req.body ?? {}), req.params.id),
+        await ctx.snippets.update(
+          req.actor.user,
+          req.params.snippet_id,
+          input(req.body ?? {}),
+          req.params.id,
+        ),
         viewOf(req, url),
       ),
   );

@@ -1,6 +1,14 @@
 import type { Clock } from '../clock.js';
 import { forbidden, invalidFields, notFound, unauthorized } from '../errors.js';
-import { AccessLevel, canSee, type PageRequest, type Paged, type Snippet, type User, type Visibility } from './accounts.js';
+import {
+  AccessLevel,
+  canSee,
+  type Paged,
+  type PageRequest,
+  type Snippet,
+  type User,
+  type Visibility,
+} from './accounts.js';
 import type { ProjectsService, StoragePicker } from './projects.service.js';
 import type { SettingsService } from './settings.service.js';
 import type { SnippetsRepository } from './snippets.repository.js';
@@ -24,13 +32,18 @@ export class SnippetsService {
   ) {}
 
   /** A snippet the caller may read; for project snippets, `projectIdOrPath` must name its project. */
-  async find(actor: User | null, id: number, projectIdOrPath?: string): Promise<{ snippet: Snippet; level: number }> {
+  async find(
+    actor: User | null,
+    id: number,
+    projectIdOrPath?: string,
+  ): Promise<{ snippet: Snippet; level: number }> {
     const snippet = await this.snippets.findById(id);
     if (!snippet) throw notFound('Snippet');
     if (projectIdOrPath !== undefined) {
       const { project, level } = await this.projects.find(actor, projectIdOrPath);
       if (snippet.projectId !== project.id) throw notFound('Snippet');
-      const readable = actor?.admin || snippet.author.id === actor?.id || canSee(snippet.visibility, actor !== null, level);
+      const readable =
+        actor?.admin || snippet.author.id === actor?.id || canSee(snippet.visibility, actor !== null, level);
       if (!readable) throw notFound('Snippet');
       return { snippet, level };
     }
@@ -54,9 +67,12 @@ export class SnippetsService {
 
   async listProject(actor: User | null, projectIdOrPath: string, page: PageRequest): Promise<Paged<Snippet>> {
     const { project, level } = await this.projects.find(actor, projectIdOrPath);
-    const visibilities: Visibility[] = actor?.admin || level >= AccessLevel.Guest
-      ? ['private', 'internal', 'public']
-      : actor ? ['internal', 'public'] : ['public'];
+    const visibilities: Visibility[] =
+      actor?.admin || level >= AccessLevel.Guest
+        ? ['private', 'internal', 'public']
+        : actor
+          ? ['internal', 'public']
+          : ['public'];
     return this.snippets.list({ projectId: project.id, visibilities }, page);
   }
 
@@ -64,8 +80,10 @@ export class SnippetsService {
     const errors: Record<string, string[]> = {};
     if (creating && !input.title?.trim()) errors.title = ["can't be blank"];
     if (input.title !== undefined && input.title.trim() === '') errors.title = ["can't be blank"];
-    if (creating && (input.content === undefined || input.content === '')) errors.content = ["can't be blank"];
-    if (input.fileName !== undefined && /[/\\]|^\.\.?$/.test(input.fileName)) errors.file_name = ['is invalid'];
+    if (creating && (input.content === undefined || input.content === ''))
+      errors.content = ["can't be blank"];
+    if (input.fileName !== undefined && /[/\\]|^\.\.?$/.test(input.fileName))
+      errors.file_name = ['is invalid'];
     if (Object.keys(errors).length > 0) throw invalidFields(errors);
   }
 
@@ -96,12 +114,20 @@ export class SnippetsService {
   private async findWritable(actor: User | null, id: number, projectIdOrPath?: string): Promise<Snippet> {
     if (!actor) throw unauthorized();
     const { snippet, level } = await this.find(actor, id, projectIdOrPath);
-    const allowed = actor.admin || snippet.author.id === actor.id || (snippet.projectId !== null && level >= AccessLevel.Maintainer);
+    const allowed =
+      actor.admin ||
+      snippet.author.id === actor.id ||
+      (snippet.projectId !== null && level >= AccessLevel.Maintainer);
     if (!allowed) throw forbidden();
     return snippet;
   }
 
-  async update(actor: User | null, id: number, input: SnippetInput, projectIdOrPath?: string): Promise<Snippet> {
+  async update(
+    actor: User | null,
+    id: number,
+    input: SnippetInput,
+    projectIdOrPath?: string,
+  ): Promise<Snippet> {
     const snippet = await this.findWritable(actor, id, projectIdOrPath);
     this.validate(input, false);
     if (input.content === '') throw invalidFields({ content: ["can't be blank"] });

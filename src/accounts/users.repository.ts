@@ -1,7 +1,15 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { readBool, readCount, readNullableTimestamp, readTimestamp, writeBool } from '../db/dialect.js';
 import type { Database, PersonalAccessTokensTable, UsersTable } from '../db/schema.js';
-import type { KeysetRequest, PageRequest, Paged, PersonalAccessToken, TokenScope, User } from './accounts.js';
+import type {
+  KeysetRequest,
+  Paged,
+  PageRequest,
+  PersonalAccessToken,
+  TokenScope,
+  User,
+  UserOrder,
+} from './accounts.js';
 
 export function toUser(row: Selectable<UsersTable>): User {
   return {
@@ -41,7 +49,6 @@ export interface NewUser {
   bio?: string;
 }
 
-export type UserOrder = 'id' | 'name' | 'username' | 'created_at' | 'updated_at';
 export interface UserFilter {
   username?: string;
   search?: string;
@@ -108,7 +115,10 @@ export class UsersRepository {
   }
 
   async count(): Promise<number> {
-    const r = await this.db.selectFrom('users').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+    const r = await this.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirst();
     return readCount(r?.n as string | number | undefined);
   }
 
@@ -118,7 +128,11 @@ export class UsersRepository {
     if (f.search) {
       const s = `%${f.search.toLowerCase()}%`;
       q = q.where((eb) =>
-        eb.or([eb(sql`lower(username)`, 'like', s), eb(sql`lower(name)`, 'like', s), eb(sql`lower(email)`, 'like', s)]),
+        eb.or([
+          eb(sql`lower(username)`, 'like', s),
+          eb(sql`lower(name)`, 'like', s),
+          eb(sql`lower(email)`, 'like', s),
+        ]),
       );
     }
     if (f.active) q = q.where('state', '=', 'active');
@@ -210,7 +224,13 @@ export class UsersRepository {
   // Personal access tokens
 
   async insertToken(
-    t: { userId: number; name: string; digest: string; scopes: readonly TokenScope[]; expiresAt: string | null },
+    t: {
+      userId: number;
+      name: string;
+      digest: string;
+      scopes: readonly TokenScope[];
+      expiresAt: string | null;
+    },
     now: string,
   ): Promise<PersonalAccessToken> {
     const row = await this.db
@@ -239,7 +259,11 @@ export class UsersRepository {
   }
 
   async findToken(id: number): Promise<PersonalAccessToken | null> {
-    const row = await this.db.selectFrom('personal_access_tokens').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('personal_access_tokens')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
     return row ? toToken(row) : null;
   }
 
@@ -259,16 +283,27 @@ export class UsersRepository {
   }
 
   async revokeToken(id: number): Promise<void> {
-    await this.db.updateTable('personal_access_tokens').set({ revoked: writeBool(true) }).where('id', '=', id).execute();
+    await this.db
+      .updateTable('personal_access_tokens')
+      .set({ revoked: writeBool(true) })
+      .where('id', '=', id)
+      .execute();
   }
 
   async touchToken(id: number, now: string): Promise<void> {
-    await this.db.updateTable('personal_access_tokens').set({ last_used_at: now }).where('id', '=', id).execute();
+    await this.db
+      .updateTable('personal_access_tokens')
+      .set({ last_used_at: now })
+      .where('id', '=', id)
+      .execute();
   }
 
   // Web sessions
 
-  async insertSession(s: { digest: string; csrfToken: string; userId: number; expiresAt: string }, now: string) {
+  async insertSession(
+    s: { digest: string; csrfToken: string; userId: number; expiresAt: string },
+    now: string,
+  ) {
     await this.db
       .insertInto('sessions')
       .values({
@@ -282,8 +317,14 @@ export class UsersRepository {
   }
 
   async findSession(d: string): Promise<{ userId: number; csrfToken: string; expiresAt: string } | null> {
-    const row = await this.db.selectFrom('sessions').selectAll().where('token_digest', '=', d).executeTakeFirst();
-    return row ? { userId: row.user_id, csrfToken: row.csrf_token, expiresAt: readTimestamp(row.expires_at) } : null;
+    const row = await this.db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('token_digest', '=', d)
+      .executeTakeFirst();
+    return row
+      ? { userId: row.user_id, csrfToken: row.csrf_token, expiresAt: readTimestamp(row.expires_at) }
+      : null;
   }
 
   async deleteSession(d: string): Promise<void> {

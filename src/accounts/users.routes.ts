@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
 import { requireAdmin, requireUser } from '../api/auth.js';
 import {
   decodeCursor,
@@ -11,12 +10,14 @@ import {
   setKeysetHeaders,
   setPageHeaders,
 } from '../api/pagination.js';
+import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
 import type { AppContext } from '../context.js';
 import { forbidden, paramError } from '../errors.js';
-import { type PersonalAccessToken, TOKEN_SCOPES } from './accounts.js';
-import type { UserOrder } from './users.repository.js';
+import { type PersonalAccessToken, TOKEN_SCOPES, type UserOrder } from './accounts.js';
 
-const UserOrderBy = Type.Union(['id', 'name', 'username', 'created_at', 'updated_at'].map((v) => Type.Literal(v)));
+const UserOrderBy = Type.Union(
+  ['id', 'name', 'username', 'created_at', 'updated_at'].map((v) => Type.Literal(v)),
+);
 const Sort = Type.Union([Type.Literal('asc'), Type.Literal('desc')]);
 const Id = Type.Object({ id: Type.Integer() });
 
@@ -29,7 +30,10 @@ export function userRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void 
 
   app.get(
     '/user',
-    { config: { readScope: 'read_user' }, schema: { tags, summary: 'The signed-in user', response: { 200: E.UserDetail } } },
+    {
+      config: { readScope: 'read_user' },
+      schema: { tags, summary: 'The signed-in user', response: { 200: E.UserDetail } },
+    },
     async (req) => P.userDetail(requireUser(req), viewOf(req, url)),
   );
 
@@ -73,7 +77,12 @@ export function userRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void 
       if (q.pagination === 'keyset') {
         const perPage = pageRequest(q).perPage;
         const after = q.cursor ? decodeCursor(q.cursor) : null;
-        const rows = await ctx.users.listKeyset(filter, { orderBy: orderBy as UserOrder, sort, limit: perPage + 1, after });
+        const rows = await ctx.users.listKeyset(filter, {
+          orderBy: orderBy as UserOrder,
+          sort,
+          limit: perPage + 1,
+          after,
+        });
         const page = rows.slice(0, perPage);
         const last = page[page.length - 1];
         let next: Record<string, string> | null = null;
@@ -93,7 +102,10 @@ export function userRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void 
 
   app.get(
     '/users/:id',
-    { config: { readScope: 'read_user' }, schema: { tags, summary: 'Get a user', params: Id, response: { 200: E.UserAny } } },
+    {
+      config: { readScope: 'read_user' },
+      schema: { tags, summary: 'Get a user', params: Id, response: { 200: E.UserAny } },
+    },
     async (req) => P.user(await ctx.users.get(req.params.id), viewOf(req, url)),
   );
 
@@ -158,10 +170,14 @@ export function userRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void 
     },
   );
 
-  app.delete('/users/:id', { schema: { tags, summary: 'Delete a user (admin)', params: Id } }, async (req, reply) => {
-    await ctx.users.delete(req.actor.user, req.params.id);
-    return reply.status(204).send();
-  });
+  app.delete(
+    '/users/:id',
+    { schema: { tags, summary: 'Delete a user (admin)', params: Id } },
+    async (req, reply) => {
+      await ctx.users.delete(req.actor.user, req.params.id);
+      return reply.status(204).send();
+    },
+  );
 
   // Personal access tokens
 
@@ -205,7 +221,11 @@ export function userRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void 
     async (req, reply) => {
       const actor = requireUser(req);
       const page = pageRequest(req.query);
-      const result = await ctx.users.listTokens(actor, req.query.user_id ?? (actor.admin ? null : actor.id), page);
+      const result = await ctx.users.listTokens(
+        actor,
+        req.query.user_id ?? (actor.admin ? null : actor.id),
+        page,
+      );
       setPageHeaders(reply, req, url, page, result.total);
       return result.items.map((t) => P.token(t, ctx.clock.now()));
     },
@@ -222,7 +242,9 @@ export function userRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void 
 
   app.get(
     '/personal_access_tokens/:id',
-    { schema: { tags: ttags, summary: 'Get a personal access token', params: Id, response: { 200: E.Token } } },
+    {
+      schema: { tags: ttags, summary: 'Get a personal access token', params: Id, response: { 200: E.Token } },
+    },
     async (req) => P.token(await ctx.users.getToken(requireUser(req), req.params.id), ctx.clock.now()),
   );
 

@@ -1,27 +1,21 @@
 import type { Clock } from '../clock.js';
 import { digest, hashPassword, randomToken, verifyPassword } from '../crypto.js';
-import {
-  conflict,
-  forbidden,
-  invalidFields,
-  invalidToken,
-  notFound,
-  unauthorized,
-} from '../errors.js';
+import { conflict, forbidden, invalidFields, invalidToken, notFound, unauthorized } from '../errors.js';
 import {
   type CreatedToken,
   isExpired,
   type KeysetRequest,
-  type PageRequest,
-  type Paged,
   PATH_PATTERN,
+  type Paged,
+  type PageRequest,
   type PersonalAccessToken,
   type TokenScope,
   type User,
+  type UserOrder,
 } from './accounts.js';
 import type { NamespacesRepository } from './namespaces.repository.js';
 import type { SettingsService } from './settings.service.js';
-import type { UserFilter, UserOrder, UsersRepository } from './users.repository.js';
+import type { UserFilter, UsersRepository } from './users.repository.js';
 
 export const TOKEN_PREFIX = 'svcpat-';
 const SESSION_DAYS = 7;
@@ -98,7 +92,10 @@ export class UsersService {
     const token = randomToken(32);
     const csrfToken = randomToken(32);
     const expiresAt = new Date(this.clock.now().getTime() + SESSION_DAYS * 86_400_000).toISOString();
-    await this.users.insertSession({ digest: digest(token), csrfToken, userId: found.user.id, expiresAt }, this.now());
+    await this.users.insertSession(
+      { digest: digest(token), csrfToken, userId: found.user.id, expiresAt },
+      this.now(),
+    );
     return { token, csrfToken, user: found.user, expiresAt };
   }
 
@@ -274,7 +271,11 @@ export class UsersService {
     return { ...created, token };
   }
 
-  async listTokens(actor: User, userId: number | null, page: PageRequest): Promise<Paged<PersonalAccessToken>> {
+  async listTokens(
+    actor: User,
+    userId: number | null,
+    page: PageRequest,
+  ): Promise<Paged<PersonalAccessToken>> {
     if (!actor.admin && userId !== null && userId !== actor.id) throw forbidden();
     return this.users.listTokens(actor.admin ? userId : actor.id, page);
   }

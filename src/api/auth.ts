@@ -60,7 +60,9 @@ export function authenticate(users: UsersService) {
       const { user, token } = await users.authenticateToken(raw);
       const scopes = new Set(token.scopes);
       const readScope = request.routeOptions.config.readScope;
-      const allowed = scopes.has('api') || (read && (scopes.has('read_api') || (readScope !== undefined && scopes.has(readScope))));
+      const allowed =
+        scopes.has('api') ||
+        (read && (scopes.has('read_api') || (readScope !== undefined && scopes.has(readScope))));
       if (!allowed) throw insufficientScope(read ? 'read_api' : 'api');
       request.actor = await sudo(request, users, { user, via: 'token', scopes, token });
       return;
@@ -84,7 +86,8 @@ export function authenticate(users: UsersService) {
 async function sudo(request: FastifyRequest, users: UsersService, actor: Actor): Promise<Actor> {
   const header = request.headers.sudo;
   const param = (request.query as Record<string, unknown> | undefined)?.sudo;
-  const target = typeof header === 'string' && header !== '' ? header : typeof param === 'string' ? param : null;
+  const target =
+    typeof header === 'string' && header !== '' ? header : typeof param === 'string' ? param : null;
   if (target === null) return actor;
   if (!actor.scopes?.has('sudo')) throw insufficientScope('sudo');
   if (!actor.user?.admin) throw forbidden('Must be admin to use sudo');

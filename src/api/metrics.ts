@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 /** Prometheus metrics of one app instance: request counts and latencies by route, plus process metrics. */
 export function installMetrics(app: FastifyInstance): Registry {

@@ -22,7 +22,11 @@ export class OpenApiCollector {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
       if (method === 'HEAD' || !route.schema) continue;
-      this.routes.push({ method: method.toLowerCase(), url: route.url, schema: route.schema as Record<string, unknown> });
+      this.routes.push({
+        method: method.toLowerCase(),
+        url: route.url,
+        schema: route.schema as Record<string, unknown>,
+      });
     }
   }
 
@@ -39,7 +43,12 @@ export class OpenApiCollector {
       ] as const) {
         const s = r.schema[key] as { properties?: Record<string, unknown>; required?: string[] } | undefined;
         for (const [name, schema] of Object.entries(s?.properties ?? {})) {
-          parameters.push({ name, in: where, required: where === 'path' || (s?.required ?? []).includes(name), schema });
+          parameters.push({
+            name,
+            in: where,
+            required: where === 'path' || (s?.required ?? []).includes(name),
+            schema,
+          });
         }
       }
       const responses: Record<string, unknown> = {};
@@ -62,7 +71,11 @@ export class OpenApiCollector {
     }
     return {
       openapi: '3.0.3',
-      info: { title: `svc REST API v${version}`, version: `${version}.0`, description: `Instance release ${release}` },
+      info: {
+        title: `svc REST API v${version}`,
+        version: `${version}.0`,
+        description: `Instance release ${release}`,
+      },
       servers: [{ url: `${externalUrl}${prefix}` }],
       components: {
         securitySchemes: {

@@ -73,7 +73,10 @@ export function encodeCursor(value: string | number, id: number): string {
 
 export function decodeCursor(cursor: string): { value: string | number; id: number } {
   try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { v: unknown; id: unknown };
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
+      v: unknown;
+      id: unknown;
+    };
     if ((typeof parsed.v === 'string' || typeof parsed.v === 'number') && Number.isInteger(parsed.id)) {
       return { value: parsed.v, id: parsed.id as number };
     }
@@ -92,5 +95,9 @@ export function setKeysetHeaders(
   next: Record<string, string> | null,
 ): void {
   reply.header('X-Per-Page', String(perPage));
-  if (next) reply.header('Link', `<${linkTo(externalUrl, request, { ...next, per_page: String(perPage) })}>; rel="next"`);
+  if (next)
+    reply.header(
+      'Link',
+      `<${linkTo(externalUrl, request, { ...next, per_page: String(perPage) })}>; rel="next"`,
+    );
 }

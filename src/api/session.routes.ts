@@ -5,7 +5,12 @@ import { authenticate, SESSION_COOKIE } from './auth.js';
 import type { ApiApp } from './version.js';
 
 const SessionEntity = Type.Object({
-  user: Type.Object({ id: Type.Integer(), username: Type.String(), name: Type.String(), is_admin: Type.Boolean() }),
+  user: Type.Object({
+    id: Type.Integer(),
+    username: Type.String(),
+    name: Type.String(),
+    is_admin: Type.Boolean(),
+  }),
   csrf_token: Type.String(),
 });
 
@@ -42,7 +47,10 @@ export function sessionRoutes(app: ApiApp, ctx: AppContext): void {
   app.get('/-/session', { schema: { response: { 200: SessionEntity } } }, async (req) => {
     const { user, csrfToken, via } = req.actor;
     if (!user || via !== 'session' || !csrfToken) throw unauthorized();
-    return { user: { id: user.id, username: user.username, name: user.name, is_admin: user.admin }, csrf_token: csrfToken };
+    return {
+      user: { id: user.id, username: user.username, name: user.name, is_admin: user.admin },
+      csrf_token: csrfToken,
+    };
   });
 
   app.delete('/-/session', async (req, reply) => {

@@ -1,9 +1,15 @@
-import type { FastifyInstance, FastifyRequest, RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyBaseLogger, RawReplyDefaultExpression, RawRequestDefaultExpression } from 'fastify';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  FastifyRequest,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
 import * as v4Entities from './v4/entities.js';
-import * as v4Presenters from './v4/presenters.js';
 import type { View } from './v4/presenters.js';
+import * as v4Presenters from './v4/presenters.js';
 import * as v5Entities from './v5/entities.js';
 import * as v5Presenters from './v5/presenters.js';
 

@@ -15,7 +15,8 @@ export function postgresAvailable(): Promise<boolean> {
       await client.query('SELECT 1');
       return true;
     } catch (err) {
-      if (process.env.CI) throw new Error(`PostgreSQL is required in CI but not reachable at ${ADMIN_URL}: ${String(err)}`);
+      if (process.env.CI)
+        throw new Error(`PostgreSQL is required in CI but not reachable at ${ADMIN_URL}: ${String(err)}`);
       return false;
     } finally {
       await client.end().catch(() => undefined);

@@ -32,7 +32,12 @@ describe.each(await databases())('authentication (%s)', (database) => {
 
   it('accepts PRIVATE-TOKEN in any case, Bearer, and the private_token query parameter', async () => {
     const t = tokens.api!;
-    for (const headers of [{ 'PRIVATE-TOKEN': t }, { 'private-token': t }, { 'Private-Token': t }, { Authorization: `Bearer ${t}` }]) {
+    for (const headers of [
+      { 'PRIVATE-TOKEN': t } as Record<string, string>,
+      { 'private-token': t },
+      { 'Private-Token': t },
+      { Authorization: `Bearer ${t}` },
+    ]) {
       const r = await api.get('/api/v4/user', { headers });
       expect(r.status).toBe(200);
       expect(r.body.username).toBe('alice');
@@ -43,7 +48,10 @@ describe.each(await databases())('authentication (%s)', (database) => {
   });
 
   it('answers 401 with GitLab bodies for missing, unknown, revoked and expired tokens', async () => {
-    expect(await api.get('/api/v4/user')).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+    expect(await api.get('/api/v4/user')).toMatchObject({
+      status: 401,
+      body: { message: '401 Unauthorized' },
+    });
     expect(await api.get('/api/v4/user', { token: 'svcpat-nope' })).toMatchObject({
       status: 401,
       body: { message: '401 Unauthorized' },
@@ -71,7 +79,9 @@ describe.each(await databases())('authentication (%s)', (database) => {
       token: s.rootToken,
       body: { name: 'to-revoke', scopes: ['api'] },
     });
-    expect((await api.delete(`/api/v4/personal_access_tokens/${r.body.id}`, { token: r.body.token })).status).toBe(204);
+    expect(
+      (await api.delete(`/api/v4/personal_access_tokens/${r.body.id}`, { token: r.body.token })).status,
+    ).toBe(204);
     expect(await api.get('/api/v4/user', { token: r.body.token })).toMatchObject({
       status: 401,
       body: { error: 'invalid_token' },
@@ -101,18 +111,31 @@ describe.each(await databases())('authentication (%s)', (database) => {
     });
     const me = await api.get('/api/v4/user', { token: rootSudo.body.token, headers: { Sudo: 'alice' } });
     expect(me.body.username).toBe('alice');
-    expect((await api.get('/api/v4/user', { token: s.rootToken, headers: { Sudo: 'alice' } })).body).toMatchObject({
+    expect(
+      (await api.get('/api/v4/user', { token: s.rootToken, headers: { Sudo: 'alice' } })).body,
+    ).toMatchObject({
       error: 'insufficient_scope',
       scope: 'sudo',
     });
-    const missing = await api.get('/api/v4/user', { token: rootSudo.body.token, headers: { Sudo: 'nobody' } });
-    expect(missing).toMatchObject({ status: 404, body: { message: "404 User with ID or username 'nobody' Not Found" } });
+    const missing = await api.get('/api/v4/user', {
+      token: rootSudo.body.token,
+      headers: { Sudo: 'nobody' },
+    });
+    expect(missing).toMatchObject({
+      status: 404,
+      body: { message: "404 User with ID or username 'nobody' Not Found" },
+    });
   });
 
   it('signs in with the web session cookie; writes need the CSRF token', async () => {
     const bad = await api.post('/-/session', { body: { login: 'alice', password: 'wrong-password' } });
-    expect(bad).toMatchObject({ status: 401, body: { message: '401 Unauthorized - Invalid login or password.' } });
-    const res = await api.post('/-/session', { body: { login: 'alice@example.com', password: 'alice-password' } });
+    expect(bad).toMatchObject({
+      status: 401,
+      body: { message: '401 Unauthorized - Invalid login or password.' },
+    });
+    const res = await api.post('/-/session', {
+      body: { login: 'alice@example.com', password: 'alice-password' },
+    });
     expect(res.status).toBe(200);
     const setCookie = res.headers.get('set-cookie') ?? '';
     expect(setCookie).toMatch(/HttpOnly/i);
@@ -122,7 +145,10 @@ describe.each(await databases())('authentication (%s)', (database) => {
 
     expect((await api.get('/api/v4/user', { headers: { cookie } })).body.username).toBe('alice');
     const noCsrf = await api.post('/api/v4/projects', { headers: { cookie }, body: { name: 'via-cookie' } });
-    expect(noCsrf).toMatchObject({ status: 403, body: { message: '403 Forbidden - CSRF token is missing or invalid' } });
+    expect(noCsrf).toMatchObject({
+      status: 403,
+      body: { message: '403 Forbidden - CSRF token is missing or invalid' },
+    });
     const withCsrf = await api.post('/api/v4/projects', {
       headers: { cookie, 'x-csrf-token': csrf },
       body: { name: 'via-cookie' },

@@ -23,7 +23,9 @@ describe.each(await databases())('pagination, snippets, settings and features (%
   afterAll(() => s?.stop());
 
   it('sets GitLab offset pagination headers', async () => {
-    const r = await api.get('/api/v4/projects?per_page=3&page=2&order_by=id&sort=asc', { token: s.rootToken });
+    const r = await api.get('/api/v4/projects?per_page=3&page=2&order_by=id&sort=asc', {
+      token: s.rootToken,
+    });
     expect(r.body.map((p: { name: string }) => p.name)).toEqual(['p4', 'p5', 'p6']);
     expect(r.headers.get('x-total')).toBe('7');
     expect(r.headers.get('x-total-pages')).toBe('3');
@@ -33,13 +35,20 @@ describe.each(await databases())('pagination, snippets, settings and features (%
     expect(r.headers.get('x-prev-page')).toBe('1');
     const link = r.headers.get('link')!;
     for (const rel of ['prev', 'next', 'first', 'last']) expect(link).toContain(`rel="${rel}"`);
-    expect(link).toContain(`<${s.url}/api/v4/projects?per_page=3&page=3&order_by=id&sort=asc>; rel="next"`.replace('per_page=3&page=3', 'per_page=3&page=3'));
+    expect(link).toContain(
+      `<${s.url}/api/v4/projects?per_page=3&page=3&order_by=id&sort=asc>; rel="next"`.replace(
+        'per_page=3&page=3',
+        'per_page=3&page=3',
+      ),
+    );
     const last = await api.get('/api/v4/projects?per_page=3&page=3', { token: s.rootToken });
     expect(last.headers.get('x-next-page')).toBe('');
     expect(last.headers.get('link')).not.toContain('rel="next"');
     // Defaults 20; per_page above 100 is clamped to 100.
     expect((await api.get('/api/v4/projects', { token: s.rootToken })).headers.get('x-per-page')).toBe('20');
-    expect((await api.get('/api/v4/projects?per_page=1000', { token: s.rootToken })).headers.get('x-per-page')).toBe('100');
+    expect(
+      (await api.get('/api/v4/projects?per_page=1000', { token: s.rootToken })).headers.get('x-per-page'),
+    ).toBe('100');
     expect(await api.get('/api/v4/projects?page=abc', { token: s.rootToken })).toMatchObject({
       status: 400,
       body: { error: 'page is invalid' },
@@ -59,7 +68,10 @@ describe.each(await databases())('pagination, snippets, settings and features (%
     }
     expect(seen).toEqual(['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7']);
     const bad = await api.get('/api/v4/projects?pagination=keyset&order_by=name', { token: s.rootToken });
-    expect(bad).toMatchObject({ status: 405, body: { error: 'Keyset pagination is not yet available for this type of request' } });
+    expect(bad).toMatchObject({
+      status: 405,
+      body: { error: 'Keyset pagination is not yet available for this type of request' },
+    });
   });
 
   it('pages users with cursor keyset pagination in every supported order', async () => {
@@ -77,17 +89,24 @@ describe.each(await databases())('pagination, snippets, settings and features (%
         const m = /<([^>]+)>; rel="next"/.exec(r.headers.get('link') ?? '');
         next = m ? m[1]!.slice(s.url.length) : null;
       }
-      const all = (await api.get(`/api/v4/users?per_page=100&order_by=${orderBy}&sort=${sort}`, { token: s.rootToken })).body;
+      const all = (
+        await api.get(`/api/v4/users?per_page=100&order_by=${orderBy}&sort=${sort}`, { token: s.rootToken })
+      ).body;
       expect(seen).toEqual(all.map((u: { username: string }) => u.username));
       expect(seen).toHaveLength(8);
     }
-    expect((await api.get('/api/v4/users?pagination=keyset&cursor=garbage', { token: s.rootToken })).body).toEqual({
+    expect(
+      (await api.get('/api/v4/users?pagination=keyset&cursor=garbage', { token: s.rootToken })).body,
+    ).toEqual({
       error: 'cursor is invalid',
     });
   });
 
   it('serves personal and project snippets with visibility and raw content', async () => {
-    const u1 = await api.post('/api/v4/users/2/personal_access_tokens', { token: s.rootToken, body: { name: 't', scopes: ['api'] } });
+    const u1 = await api.post('/api/v4/users/2/personal_access_tokens', {
+      token: s.rootToken,
+      body: { name: 't', scopes: ['api'] },
+    });
     const t = u1.body.token as string;
     const mine = await api.post('/api/v4/snippets', {
       token: t,
@@ -97,21 +116,40 @@ describe.each(await databases())('pagination, snippets, settings and features (%
     expect(mine.body.author.username).toBe('u1');
     expect((await api.get(`/api/v4/snippets/${mine.body.id}/raw`, { token: t })).body).toBe('echo hi\n');
     expect((await api.get(`/api/v4/snippets/${mine.body.id}`)).status).toBe(404);
-    expect((await api.get(`/api/v4/snippets/${mine.body.id}`, { token: s.rootToken })).body).toHaveProperty('repository_storage');
+    expect((await api.get(`/api/v4/snippets/${mine.body.id}`, { token: s.rootToken })).body).toHaveProperty(
+      'repository_storage',
+    );
     expect(await api.post('/api/v4/snippets', { token: t, body: { title: 'x' } })).toMatchObject({
       status: 400,
       body: { error: 'content is missing' },
     });
-    const project = await api.post('/api/v4/projects', { token: t, body: { name: 'snips', visibility: 'public' } });
+    const project = await api.post('/api/v4/projects', {
+      token: t,
+      body: { name: 'snips', visibility: 'public' },
+    });
     const ps = await api.post(`/api/v4/projects/${project.body.id}/snippets`, {
       token: t,
       body: { title: 'Project one', content: 'data', visibility: 'public' },
     });
     expect(ps.status).toBe(201);
-    expect((await api.get(`/api/v4/projects/${project.body.id}/snippets/${ps.body.id}/raw`)).body).toBe('data');
-    const other = await api.post('/api/v4/users/3/personal_access_tokens', { token: s.rootToken, body: { name: 't', scopes: ['api'] } });
-    expect((await api.put(`/api/v4/snippets/${mine.body.id}`, { token: other.body.token, body: { title: 'x' } })).status).toBe(404);
-    expect((await api.delete(`/api/v4/projects/${project.body.id}/snippets/${ps.body.id}`, { token: other.body.token })).status).toBe(403);
+    expect((await api.get(`/api/v4/projects/${project.body.id}/snippets/${ps.body.id}/raw`)).body).toBe(
+      'data',
+    );
+    const other = await api.post('/api/v4/users/3/personal_access_tokens', {
+      token: s.rootToken,
+      body: { name: 't', scopes: ['api'] },
+    });
+    expect(
+      (await api.put(`/api/v4/snippets/${mine.body.id}`, { token: other.body.token, body: { title: 'x' } }))
+        .status,
+    ).toBe(404);
+    expect(
+      (
+        await api.delete(`/api/v4/projects/${project.body.id}/snippets/${ps.body.id}`, {
+          token: other.body.token,
+        })
+      ).status,
+    ).toBe(403);
     expect((await api.delete(`/api/v4/snippets/${mine.body.id}`, { token: t })).status).toBe(204);
   });
 
@@ -120,35 +158,62 @@ describe.each(await databases())('pagination, snippets, settings and features (%
       token: s.rootToken,
       body: { default_project_visibility: 'internal', user_defaults_to_private_profile: true },
     });
-    expect(put.body).toMatchObject({ default_project_visibility: 'internal', user_defaults_to_private_profile: true });
+    expect(put.body).toMatchObject({
+      default_project_visibility: 'internal',
+      user_defaults_to_private_profile: true,
+    });
     const bad = await api.put('/api/v4/application/settings', {
       token: s.rootToken,
       body: { repository_storages_weighted: { nowhere: 10 } },
     });
     expect(bad.status).toBe(400);
-    expect((await api.get('/api/v4/application/settings', { token: s.rootToken })).body.repository_storages_weighted).toEqual({
+    expect(
+      (await api.get('/api/v4/application/settings', { token: s.rootToken })).body
+        .repository_storages_weighted,
+    ).toEqual({
       default: 100,
     });
     const p = await api.post('/api/v4/projects', { token: s.rootToken, body: { name: 'defaults' } });
     expect(p.body.visibility).toBe('internal');
 
-    const on = await api.post('/api/v4/features/generic_alert_fingerprinting', { token: s.rootToken, body: { value: true } });
+    const on = await api.post('/api/v4/features/generic_alert_fingerprinting', {
+      token: s.rootToken,
+      body: { value: true },
+    });
     expect(on).toMatchObject({ status: 201, body: { name: 'generic_alert_fingerprinting', state: 'on' } });
     const actor = await api.post('/api/v4/features/other_flag', {
       token: s.rootToken,
       body: { value: 'true', project: p.body.path_with_namespace },
     });
-    expect(actor.body).toMatchObject({ state: 'conditional', gates: [{ key: 'boolean', value: false }, { key: 'actors', value: [`Project:${p.body.id}`] }] });
+    expect(actor.body).toMatchObject({
+      state: 'conditional',
+      gates: [
+        { key: 'boolean', value: false },
+        { key: 'actors', value: [`Project:${p.body.id}`] },
+      ],
+    });
     const list = await api.get('/api/v4/features', { token: s.rootToken });
-    expect(list.body.map((f: { name: string }) => f.name)).toEqual(['generic_alert_fingerprinting', 'other_flag']);
-    const u = await api.post('/api/v4/users/2/personal_access_tokens', { token: s.rootToken, body: { name: 'f', scopes: ['api'] } });
+    expect(list.body.map((f: { name: string }) => f.name)).toEqual([
+      'generic_alert_fingerprinting',
+      'other_flag',
+    ]);
+    const u = await api.post('/api/v4/users/2/personal_access_tokens', {
+      token: s.rootToken,
+      body: { name: 'f', scopes: ['api'] },
+    });
     expect((await api.get('/api/v4/features', { token: u.body.token })).status).toBe(403);
     expect((await api.delete('/api/v4/features/other_flag', { token: s.rootToken })).status).toBe(204);
     expect((await api.delete('/api/v4/features/other_flag', { token: s.rootToken })).status).toBe(404);
   });
 
   it('accepts private_profile null in v4 (instance default applies) and refuses it in v5', async () => {
-    const body = { username: 'pp', name: 'PP', email: 'pp@example.com', password: 'password-123', private_profile: null };
+    const body = {
+      username: 'pp',
+      name: 'PP',
+      email: 'pp@example.com',
+      password: 'password-123',
+      private_profile: null,
+    };
     const v5 = await api.post('/api/v5/users', { token: s.rootToken, body });
     expect(v5.status).toBe(400);
     expect((await api.get('/api/v4/users?username=pp', { token: s.rootToken })).body).toEqual([]);

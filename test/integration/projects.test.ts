@@ -32,7 +32,8 @@ describe.each(await databases())('projects, groups, members and visibility (%s)'
   beforeAll(async () => {
     s = await startTestServer({ database });
     api = http(s.url);
-    for (const name of ['owner', 'maintainer', 'developer', 'reporter', 'guest', 'outsider', 'groupdev']) await user(name);
+    for (const name of ['owner', 'maintainer', 'developer', 'reporter', 'guest', 'outsider', 'groupdev'])
+      await user(name);
     const g = await api.post('/api/v4/groups', { token: tok.owner, body: { name: 'Team', path: 'team' } });
     expect(g.status).toBe(201);
     group = g.body;
@@ -69,13 +70,15 @@ describe.each(await databases())('projects, groups, members and visibility (%s)'
     expect(byId.body.path_with_namespace).toBe('team/sub/secret-app');
     const byPath = await api.get('/api/v4/projects/team%2Fsub%2Fsecret-app', { token: tok.guest });
     expect(byPath.body.id).toBe(project.id);
-    expect((await api.get('/api/v4/projects/TEAM%2Fsub%2FSecret-App', { token: tok.guest })).body.id).toBe(project.id);
+    expect((await api.get('/api/v4/projects/TEAM%2Fsub%2FSecret-App', { token: tok.guest })).body.id).toBe(
+      project.id,
+    );
     // Unencoded slashes do not match a route (GitLab: 404).
     expect((await api.get('/api/v4/projects/team/sub/secret-app', { token: tok.guest })).status).toBe(404);
   });
 
   it('hides private projects and groups from outsiders and anonymous callers with 404, not 403', async () => {
-    for (const headers of [{ 'PRIVATE-TOKEN': tok.outsider! }, {}]) {
+    for (const headers of [{ 'PRIVATE-TOKEN': tok.outsider! }, {}] as Record<string, string>[]) {
       const r = await api.get(`/api/v4/projects/${project.id}`, { headers });
       expect(r).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
       const m = await api.get(`/api/v4/projects/${project.id}/members`, { headers });
@@ -86,18 +89,29 @@ describe.each(await databases())('projects, groups, members and visibility (%s)'
     const list = await api.get('/api/v4/projects', { token: tok.outsider });
     expect(list.body.map((p: { id: number }) => p.id)).not.toContain(project.id);
     // Writes to an invisible project are 404 too: nothing about its existence leaks.
-    const put = await api.put(`/api/v4/projects/${project.id}`, { token: tok.outsider, body: { description: 'x' } });
+    const put = await api.put(`/api/v4/projects/${project.id}`, {
+      token: tok.outsider,
+      body: { description: 'x' },
+    });
     expect(put.status).toBe(404);
   });
 
   it('shows internal projects to any signed-in user and public ones to everybody', async () => {
-    const internal = await api.post('/api/v4/projects', { token: tok.owner, body: { name: 'Inside', visibility: 'internal' } });
-    const pub = await api.post('/api/v4/projects', { token: tok.owner, body: { name: 'Open', visibility: 'public' } });
+    const internal = await api.post('/api/v4/projects', {
+      token: tok.owner,
+      body: { name: 'Inside', visibility: 'internal' },
+    });
+    const pub = await api.post('/api/v4/projects', {
+      token: tok.owner,
+      body: { name: 'Open', visibility: 'public' },
+    });
     expect((await api.get(`/api/v4/projects/${internal.body.id}`, { token: tok.outsider })).status).toBe(200);
     expect((await api.get(`/api/v4/projects/${internal.body.id}`)).status).toBe(404);
     expect((await api.get(`/api/v4/projects/${pub.body.id}`)).status).toBe(200);
     // Outsiders can read but not change a public project.
-    expect(await api.put(`/api/v4/projects/${pub.body.id}`, { token: tok.outsider, body: { description: 'x' } })).toMatchObject({
+    expect(
+      await api.put(`/api/v4/projects/${pub.body.id}`, { token: tok.outsider, body: { description: 'x' } }),
+    ).toMatchObject({
       status: 403,
       body: { message: '403 Forbidden' },
     });
@@ -113,7 +127,10 @@ describe.each(await databases())('projects, groups, members and visibility (%s)'
       ['owner', 200],
     ];
     for (const [who, status] of expectations) {
-      const r = await api.put(`/api/v4/projects/${project.id}`, { token: tok[who], body: { description: `by ${who}` } });
+      const r = await api.put(`/api/v4/projects/${project.id}`, {
+        token: tok[who],
+        body: { description: `by ${who}` },
+      });
       expect(r.status, who).toBe(status);
     }
     const after = await api.get(`/api/v4/projects/${project.id}`, { token: tok.guest });
@@ -126,7 +143,9 @@ describe.each(await databases())('projects, groups, members and visibility (%s)'
       token: tok.owner,
       body: { user_id: ids.maintainer, access_level: 40 },
     });
-    expect((await api.delete(`/api/v4/projects/${victim.body.id}`, { token: tok.maintainer })).status).toBe(403);
+    expect((await api.delete(`/api/v4/projects/${victim.body.id}`, { token: tok.maintainer })).status).toBe(
+      403,
+    );
     expect((await api.delete(`/api/v4/projects/${victim.body.id}`, { token: tok.owner })).status).toBe(202);
     expect((await api.get(`/api/v4/projects/${victim.body.id}`, { token: tok.owner })).status).toBe(404);
   });
@@ -140,7 +159,9 @@ describe.each(await databases())('projects, groups, members and visibility (%s)'
     );
     // Developers cannot add members; Maintainers can, but not above their own level.
     const body = { user_id: ids.outsider, access_level: 20 };
-    expect((await api.post(`/api/v4/projects/${project.id}/members`, { token: tok.developer, body })).status).toBe(403);
+    expect(
+      (await api.post(`/api/v4/projects/${project.id}/members`, { token: tok.developer, body })).status,
+    ).toBe(403);
     expect(
       (
         await api.post(`/api/v4/projects/${project.id}/members`, {
@@ -149,20 +170,29 @@ describe.each(await databases())('projects, groups, members and visibility (%s)'
         })
       ).status,
     ).toBe(403);
-    expect((await api.post(`/api/v4/projects/${project.id}/members`, { token: tok.maintainer, body })).status).toBe(201);
+    expect(
+      (await api.post(`/api/v4/projects/${project.id}/members`, { token: tok.maintainer, body })).status,
+    ).toBe(201);
     // Duplicate membership: 409.
-    expect((await api.post(`/api/v4/projects/${project.id}/members`, { token: tok.maintainer, body })).status).toBe(409);
+    expect(
+      (await api.post(`/api/v4/projects/${project.id}/members`, { token: tok.maintainer, body })).status,
+    ).toBe(409);
     // Bad access level: 400 parameter error, nothing changed.
     const bad = await api.put(`/api/v4/projects/${project.id}/members/${ids.outsider}`, {
       token: tok.maintainer,
       body: { access_level: 35 },
     });
     expect(bad).toMatchObject({ status: 400, body: { error: 'access_level does not have a valid value' } });
-    const m = await api.get(`/api/v4/projects/${project.id}/members/${ids.outsider}`, { token: tok.maintainer });
+    const m = await api.get(`/api/v4/projects/${project.id}/members/${ids.outsider}`, {
+      token: tok.maintainer,
+    });
     expect(m.body.access_level).toBe(20);
     // The new Reporter now sees the project; removing them hides it again.
     expect((await api.get(`/api/v4/projects/${project.id}`, { token: tok.outsider })).status).toBe(200);
-    expect((await api.delete(`/api/v4/projects/${project.id}/members/${ids.outsider}`, { token: tok.maintainer })).status).toBe(204);
+    expect(
+      (await api.delete(`/api/v4/projects/${project.id}/members/${ids.outsider}`, { token: tok.maintainer }))
+        .status,
+    ).toBe(204);
     expect((await api.get(`/api/v4/projects/${project.id}`, { token: tok.outsider })).status).toBe(404);
   });
 
@@ -192,7 +222,9 @@ describe.each(await databases())('projects, groups, members and visibility (%s)'
       status: 400,
       body: { error: 'name, path are missing, at least one parameter must be provided' },
     });
-    expect(await api.post('/api/v4/projects', { token: tok.owner, body: { name: 'Bad', visibility: 'secret' } })).toMatchObject({
+    expect(
+      await api.post('/api/v4/projects', { token: tok.owner, body: { name: 'Bad', visibility: 'secret' } }),
+    ).toMatchObject({
       status: 400,
       body: { error: 'visibility does not have a valid value' },
     });

@@ -144,7 +144,12 @@ export const VersionEntity = Type.Object({
   revision: Str,
   release: Str,
   enterprise: Bool,
-  kas: Type.Object({ enabled: Bool, externalUrl: Nullable(Str), externalK8sProxyUrl: Nullable(Str), version: Nullable(Str) }),
+  kas: Type.Object({
+    enabled: Bool,
+    externalUrl: Nullable(Str),
+    externalK8sProxyUrl: Nullable(Str),
+    version: Nullable(Str),
+  }),
 });
 
 export const MessageEntity = Type.Object({ message: Str });

@@ -7,8 +7,8 @@ import type {
   Snippet,
   User,
 } from '../../accounts/accounts.js';
-import type { ApplicationSettings } from '../../accounts/settings.service.js';
 import type { FeatureGates } from '../../accounts/settings.repository.js';
+import type { ApplicationSettings } from '../../accounts/settings.service.js';
 import type * as E from './entities.js';
 
 /** What a presenter needs besides the model: the base URL and who is looking. */
@@ -140,11 +140,19 @@ export function group(g: Namespace, v: View): Static<typeof E.GroupEntity> {
 }
 
 export function member(m: Member, v: View): Static<typeof E.MemberEntity> {
-  return { ...userBasic(m.user, v), access_level: m.accessLevel, created_at: m.createdAt, expires_at: m.expiresAt };
+  return {
+    ...userBasic(m.user, v),
+    access_level: m.accessLevel,
+    created_at: m.createdAt,
+    expires_at: m.expiresAt,
+  };
 }
 
 export function snippet(s: Snippet, v: View): Static<typeof E.SnippetEntity> {
-  const web = s.projectId === null ? `${v.externalUrl}/-/snippets/${s.id}` : `${v.externalUrl}/-/project_snippets/${s.id}`;
+  const web =
+    s.projectId === null
+      ? `${v.externalUrl}/-/snippets/${s.id}`
+      : `${v.externalUrl}/-/project_snippets/${s.id}`;
   const raw =
     s.projectId === null
       ? `${v.externalUrl}/api/v4/snippets/${s.id}/raw`
@@ -172,7 +180,8 @@ export function settings(s: ApplicationSettings): Static<typeof E.SettingsEntity
 
 export function feature(f: FeatureGates): Static<typeof E.FeatureEntity> {
   const gates: Static<typeof E.FeatureEntity>['gates'] = [{ key: 'boolean', value: f.enabled === true }];
-  if (f.projectIds.length > 0) gates.push({ key: 'actors', value: f.projectIds.map((id) => `Project:${id}`) });
+  if (f.projectIds.length > 0)
+    gates.push({ key: 'actors', value: f.projectIds.map((id) => `Project:${id}`) });
   const state = f.enabled === true ? 'on' : f.projectIds.length > 0 ? 'conditional' : 'off';
   return { name: f.name, state, gates };
 }

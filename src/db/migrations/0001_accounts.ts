@@ -31,7 +31,11 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .addColumn('created_at', t.timestamp, (c) => c.notNull())
     .addColumn('last_used_at', t.timestamp)
     .execute();
-  await db.schema.createIndex('personal_access_tokens_user').on('personal_access_tokens').column('user_id').execute();
+  await db.schema
+    .createIndex('personal_access_tokens_user')
+    .on('personal_access_tokens')
+    .column('user_id')
+    .execute();
 
   await withId(db.schema.createTable('sessions'), dialect)
     .addColumn('token_digest', 'text', (c) => c.notNull().unique())
@@ -70,7 +74,9 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .addColumn('updated_at', t.timestamp, (c) => c.notNull())
     .addColumn('last_activity_at', t.timestamp, (c) => c.notNull())
     .execute();
-  await sql`CREATE UNIQUE INDEX projects_namespace_path_lower ON projects (namespace_id, lower(path))`.execute(db);
+  await sql`CREATE UNIQUE INDEX projects_namespace_path_lower ON projects (namespace_id, lower(path))`.execute(
+    db,
+  );
   await db.schema.createIndex('projects_storage').on('projects').column('repository_storage').execute();
 
   await withId(db.schema.createTable('members'), dialect)

@@ -1,4 +1,10 @@
-import { type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely, type RawBuilder, sql } from 'kysely';
+import {
+  type ColumnDefinitionBuilder,
+  type CreateTableBuilder,
+  type Kysely,
+  type RawBuilder,
+  sql,
+} from 'kysely';
 import type { DialectName } from '../dialect.js';
 
 /** A migration that knows which dialect it runs on (ids, timestamps and booleans differ). */

@@ -2,6 +2,6 @@ import type { DialectName } from '../dialect.js';
 import * as m0001 from './0001_accounts.js';
 
 /** Every migration in order; names are what the migrations table records. */
-export const MIGRATIONS: ReadonlyArray<readonly [string, (db: never, dialect: DialectName) => Promise<void>]> = [
-  ['0001_accounts', m0001.up],
-];
+export const MIGRATIONS: ReadonlyArray<
+  readonly [string, (db: never, dialect: DialectName) => Promise<void>]
+> = [['0001_accounts', m0001.up]];

@@ -1,0 +1,153 @@
+import { useCallback, useEffect, useState } from 'react';
+import { clearSession, describeError, fetchSession, setUnauthorizedHandler, signOut } from './api';
+import { ErrorNotice, Loading } from './components';
+import { AdminPage } from './pages/admin';
+import { NotFoundPage } from './pages/not-found';
+import { ProjectPage } from './pages/project';
+import { ProjectsPage } from './pages/projects';
+import { SignInPage } from './pages/sign-in';
+import { Link, parseRoute, paths, type Route, usePathname } from './router';
+import type { Session, SessionUser } from './types';
+
+type SessionState =
+  | { readonly status: 'loading' }
+  | { readonly status: 'error'; readonly message: string }
+  | { readonly status: 'signed-out'; readonly notice?: string }
+  | { readonly status: 'signed-in'; readonly session: Session };
+
+/** Root component: resolves the session, then shows sign-in or the signed-in shell. */
+export function App() {
+  const [state, setState] = useState<SessionState>({ status: 'loading' });
+
+  const load = useCallback(() => {
+    setState({ status: 'loading' });
+    fetchSession().then(
+      (session) => setState(session ? { status: 'signed-in', session } : { status: 'signed-out' }),
+      (err: unknown) => setState({ status: 'error', message: describeError(err) }),
+    );
+  }, []);
+
+  useEffect(load, [load]);
+
+  useEffect(() => {
+    setUnauthorizedHandler(() => {
+      clearSession();
+      setState({ status: 'signed-out', notice: 'Your session has ended. Please sign in again.' });
+    });
+    return () => setUnauthorizedHandler(null);
+  }, []);
+
+  if (state.status === 'loading') {
+    return (
+      <main className="centered">
+        <Loading />
+      </main>
+    );
+  }
+  if (state.status === 'error') {
+    return (
+      <main className="centered">
+        <ErrorNotice message={state.message} />
+        <button type="button" className="button" onClick={load}>
+          Try again
+        </button>
+      </main>
+    );
+  }
+  if (state.status === 'signed-out') {
+    return (
+      <>
+        {state.notice ? (
+          <div className="banner" role="status">
+            {state.notice}
+          </div>
+        ) : null}
+        <SignInPage onSignedIn={(session) => setState({ status: 'signed-in', session })} />
+      </>
+    );
+  }
+  return <Shell user={state.session.user} onSignedOut={() => setState({ status: 'signed-out' })} />;
+}
+
+function Shell({ user, onSignedOut }: { readonly user: SessionUser; readonly onSignedOut: () => void }) {
+  const route = parseRoute(usePathname());
+  const [signOutError, setSignOutError] = useState<string | null>(null);
+  const [signingOut, setSigningOut] = useState(false);
+
+  useEffect(() => {
+    document.title = `${titleOf(route)} · svc`;
+  });
+
+  const doSignOut = async (): Promise<void> => {
+    setSigningOut(true);
+    setSignOutError(null);
+    try {
+      await signOut();
+      onSignedOut();
+    } catch (err) {
+      setSignOutError(describeError(err));
+      setSigningOut(false);
+    }
+  };
+
+  return (
+    <>
+      <header className="topbar">
+        <Link to={paths.projects()} className="brand">
+          svc
+        </Link>
+        <nav aria-label="Main" className="topnav">
+          <Link to={paths.projects()} aria-current={route.name === 'projects' ? 'page' : undefined}>
+            Projects
+          </Link>
+          {user.is_admin ? (
+            <Link to={paths.admin()} aria-current={route.name === 'admin' ? 'page' : undefined}>
+              Admin area
+            </Link>
+          ) : null}
+        </nav>
+        <div className="topbar-user">
+          <span title={`@${user.username}`}>{user.name}</span>
+          <button
+            type="button"
+            className="button button-small"
+            onClick={() => void doSignOut()}
+            disabled={signingOut}
+          >
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main className="content">
+        {signOutError !== null && <ErrorNotice message={`Could not sign out: ${signOutError}`} />}
+        <RouteView route={route} user={user} />
+      </main>
+    </>
+  );
+}
+
+function RouteView({ route, user }: { readonly route: Route; readonly user: SessionUser }) {
+  switch (route.name) {
+    case 'projects':
+      return <ProjectsPage />;
+    case 'project':
+      return <ProjectPage key={route.id} id={route.id} tab={route.tab} />;
+    case 'admin':
+      return <AdminPage user={user} />;
+    case 'not-found':
+      return <NotFoundPage path={route.path} />;
+  }
+}
+
+function titleOf(route: Route): string {
+  switch (route.name) {
+    case 'projects':
+      return 'Projects';
+    case 'project':
+      return 'Project';
+    case 'admin':
+      return 'Admin area';
+    case 'not-found':
+      return 'Not found';
+  }
+}

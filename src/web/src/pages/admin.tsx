@@ -1,0 +1,75 @@
+import { ErrorNotice, ResourceView } from '../components';
+import type { AdminUser, SessionUser, VersionInfo } from '../types';
+import { useResource } from '../use-resource';
+
+/** Instance version and users; only administrators get here (the API enforces it as well). */
+export function AdminPage({ user }: { readonly user: SessionUser }) {
+  if (!user.is_admin) return <ErrorNotice message="403 Forbidden" />;
+  return (
+    <>
+      <h1>Admin area</h1>
+      <VersionSection />
+      <UsersSection />
+    </>
+  );
+}
+
+function VersionSection() {
+  const version = useResource<VersionInfo>('/api/v4/version');
+  return (
+    <section className="card section" aria-labelledby="admin-version">
+      <h2 id="admin-version">Version</h2>
+      <ResourceView resource={version}>
+        {(info) => (
+          <dl className="details">
+            <dt>Version</dt>
+            <dd>{info.version}</dd>
+            <dt>Revision</dt>
+            <dd>
+              <code>{info.revision}</code>
+            </dd>
+          </dl>
+        )}
+      </ResourceView>
+    </section>
+  );
+}
+
+function UsersSection() {
+  const users = useResource<AdminUser[]>('/api/v4/users?per_page=100');
+  return (
+    <section className="card section" aria-labelledby="admin-users">
+      <h2 id="admin-users">Users</h2>
+      <ResourceView resource={users}>
+        {(list) =>
+          list.length === 0 ? (
+            <p className="muted">No users.</p>
+          ) : (
+            <table className="table" aria-labelledby="admin-users">
+              <thead>
+                <tr>
+                  <th scope="col">ID</th>
+                  <th scope="col">Username</th>
+                  <th scope="col">Name</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Role</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.map((u) => (
+                  <tr key={u.id}>
+                    <td>{u.id}</td>
+                    <td>{u.username}</td>
+                    <td>{u.name}</td>
+                    <td>{u.state}</td>
+                    <td>{u.is_admin ? 'Administrator' : 'Regular'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        }
+      </ResourceView>
+    </section>
+  );
+}

@@ -1,0 +1,142 @@
+import { type KeyboardEvent, useId, useRef } from 'react';
+import { ResourceView, Timestamp } from '../components';
+import { Link, navigate, PROJECT_TABS, type ProjectTab, paths } from '../router';
+import type { Project } from '../types';
+import { useResource } from '../use-resource';
+
+const TAB_LABELS: Record<ProjectTab, string> = {
+  alerts: 'Alerts',
+  error_tracking: 'Error tracking',
+  settings: 'Settings',
+};
+
+/** One project: its header and the Alerts / Error tracking / Settings tabs. */
+export function ProjectPage({ id, tab }: { readonly id: string; readonly tab: ProjectTab }) {
+  const project = useResource<Project>(`/api/v4/projects/${encodeURIComponent(id)}`);
+  return (
+    <>
+      <nav className="breadcrumbs" aria-label="Breadcrumbs">
+        <Link to={paths.projects()}>Projects</Link>
+        <span aria-hidden="true"> / </span>
+        <span>{project.status === 'ok' ? project.data.name : `Project ${id}`}</span>
+      </nav>
+      <ResourceView resource={project}>{(data) => <ProjectView project={data} tab={tab} />}</ResourceView>
+    </>
+  );
+}
+
+function ProjectView({ project, tab }: { readonly project: Project; readonly tab: ProjectTab }) {
+  const baseId = useId();
+  const tabRefs = useRef<Partial<Record<ProjectTab, HTMLButtonElement | null>>>({});
+  const tabId = (t: ProjectTab): string => `${baseId}-tab-${t}`;
+  const panelId = (t: ProjectTab): string => `${baseId}-panel-${t}`;
+
+  const select = (t: ProjectTab, focus = false): void => {
+    navigate(paths.project(project.id, t), { replace: true });
+    if (focus) tabRefs.current[t]?.focus();
+  };
+
+  // Arrow keys, Home and End move between tabs (WAI-ARIA tabs pattern, automatic activation).
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>): void => {
+    const index = PROJECT_TABS.indexOf(tab);
+    const last = PROJECT_TABS.length - 1;
+    const next: Record<string, number> = {
+      ArrowRight: index === last ? 0 : index + 1,
+      ArrowLeft: index === 0 ? last : index - 1,
+      Home: 0,
+      End: last,
+    };
+    const target = next[event.key];
+    if (target === undefined) return;
+    event.preventDefault();
+    select(PROJECT_TABS[target]!, true);
+  };
+
+  return (
+    <>
+      <header className="page-header">
+        <h1>{project.name}</h1>
+        <p className="muted">
+          {project.path_with_namespace} · <span className="badge">{project.visibility}</span>
+        </p>
+        {project.description ? <p>{project.description}</p> : null}
+      </header>
+      <div className="tabs" role="tablist" aria-label="Project sections" onKeyDown={onKeyDown}>
+        {PROJECT_TABS.map((t) => (
+          <button
+            key={t}
+            ref={(el) => {
+              tabRefs.current[t] = el;
+            }}
+            type="button"
+            role="tab"
+            id={tabId(t)}
+            aria-selected={t === tab}
+            aria-controls={panelId(t)}
+            tabIndex={t === tab ? 0 : -1}
+            className="tab"
+            onClick={() => select(t)}
+          >
+            {TAB_LABELS[t]}
+          </button>
+        ))}
+      </div>
+      <section className="tab-panel" role="tabpanel" id={panelId(tab)} aria-labelledby={tabId(tab)}>
+        {tab === 'alerts' && <AlertsPanel />}
+        {tab === 'error_tracking' && <ErrorTrackingPanel />}
+        {tab === 'settings' && <SettingsPanel project={project} />}
+      </section>
+    </>
+  );
+}
+
+function AlertsPanel() {
+  return (
+    <>
+      <h2>Alerts</h2>
+      <p>
+        Alerts received by this project's HTTP endpoints and Prometheus Alertmanager integrations will be
+        listed here, with their status, severity, and number of events.
+      </p>
+      <p className="muted">This view is not available yet.</p>
+    </>
+  );
+}
+
+function ErrorTrackingPanel() {
+  return (
+    <>
+      <h2>Error tracking</h2>
+      <p>
+        Errors reported to this project by Sentry SDKs will be listed here, grouped by fingerprint, with their
+        event counts and when they were first and last seen.
+      </p>
+      <p className="muted">This view is not available yet.</p>
+    </>
+  );
+}
+
+function SettingsPanel({ project }: { readonly project: Project }) {
+  return (
+    <>
+      <h2>Settings</h2>
+      <dl className="details">
+        <dt>Project ID</dt>
+        <dd>{project.id}</dd>
+        <dt>Path</dt>
+        <dd>{project.path_with_namespace}</dd>
+        <dt>Visibility</dt>
+        <dd>{project.visibility}</dd>
+        <dt>Monitor access level</dt>
+        <dd>{project.monitor_access_level ?? <span className="muted">not returned by the server</span>}</dd>
+        <dt>Last activity</dt>
+        <dd>
+          <Timestamp value={project.last_activity_at} />
+        </dd>
+      </dl>
+      <p className="muted">
+        Alert integrations and error tracking settings for this project will be editable here.
+      </p>
+    </>
+  );
+}

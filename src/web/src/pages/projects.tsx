@@ -1,0 +1,54 @@
+import { ResourceView, Timestamp } from '../components';
+import { Link, paths } from '../router';
+import type { Project } from '../types';
+import { useResource } from '../use-resource';
+
+const PROJECTS_PATH = '/api/v4/projects?membership=true&per_page=100&order_by=name&sort=asc';
+
+/** The signed-in user's projects, by name. */
+export function ProjectsPage() {
+  const projects = useResource<Project[]>(PROJECTS_PATH);
+  return (
+    <>
+      <h1>Projects</h1>
+      <ResourceView resource={projects}>
+        {(list) =>
+          list.length === 0 ? (
+            <div className="empty-state">
+              <p>You are not a member of any project yet.</p>
+              <p className="muted">
+                Projects you create or are added to through the API will be listed here.
+              </p>
+            </div>
+          ) : (
+            <ul className="list" aria-label="Projects">
+              {list.map((project) => (
+                <ProjectRow key={project.id} project={project} />
+              ))}
+            </ul>
+          )
+        }
+      </ResourceView>
+    </>
+  );
+}
+
+function ProjectRow({ project }: { readonly project: Project }) {
+  return (
+    <li className="list-row">
+      <div className="list-main">
+        <Link to={paths.project(project.id)} className="list-title">
+          {project.name}
+        </Link>
+        <span className="muted"> {project.path_with_namespace}</span>
+        {project.description ? <p className="list-description">{project.description}</p> : null}
+      </div>
+      <div className="list-meta">
+        <span className="badge">{project.visibility}</span>
+        <span className="muted small">
+          Updated <Timestamp value={project.last_activity_at} />
+        </span>
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,57 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SRC = join(import.meta.dirname, '../src');
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return name === 'web' ? [] : files(path);
+    return name.endsWith('.ts') && !name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+const sources = files(SRC).map((path) => ({
+  path: relative(SRC, path),
+  imports: [...readFileSync(path, 'utf8').matchAll(/^import[^;]*?from\s+'([^']+)'/gms)].map((m) => m[1]!),
+  text: readFileSync(path, 'utf8'),
+}));
+
+/** Files matching `which` that import something matching `forbidden`. */
+function violations(which: RegExp, forbidden: RegExp): string[] {
+  return sources
+    .filter((f) => which.test(f.path))
+    .flatMap((f) => f.imports.filter((i) => forbidden.test(i)).map((i) => `${f.path} imports ${i}`));
+}
+
+describe('architecture (ARCHITECTURE.md dependency rules)', () => {
+  it('finds the source files', () => {
+    expect(sources.length).toBeGreaterThan(20);
+  });
+
+  it('route handlers use services, never Kysely, repositories or the database', () => {
+    expect(violations(/\.routes\.ts$/, /^kysely$|\.repository\.js$|\/db\//)).toEqual([]);
+  });
+
+  it('services never import Fastify, routes or presenters', () => {
+    expect(violations(/\.service\.ts$/, /^fastify$|^@fastify\/|\.routes\.js$|\/api\//)).toEqual([]);
+  });
+
+  it('repositories never import Fastify, services or the API layer', () => {
+    expect(violations(/\.repository\.ts$/, /^fastify$|\.service\.js$|\/api\//)).toEqual([]);
+  });
+
+  it('per-version presenters and schemas are reached only through src/api', () => {
+    expect(violations(/^(?!api\/)/, /\/api\/v[0-9]+\//)).toEqual([]);
+  });
+
+  it('only config.ts and the CLI entry read process.env', () => {
+    const readers = sources.filter((f) => /process\.env/.test(f.text)).map((f) => f.path);
+    expect(readers.sort()).toEqual(['config.ts', 'main.ts']);
+  });
+
+  it('has no default exports', () => {
+    expect(sources.filter((f) => /^export default/m.test(f.text)).map((f) => f.path)).toEqual([]);
+  });
+});

@@ -1,0 +1,87 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { http } from '../helpers/http.js';
+import { freePort } from '../helpers/server.js';
+
+const run = promisify(execFile);
+const BIN = join(import.meta.dirname, '../../bin/svc.js');
+
+/** Runs the built CLI; returns exit code and output. */
+async function svc(args: string[], env: Record<string, string>) {
+  try {
+    const r = await run('node', [BIN, ...args], {
+      env: { PATH: process.env.PATH!, ...env },
+      timeout: 30_000,
+    });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('svc CLI', () => {
+  it('refuses to start with two storages on the same path, naming both (exit 2)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
+    const env = { SVC_DATA_DIR: dir, SVC_STORAGES: `default=${dir}/a,fast=${dir}/a` };
+    for (const args of [['server'], ['config', 'check']]) {
+      const r = await svc(args, env);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`storages "default" and "fast" use the same path ${dir}/a`);
+    }
+  });
+
+  it('checks configuration, migrates, creates users and tokens that work against the server', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
+    const port = await freePort();
+    const env = { SVC_DATA_DIR: dir, SVC_PORT: String(port), SVC_LOG_LEVEL: 'warn' };
+    const check = await svc(['config', 'check'], { ...env, SVC_ROOT_PASSWORD: 'secret-password' });
+    expect(check.code).toBe(0);
+    expect(check.stdout).toContain('configuration is valid');
+    expect(check.stdout).not.toContain('secret-password');
+    expect((await svc(['migrate'], env)).stdout).toContain('applied 0001_accounts');
+    expect((await svc(['migrate'], env)).stdout).toContain('up to date');
+    const created = await svc(
+      ['user', 'create', '--username', 'bob', '--email', 'bob@example.com', '--password', 'bob-password'],
+      env,
+    );
+    expect(created).toMatchObject({ code: 0 });
+    // The first command that needed accounts created root and printed its generated password once.
+    expect(created.stderr).toMatch(/administrator "root" with password: \S{16,}/);
+    expect(
+      (await svc(['user', 'create', '--username', 'eve', '--email', 'e@example.com', '--password', 'x'], env))
+        .code,
+    ).toBe(1);
+    expect((await svc(['token', 'create', '--user', 'bob', '--scopes', 'api,nope'], env)).code).toBe(2);
+    const token = await svc(['token', 'create', '--user', 'bob', '--scopes', 'read_api'], env);
+    expect(token.code).toBe(0);
+    const value = token.stdout.trim();
+    expect(value).toMatch(/^svcpat-/);
+    expect((await svc(['token', 'create', '--user', 'nobody'], env)).code).toBe(1);
+
+    // Start the real server process and use the token; SIGTERM stops it cleanly.
+    const { spawn } = await import('node:child_process');
+    const child = spawn('node', [BIN, 'server'], {
+      env: { PATH: process.env.PATH!, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += String(d);
+    });
+    const deadline = Date.now() + 20_000;
+    while (!out.includes('listening on') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(out).toContain(`listening on http://127.0.0.1:${port}`);
+    expect(out).not.toContain('password');
+    const me = await http(`http://127.0.0.1:${port}`).get('/api/v4/user', { token: value });
+    expect(me.body.username).toBe('bob');
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});

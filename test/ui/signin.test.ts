@@ -1,0 +1,143 @@
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer } from '../helpers/server.js';
+
+// Debian's chromium package; playwright-core never downloads a browser of its own.
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const SCREENSHOT = '/tmp/svc-ui.png';
+const PROJECT_NAME = 'Shell Test';
+
+type Server = Awaited<ReturnType<typeof startTestServer>>;
+
+describe('web UI shell (Chromium)', () => {
+  let server: Server | undefined;
+  let browser: Browser | undefined;
+  let projectId: number;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    const response = await fetch(`${server.url}/api/v4/projects`, {
+      method: 'POST',
+      headers: { 'PRIVATE-TOKEN': server.rootToken, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: PROJECT_NAME }),
+    });
+    expect(response.status).toBe(201);
+    projectId = ((await response.json()) as { id: number }).id;
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  /**
+   * Runs `body` in a fresh browser context (no cookie carries over between tests). On failure it saves a
+   * screenshot and adds the page's visible text to the error, so a red run says what the user saw.
+   */
+  async function withPage(name: string, body: (page: Page) => Promise<void>): Promise<void> {
+    const context = await browser!.newContext({ viewport: { width: 1200, height: 800 } });
+    const page = await context.newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    try {
+      await page.goto(`${server!.url}/`);
+      await body(page);
+      expect(pageErrors).toEqual([]);
+    } catch (err) {
+      const shot = `/tmp/svc-ui-failure-${name}.png`;
+      await page.screenshot({ path: shot, fullPage: true }).catch(() => undefined);
+      const text = await page
+        .locator('body')
+        .textContent({ timeout: 1000 })
+        .catch(() => '(unreadable)');
+      if (err instanceof Error) {
+        err.message += `\nURL: ${page.url()}\nPage errors: ${pageErrors.join(' | ') || 'none'}\nScreenshot: ${shot}\nPage text:\n${text}`;
+      }
+      throw err;
+    } finally {
+      await context.close();
+    }
+  }
+
+  async function signIn(page: Page, login: string, password: string): Promise<void> {
+    await page.getByLabel('Username or email').fill(login);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+
+  it('shows a clear error for a wrong password and stays signed out', async () => {
+    await withPage('wrong-password', async (page) => {
+      await signIn(page, 'root', `${server!.rootPassword}-wrong`);
+      const alert = page.getByRole('alert');
+      await alert.waitFor();
+      expect(await alert.textContent()).toContain('Invalid login or password');
+      expect(await page.getByRole('heading', { name: 'Projects' }).count()).toBe(0);
+      // The password field is cleared so the user can type it again.
+      expect(await page.getByLabel('Password').inputValue()).toBe('');
+      await page.screenshot({ path: '/tmp/svc-ui-signin-error.png' });
+    });
+  });
+
+  it('signs in as root, lists projects, opens a project with its tabs, and signs out', async () => {
+    await withPage('sign-in', async (page) => {
+      await signIn(page, 'root', server!.rootPassword);
+
+      await page.getByRole('heading', { name: 'Projects' }).waitFor();
+      const projectLink = page.getByRole('link', { name: PROJECT_NAME, exact: true });
+      await projectLink.waitFor();
+      await page.screenshot({ path: SCREENSHOT, fullPage: true });
+
+      // The session survives a reload (cookie auth, GET /-/session).
+      await page.reload();
+      await projectLink.click();
+      await page.waitForURL(`**/-/ui/projects/${projectId}`);
+      await page.getByRole('heading', { name: PROJECT_NAME, level: 1 }).waitFor();
+
+      const tabs = page.getByRole('tab');
+      expect(await tabs.allTextContents()).toEqual(['Alerts', 'Error tracking', 'Settings']);
+      expect(await page.getByRole('tab', { name: 'Alerts' }).getAttribute('aria-selected')).toBe('true');
+      await page.getByRole('tabpanel', { name: 'Alerts' }).waitFor();
+
+      await page.getByRole('tab', { name: 'Error tracking' }).click();
+      await page.getByRole('tabpanel', { name: 'Error tracking' }).waitFor();
+
+      await page.getByRole('tab', { name: 'Settings' }).click();
+      const settings = page.getByRole('tabpanel', { name: 'Settings' });
+      await settings.waitFor();
+      const settingsText = await settings.textContent();
+      expect(settingsText).toContain('Visibility');
+      expect(settingsText).toContain('Monitor access level');
+      await page.waitForURL(`**/-/ui/projects/${projectId}/settings`);
+      await page.screenshot({ path: '/tmp/svc-ui-project.png', fullPage: true });
+
+      // Root is an administrator, so the admin area is linked and shows the version and the users.
+      await page.getByRole('link', { name: 'Admin area' }).click();
+      await page.getByRole('heading', { name: 'Admin area' }).waitFor();
+      await page.getByRole('cell', { name: 'root', exact: true }).waitFor();
+      expect(await page.getByRole('alert').count()).toBe(0);
+      await page.screenshot({ path: '/tmp/svc-ui-admin.png', fullPage: true });
+
+      // An API error (here a project that does not exist) is shown, not thrown.
+      await page.goto(`${server!.url}/-/ui/projects/999999999`);
+      const notFound = page.getByRole('alert');
+      await notFound.waitFor();
+      expect(await notFound.textContent()).toContain('404');
+
+      // Sign out sends the CSRF token; afterwards a reload shows the sign-in form again.
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+      await page.reload();
+      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    });
+  });
+});
