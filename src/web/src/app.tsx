@@ -57,11 +57,7 @@ export function App() {
   if (state.status === 'signed-out') {
     return (
       <>
-        {state.notice ? (
-          <div className="banner" role="status">
-            {state.notice}
-          </div>
-        ) : null}
+        {state.notice ? <output className="banner">{state.notice}</output> : null}
         <SignInPage onSignedIn={(session) => setState({ status: 'signed-in', session })} />
       </>
     );

@@ -3,11 +3,7 @@ import type { Resource } from './use-resource';
 
 /** A polite, announced loading line. */
 export function Loading({ label = 'Loading…' }: { readonly label?: string }) {
-  return (
-    <p className="muted" role="status">
-      {label}
-    </p>
-  );
+  return <output className="muted">{label}</output>;
 }
 
 /** An error from the server or the network, announced to assistive technology. */
