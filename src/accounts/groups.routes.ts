@@ -1,15 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { PageQuery, pageRequest, setPageHeaders } from '../api/pagination.js';
+import { VisibilityInput } from '../api/schemas.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
 import type { AppContext } from '../context.js';
 import { AccessLevel } from './accounts.js';
 import { memberRoutes } from './members.routes.js';
 
-const VisibilityInput = Type.Union([
-  Type.Literal('private'),
-  Type.Literal('internal'),
-  Type.Literal('public'),
-]);
 const Params = Type.Object({ id: Type.String() });
 
 /** Groups (`/groups`), their projects, subgroups and members. */

@@ -1,16 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { KeysetQuery, PageQuery, pageRequest, setKeysetHeaders, setPageHeaders } from '../api/pagination.js';
+import { SortInput, VisibilityInput } from '../api/schemas.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
 import type { AppContext } from '../context.js';
 import { paramError } from '../errors.js';
 import type { ProjectOrder } from './accounts.js';
 import { memberRoutes } from './members.routes.js';
 
-const VisibilityInput = Type.Union([
-  Type.Literal('private'),
-  Type.Literal('internal'),
-  Type.Literal('public'),
-]);
 const MonitorInput = Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]);
 const OrderBy = Type.Union(
   ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at'].map((v) => Type.Literal(v)),
@@ -41,7 +37,7 @@ export function projectRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): vo
           owned: Type.Optional(Type.Boolean()),
           repository_storage: Type.Optional(Type.String()),
           order_by: Type.Optional(OrderBy),
-          sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+          sort: Type.Optional(SortInput),
         }),
         response: { 200: Type.Array(E.ProjectEntity) },
       },

@@ -1,15 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { PageQuery, pageRequest, setPageHeaders } from '../api/pagination.js';
+import { VisibilityInput } from '../api/schemas.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
 import type { AppContext } from '../context.js';
 import type { Snippet } from './accounts.js';
 
-const VisibilityInput = Type.Union([
-  Type.Literal('private'),
-  Type.Literal('internal'),
-  Type.Literal('public'),
-]);
 const Editable = {
   title: Type.String(),
   file_name: Type.String(),
@@ -17,6 +13,12 @@ const Editable = {
   content: Type.String(),
   visibility: VisibilityInput,
 };
+const CreateBody = Type.Object({
+  ...Type.Partial(Type.Object(Editable)).properties,
+  title: Type.String(),
+  content: Type.String(),
+});
+const UpdateBody = Type.Partial(Type.Object(Editable));
 
 function sendRaw(reply: FastifyReply, s: Snippet) {
   return reply
@@ -105,14 +107,7 @@ export function snippetRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): vo
       schema: {
         tags,
         summary: 'Create a personal snippet',
-        body: Type.Object({
-          ...Editable,
-          title: Type.String(),
-          content: Type.String(),
-          file_name: Type.Optional(Type.String()),
-          description: Type.Optional(Type.String()),
-          visibility: Type.Optional(VisibilityInput),
-        }),
+        body: CreateBody,
         response: { 201: E.SnippetEntity },
       },
     },
@@ -129,7 +124,7 @@ export function snippetRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): vo
         tags,
         summary: 'Update a snippet',
         params: Id,
-        body: Type.Partial(Type.Object(Editable)),
+        body: UpdateBody,
         response: { 200: E.SnippetEntity },
       },
     },
@@ -201,14 +196,7 @@ export function snippetRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): vo
         tags,
         summary: 'Create a project snippet (Reporter)',
         params: Type.Object({ id: Type.String() }),
-        body: Type.Object({
-          ...Editable,
-          title: Type.String(),
-          content: Type.String(),
-          file_name: Type.Optional(Type.String()),
-          description: Type.Optional(Type.String()),
-          visibility: Type.Optional(VisibilityInput),
-        }),
+        body: CreateBody,
         response: { 201: E.SnippetEntity },
       },
     },
@@ -225,7 +213,7 @@ export function snippetRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): vo
         tags,
         summary: 'Update a project snippet',
         params: ProjectParams,
-        body: Type.Partial(Type.Object(Editable)),
+        body: UpdateBody,
         response: { 200: E.SnippetEntity },
       },
     },

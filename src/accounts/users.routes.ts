@@ -10,6 +10,7 @@ import {
   setKeysetHeaders,
   setPageHeaders,
 } from '../api/pagination.js';
+import { SortInput } from '../api/schemas.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
 import type { AppContext } from '../context.js';
 import { forbidden, paramError } from '../errors.js';
@@ -18,7 +19,6 @@ import { type PersonalAccessToken, TOKEN_SCOPES, type UserOrder } from './accoun
 const UserOrderBy = Type.Union(
   ['id', 'name', 'username', 'created_at', 'updated_at'].map((v) => Type.Literal(v)),
 );
-const Sort = Type.Union([Type.Literal('asc'), Type.Literal('desc')]);
 const Id = Type.Object({ id: Type.Integer() });
 
 /** Users and personal access tokens (GitLab's /user, /users and /personal_access_tokens). */
@@ -53,7 +53,7 @@ export function userRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void 
           blocked: Type.Optional(Type.Boolean()),
           admins: Type.Optional(Type.Boolean()),
           order_by: Type.Optional(UserOrderBy),
-          sort: Type.Optional(Sort),
+          sort: Type.Optional(SortInput),
         }),
         response: { 200: Type.Array(E.UserAny) },
       },
