@@ -10,6 +10,8 @@ import { groupRoutes } from './accounts/groups.routes.js';
 import { projectRoutes } from './accounts/projects.routes.js';
 import { snippetRoutes } from './accounts/snippets.routes.js';
 import { userRoutes } from './accounts/users.routes.js';
+import { alertRoutes } from './alerts/alerts.routes.js';
+import { intakeRoutes } from './alerts/intake.routes.js';
 import { authenticate } from './api/auth.js';
 import { installErrorHandling } from './api/errors.js';
 import { installMetrics } from './api/metrics.js';
@@ -18,6 +20,7 @@ import { sessionRoutes } from './api/session.routes.js';
 import { FORM_BODY, parseForm, validatorCompiler } from './api/validation.js';
 import { API_VERSIONS, type ApiApp } from './api/version.js';
 import type { AppContext } from './context.js';
+import { issueRoutes } from './issues/issues.routes.js';
 
 /** Query parameters that carry secrets and are masked in logged URLs. */
 const SECRET_PARAMS = /([?&](?:private_token|access_token|sentry_key|sentry_secret|token|key)=)[^&]*/gi;
@@ -109,6 +112,7 @@ export async function buildApp(
   });
 
   await app.register(async (scope) => sessionRoutes(scope as unknown as ApiApp, ctx));
+  await app.register(async (scope) => intakeRoutes(scope, ctx));
 
   for (const api of API_VERSIONS) {
     const openapi = new OpenApiCollector();
@@ -122,6 +126,8 @@ export async function buildApp(
         projectRoutes(s, ctx, api);
         snippetRoutes(s, ctx, api);
         adminRoutes(s, ctx, api);
+        alertRoutes(s, ctx, api);
+        issueRoutes(s, ctx, api);
         s.get('/openapi.json', async () =>
           openapi.document(api.version, ctx.config.externalUrl, ctx.config.release),
         );

@@ -26,6 +26,8 @@ export interface Config {
   readonly offering: Offering;
   readonly storages: Readonly<Record<string, StorageConfig>>;
   readonly logLevel: string;
+  /** Largest alert payload accepted, in bytes of JSON (413 beyond). */
+  readonly alertPayloadLimitBytes: number;
   /** Deprecated registration token for shared runners (removed in 18.0; see versioning). */
   readonly sharedRunnersRegistrationToken: string | null;
 }
@@ -59,6 +61,7 @@ const KEYS = {
   offering: ['SVC_OFFERING', 'offering'],
   storages: ['SVC_STORAGES', 'storages'],
   logLevel: ['SVC_LOG_LEVEL', 'log_level'],
+  alertPayloadLimitBytes: ['SVC_ALERT_PAYLOAD_LIMIT', 'alert_payload_limit'],
   sharedRunnersRegistrationToken: [
     'SVC_SHARED_RUNNERS_REGISTRATION_TOKEN',
     'shared_runners_registration_token',
@@ -136,6 +139,18 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     throw new ConfigError(`${get('rootToken')!.from} must be at least 20 characters without spaces`);
   }
 
+  const limitText = str('alertPayloadLimitBytes') ?? String(1024 * 1024);
+  const alertPayloadLimitBytes = Number(limitText);
+  if (
+    !/^\d+$/.test(limitText) ||
+    alertPayloadLimitBytes < 1024 ||
+    alertPayloadLimitBytes > 100 * 1024 * 1024
+  ) {
+    throw new ConfigError(
+      `${get('alertPayloadLimitBytes')!.from} must be a number of bytes from 1024 to 104857600`,
+    );
+  }
+
   return Object.freeze({
     host,
     port,
@@ -149,6 +164,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     offering: oneOf('offering', OFFERINGS, 'self-managed'),
     storages: parseStorages(get('storages'), dataDir, cwd),
     logLevel: oneOf('logLevel', LOG_LEVELS, 'info'),
+    alertPayloadLimitBytes,
     sharedRunnersRegistrationToken: str('sharedRunnersRegistrationToken'),
   });
 }

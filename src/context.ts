@@ -12,9 +12,16 @@ import { SnippetsRepository } from './accounts/snippets.repository.js';
 import { SnippetsService } from './accounts/snippets.service.js';
 import { UsersRepository } from './accounts/users.repository.js';
 import { UsersService } from './accounts/users.service.js';
+import { AlertsRepository } from './alerts/alerts.repository.js';
+import { AlertsService } from './alerts/alerts.service.js';
+import { IntakeService } from './alerts/intake.service.js';
+import { IntegrationsService } from './alerts/integrations.service.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
+import { createCipher, loadOrCreateSecretKey } from './crypto.js';
 import type { Db } from './db/db.js';
+import { IssuesRepository } from './issues/issues.repository.js';
+import { IssuesService } from './issues/issues.service.js';
 import { configuredWeights, pickStorage } from './repositories/storages.js';
 import { parseRelease, type Release } from './versioning/release.js';
 
@@ -30,6 +37,10 @@ export interface AppContext {
   readonly members: MembersService;
   readonly snippets: SnippetsService;
   readonly settings: SettingsService;
+  readonly integrations: IntegrationsService;
+  readonly alertIntake: IntakeService;
+  readonly alerts: AlertsService;
+  readonly issues: IssuesService;
 }
 
 /** The composition root: repositories, then services, wired once. */
@@ -51,6 +62,10 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       user_defaults_to_private_profile: false,
       signup_enabled: false,
       repository_storages_weighted: configuredWeights(config.storages),
+      // GitLab's defaults: the per-URL alert notification throttle is off, 3600 requests per 3600 s.
+      throttle_incident_management_notification_enabled: false,
+      throttle_incident_management_notification_per_period: 3600,
+      throttle_incident_management_notification_period_in_seconds: 3600,
     },
     clock,
   );
@@ -66,6 +81,10 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     { names: Object.keys(config.storages), pick },
     clock,
   );
+  const alertsRepo = new AlertsRepository(k);
+  const issuesRepo = new IssuesRepository(k);
+  const cipher = createCipher(loadOrCreateSecretKey(config.dataDir));
+  const integrations = new IntegrationsService(alertsRepo, projects, cipher, config.tier, clock);
   return {
     config,
     db,
@@ -77,5 +96,17 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     members: new MembersService(membersRepo, usersRepo, clock),
     snippets: new SnippetsService(snippetsRepo, projects, settings, pick, clock),
     settings,
+    integrations,
+    alertIntake: new IntakeService(
+      alertsRepo,
+      issuesRepo,
+      integrations,
+      projects,
+      settings,
+      config.tier,
+      clock,
+    ),
+    alerts: new AlertsService(alertsRepo, projects, clock),
+    issues: new IssuesService(issuesRepo, projects),
   };
 }

@@ -1,4 +1,11 @@
-import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  randomBytes,
+  scrypt,
+  timingSafeEqual,
+} from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -56,4 +63,30 @@ export function loadOrCreateSecretKey(dataDir: string): Buffer {
   writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);
   return key;
+}
+
+/** Encrypts and decrypts secrets that must be shown again (integration keys, external tokens). */
+export interface Cipher {
+  encrypt(plaintext: string): string;
+  decrypt(ciphertext: string): string;
+}
+
+/** AES-256-GCM with the instance secret key: `v1:<iv>:<tag>:<ciphertext>` in base64. */
+export function createCipher(key: Buffer): Cipher {
+  if (key.length !== 32) throw new Error('The secret key must be 32 bytes');
+  return {
+    encrypt(plaintext) {
+      const iv = randomBytes(12);
+      const c = createCipheriv('aes-256-gcm', key, iv);
+      const ct = Buffer.concat([c.update(plaintext, 'utf8'), c.final()]);
+      return `v1:${iv.toString('base64')}:${c.getAuthTag().toString('base64')}:${ct.toString('base64')}`;
+    },
+    decrypt(ciphertext) {
+      const [v, iv, tag, ct] = ciphertext.split(':');
+      if (v !== 'v1' || !iv || !tag || ct === undefined) throw new Error('Unknown ciphertext format');
+      const d = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
+      d.setAuthTag(Buffer.from(tag, 'base64'));
+      return Buffer.concat([d.update(Buffer.from(ct, 'base64')), d.final()]).toString('utf8');
+    },
+  };
 }

@@ -89,6 +89,13 @@ export class ProjectsService {
     return access;
   }
 
+  /** A project by full path for the alert notify endpoints, which authenticate with the integration key. */
+  async findForIntake(fullPath: string): Promise<Project | null> {
+    const project = await this.lookup(fullPath);
+    // A project with the Monitor feature disabled does not take alerts.
+    return project?.monitorEnabled ? project : null;
+  }
+
   private async lookup(idOrPath: string): Promise<Project | null> {
     if (/^\d+$/.test(idOrPath)) return this.projects.findById(Number(idOrPath));
     const slash = idOrPath.lastIndexOf('/');

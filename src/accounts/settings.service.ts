@@ -11,6 +11,9 @@ export interface ApplicationSettings {
   user_defaults_to_private_profile: boolean;
   signup_enabled: boolean;
   repository_storages_weighted: Record<string, number>;
+  throttle_incident_management_notification_enabled: boolean;
+  throttle_incident_management_notification_per_period: number;
+  throttle_incident_management_notification_period_in_seconds: number;
 }
 
 type SettingKey = keyof ApplicationSettings;
@@ -25,6 +28,12 @@ const VALIDATORS: { [K in SettingKey]: (v: unknown, storages: readonly string[])
     VISIBILITIES.includes(v as Visibility) ? null : 'is not included in the list',
   user_defaults_to_private_profile: (v) => (typeof v === 'boolean' ? null : 'must be a boolean'),
   signup_enabled: (v) => (typeof v === 'boolean' ? null : 'must be a boolean'),
+  throttle_incident_management_notification_enabled: (v) =>
+    typeof v === 'boolean' ? null : 'must be a boolean',
+  throttle_incident_management_notification_per_period: (v) =>
+    Number.isInteger(v) && (v as number) > 0 ? null : 'must be a positive integer',
+  throttle_incident_management_notification_period_in_seconds: (v) =>
+    Number.isInteger(v) && (v as number) > 0 ? null : 'must be a positive integer',
   repository_storages_weighted: (v, storages) => {
     if (typeof v !== 'object' || v === null || Array.isArray(v))
       return 'must be a map of storage names to weights';
@@ -115,11 +124,13 @@ export class SettingsService {
     await this.repo.deleteFeature(name);
   }
 
-  /** Whether a flag is on for a project: a project gate wins over the instance-wide boolean. */
-  async isEnabled(name: string, projectId?: number): Promise<boolean> {
+  /**
+   * Whether a flag is on for a project: a project gate wins over the instance-wide boolean; a flag nobody has
+   * set has its default (`generic_alert_fingerprinting` is on by default).
+   */
+  async isEnabled(name: string, projectId?: number, defaultValue = false): Promise<boolean> {
     const [f] = await this.repo.features(name);
-    if (!f) return false;
-    if (projectId !== undefined && f.projectIds.includes(projectId)) return true;
-    return f.enabled === true;
+    if (projectId !== undefined && f?.projectIds.includes(projectId)) return true;
+    return f?.enabled ?? defaultValue;
   }
 }

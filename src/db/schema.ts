@@ -110,6 +110,79 @@ export interface FeatureGatesTable {
   created_at: Timestamp;
 }
 
+export interface InternalIdsTable {
+  project_id: number;
+  usage: string;
+  last_value: number;
+}
+
+export interface AlertIntegrationsTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  type: string;
+  active: Bool;
+  endpoint_identifier: string;
+  token_encrypted: string;
+  api_url: string | null;
+  payload_example: string;
+  payload_attribute_mapping: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface AlertsTable {
+  id: Generated<number>;
+  project_id: number;
+  iid: number;
+  integration_id: number | null;
+  title: string;
+  description: string | null;
+  severity: string;
+  status: string;
+  started_at: Timestamp;
+  ended_at: NullableTimestamp;
+  events: number;
+  fingerprint: string | null;
+  hosts: string;
+  service: string | null;
+  monitoring_tool: string | null;
+  environment: string | null;
+  runbook: string | null;
+  payload: string;
+  incident_iid: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface AlertNotesTable {
+  id: Generated<number>;
+  alert_id: number;
+  author_id: number | null;
+  body: string;
+  created_at: Timestamp;
+}
+
+export interface ProjectAlertSettingsTable {
+  project_id: number;
+  create_incident: Bool;
+  auto_close_incident: Bool;
+}
+
+export interface IssuesTable {
+  id: Generated<number>;
+  project_id: number;
+  iid: number;
+  title: string;
+  description: string;
+  issue_type: string;
+  state: string;
+  author_id: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  closed_at: NullableTimestamp;
+}
+
 /** The Kysely database type: one entry per table. */
 export interface Database {
   users: UsersTable;
@@ -121,4 +194,10 @@ export interface Database {
   snippets: SnippetsTable;
   application_settings: ApplicationSettingsTable;
   feature_gates: FeatureGatesTable;
+  internal_ids: InternalIdsTable;
+  alert_integrations: AlertIntegrationsTable;
+  alerts: AlertsTable;
+  alert_notes: AlertNotesTable;
+  project_alert_settings: ProjectAlertSettingsTable;
+  issues: IssuesTable;
 }

@@ -45,11 +45,11 @@ export async function startTestServer(
     SVC_DATA_DIR: dataDir,
     SVC_ROOT_PASSWORD: rootPassword,
     SVC_ROOT_TOKEN: rootToken,
-    SVC_LOG_LEVEL: 'silent',
+    SVC_LOG_LEVEL: process.env.SVC_TEST_LOG ?? 'silent',
     ...(pgdb && { SVC_DATABASE_URL: pgdb.url }),
     ...opts.env,
   });
-  const server = await start(config, { log: false, print: () => undefined });
+  const server = await start(config, { log: process.env.SVC_TEST_LOG !== undefined, print: () => undefined });
   return {
     url: `http://127.0.0.1:${port}`,
     rootPassword,

@@ -131,6 +131,9 @@ export const SettingsEntity = Type.Object({
   user_defaults_to_private_profile: Bool,
   signup_enabled: Bool,
   repository_storages_weighted: Type.Record(Str, Int),
+  throttle_incident_management_notification_enabled: Bool,
+  throttle_incident_management_notification_per_period: Int,
+  throttle_incident_management_notification_period_in_seconds: Int,
 });
 
 export const FeatureEntity = Type.Object({
@@ -162,3 +165,68 @@ export const UserAny = Type.Object({
 
 /** `private_profile` input: v4 accepts null (the instance default applies). */
 export const PrivateProfileInput = Type.Union([Type.Boolean(), Type.Null()]);
+
+export const IntegrationEntity = Type.Object({
+  id: Int,
+  name: Str,
+  type: Str,
+  active: Bool,
+  api_url: Nullable(Str),
+  payload_example: Str,
+  payload_attribute_mapping: Type.Record(
+    Str,
+    Type.Object({ path: Type.Array(Type.Union([Str, Int])), type: Str, label: Type.Optional(Nullable(Str)) }),
+  ),
+  url: Nullable(Str),
+  authorization_key: Type.Optional(Str),
+  created_at: Str,
+  updated_at: Str,
+});
+
+export const AlertEntity = Type.Object({
+  iid: Int,
+  title: Str,
+  description: Nullable(Str),
+  severity: Str,
+  status: Str,
+  started_at: Str,
+  ended_at: Nullable(Str),
+  event_count: Int,
+  fingerprint: Nullable(Str),
+  hosts: Type.Array(Str),
+  service: Nullable(Str),
+  monitoring_tool: Nullable(Str),
+  environment: Nullable(Str),
+  runbook: Nullable(Str),
+  payload: Type.Unknown(),
+  incident: Nullable(Int),
+  created_at: Str,
+  updated_at: Str,
+  web_url: Str,
+});
+
+export const AlertNoteEntity = Type.Object({
+  id: Int,
+  body: Str,
+  system: Bool,
+  author: Type.Object({ id: Nullable(Int), username: Str, name: Str }),
+  created_at: Str,
+});
+
+export const IssueEntity = Type.Object({
+  id: Int,
+  iid: Int,
+  project_id: Int,
+  title: Str,
+  description: Str,
+  state: Str,
+  issue_type: Str,
+  type: Str,
+  labels: Type.Array(Str),
+  created_at: Str,
+  updated_at: Str,
+  closed_at: Nullable(Str),
+  web_url: Str,
+});
+
+export const IntakeEntity = Type.Array(Type.Object({ iid: Int, title: Str }));

@@ -9,6 +9,9 @@ import type {
 } from '../../accounts/accounts.js';
 import type { FeatureGates } from '../../accounts/settings.repository.js';
 import type { ApplicationSettings } from '../../accounts/settings.service.js';
+import type { Alert, AlertNote } from '../../alerts/alerts.js';
+import type { IntegrationView } from '../../alerts/integrations.service.js';
+import type { Issue } from '../../issues/issues.js';
 import type * as E from './entities.js';
 
 /** What a presenter needs besides the model: the base URL and who is looking. */
@@ -184,4 +187,93 @@ export function feature(f: FeatureGates): Static<typeof E.FeatureEntity> {
     gates.push({ key: 'actors', value: f.projectIds.map((id) => `Project:${id}`) });
   const state = f.enabled === true ? 'on' : f.projectIds.length > 0 ? 'conditional' : 'off';
   return { name: f.name, state, gates };
+}
+
+/** The notify URL of an integration (none for the on-call link, which only links out). */
+export function integrationUrl(project: Project, i: IntegrationView, v: View): string | null {
+  if (i.type === 'oncall_link') return null;
+  if (i.isDefaultPrometheus) return `${v.externalUrl}/${project.fullPath}/prometheus/alerts/notify.json`;
+  const slug =
+    i.name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'http-endpoint';
+  return `${v.externalUrl}/${project.fullPath}/alerts/notify/${slug}/${i.endpointIdentifier}.json`;
+}
+
+export function integration(
+  project: Project,
+  i: IntegrationView,
+  v: View,
+  withKey: boolean,
+): Static<typeof E.IntegrationEntity> {
+  return {
+    id: i.id,
+    name: i.name,
+    type: i.type,
+    active: i.effectiveActive,
+    api_url: i.apiUrl,
+    payload_example: JSON.stringify(i.payloadExample, null, 2),
+    payload_attribute_mapping: i.payloadAttributeMapping as Static<
+      typeof E.IntegrationEntity
+    >['payload_attribute_mapping'],
+    url: integrationUrl(project, i, v),
+    ...(withKey && { authorization_key: i.authorizationKey }),
+    created_at: i.createdAt,
+    updated_at: i.updatedAt,
+  };
+}
+
+export function alert(a: Alert, v: View): Static<typeof E.AlertEntity> {
+  return {
+    iid: a.iid,
+    title: a.title,
+    description: a.description,
+    severity: a.severity,
+    status: a.status,
+    started_at: a.startedAt,
+    ended_at: a.endedAt,
+    event_count: a.events,
+    fingerprint: a.fingerprint,
+    hosts: [...a.hosts],
+    service: a.service,
+    monitoring_tool: a.monitoringTool,
+    environment: a.environment,
+    runbook: a.runbook,
+    payload: a.payload,
+    incident: a.incidentIid,
+    created_at: a.createdAt,
+    updated_at: a.updatedAt,
+    web_url: `${v.externalUrl}/-/ui/projects/${a.projectId}/alerts/${a.iid}`,
+  };
+}
+
+export function alertNote(n: AlertNote, author: User | null): Static<typeof E.AlertNoteEntity> {
+  return {
+    id: n.id,
+    body: n.body,
+    system: true,
+    author: author
+      ? { id: author.id, username: author.username, name: author.name }
+      : { id: null, username: 'alert-bot', name: 'Alert Bot' },
+    created_at: n.createdAt,
+  };
+}
+
+export function issue(i: Issue, v: View): Static<typeof E.IssueEntity> {
+  return {
+    id: i.id,
+    iid: i.iid,
+    project_id: i.projectId,
+    title: i.title,
+    description: i.description,
+    state: i.state,
+    issue_type: i.issueType,
+    type: i.issueType.toUpperCase(),
+    labels: [],
+    created_at: i.createdAt,
+    updated_at: i.updatedAt,
+    closed_at: i.closedAt,
+    web_url: `${v.externalUrl}/-/ui/projects/${i.projectId}/issues/${i.iid}`,
+  };
 }

@@ -1,7 +1,11 @@
 import type { DialectName } from '../dialect.js';
 import * as m0001 from './0001_accounts.js';
+import * as m0002 from './0002_alerts.js';
 
 /** Every migration in order; names are what the migrations table records. */
 export const MIGRATIONS: ReadonlyArray<
   readonly [string, (db: never, dialect: DialectName) => Promise<void>]
-> = [['0001_accounts', m0001.up]];
+> = [
+  ['0001_accounts', m0001.up],
+  ['0002_alerts', m0002.up],
+];

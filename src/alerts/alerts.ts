@@ -1,0 +1,441 @@
+import { createHash } from 'node:crypto';
+
+/** Alert domain: types, the payload parsers (generic, metrics-alerting, custom mapping) and fingerprints. */
+
+export type IntegrationType = 'http' | 'prometheus' | 'oncall_link';
+export const INTEGRATION_TYPES: readonly IntegrationType[] = ['http', 'prometheus', 'oncall_link'];
+
+export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info' | 'unknown';
+export type AlertStatus = 'triggered' | 'acknowledged' | 'resolved' | 'ignored';
+export const ALERT_STATUSES: readonly AlertStatus[] = ['triggered', 'acknowledged', 'resolved', 'ignored'];
+
+/** Alert fields a custom mapping may target, with the types each accepts (GitLab's alert_fields). */
+export const MAPPABLE_FIELDS: Readonly<Record<string, readonly MappingType[]>> = {
+  title: ['string'],
+  description: ['string'],
+  start_time: ['datetime'],
+  end_time: ['datetime'],
+  service: ['string'],
+  monitoring_tool: ['string'],
+  hosts: ['string', 'array'],
+  severity: ['string'],
+  fingerprint: ['string', 'array'],
+  svc_environment_name: ['string'],
+};
+export type MappingType = 'string' | 'datetime' | 'array';
+
+/** One mapped field: a path of keys and array indices into the payload. */
+export interface MappingEntry {
+  readonly path: readonly (string | number)[];
+  readonly type: MappingType;
+  readonly label?: string | null;
+}
+export type PayloadMapping = Readonly<Record<string, MappingEntry>>;
+
+export interface Integration {
+  readonly id: number;
+  readonly projectId: number;
+  readonly name: string;
+  readonly type: IntegrationType;
+  readonly active: boolean;
+  readonly endpointIdentifier: string;
+  readonly apiUrl: string | null;
+  readonly payloadExample: unknown;
+  readonly payloadAttributeMapping: PayloadMapping;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface Alert {
+  readonly id: number;
+  readonly projectId: number;
+  readonly iid: number;
+  readonly title: string;
+  readonly description: string | null;
+  readonly severity: Severity;
+  readonly status: AlertStatus;
+  readonly startedAt: string;
+  readonly endedAt: string | null;
+  readonly events: number;
+  readonly fingerprint: string | null;
+  readonly hosts: readonly string[];
+  readonly service: string | null;
+  readonly monitoringTool: string | null;
+  readonly environment: string | null;
+  readonly runbook: string | null;
+  readonly payload: unknown;
+  readonly incidentIid: number | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface AlertNote {
+  readonly id: number;
+  readonly authorId: number | null;
+  readonly body: string;
+  readonly createdAt: string;
+}
+
+/** An alert as read from one payload (or one item of a metrics-alerting payload), before storage. */
+export interface ParsedAlert {
+  readonly title: string;
+  readonly description: string | null;
+  readonly severity: Severity;
+  readonly startedAt: string;
+  /** Set when the payload resolves the alert. */
+  readonly endedAt: string | null;
+  readonly resolves: boolean;
+  readonly fingerprint: string | null;
+  readonly hosts: readonly string[];
+  readonly service: string | null;
+  readonly monitoringTool: string | null;
+  readonly environment: string | null;
+  readonly runbook: string | null;
+  readonly incidentMarkdown: string | null;
+  readonly payload: unknown;
+}
+
+/** A payload that cannot be processed: 422 with this message. */
+export class PayloadShapeError extends Error {}
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Blank as GitLab's `present?`: null, empty or whitespace string, empty array or object. */
+export function isBlank(v: unknown): boolean {
+  if (v === null || v === undefined || v === false) return true;
+  if (typeof v === 'string') return v.trim() === '';
+  if (Array.isArray(v)) return v.length === 0;
+  if (isObject(v)) return Object.keys(v).length === 0;
+  return false;
+}
+
+const truncate = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 3)}...` : s);
+const str = (v: unknown): string | null =>
+  isBlank(v) ? null : typeof v === 'string' ? v : JSON.stringify(v);
+
+/** Parses a time string (ISO 8601 and the like) or epoch milliseconds; null if unparseable. */
+export function parseTime(v: unknown, allowEpochMs = false): string | null {
+  if (typeof v === 'number' && allowEpochMs && Number.isFinite(v)) return new Date(v).toISOString();
+  if (typeof v !== 'string' || v.trim() === '') return null;
+  const ms = Date.parse(v);
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+}
+
+// Severities
+
+const GENERIC_SEVERITIES: readonly Severity[] = ['critical', 'high', 'medium', 'low', 'info', 'unknown'];
+
+/** Spec, generic payload: case-insensitive critical, high, medium, low, info, unknown; default critical. */
+export function genericSeverity(v: unknown): Severity {
+  const s = typeof v === 'string' ? v.toLowerCase() : '';
+  return GENERIC_SEVERITIES.includes(s as Severity) ? (s as Severity) : 'critical';
+}
+
+/** Spec, metrics-alerting severity table (case-insensitive); anything else is critical. */
+const PROMETHEUS_SEVERITY: Readonly<Record<string, Severity>> = Object.fromEntries(
+  (
+    [
+      ['critical', ['critical', 's1', 'p1', 'emergency', 'fatal']],
+      ['high', ['high', 's2', 'p2', 'major', 'page']],
+      ['medium', ['medium', 's3', 'p3', 'error', 'alert']],
+      ['low', ['low', 's4', 'p4', 'warn', 'warning']],
+      ['info', ['info', 's5', 'p5', 'debug', 'information', 'notice']],
+    ] as const
+  ).flatMap(([severity, values]) => values.map((v) => [v, severity])),
+);
+
+export function prometheusSeverity(v: unknown): Severity {
+  return (typeof v === 'string' && PROMETHEUS_SEVERITY[v.toLowerCase()]) || 'critical';
+}
+
+// Fingerprints
+
+const sha1 = (s: string) => createHash('sha1').update(s).digest('hex');
+
+/** Canonical JSON: object keys sorted, so key order never changes a fingerprint. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (isObject(v)) {
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/**
+ * An explicit fingerprint: a string (or number) hashed as is; an array flattened, its elements joined without a
+ * separator (GitLab: `["a","b"]` equals `"ab"`); an object by its canonical JSON. Blank gives none.
+ */
+export function explicitFingerprint(v: unknown): string | null {
+  if (isBlank(v)) return null;
+  if (Array.isArray(v)) {
+    const flat = (v as unknown[])
+      .flat(Number.POSITIVE_INFINITY)
+      .map((e) => (typeof e === 'string' ? e : canonical(e)));
+    return flat.length === 0 ? null : sha1(flat.join(''));
+  }
+  if (isObject(v)) return sha1(canonical(v));
+  return sha1(String(v));
+}
+
+/** Spec: with `generic_alert_fingerprinting`, the fingerprint of the payload without start_time, end_time, hosts. */
+export function automaticFingerprint(payload: JsonObject): string | null {
+  const rest = Object.fromEntries(
+    Object.entries(payload).filter(([k]) => k !== 'start_time' && k !== 'end_time' && k !== 'hosts'),
+  );
+  if (Object.values(rest).every(isBlank)) return null;
+  return sha1(canonical(rest));
+}
+
+// Payload paths (custom mapping)
+
+/** Reads a path of keys and indices from a payload. */
+export function readPath(payload: unknown, path: readonly (string | number)[]): unknown {
+  let cur: unknown = payload;
+  for (const key of path) {
+    if (Array.isArray(cur) && typeof key === 'number') cur = cur[key];
+    else if (isObject(cur) && typeof key === 'string') cur = cur[key];
+    else return undefined;
+  }
+  return cur;
+}
+
+/** Every leaf path of a sample payload, with its label (`a/b[0]/c`) and a sample value, for the mapping UI. */
+export function payloadFields(
+  payload: unknown,
+): { path: (string | number)[]; label: string; type: MappingType; example: unknown }[] {
+  const out: { path: (string | number)[]; label: string; type: MappingType; example: unknown }[] = [];
+  const walk = (v: unknown, path: (string | number)[]) => {
+    if (out.length >= 1000) return;
+    if (isObject(v) && Object.keys(v).length > 0) {
+      for (const [k, child] of Object.entries(v)) walk(child, [...path, k]);
+      return;
+    }
+    if (path.length === 0) return;
+    const label = path.reduce<string>(
+      (acc, k) => (typeof k === 'number' ? `${acc}[${k}]` : acc ? `${acc}/${k}` : k),
+      '',
+    );
+    const type: MappingType = Array.isArray(v)
+      ? 'array'
+      : typeof v === 'string' && parseTime(v) !== null && /\d{4}-\d{2}-\d{2}/.test(v)
+        ? 'datetime'
+        : 'string';
+    out.push({ path, label, type, example: v });
+    if (Array.isArray(v)) v.forEach((child, i) => isObject(child) && walk(child, [...path, i]));
+  };
+  walk(payload, []);
+  return out;
+}
+
+/** Validates a mapping (GitLab's JSON schema plus the field/type table); returns problems by field. */
+export function validateMapping(mapping: unknown): string[] {
+  if (!isObject(mapping)) return ['must be an object of alert field to {path, type, label}'];
+  const problems: string[] = [];
+  for (const [field, entry] of Object.entries(mapping)) {
+    const types = MAPPABLE_FIELDS[field];
+    if (!types) {
+      problems.push(
+        `${field} is not a mappable alert field (one of ${Object.keys(MAPPABLE_FIELDS).join(', ')})`,
+      );
+      continue;
+    }
+    if (!isObject(entry) || !Array.isArray(entry.path) || entry.path.length === 0) {
+      problems.push(`${field}.path must be a non-empty array of keys and indices`);
+      continue;
+    }
+    if (
+      !entry.path.every(
+        (k) => typeof k === 'string' || (typeof k === 'number' && Number.isInteger(k) && k >= 0),
+      )
+    ) {
+      problems.push(`${field}.path may hold only strings and array indices`);
+    }
+    if (typeof entry.type !== 'string' || !types.includes(entry.type as MappingType)) {
+      problems.push(`${field}.type must be one of ${types.join(', ')}`);
+    }
+    const extra = Object.keys(entry).filter((k) => k !== 'path' && k !== 'type' && k !== 'label');
+    if (extra.length > 0) problems.push(`${field} has unknown keys: ${extra.join(', ')}`);
+    if (entry.label !== undefined && entry.label !== null && typeof entry.label !== 'string') {
+      problems.push(`${field}.label must be a string`);
+    }
+  }
+  return problems;
+}
+
+// Parsers
+
+/** Hosts: a string or an array, flattened; total length at most 255 (cut without ellipsis, as GitLab). */
+function hosts(v: unknown): string[] {
+  if (isBlank(v)) return [];
+  const list = (Array.isArray(v) ? (v as unknown[]).flat(Number.POSITIVE_INFINITY) : [v])
+    .filter((h) => !isBlank(h))
+    .map((h) => (typeof h === 'string' ? h : JSON.stringify(h)));
+  const out: string[] = [];
+  let left = 255;
+  for (const h of list) {
+    if (left <= 0) break;
+    out.push(h.slice(0, left));
+    left -= h.length;
+  }
+  return out;
+}
+
+/**
+ * Parses a generic (HTTP Endpoint) payload. With a mapping, mapped fields are read by path and a missing or
+ * blank mapped value falls back to the default top-level field. `autoFingerprint`: Premium and the flag.
+ */
+export function parseGeneric(
+  payload: unknown,
+  opts: { mapping: PayloadMapping | null; autoFingerprint: boolean; now: Date },
+): ParsedAlert {
+  if (!isObject(payload)) throw new PayloadShapeError('The payload must be a JSON object');
+  const get = (field: string, fallbackKey = field): unknown => {
+    const m = opts.mapping?.[field];
+    if (m) {
+      const v = readPath(payload, m.path);
+      if (!isBlank(v)) return v;
+    }
+    return payload[fallbackKey];
+  };
+  const endedAt = parseTime(get('end_time'), true);
+  const explicit = explicitFingerprint(get('fingerprint'));
+  return {
+    title: truncate(str(get('title'))?.trim() || 'New: Alert', 200),
+    description: mapNull(str(get('description')), (d) => truncate(d, 1000)),
+    severity: genericSeverity(get('severity')),
+    startedAt: parseTime(get('start_time')) ?? opts.now.toISOString(),
+    endedAt,
+    resolves: endedAt !== null,
+    fingerprint: explicit ?? (opts.autoFingerprint ? automaticFingerprint(payload) : null),
+    hosts: hosts(get('hosts')),
+    service: mapNull(str(get('service')), (s) => truncate(s, 100)),
+    monitoringTool: mapNull(str(get('monitoring_tool')), (s) => truncate(s, 100)),
+    environment: str(get('svc_environment_name')),
+    runbook: str(payload.runbook),
+    incidentMarkdown: str(payload.svc_incident_markdown),
+    payload,
+  };
+}
+
+const mapNull = <T, U>(v: T | null, f: (v: T) => U): U | null => (v === null ? null : f(v));
+
+/** The nine required top-level attributes of the metrics-alerting (Alertmanager) webhook format. */
+export const PROMETHEUS_REQUIRED = [
+  'alerts',
+  'commonAnnotations',
+  'commonLabels',
+  'externalURL',
+  'groupKey',
+  'groupLabels',
+  'receiver',
+  'status',
+  'version',
+] as const;
+
+/** The `g0.expr` query parameter of a generatorURL (spec; the example payload spells it generatorURL). */
+export function generatorQuery(url: unknown): string | null {
+  if (typeof url !== 'string' || url === '') return null;
+  try {
+    return new URL(url).searchParams.get('g0.expr');
+  } catch {
+    return null;
+  }
+}
+
+/** Parses a metrics-alerting payload into one alert per item; throws PayloadShapeError naming what is wrong. */
+export function parsePrometheus(
+  payload: unknown,
+  opts: { mapping: PayloadMapping | null; now: Date },
+): ParsedAlert[] {
+  if (!isObject(payload))
+    throw new PayloadShapeError('The payload must be a JSON object in the Alertmanager webhook format');
+  const missing = PROMETHEUS_REQUIRED.filter((k) => !(k in payload));
+  if (missing.length > 0) {
+    throw new PayloadShapeError(`The Alertmanager payload is missing ${missing.join(', ')}`);
+  }
+  if (!Array.isArray(payload.alerts)) throw new PayloadShapeError('alerts must be an array');
+  return payload.alerts.map((item, index) => {
+    if (!isObject(item)) throw new PayloadShapeError(`alerts[${index}] must be an object`);
+    const annotations = isObject(item.annotations) ? item.annotations : {};
+    const labels = isObject(item.labels) ? item.labels : {};
+    const mapped = (field: string): unknown => {
+      const m = opts.mapping?.[field];
+      if (!m) return undefined;
+      const v = readPath(item, m.path);
+      return isBlank(v) ? undefined : v;
+    };
+    const titleSource =
+      mapped('title') ?? [annotations.title, annotations.summary, labels.alertname].find((v) => !isBlank(v));
+    const title = str(titleSource);
+    if (title === null) {
+      throw new PayloadShapeError(
+        `alerts[${index}] needs annotations/title, annotations/summary or labels/alertname`,
+      );
+    }
+    if (typeof item.startsAt !== 'string' || item.startsAt === '') {
+      throw new PayloadShapeError(`alerts[${index}] needs startsAt`);
+    }
+    const query = generatorQuery(item.generatorURL ?? item.generatorUrl);
+    const resolves = item.status === 'resolved';
+    const explicit = explicitFingerprint(mapped('fingerprint'));
+    return {
+      title: truncate(title.trim(), 200),
+      description: mapNull(str(mapped('description') ?? annotations.description), (d) => truncate(d, 1000)),
+      severity: prometheusSeverity(mapped('severity') ?? labels.severity),
+      startedAt: parseTime(item.startsAt) ?? opts.now.toISOString(),
+      endedAt: resolves ? (parseTime(item.endsAt) ?? opts.now.toISOString()) : null,
+      resolves,
+      // Spec/GitLab: the alert's identity is startsAt, title and query.
+      fingerprint: explicit ?? sha1(`${item.startsAt}/${title}/${query ?? ''}`),
+      hosts: hosts(mapped('hosts')),
+      service: str(mapped('service')),
+      monitoringTool: str(mapped('monitoring_tool')) ?? 'Prometheus',
+      environment: str(mapped('svc_environment_name') ?? labels.svc_environment_name),
+      runbook: str(annotations.runbook),
+      incidentMarkdown: str(annotations.svc_incident_markdown),
+      payload: item,
+    };
+  });
+}
+
+/** The y-axis label of a metrics-alerting alert (spec: svc_y_label, then the title sources). */
+export function yLabel(item: unknown): string | null {
+  if (!isObject(item)) return null;
+  const a = isObject(item.annotations) ? item.annotations : {};
+  const l = isObject(item.labels) ? item.labels : {};
+  return str([a.svc_y_label, a.title, a.summary, l.alertname].find((v) => !isBlank(v)));
+}
+
+/**
+ * Checks JSON text without building it: nesting depth of objects and arrays (strings skipped). Returns the
+ * maximum depth reached, stopping early past `limit`.
+ */
+export function jsonDepth(text: string, limit: number): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92)
+        i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+      continue;
+    }
+    if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      depth++;
+      if (depth > max) {
+        max = depth;
+        if (max > limit) return max;
+      }
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return max;
+}

@@ -1,0 +1,224 @@
+import { AccessLevel, type Project, type User } from '../accounts/accounts.js';
+import type { ProjectsService } from '../accounts/projects.service.js';
+import type { SettingsService } from '../accounts/settings.service.js';
+import type { Clock } from '../clock.js';
+import type { Tier } from '../config.js';
+import { safeEqual } from '../crypto.js';
+import { AppError, badRequest, forbidden, notFound, unauthorized } from '../errors.js';
+import type { IssuesRepository } from '../issues/issues.repository.js';
+import {
+  type Alert,
+  jsonDepth,
+  type ParsedAlert,
+  PayloadShapeError,
+  parseGeneric,
+  parsePrometheus,
+} from './alerts.js';
+import type { AlertsRepository } from './alerts.repository.js';
+import type { IntegrationsService, IntegrationView } from './integrations.service.js';
+
+/** Nesting depth allowed in alert payloads (GitLab's DeepSize limit). */
+export const MAX_PAYLOAD_DEPTH = 100;
+const ALERT_BOT = null;
+
+/** What the notify endpoints answer: one element per alert created, incremented or resolved. */
+export interface IntakeResult {
+  readonly iid: number;
+  readonly title: string;
+}
+
+const isUniqueViolation = (err: unknown): boolean => {
+  const e = err as { code?: string; message?: string };
+  return (
+    e.code === '23505' ||
+    e.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    /UNIQUE constraint failed/.test(e.message ?? '')
+  );
+};
+
+/** Alert intake: authenticates a notify request, parses the payload and applies the spec's alert state table. */
+export class IntakeService {
+  constructor(
+    private readonly repo: AlertsRepository,
+    private readonly issues: IssuesRepository,
+    private readonly integrations: IntegrationsService,
+    private readonly projects: ProjectsService,
+    private readonly settings: SettingsService,
+    private readonly tier: Tier,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Resolves the integration of a notify URL and checks its key: unknown project 404, unknown or inactive
+   * integration 403, missing or wrong key 401 (compared in constant time).
+   */
+  async authenticate(
+    projectPath: string,
+    identifier: string | null,
+    key: string | null,
+  ): Promise<{ project: Project; integration: IntegrationView }> {
+    const project = await this.projects.findForIntake(projectPath);
+    if (!project) throw notFound('Project');
+    const integration = await this.integrations.forIntake(project, identifier);
+    if (!integration || !integration.effectiveActive) throw forbidden();
+    if (key === null || !safeEqual(key, integration.authorizationKey)) throw unauthorized();
+    return { project, integration };
+  }
+
+  /**
+   * Sends a test alert through an integration (at least Developer): the payload is processed as if the monitoring
+   * tool had sent it. Text bodies are parsed here (400 when not JSON); JSON bodies arrive parsed.
+   */
+  async test(
+    actor: User | null,
+    idOrPath: string,
+    integrationId: number,
+    body: unknown,
+  ): Promise<IntakeResult[]> {
+    const project = await this.integrations.project(actor, idOrPath, AccessLevel.Developer);
+    const integration = await this.integrations.view(project, integrationId);
+    if (integration.type === 'oncall_link') throw badRequest('The on-call tool link does not take alerts');
+    if (!integration.effectiveActive) throw forbidden('The integration is not active');
+    const payload = typeof body === 'string' ? IntakeService.parseBody(body) : body;
+    if (payload === undefined || payload === null) throw badRequest('The test payload is empty');
+    return this.receive(project, integration, payload);
+  }
+
+  /** Parses JSON text with the depth limit; 400 with a message when it is not acceptable JSON. */
+  static parseBody(text: string): unknown {
+    if (jsonDepth(text, MAX_PAYLOAD_DEPTH) > MAX_PAYLOAD_DEPTH) {
+      throw new AppError(400, {
+        message: `400 Bad request - The payload is nested deeper than ${MAX_PAYLOAD_DEPTH} levels`,
+      });
+    }
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (err) {
+      throw new AppError(400, {
+        message: `400 Bad request - The payload is not valid JSON: ${(err as Error).message}`,
+      });
+    }
+  }
+
+  /** Parses and stores a payload for an integration; 422 for the wrong shape. Nothing is stored on error. */
+  async receive(project: Project, integration: IntegrationView, payload: unknown): Promise<IntakeResult[]> {
+    const now = this.clock.now();
+    const mapping =
+      this.tier !== 'free' && Object.keys(integration.payloadAttributeMapping).length > 0
+        ? integration.payloadAttributeMapping
+        : null;
+    let parsed: ParsedAlert[];
+    try {
+      if (integration.type === 'prometheus') {
+        parsed = parsePrometheus(payload, { mapping, now });
+      } else {
+        // Spec: automatic grouping needs Premium or Ultimate and the flag (on unless an admin turns it off).
+        const autoFingerprint =
+          this.tier !== 'free' &&
+          (await this.settings.isEnabled('generic_alert_fingerprinting', project.id, true));
+        parsed = [parseGeneric(payload, { mapping, autoFingerprint, now })];
+      }
+    } catch (err) {
+      if (err instanceof PayloadShapeError)
+        throw new AppError(422, { message: `422 Unprocessable Entity - ${err.message}` });
+      throw err;
+    }
+    const source = integration.type === 'prometheus' ? integration.name || 'Prometheus' : null;
+    // All items of one request in one transaction: a 200 means every alert is committed; an error stores none.
+    return this.withRetry(() =>
+      this.repo.transaction(async (trx) => {
+        const out: IntakeResult[] = [];
+        for (const p of parsed) {
+          const r = await this.processOne(
+            trx,
+            project,
+            integration,
+            p,
+            p.monitoringTool ?? source ?? integration.name,
+          );
+          if (r) out.push({ iid: r.iid, title: r.title });
+        }
+        return out;
+      }),
+    );
+  }
+
+  /** Concurrent identical requests on PostgreSQL: the loser of the unique-index race retries and finds the winner. */
+  private async withRetry<T>(fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (!isUniqueViolation(err) || attempt >= 5) throw err;
+      }
+    }
+  }
+
+  private async processOne(
+    trx: Parameters<Parameters<AlertsRepository['transaction']>[0]>[0],
+    project: Project,
+    integration: IntegrationView,
+    p: ParsedAlert,
+    source: string,
+  ): Promise<Alert | null> {
+    const now = this.clock.now().toISOString();
+    const open = p.fingerprint ? await this.repo.openAlert(trx, project.id, p.fingerprint) : null;
+    if (open) {
+      if (!p.resolves) {
+        // Spec: a repeat of an open alert increases its occurrence counter; nothing else changes.
+        await this.repo.incrementEvents(trx, open.id, now);
+        return open;
+      }
+      await this.repo.addNote(trx, open.id, `logged a recovery alert from **${source}**`, ALERT_BOT, now);
+      await this.repo.setStatus(trx, open.id, 'resolved', p.endedAt ?? now, now);
+      await this.repo.addNote(trx, open.id, 'changed the status to **Resolved**', ALERT_BOT, now);
+      const settings = await this.repo.settings(project.id, trx);
+      if (settings.autoCloseIncident && open.incidentIid !== null) {
+        await this.issues.close(trx, project.id, open.incidentIid, now);
+      }
+      return open;
+    }
+    // A recovery with no open alert has nothing to resolve; it is acknowledged with no element.
+    if (p.resolves) return null;
+    const iid = await this.repo.nextIid(trx, project.id, 'alerts');
+    const alert = await this.repo.insertAlert(
+      trx,
+      { ...p, projectId: project.id, iid, integrationId: integration.id },
+      now,
+    );
+    await this.repo.addNote(trx, alert.id, `logged an alert from **${source}**`, ALERT_BOT, now);
+    const settings = await this.repo.settings(project.id, trx);
+    if (settings.createIncident) {
+      const issueIid = await this.repo.nextIid(trx, project.id, 'issues');
+      await this.issues.insert(
+        trx,
+        {
+          projectId: project.id,
+          iid: issueIid,
+          title: alert.title,
+          description: incidentDescription(alert, p.incidentMarkdown),
+          issueType: 'incident',
+          authorId: null,
+        },
+        now,
+      );
+      await this.repo.linkIncident(trx, alert.id, issueIid);
+      return { ...alert, incidentIid: issueIid };
+    }
+    return alert;
+  }
+}
+
+/** The incident's description: the alert summary, then the payload's incident markdown (spec). */
+export function incidentDescription(a: Alert, markdown: string | null): string {
+  const lines = [
+    `**Alert:** ^alert#${a.iid}`,
+    `**Start time:** ${a.startedAt}`,
+    `**Severity:** ${a.severity}`,
+    ...(a.service ? [`**Service:** ${a.service}`] : []),
+    ...(a.monitoringTool ? [`**Monitoring tool:** ${a.monitoringTool}`] : []),
+    ...(a.hosts.length > 0 ? [`**Hosts:** ${a.hosts.join(', ')}`] : []),
+    ...(a.description ? ['', a.description] : []),
+  ];
+  return markdown ? `${lines.join('\n')}\n\n---\n\n${markdown}` : lines.join('\n');
+}

@@ -1,0 +1,273 @@
+import { randomBytes } from 'node:crypto';
+import { AccessLevel, type Project, type User } from '../accounts/accounts.js';
+import type { ProjectsService } from '../accounts/projects.service.js';
+import type { Clock } from '../clock.js';
+import type { Tier } from '../config.js';
+import type { Cipher } from '../crypto.js';
+import { forbidden, invalidFields, notFound, unprocessable } from '../errors.js';
+import {
+  type Integration,
+  type IntegrationType,
+  type PayloadMapping,
+  payloadFields,
+  validateMapping,
+} from './alerts.js';
+import type { AlertsRepository } from './alerts.repository.js';
+
+export interface IntegrationInput {
+  name?: string;
+  type?: IntegrationType;
+  active?: boolean;
+  apiUrl?: string | null;
+  /** JSON text (or an already parsed value) of a sample payload. */
+  payloadExample?: unknown;
+  payloadAttributeMapping?: unknown;
+}
+
+/** An integration with its secret, as shown to Maintainers. */
+export interface IntegrationView extends Integration {
+  readonly authorizationKey: string;
+  /** Whether it currently accepts alerts (inactive while the on-call link is active, or beyond the tier). */
+  readonly effectiveActive: boolean;
+  readonly isDefaultPrometheus: boolean;
+}
+
+const PREMIUM = 'This needs the Premium or Ultimate tier';
+const newKey = () => randomBytes(16).toString('hex');
+const newIdentifier = () => randomBytes(8).toString('hex');
+
+/** Parses the sample payload: a JSON text or a JSON value; 400 when it is not valid JSON. */
+function parseExample(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  if (v.trim() === '') return {};
+  try {
+    return JSON.parse(v) as unknown;
+  } catch (err) {
+    throw invalidFields({ payload_example: [`must be valid JSON (${(err as Error).message})`] });
+  }
+}
+
+function checkUrl(field: string, v: string): void {
+  let ok = false;
+  try {
+    const u = new URL(v);
+    ok = u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw invalidFields({ [field]: ['must be an absolute http(s) URL'] });
+}
+
+/** Alert integrations: management (Maintainer), tier rules and the on-call link rule. */
+export class IntegrationsService {
+  constructor(
+    private readonly repo: AlertsRepository,
+    private readonly projects: ProjectsService,
+    private readonly cipher: Cipher,
+    private readonly tier: Tier,
+    private readonly clock: Clock,
+  ) {}
+
+  private get premium(): boolean {
+    return this.tier !== 'free';
+  }
+
+  /** The project, for a caller with at least `level` (Maintainer manages, Developer tests). */
+  async project(
+    actor: User | null,
+    idOrPath: string,
+    level: number = AccessLevel.Maintainer,
+  ): Promise<Project> {
+    return (await this.projects.findWithLevel(actor, idOrPath, level)).project;
+  }
+
+  /** All integrations of a project with their effective state. */
+  async views(project: Project): Promise<IntegrationView[]> {
+    const all = await this.repo.integrations(project.id);
+    const oncallActive = all.some((i) => i.type === 'oncall_link' && i.active);
+    const firstOfType = new Map<IntegrationType, number>();
+    for (const i of all) if (!firstOfType.has(i.type)) firstOfType.set(i.type, i.id);
+    const firstPrometheus = firstOfType.get('prometheus');
+    return all.map(({ tokenEncrypted, ...i }) => ({
+      ...i,
+      authorizationKey: this.cipher.decrypt(tokenEncrypted),
+      // Free tier: only the first integration of each type counts (GitLab's finder; matters after a downgrade).
+      effectiveActive:
+        i.active &&
+        (i.type === 'oncall_link' || !oncallActive) &&
+        (this.premium || firstOfType.get(i.type) === i.id),
+      isDefaultPrometheus: i.id === firstPrometheus,
+    }));
+  }
+
+  async list(actor: User | null, idOrPath: string): Promise<{ project: Project; items: IntegrationView[] }> {
+    const project = await this.project(actor, idOrPath);
+    return { project, items: await this.views(project) };
+  }
+
+  async get(
+    actor: User | null,
+    idOrPath: string,
+    id: number,
+  ): Promise<{ project: Project; item: IntegrationView }> {
+    const project = await this.project(actor, idOrPath);
+    return { project, item: await this.view(project, id) };
+  }
+
+  async view(project: Project, id: number): Promise<IntegrationView> {
+    const item = (await this.views(project)).find((i) => i.id === id);
+    if (!item) throw notFound('Integration');
+    return item;
+  }
+
+  private checkMappingInput(
+    input: IntegrationInput,
+    type: IntegrationType,
+  ): { example?: unknown; mapping?: PayloadMapping } {
+    const out: { example?: unknown; mapping?: PayloadMapping } = {};
+    if (input.payloadExample !== undefined || input.payloadAttributeMapping !== undefined) {
+      if (!this.premium) throw forbidden(`Custom field mapping: ${PREMIUM}`);
+      if (type === 'oncall_link')
+        throw invalidFields({ payload_attribute_mapping: ['is not used by the on-call link'] });
+    }
+    if (input.payloadExample !== undefined) out.example = parseExample(input.payloadExample);
+    if (input.payloadAttributeMapping !== undefined) {
+      const problems = validateMapping(input.payloadAttributeMapping ?? {});
+      if (problems.length > 0) throw invalidFields({ payload_attribute_mapping: problems });
+      out.mapping = (input.payloadAttributeMapping ?? {}) as PayloadMapping;
+    }
+    return out;
+  }
+
+  async create(
+    actor: User | null,
+    idOrPath: string,
+    input: IntegrationInput,
+  ): Promise<{ project: Project; item: IntegrationView }> {
+    const project = await this.project(actor, idOrPath);
+    const type = input.type ?? 'http';
+    const name = input.name?.trim() ?? '';
+    if (name === '') throw invalidFields({ name: ["can't be blank"] });
+    if (name.length > 255) throw invalidFields({ name: ['is too long (maximum is 255 characters)'] });
+    const existing = await this.repo.integrations(project.id);
+    if (type === 'oncall_link' && !this.premium) throw forbidden(`The on-call tool link: ${PREMIUM}`);
+    if (!this.premium && existing.some((i) => i.type === type)) {
+      throw forbidden(`Multiple integrations of a single type: ${PREMIUM}`);
+    }
+    if (type === 'prometheus' || type === 'oncall_link') {
+      if (!input.apiUrl) throw invalidFields({ api_url: ["can't be blank"] });
+      checkUrl('api_url', input.apiUrl);
+    }
+    const active = input.active ?? true;
+    if (active && type !== 'oncall_link' && existing.some((i) => i.type === 'oncall_link' && i.active)) {
+      throw unprocessable(
+        'The on-call tool link is active; disable it before activating another integration',
+      );
+    }
+    const { example, mapping } = this.checkMappingInput(input, type);
+    const now = this.clock.now().toISOString();
+    const id = await this.repo.insertIntegration(
+      {
+        projectId: project.id,
+        name,
+        type,
+        active,
+        endpointIdentifier: newIdentifier(),
+        tokenEncrypted: this.cipher.encrypt(newKey()),
+        apiUrl: type === 'http' ? null : (input.apiUrl ?? null),
+        payloadExample: example ?? {},
+        payloadAttributeMapping: mapping ?? {},
+      },
+      now,
+    );
+    if (type === 'oncall_link' && active) await this.repo.deactivateOthers(project.id, id, now);
+    return { project, item: await this.view(project, id) };
+  }
+
+  async update(
+    actor: User | null,
+    idOrPath: string,
+    id: number,
+    input: IntegrationInput,
+  ): Promise<{ project: Project; item: IntegrationView }> {
+    const project = await this.project(actor, idOrPath);
+    const current = await this.view(project, id);
+    if (input.type !== undefined && input.type !== current.type) {
+      throw invalidFields({ type: ['cannot be changed; create a new integration'] });
+    }
+    if (input.name !== undefined && input.name.trim() === '')
+      throw invalidFields({ name: ["can't be blank"] });
+    if (input.apiUrl) checkUrl('api_url', input.apiUrl);
+    if (input.apiUrl === null && current.type !== 'http')
+      throw invalidFields({ api_url: ["can't be blank"] });
+    const all = await this.repo.integrations(project.id);
+    if (
+      input.active === true &&
+      current.type !== 'oncall_link' &&
+      all.some((i) => i.type === 'oncall_link' && i.active)
+    ) {
+      throw unprocessable(
+        'The on-call tool link is active; disable it before activating another integration',
+      );
+    }
+    const { example, mapping } = this.checkMappingInput(input, current.type);
+    const exampleChanged =
+      example !== undefined && JSON.stringify(example) !== JSON.stringify(current.payloadExample);
+    const now = this.clock.now().toISOString();
+    await this.repo.updateIntegration(
+      id,
+      {
+        name: input.name?.trim(),
+        active: input.active,
+        apiUrl: current.type === 'http' ? undefined : (input.apiUrl ?? undefined),
+        payloadExample: example,
+        // Spec: after the sample payload changes, fields must be mapped again.
+        payloadAttributeMapping: mapping ?? (exampleChanged ? {} : undefined),
+      },
+      now,
+    );
+    if (current.type === 'oncall_link' && input.active === true)
+      await this.repo.deactivateOthers(project.id, id, now);
+    return { project, item: await this.view(project, id) };
+  }
+
+  async delete(actor: User | null, idOrPath: string, id: number): Promise<void> {
+    const project = await this.project(actor, idOrPath);
+    await this.view(project, id);
+    await this.repo.deleteIntegration(id);
+  }
+
+  async resetKey(
+    actor: User | null,
+    idOrPath: string,
+    id: number,
+  ): Promise<{ project: Project; item: IntegrationView }> {
+    const project = await this.project(actor, idOrPath);
+    await this.view(project, id);
+    await this.repo.updateIntegration(
+      id,
+      { tokenEncrypted: this.cipher.encrypt(newKey()) },
+      this.clock.now().toISOString(),
+    );
+    return { project, item: await this.view(project, id) };
+  }
+
+  /** The key paths of the integration's sample payload, for building a mapping. */
+  async payloadFields(actor: User | null, idOrPath: string, id: number) {
+    const project = await this.project(actor, idOrPath);
+    const item = await this.view(project, id);
+    return payloadFields(item.payloadExample);
+  }
+
+  /** Finds the integration a notify URL names: by endpoint identifier, or the default metrics-alerting one. */
+  async forIntake(project: Project, identifier: string | null): Promise<IntegrationView | null> {
+    const all = await this.views(project);
+    return (
+      all.find((i) =>
+        identifier === null
+          ? i.isDefaultPrometheus
+          : i.endpointIdentifier === identifier && i.type !== 'oncall_link',
+      ) ?? null
+    );
+  }
+}
