@@ -227,7 +227,11 @@ export function payloadFields(
         ? 'datetime'
         : 'string';
     out.push({ path, label, type, example: v });
-    if (Array.isArray(v)) v.forEach((child, i) => isObject(child) && walk(child, [...path, i]));
+    if (Array.isArray(v)) {
+      v.forEach((child, i) => {
+        if (isObject(child)) walk(child, [...path, i]);
+      });
+    }
   };
   walk(payload, []);
   return out;
