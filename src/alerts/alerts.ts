@@ -395,8 +395,7 @@ export function parsePrometheus(
       startedAt: parseTime(item.startsAt) ?? opts.now.toISOString(),
       endedAt: resolves ? (parseTime(item.endsAt) ?? opts.now.toISOString()) : null,
       resolves,
-      // Spec/GitLab: the alert's identity is startsAt, title and query.
-      fingerprint: explicit ?? sha1(`${item.startsAt}/${title}/${query ?? ''}`),
+      fingerprint: explicit ?? prometheusIdentity(item.startsAt, title, query, item.fingerprint),
       hosts: hosts(mapped('hosts')),
       service: str(mapped('service')),
       monitoringTool: str(mapped('monitoring_tool')) ?? 'Prometheus',
@@ -406,6 +405,22 @@ export function parsePrometheus(
       payload: item,
     };
   });
+}
+
+/**
+ * The identity of a metrics-alerting alert within one firing episode. GitLab hashes startsAt, title and query;
+ * Alertmanager also sends its own `fingerprint` (a hash of the label set), which stays the same when a resolve
+ * notification blanks `generatorURL`, so it replaces title and query when present.
+ */
+export function prometheusIdentity(
+  startsAt: string,
+  title: string,
+  query: string | null,
+  amFingerprint: unknown,
+): string {
+  return typeof amFingerprint === 'string' && amFingerprint !== ''
+    ? sha1(`${startsAt}/alertmanager:${amFingerprint}`)
+    : sha1(`${startsAt}/${title}/${query ?? ''}`);
 }
 
 /** The y-axis label of a metrics-alerting alert (spec: svc_y_label, then the title sources). */
