@@ -17,10 +17,19 @@ export async function createIntegration(
 }
 
 /** Posts a payload to a notify URL with a Bearer key. */
-export async function notify(url: string, key: string | null, body: unknown, headers: Record<string, string> = {}) {
+export async function notify(
+  url: string,
+  key: string | null,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(key !== null && { authorization: `Bearer ${key}` }), ...headers },
+    headers: {
+      'content-type': 'application/json',
+      ...(key !== null && { authorization: `Bearer ${key}` }),
+      ...headers,
+    },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await res.text();

@@ -15,12 +15,20 @@ describe.each(await databases())('alert intake (%s)', (database) => {
   /** A fresh project with an HTTP integration, so tests do not see each other's alerts. */
   async function freshProject(extra: Record<string, unknown> = {}) {
     n++;
-    const p = await api.post('/api/v4/projects', { token: s.rootToken, body: { name: `intake-${n}`, ...extra } });
+    const p = await api.post('/api/v4/projects', {
+      token: s.rootToken,
+      body: { name: `intake-${n}`, ...extra },
+    });
     const i = await createIntegration(api, s.rootToken, p.body.id, { name: 'Generic', type: 'http' });
     return { project: p.body as { id: number; path_with_namespace: string }, integration: i };
   }
   const alerts = async (pid: number, query = '') =>
-    (await api.get(`/api/v4/projects/${pid}/alert_management/alerts?per_page=100&order_by=created_at&sort=asc${query}`, { token: s.rootToken })).body as any[];
+    (
+      await api.get(
+        `/api/v4/projects/${pid}/alert_management/alerts?per_page=100&order_by=created_at&sort=asc${query}`,
+        { token: s.rootToken },
+      )
+    ).body as any[];
 
   beforeAll(async () => {
     s = await startTestServer({ database, env: { SVC_TIER: 'premium', SVC_ALERT_PAYLOAD_LIMIT: '65536' } });
@@ -37,7 +45,9 @@ describe.each(await databases())('alert intake (%s)', (database) => {
   afterAll(() => s?.stop());
 
   it('generates GitLab-shaped notify URLs on SVC_EXTERNAL_URL', () => {
-    expect(http1.url).toMatch(new RegExp(`^${s.url}/root/intake/alerts/notify/my-endpoint/[0-9a-f]{16}\\.json$`));
+    expect(http1.url).toMatch(
+      new RegExp(`^${s.url}/root/intake/alerts/notify/my-endpoint/[0-9a-f]{16}\\.json$`),
+    );
     expect(prom.url).toBe(`${s.url}/root/intake/prometheus/alerts/notify.json`);
     expect(http1.authorization_key).toMatch(/^[0-9a-f]{32}$/);
   });
@@ -46,35 +56,81 @@ describe.each(await databases())('alert intake (%s)', (database) => {
     const { project, integration } = await freshProject();
     const bearer = await notify(integration.url, integration.authorization_key, { title: 'via bearer' });
     expect(bearer).toMatchObject({ status: 200, body: [{ iid: 1, title: 'via bearer' }] });
-    const basic = await notify(integration.url, null, { title: 'via basic' }, {
-      authorization: `Basic ${Buffer.from(`:${integration.authorization_key}`).toString('base64')}`,
-    });
+    const basic = await notify(
+      integration.url,
+      null,
+      { title: 'via basic' },
+      {
+        authorization: `Basic ${Buffer.from(`:${integration.authorization_key}`).toString('base64')}`,
+      },
+    );
     expect(basic).toMatchObject({ status: 200, body: [{ iid: 2, title: 'via basic' }] });
     const u = new URL(integration.url);
     const inUrl = await curl([
-      '-X', 'POST', '-H', 'Content-Type: application/json', '--data', '{"title":"via url credentials"}',
+      '-X',
+      'POST',
+      '-H',
+      'Content-Type: application/json',
+      '--data',
+      '{"title":"via url credentials"}',
       `${u.protocol}//:${integration.authorization_key}@${u.host}${u.pathname}`,
     ]);
     expect(inUrl).toEqual({ status: 200, body: [{ iid: 3, title: 'via url credentials' }] });
     const curlBasic = await curl([
-      '-X', 'POST', '-u', `:${integration.authorization_key}`, '-H', 'Content-Type: application/json',
-      '--data', '{"title":"curl -u"}', integration.url,
+      '-X',
+      'POST',
+      '-u',
+      `:${integration.authorization_key}`,
+      '-H',
+      'Content-Type: application/json',
+      '--data',
+      '{"title":"curl -u"}',
+      integration.url,
     ]);
     expect(curlBasic.status).toBe(200);
-    expect((await alerts(project.id)).map((a) => a.title)).toEqual(['via bearer', 'via basic', 'via url credentials', 'curl -u']);
+    expect((await alerts(project.id)).map((a) => a.title)).toEqual([
+      'via bearer',
+      'via basic',
+      'via url credentials',
+      'curl -u',
+    ]);
   });
 
   it('refuses unknown projects (404), unknown or inactive integrations (403), missing or wrong keys (401)', async () => {
     const { project, integration } = await freshProject();
     const path = new URL(integration.url).pathname;
     const other = (p: string) => `${s.url}${p}`;
-    expect((await notify(other(path.replace(project.path_with_namespace, 'root/nope')), integration.authorization_key, {})).status).toBe(404);
-    expect((await notify(other(path.replace(/[0-9a-f]{16}\.json$/, 'abcdef0123456789.json')), integration.authorization_key, {})).status).toBe(403);
-    expect(await notify(integration.url, null, { title: 'x' })).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
-    expect((await notify(integration.url, 'f'.repeat(32), { title: 'x' })).status).toBe(401);
-    const basicUserOnly = await notify(integration.url, null, { title: 'x' }, {
-      authorization: `Basic ${Buffer.from(`${integration.authorization_key}:`).toString('base64')}`,
+    expect(
+      (
+        await notify(
+          other(path.replace(project.path_with_namespace, 'root/nope')),
+          integration.authorization_key,
+          {},
+        )
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await notify(
+          other(path.replace(/[0-9a-f]{16}\.json$/, 'abcdef0123456789.json')),
+          integration.authorization_key,
+          {},
+        )
+      ).status,
+    ).toBe(403);
+    expect(await notify(integration.url, null, { title: 'x' })).toMatchObject({
+      status: 401,
+      body: { message: '401 Unauthorized' },
     });
+    expect((await notify(integration.url, 'f'.repeat(32), { title: 'x' })).status).toBe(401);
+    const basicUserOnly = await notify(
+      integration.url,
+      null,
+      { title: 'x' },
+      {
+        authorization: `Basic ${Buffer.from(`${integration.authorization_key}:`).toString('base64')}`,
+      },
+    );
     expect(basicUserOnly.status).toBe(401);
     await api.put(`/api/v4/projects/${project.id}/alert_management/integrations/${integration.id}`, {
       token: s.rootToken,
@@ -82,8 +138,14 @@ describe.each(await databases())('alert intake (%s)', (database) => {
     });
     expect((await notify(integration.url, integration.authorization_key, { title: 'x' })).status).toBe(403);
     // The Monitor feature off: the project takes no alerts.
-    await api.put(`/api/v4/projects/${project.id}/alert_management/integrations/${integration.id}`, { token: s.rootToken, body: { active: true } });
-    await api.put(`/api/v4/projects/${project.id}`, { token: s.rootToken, body: { monitor_access_level: 'disabled' } });
+    await api.put(`/api/v4/projects/${project.id}/alert_management/integrations/${integration.id}`, {
+      token: s.rootToken,
+      body: { active: true },
+    });
+    await api.put(`/api/v4/projects/${project.id}`, {
+      token: s.rootToken,
+      body: { monitor_access_level: 'disabled' },
+    });
     expect((await notify(integration.url, integration.authorization_key, { title: 'x' })).status).toBe(404);
     expect(await alerts(project.id)).toEqual([]);
   });
@@ -96,7 +158,9 @@ describe.each(await databases())('alert intake (%s)', (database) => {
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/not valid JSON/);
     const deep = `${'{"a":'.repeat(101)}1${'}'.repeat(101)}`;
-    expect((await notify(integration.url, integration.authorization_key, deep)).body.message).toMatch(/nested deeper than 100/);
+    expect((await notify(integration.url, integration.authorization_key, deep)).body.message).toMatch(
+      /nested deeper than 100/,
+    );
     const ok = `${'{"a":'.repeat(99)}1${'}'.repeat(99)}`;
     expect((await notify(integration.url, integration.authorization_key, ok)).status).toBe(200);
     expect((await notify(integration.url, integration.authorization_key, [1, 2])).status).toBe(422);
@@ -104,7 +168,11 @@ describe.each(await databases())('alert intake (%s)', (database) => {
     const wrong = await notify(prom.url, prom.authorization_key, { title: 'generic body' });
     expect(wrong.status).toBe(422);
     expect(wrong.body.message).toMatch(/missing alerts, commonAnnotations/);
-    const noStart = await notify(prom.url, prom.authorization_key, alertmanagerPayload([{ labels: { alertname: 'A' } }]));
+    const noStart = await notify(
+      prom.url,
+      prom.authorization_key,
+      alertmanagerPayload([{ labels: { alertname: 'A' } }]),
+    );
     expect(noStart).toMatchObject({ status: 422, body: { message: expect.stringMatching(/startsAt/) } });
     expect((await alerts(project.id)).map((a) => a.title)).toEqual(['New: Alert']);
   });
@@ -122,8 +190,16 @@ describe.each(await databases())('alert intake (%s)', (database) => {
       runbook: 'https://runbooks/x',
       custom: { nested: [1, { deep: true }] },
     });
-    await notify(integration.url, integration.authorization_key, { title: 'u', severity: 'unknown', hosts: ['a', 'b'] });
-    await notify(integration.url, integration.authorization_key, { title: '   ', severity: 'catastrophic', start_time: '2026-01-02T03:04:05Z' });
+    await notify(integration.url, integration.authorization_key, {
+      title: 'u',
+      severity: 'unknown',
+      hosts: ['a', 'b'],
+    });
+    await notify(integration.url, integration.authorization_key, {
+      title: '   ',
+      severity: 'catastrophic',
+      start_time: '2026-01-02T03:04:05Z',
+    });
     const [a, b, c] = await alerts(project.id);
     expect(a).toMatchObject({
       title: 'New: Alert',
@@ -141,30 +217,47 @@ describe.each(await databases())('alert intake (%s)', (database) => {
     });
     expect(Date.parse(a.started_at)).toBeGreaterThanOrEqual(before - 1000);
     expect(b).toMatchObject({ severity: 'unknown', hosts: ['a', 'b'] });
-    expect(c).toMatchObject({ title: 'New: Alert', severity: 'critical', started_at: '2026-01-02T03:04:05.000Z' });
+    expect(c).toMatchObject({
+      title: 'New: Alert',
+      severity: 'critical',
+      started_at: '2026-01-02T03:04:05.000Z',
+    });
   });
 
   it('groups by fingerprint, resolves by end_time, and opens a new alert for a repeat after resolution', async () => {
     const { project, integration } = await freshProject();
     const send = (body: unknown) => notify(integration.url, integration.authorization_key, body);
-    expect((await send({ title: 'Disk', fingerprint: ['disk', 1] })).body).toEqual([{ iid: 1, title: 'Disk' }]);
+    expect((await send({ title: 'Disk', fingerprint: ['disk', 1] })).body).toEqual([
+      { iid: 1, title: 'Disk' },
+    ]);
     // ["disk", 1] and "disk1" are the same fingerprint (GitLab joins array elements).
-    expect((await send({ title: 'Disk again', fingerprint: 'disk1' })).body).toEqual([{ iid: 1, title: 'Disk' }]);
+    expect((await send({ title: 'Disk again', fingerprint: 'disk1' })).body).toEqual([
+      { iid: 1, title: 'Disk' },
+    ]);
     let [a] = await alerts(project.id);
     expect(a).toMatchObject({ iid: 1, event_count: 2, title: 'Disk', status: 'triggered' });
-    expect((await send({ fingerprint: 'disk1', end_time: '2026-11-21T12:00:00Z' })).body).toEqual([{ iid: 1, title: 'Disk' }]);
+    expect((await send({ fingerprint: 'disk1', end_time: '2026-11-21T12:00:00Z' })).body).toEqual([
+      { iid: 1, title: 'Disk' },
+    ]);
     [a] = await alerts(project.id);
     expect(a).toMatchObject({ status: 'resolved', ended_at: '2026-11-21T12:00:00.000Z', event_count: 2 });
     // A recovery with nothing open to resolve changes nothing.
-    expect(await send({ fingerprint: 'disk1', end_time: '2026-11-21T12:00:00Z' })).toMatchObject({ status: 200, body: [] });
+    expect(await send({ fingerprint: 'disk1', end_time: '2026-11-21T12:00:00Z' })).toMatchObject({
+      status: 200,
+      body: [],
+    });
     // Identical to the resolved alert: the resolved one stays, a new one opens.
-    expect((await send({ title: 'Disk', fingerprint: ['disk', 1] })).body).toEqual([{ iid: 2, title: 'Disk' }]);
+    expect((await send({ title: 'Disk', fingerprint: ['disk', 1] })).body).toEqual([
+      { iid: 2, title: 'Disk' },
+    ]);
     const all = await alerts(project.id);
     expect(all.map((x) => [x.iid, x.status])).toEqual([
       [1, 'resolved'],
       [2, 'triggered'],
     ]);
-    const notes = await api.get(`/api/v4/projects/${project.id}/alert_management/alerts/1/notes`, { token: s.rootToken });
+    const notes = await api.get(`/api/v4/projects/${project.id}/alert_management/alerts/1/notes`, {
+      token: s.rootToken,
+    });
     expect(notes.body.map((x: { body: string }) => x.body)).toEqual([
       'logged an alert from **Generic**',
       'logged a recovery alert from **Generic**',
@@ -182,7 +275,10 @@ describe.each(await databases())('alert intake (%s)', (database) => {
     expect(list).toHaveLength(1);
     expect(list[0]).toMatchObject({ event_count: 2, status: 'resolved' });
     // Turned off for this project's instance: every payload is a new alert.
-    await api.post('/api/v4/features/generic_alert_fingerprinting', { token: s.rootToken, body: { value: false } });
+    await api.post('/api/v4/features/generic_alert_fingerprinting', {
+      token: s.rootToken,
+      body: { value: false },
+    });
     await send({ title: 'Manual', service: 'y' });
     await send({ title: 'Manual', service: 'y' });
     expect((await alerts(project.id)).filter((a) => a.title === 'Manual')).toHaveLength(2);
@@ -192,7 +288,9 @@ describe.each(await databases())('alert intake (%s)', (database) => {
   it('never opens two alerts for one fingerprint under concurrent identical requests', async () => {
     const { project, integration } = await freshProject();
     const results = await Promise.all(
-      Array.from({ length: 25 }, () => notify(integration.url, integration.authorization_key, { title: 'Race', fingerprint: 'race' })),
+      Array.from({ length: 25 }, () =>
+        notify(integration.url, integration.authorization_key, { title: 'Race', fingerprint: 'race' }),
+      ),
     );
     expect(results.every((r) => r.status === 200)).toBe(true);
     const list = await alerts(project.id);
@@ -202,50 +300,105 @@ describe.each(await databases())('alert intake (%s)', (database) => {
 
   it('uses a custom mapping and falls back to the default fields when a mapped value is missing or blank', async () => {
     const { project, integration } = await freshProject();
-    const example = { alert: { name: 'CPU', level: 'low', ts: '2026-05-01T00:00:00Z', ids: ['a', 'b'] }, host: 'web-1' };
-    const put = await api.put(`/api/v4/projects/${project.id}/alert_management/integrations/${integration.id}`, {
-      token: s.rootToken,
-      body: {
-        payload_example: JSON.stringify(example),
-        payload_attribute_mapping: {
-          title: { path: ['alert', 'name'], type: 'string', label: 'alert/name' },
-          severity: { path: ['alert', 'level'], type: 'string' },
-          start_time: { path: ['alert', 'ts'], type: 'datetime' },
-          fingerprint: { path: ['alert', 'ids'], type: 'array' },
-          hosts: { path: ['host'], type: 'string' },
+    const example = {
+      alert: { name: 'CPU', level: 'low', ts: '2026-05-01T00:00:00Z', ids: ['a', 'b'] },
+      host: 'web-1',
+    };
+    const put = await api.put(
+      `/api/v4/projects/${project.id}/alert_management/integrations/${integration.id}`,
+      {
+        token: s.rootToken,
+        body: {
+          payload_example: JSON.stringify(example),
+          payload_attribute_mapping: {
+            title: { path: ['alert', 'name'], type: 'string', label: 'alert/name' },
+            severity: { path: ['alert', 'level'], type: 'string' },
+            start_time: { path: ['alert', 'ts'], type: 'datetime' },
+            fingerprint: { path: ['alert', 'ids'], type: 'array' },
+            hosts: { path: ['host'], type: 'string' },
+          },
         },
       },
-    });
+    );
     expect(put.status).toBe(200);
-    const fields = await api.get(`/api/v4/projects/${project.id}/alert_management/integrations/${integration.id}/payload_fields`, {
-      token: s.rootToken,
-    });
-    expect(fields.body.map((f: { label: string }) => f.label)).toEqual(['alert/name', 'alert/level', 'alert/ts', 'alert/ids', 'host']);
+    const fields = await api.get(
+      `/api/v4/projects/${project.id}/alert_management/integrations/${integration.id}/payload_fields`,
+      {
+        token: s.rootToken,
+      },
+    );
+    expect(fields.body.map((f: { label: string }) => f.label)).toEqual([
+      'alert/name',
+      'alert/level',
+      'alert/ts',
+      'alert/ids',
+      'host',
+    ]);
     await notify(integration.url, integration.authorization_key, example);
-    await notify(integration.url, integration.authorization_key, { alert: { name: '  ', level: 'high' }, title: 'Fallback title' });
+    await notify(integration.url, integration.authorization_key, {
+      alert: { name: '  ', level: 'high' },
+      title: 'Fallback title',
+    });
     const [a, b] = await alerts(project.id);
-    expect(a).toMatchObject({ title: 'CPU', severity: 'low', started_at: '2026-05-01T00:00:00.000Z', hosts: ['web-1'] });
+    expect(a).toMatchObject({
+      title: 'CPU',
+      severity: 'low',
+      started_at: '2026-05-01T00:00:00.000Z',
+      hosts: ['web-1'],
+    });
     expect(b).toMatchObject({ title: 'Fallback title', severity: 'high' });
     // Changing the sample payload clears the mapping.
-    const changed = await api.put(`/api/v4/projects/${project.id}/alert_management/integrations/${integration.id}`, {
-      token: s.rootToken,
-      body: { payload_example: '{"other": 1}' },
-    });
+    const changed = await api.put(
+      `/api/v4/projects/${project.id}/alert_management/integrations/${integration.id}`,
+      {
+        token: s.rootToken,
+        body: { payload_example: '{"other": 1}' },
+      },
+    );
     expect(changed.body.payload_attribute_mapping).toEqual({});
   });
 
   it('parses Alertmanager payloads: one alert per item, title sources, severity table, query, resolution', async () => {
     const p = await api.post('/api/v4/projects', { token: s.rootToken, body: { name: 'prom-only' } });
-    const pi = await createIntegration(api, s.rootToken, p.body.id, { name: 'AM', type: 'prometheus', api_url: 'http://x.invalid' });
-    await api.put(`/api/v4/projects/${p.body.id}/alert_management/settings`, { token: s.rootToken, body: { create_incident: true } });
+    const pi = await createIntegration(api, s.rootToken, p.body.id, {
+      name: 'AM',
+      type: 'prometheus',
+      api_url: 'http://x.invalid',
+    });
+    await api.put(`/api/v4/projects/${p.body.id}/alert_management/settings`, {
+      token: s.rootToken,
+      body: { create_incident: true },
+    });
     const severities: [string, string][] = [
-      ['S1', 'critical'], ['fatal', 'critical'], ['page', 'high'], ['p2', 'high'], ['error', 'medium'], ['alert', 'medium'],
-      ['warning', 'low'], ['s4', 'low'], ['notice', 'info'], ['debug', 'info'], ['minor', 'critical'], ['', 'critical'],
+      ['S1', 'critical'],
+      ['fatal', 'critical'],
+      ['page', 'high'],
+      ['p2', 'high'],
+      ['error', 'medium'],
+      ['alert', 'medium'],
+      ['warning', 'low'],
+      ['s4', 'low'],
+      ['notice', 'info'],
+      ['debug', 'info'],
+      ['minor', 'critical'],
+      ['', 'critical'],
     ];
     const items = severities.map(([sev], i) => ({
       status: 'firing',
       labels: { alertname: `Alert${i}`, severity: sev, svc_environment_name: 'prod' },
-      annotations: i === 0 ? { title: 'Titled', summary: 'sum', description: 'desc', runbook: 'rb', svc_incident_markdown: '**Runbook**: page the DBA', extra: 'shown' } : i === 1 ? { summary: 'Summarised' } : {},
+      annotations:
+        i === 0
+          ? {
+              title: 'Titled',
+              summary: 'sum',
+              description: 'desc',
+              runbook: 'rb',
+              svc_incident_markdown: '**Runbook**: page the DBA',
+              extra: 'shown',
+            }
+          : i === 1
+            ? { summary: 'Summarised' }
+            : {},
       startsAt: '2026-11-21T10:00:00.000Z',
       endsAt: '0001-01-01T00:00:00Z',
       generatorURL: 'http://prometheus:9090/graph?g0.expr=rate%28x%5B5m%5D%29+%3E+1&g0.tab=1',
@@ -253,26 +406,48 @@ describe.each(await databases())('alert intake (%s)', (database) => {
     const r = await notify(pi.url, pi.authorization_key, alertmanagerPayload(items));
     expect(r.status).toBe(200);
     expect(r.body).toHaveLength(12);
-    expect(r.body.slice(0, 3).map((x: { title: string }) => x.title)).toEqual(['Titled', 'Summarised', 'Alert2']);
+    expect(r.body.slice(0, 3).map((x: { title: string }) => x.title)).toEqual([
+      'Titled',
+      'Summarised',
+      'Alert2',
+    ]);
     const list = await alerts(p.body.id);
     expect(list.map((a) => a.severity)).toEqual(severities.map(([, v]) => v));
-    expect(list[0]).toMatchObject({ description: 'desc', runbook: 'rb', environment: 'prod', monitoring_tool: 'Prometheus', incident: 1 });
+    expect(list[0]).toMatchObject({
+      description: 'desc',
+      runbook: 'rb',
+      environment: 'prod',
+      monitoring_tool: 'Prometheus',
+      incident: 1,
+    });
     expect(list[0].payload.annotations.extra).toBe('shown');
-    const incidents = await api.get(`/api/v4/projects/${p.body.id}/issues?issue_type=incident&per_page=100`, { token: s.rootToken });
+    const incidents = await api.get(`/api/v4/projects/${p.body.id}/issues?issue_type=incident&per_page=100`, {
+      token: s.rootToken,
+    });
     expect(incidents.body).toHaveLength(12);
     const first = incidents.body.find((i: { iid: number }) => i.iid === 1);
     expect(first).toMatchObject({ title: 'Titled', state: 'opened', issue_type: 'incident' });
     expect(first.description).toContain('**Runbook**: page the DBA');
     // Same alert again: occurrence counted; then resolved by status, which closes its incident.
     await notify(pi.url, pi.authorization_key, alertmanagerPayload([items[0]!]));
-    const resolved = await notify(pi.url, pi.authorization_key, alertmanagerPayload([{ ...items[0]!, status: 'resolved', endsAt: '2026-11-21T11:00:00Z' }], 'resolved'));
+    const resolved = await notify(
+      pi.url,
+      pi.authorization_key,
+      alertmanagerPayload([{ ...items[0]!, status: 'resolved', endsAt: '2026-11-21T11:00:00Z' }], 'resolved'),
+    );
     expect(resolved.body).toEqual([{ iid: 1, title: 'Titled' }]);
-    const a1 = (await api.get(`/api/v4/projects/${p.body.id}/alert_management/alerts/1`, { token: s.rootToken })).body;
+    const a1 = (
+      await api.get(`/api/v4/projects/${p.body.id}/alert_management/alerts/1`, { token: s.rootToken })
+    ).body;
     expect(a1).toMatchObject({ status: 'resolved', event_count: 2, ended_at: '2026-11-21T11:00:00.000Z' });
     const inc1 = await api.get(`/api/v4/projects/${p.body.id}/issues/1`, { token: s.rootToken });
     expect(inc1.body.state).toBe('closed');
     // A different generator query is a different alert (fingerprint = startsAt/title/query).
-    const other = await notify(pi.url, pi.authorization_key, alertmanagerPayload([{ ...items[2]!, generatorURL: 'http://p/graph?g0.expr=up' }]));
+    const other = await notify(
+      pi.url,
+      pi.authorization_key,
+      alertmanagerPayload([{ ...items[2]!, generatorURL: 'http://p/graph?g0.expr=up' }]),
+    );
     expect(other.body[0].iid).toBe(13);
   });
 
@@ -288,7 +463,8 @@ describe.each(await databases())('alert intake (%s)', (database) => {
     });
     try {
       const codes = [];
-      for (let i = 0; i < 3; i++) codes.push(await notify(integration.url, integration.authorization_key, { title: 't' }));
+      for (let i = 0; i < 3; i++)
+        codes.push(await notify(integration.url, integration.authorization_key, { title: 't' }));
       expect(codes.map((c) => c.status)).toEqual([200, 200, 429]);
       expect(Number(codes[2]!.headers.get('retry-after'))).toBeGreaterThan(0);
     } finally {
