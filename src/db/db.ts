@@ -32,7 +32,9 @@ export function createDb(opts: { databaseUrl: string | null; dataDir: string }):
     file.pragma('foreign_keys = ON');
     file.pragma('busy_timeout = 5000');
     file.pragma('synchronous = NORMAL');
-    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) });
+    const kysely = new Kysely<Database>({
+      dialect: new SqliteDialect({ database: withStatementCache(file) }),
+    });
     return {
       kysely,
       dialect: 'sqlite',
@@ -67,4 +69,28 @@ export async function migrate(db: Db): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * better-sqlite3 compiles a statement on every `prepare`, and Kysely prepares every query: caching the compiled
+ * statements by SQL text removes most of the per-query cost (one connection, so statements are never shared
+ * between concurrent users). The cache is bounded; past the bound it starts over.
+ */
+function withStatementCache(file: SQLite.Database): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>();
+  const prepare = file.prepare.bind(file);
+  return new Proxy(file, {
+    get(target, prop, receiver) {
+      if (prop !== 'prepare') return Reflect.get(target, prop, receiver);
+      return (sql: string) => {
+        let stmt = cache.get(sql);
+        if (!stmt) {
+          if (cache.size >= 1000) cache.clear();
+          stmt = prepare(sql);
+          cache.set(sql, stmt);
+        }
+        return stmt;
+      };
+    },
+  });
 }

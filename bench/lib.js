@@ -1,0 +1,88 @@
+// Shared helpers for the benchmarks: child servers on loopback, autocannon runs, peak RSS from /proc.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import autocannon from 'autocannon';
+
+/** A free loopback port. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a child process and waits until its stdout contains `readyText`. */
+export async function startChild(cmd, args, env, readyText) {
+  const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${cmd} did not start: ${out}`)), 60_000);
+    const onData = (d) => {
+      out += String(d);
+      if (out.includes(readyText)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (d) => {
+      out += String(d);
+    });
+    child.once('exit', (code) => reject(new Error(`${cmd} exited with ${code}: ${out}`)));
+  });
+  // Keep draining output so the child never blocks on a full pipe.
+  child.stdout.removeAllListeners('data');
+  child.stdout.resume();
+  child.stderr.resume();
+  return child;
+}
+
+/** Stops a child we started, by its PID, and waits for it. */
+export async function stopChild(child) {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** Peak resident set size of a process in MiB (VmHWM). */
+export function peakRssMiB(pid) {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
+/** Runs autocannon for `seconds` with `connections`; `body` is a string or a function of the request number. */
+export async function load({ url, headers, body, seconds, connections }) {
+  let n = 0;
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    connections,
+    duration: seconds,
+    headers: { 'content-type': 'application/json', ...headers },
+    requests: [
+      typeof body === 'function' ? { setupRequest: (req) => ({ ...req, body: body(n++) }) } : { body },
+    ],
+  });
+  const ok = result['2xx'];
+  return {
+    rps: ok / seconds,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+    total: result.requests.total,
+  };
+}
+
+/** Prints one row of figures. */
+export function row(name, r, ceiling, rss) {
+  const ratio = ceiling ? `${((r.rps / ceiling.rps) * 100).toFixed(1)}% of ceiling` : 'ceiling';
+  console.log(
+    `${name.padEnd(34)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  non-2xx ${r.errors}  peak RSS ${rss.toFixed(0)} MiB  ${ratio}`,
+  );
+}
