@@ -60,6 +60,8 @@ export type StoragePicker = () => Promise<string>;
 
 /** Projects: creation in user or group namespaces, lookup by id or path, visibility and roles. */
 export class ProjectsService {
+  private readonly listeners: (() => void)[] = [];
+
   constructor(
     private readonly projects: ProjectsRepository,
     private readonly namespaces: NamespacesRepository,
@@ -213,10 +215,20 @@ export class ProjectsService {
     }
   }
 
+  /** Registers a function called after any project changes (caches of project data clear themselves). */
+  onChange(fn: () => void): void {
+    this.listeners.push(fn);
+  }
+
+  private changed(): void {
+    for (const fn of this.listeners) fn();
+  }
+
   async update(actor: User | null, idOrPath: string, input: UpdateProjectInput): Promise<Project> {
     const { project } = await this.findWithLevel(actor, idOrPath, AccessLevel.Maintainer);
     await this.validate(project.namespace.id, { name: input.name, path: input.path }, project.id);
     await this.projects.update(project.id, input, this.clock.now().toISOString());
+    this.changed();
     return (await this.projects.findById(project.id))!;
   }
 
@@ -224,6 +236,7 @@ export class ProjectsService {
     const { project } = await this.findWithLevel(actor, idOrPath, AccessLevel.Owner);
     await this.members.deleteSource({ type: 'project', id: project.id });
     await this.projects.delete(project.id);
+    this.changed();
   }
 
   /** The caller's standing for the project members API. */

@@ -49,15 +49,37 @@ const VALIDATORS: { [K in SettingKey]: (v: unknown, storages: readonly string[])
 /** A flag name: Flipper's rules, lower-case words with underscores. */
 const FEATURE_NAME = /^[a-z0-9_]{1,128}$/;
 
+/**
+ * How long settings and flags read from the database are reused. Changes made through this process apply at
+ * once; with several processes on one PostgreSQL database, another process's change applies within this time.
+ */
+const CACHE_MS = 1000;
+
 /** Application settings and feature flags (admin-managed). */
 export class SettingsService {
+  private settingsCache: { value: Promise<ApplicationSettings>; at: number } | null = null;
+  private readonly flagCache = new Map<string, { value: Promise<FeatureGates | undefined>; at: number }>();
+
   constructor(
     private readonly repo: SettingsRepository,
     private readonly defaults: Readonly<ApplicationSettings>,
     private readonly clock: Clock,
   ) {}
 
-  async get(): Promise<ApplicationSettings> {
+  /** The settings (cached briefly; see CACHE_MS). */
+  get(): Promise<ApplicationSettings> {
+    const now = this.clock.now().getTime();
+    if (!this.settingsCache || now - this.settingsCache.at > CACHE_MS) {
+      const value = this.load();
+      value.catch(() => {
+        this.settingsCache = null;
+      });
+      this.settingsCache = { value, at: now };
+    }
+    return this.settingsCache.value;
+  }
+
+  private async load(): Promise<ApplicationSettings> {
     const stored = await this.repo.all();
     const out = { ...this.defaults } as Record<string, unknown>;
     for (const key of Object.keys(this.defaults)) if (key in stored) out[key] = stored[key];
@@ -89,6 +111,7 @@ export class SettingsService {
     }
     if (Object.keys(errors).length > 0) throw invalidFields(errors);
     if (Object.keys(changes).length > 0) await this.repo.put(changes);
+    this.settingsCache = null;
     return this.get();
   }
 
@@ -114,6 +137,7 @@ export class SettingsService {
     this.requireAdmin(actor);
     if (!FEATURE_NAME.test(name)) throw invalidFields({ name: ['is invalid'] });
     await this.repo.setGate(name, projectId, enabled, this.clock.now().toISOString());
+    this.flagCache.clear();
     const [f] = await this.repo.features(name);
     return f!;
   }
@@ -122,6 +146,7 @@ export class SettingsService {
     this.requireAdmin(actor);
     if ((await this.repo.features(name)).length === 0) throw notFound('Feature');
     await this.repo.deleteFeature(name);
+    this.flagCache.clear();
   }
 
   /**
@@ -129,7 +154,13 @@ export class SettingsService {
    * set has its default (`generic_alert_fingerprinting` is on by default).
    */
   async isEnabled(name: string, projectId?: number, defaultValue = false): Promise<boolean> {
-    const [f] = await this.repo.features(name);
+    const now = this.clock.now().getTime();
+    let cached = this.flagCache.get(name);
+    if (!cached || now - cached.at > CACHE_MS) {
+      cached = { value: this.repo.features(name).then(([f]) => f), at: now };
+      this.flagCache.set(name, cached);
+    }
+    const f = await cached.value;
     if (projectId !== undefined && f?.projectIds.includes(projectId)) return true;
     return f?.enabled ?? defaultValue;
   }

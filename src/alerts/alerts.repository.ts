@@ -241,12 +241,22 @@ export class AlertsRepository {
     return toAlert(r);
   }
 
-  async incrementEvents(trx: Db, id: number, now: string): Promise<void> {
-    await trx
+  /** Counts one more occurrence of the open alert with this fingerprint, if there is one (one statement). */
+  async incrementOpen(
+    trx: Db,
+    projectId: number,
+    fingerprint: string,
+    now: string,
+  ): Promise<{ iid: number; title: string } | null> {
+    const r = await trx
       .updateTable('alerts')
       .set({ events: sql`events + 1`, updated_at: now })
-      .where('id', '=', id)
-      .execute();
+      .where('project_id', '=', projectId)
+      .where('fingerprint', '=', fingerprint)
+      .where('status', '<>', 'resolved')
+      .returning(['iid', 'title'])
+      .executeTakeFirst();
+    return r ?? null;
   }
 
   async setStatus(

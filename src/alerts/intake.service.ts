@@ -36,8 +36,19 @@ const isUniqueViolation = (err: unknown): boolean => {
   );
 };
 
+/**
+ * How long a notify URL's project and integration are reused without reading the database. Changes made through
+ * this process (key reset, deactivation, deletion, project changes) clear the cache at once; with several
+ * processes on one PostgreSQL database, another process's change applies within this time.
+ */
+const RESOLVE_CACHE_MS = 1000;
+
+type Resolved = { project: Project; integration: IntegrationView | null } | null;
+
 /** Alert intake: authenticates a notify request, parses the payload and applies the spec's alert state table. */
 export class IntakeService {
+  private readonly resolved = new Map<string, { value: Promise<Resolved>; at: number }>();
+
   constructor(
     private readonly repo: AlertsRepository,
     private readonly issues: IssuesRepository,
@@ -46,7 +57,29 @@ export class IntakeService {
     private readonly settings: SettingsService,
     private readonly tier: Tier,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    const clear = () => this.resolved.clear();
+    integrations.onChange(clear);
+    projects.onChange(clear);
+  }
+
+  /** The project and integration a notify URL names (cached briefly; see RESOLVE_CACHE_MS). */
+  private resolve(projectPath: string, identifier: string | null): Promise<Resolved> {
+    const key = `${projectPath}\n${identifier ?? ''}`;
+    const now = this.clock.now().getTime();
+    const hit = this.resolved.get(key);
+    if (hit && now - hit.at <= RESOLVE_CACHE_MS) return hit.value;
+    const value = (async (): Promise<Resolved> => {
+      const project = await this.projects.findForIntake(projectPath);
+      if (!project) return null;
+      const integration = await this.integrations.forIntake(project, identifier);
+      return { project, integration };
+    })();
+    if (this.resolved.size > 10_000) this.resolved.clear();
+    this.resolved.set(key, { value, at: now });
+    value.catch(() => this.resolved.delete(key));
+    return value;
+  }
 
   /**
    * Resolves the integration of a notify URL and checks its key: unknown project 404, unknown or inactive
@@ -57,10 +90,10 @@ export class IntakeService {
     identifier: string | null,
     key: string | null,
   ): Promise<{ project: Project; integration: IntegrationView }> {
-    const project = await this.projects.findForIntake(projectPath);
-    if (!project) throw notFound('Project');
-    const integration = await this.integrations.forIntake(project, identifier);
-    if (!integration || !integration.effectiveActive) throw forbidden();
+    const resolved = await this.resolve(projectPath, identifier);
+    if (!resolved) throw notFound('Project');
+    const { project, integration } = resolved;
+    if (!integration?.effectiveActive) throw forbidden();
     if (key === null || !safeEqual(key, integration.authorizationKey)) throw unauthorized();
     return { project, integration };
   }
@@ -160,15 +193,16 @@ export class IntakeService {
     integration: IntegrationView,
     p: ParsedAlert,
     source: string,
-  ): Promise<Alert | null> {
+  ): Promise<IntakeResult | null> {
     const now = this.clock.now().toISOString();
-    const open = p.fingerprint ? await this.repo.openAlert(trx, project.id, p.fingerprint) : null;
+    if (p.fingerprint && !p.resolves) {
+      // Spec: a repeat of an open alert increases its occurrence counter; nothing else changes.
+      const repeated = await this.repo.incrementOpen(trx, project.id, p.fingerprint, now);
+      if (repeated) return repeated;
+    }
+    const open =
+      p.fingerprint && p.resolves ? await this.repo.openAlert(trx, project.id, p.fingerprint) : null;
     if (open) {
-      if (!p.resolves) {
-        // Spec: a repeat of an open alert increases its occurrence counter; nothing else changes.
-        await this.repo.incrementEvents(trx, open.id, now);
-        return open;
-      }
       await this.repo.addNote(trx, open.id, `logged a recovery alert from **${source}**`, ALERT_BOT, now);
       await this.repo.setStatus(trx, open.id, 'resolved', p.endedAt ?? now, now);
       await this.repo.addNote(trx, open.id, 'changed the status to **Resolved**', ALERT_BOT, now);
@@ -203,7 +237,6 @@ export class IntakeService {
         now,
       );
       await this.repo.linkIncident(trx, alert.id, issueIid);
-      return { ...alert, incidentIid: issueIid };
     }
     return alert;
   }

@@ -60,6 +60,8 @@ function checkUrl(field: string, v: string): void {
 
 /** Alert integrations: management (Maintainer), tier rules and the on-call link rule. */
 export class IntegrationsService {
+  private readonly listeners: (() => void)[] = [];
+
   constructor(
     private readonly repo: AlertsRepository,
     private readonly projects: ProjectsService,
@@ -67,6 +69,15 @@ export class IntegrationsService {
     private readonly tier: Tier,
     private readonly clock: Clock,
   ) {}
+
+  /** Registers a function called after any integration changes (the intake cache clears itself). */
+  onChange(fn: () => void): void {
+    this.listeners.push(fn);
+  }
+
+  private changed(): void {
+    for (const fn of this.listeners) fn();
+  }
 
   private get premium(): boolean {
     return this.tier !== 'free';
@@ -181,6 +192,7 @@ export class IntegrationsService {
       now,
     );
     if (type === 'oncall_link' && active) await this.repo.deactivateOthers(project.id, id, now);
+    this.changed();
     return { project, item: await this.view(project, id) };
   }
 
@@ -228,6 +240,7 @@ export class IntegrationsService {
     );
     if (current.type === 'oncall_link' && input.active === true)
       await this.repo.deactivateOthers(project.id, id, now);
+    this.changed();
     return { project, item: await this.view(project, id) };
   }
 
@@ -235,6 +248,7 @@ export class IntegrationsService {
     const project = await this.project(actor, idOrPath);
     await this.view(project, id);
     await this.repo.deleteIntegration(id);
+    this.changed();
   }
 
   async resetKey(
@@ -249,6 +263,7 @@ export class IntegrationsService {
       { tokenEncrypted: this.cipher.encrypt(newKey()) },
       this.clock.now().toISOString(),
     );
+    this.changed();
     return { project, item: await this.view(project, id) };
   }
 

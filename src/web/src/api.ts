@@ -55,27 +55,72 @@ async function readBody(response: Response): Promise<unknown> {
   }
 }
 
-async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+/** A request body: a value sent as JSON, or text sent as is (`text/plain`). */
+type Body = { readonly json: unknown } | { readonly text: string };
+
+async function send<T>(method: string, path: string, body?: Body): Promise<{ data: T; headers: Headers }> {
   const headers: Record<string, string> = { Accept: 'application/json' };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (body !== undefined) headers['Content-Type'] = 'json' in body ? 'application/json' : 'text/plain';
   if (method !== 'GET' && csrfToken !== null) headers['X-CSRF-Token'] = csrfToken;
   const response = await fetch(path, {
     method,
     headers,
     credentials: 'same-origin',
-    body: body === undefined ? null : JSON.stringify(body),
+    body: body === undefined ? null : 'json' in body ? JSON.stringify(body.json) : body.text,
   });
   const data = await readBody(response);
   if (!response.ok) {
     if (response.status === 401 && path.startsWith('/api/')) onUnauthorized?.();
     throw new ApiError(response.status, errorMessage(data, response.status));
   }
-  return data as T;
+  return { data: data as T, headers: response.headers };
+}
+
+async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  return (await send<T>(method, path, body === undefined ? undefined : { json: body })).data;
 }
 
 /** GET a JSON resource with the session cookie. */
 export function getJson<T>(path: string): Promise<T> {
   return request<T>('GET', path);
+}
+
+/** One page of a GitLab-paginated list, with the page numbers from the `X-*` headers (null when absent). */
+export interface Page<T> {
+  readonly items: T[];
+  readonly page: number;
+  readonly nextPage: number | null;
+  readonly prevPage: number | null;
+  readonly total: number | null;
+}
+
+function pageHeader(headers: Headers, name: string): number | null {
+  const value = headers.get(name);
+  if (value === null || value.trim() === '') return null;
+  const n = Number(value);
+  return Number.isInteger(n) ? n : null;
+}
+
+/** GET one page of a list, reading `X-Page`, `X-Next-Page`, `X-Prev-Page` and `X-Total`. */
+export async function getPage<T>(path: string): Promise<Page<T>> {
+  const { data, headers } = await send<T[]>('GET', path);
+  return {
+    items: Array.isArray(data) ? data : [],
+    page: pageHeader(headers, 'X-Page') ?? 1,
+    nextPage: pageHeader(headers, 'X-Next-Page'),
+    prevPage: pageHeader(headers, 'X-Prev-Page'),
+    total: pageHeader(headers, 'X-Total'),
+  };
+}
+
+/** POST, PUT or DELETE with an optional JSON body; resolves to the parsed response (null for 204). */
+export function sendJson<T>(method: 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  return request<T>(method, path, body);
+}
+
+/** POST text as is (`text/plain`), so the server, not the browser, judges whether it is valid JSON. */
+export async function postText<T>(path: string, text: string): Promise<T> {
+  return (await send<T>('POST', path, { text })).data;
 }
 
 /** Reads the current session; null when not signed in. */

@@ -2,6 +2,8 @@ import { useCallback, useEffect, useState } from 'react';
 import { clearSession, describeError, fetchSession, setUnauthorizedHandler, signOut } from './api';
 import { ErrorNotice, Loading } from './components';
 import { AdminPage } from './pages/admin';
+import { AlertPage } from './pages/alert';
+import { IncidentPage } from './pages/incident';
 import { NotFoundPage } from './pages/not-found';
 import { ProjectPage } from './pages/project';
 import { ProjectsPage } from './pages/projects';
@@ -128,6 +130,10 @@ function RouteView({ route, user }: { readonly route: Route; readonly user: Sess
       return <ProjectsPage />;
     case 'project':
       return <ProjectPage key={route.id} id={route.id} tab={route.tab} />;
+    case 'alert':
+      return <AlertPage key={`${route.id}/${route.iid}`} projectId={route.id} iid={route.iid} />;
+    case 'incident':
+      return <IncidentPage key={`${route.id}/${route.iid}`} projectId={route.id} iid={route.iid} />;
     case 'admin':
       return <AdminPage user={user} />;
     case 'not-found':
@@ -141,6 +147,10 @@ function titleOf(route: Route): string {
       return 'Projects';
     case 'project':
       return 'Project';
+    case 'alert':
+      return `Alert #${route.iid}`;
+    case 'incident':
+      return `Incident #${route.iid}`;
     case 'admin':
       return 'Admin area';
     case 'not-found':

@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import type { Resource } from './use-resource';
 
 /** A polite, announced loading line. */
@@ -37,5 +37,153 @@ export function Timestamp({ value }: { readonly value: string | null | undefined
     <time dateTime={value} title={date.toISOString()}>
       {date.toLocaleString()}
     </time>
+  );
+}
+
+/** A success message, announced politely. */
+export function SuccessNotice({ children }: { readonly children: ReactNode }) {
+  return <output className="notice notice-success">{children}</output>;
+}
+
+// Inline Markdown the server writes into notes and incident descriptions: **bold** and `code`. Everything
+// else stays text; React escapes it, so no HTML from a payload can ever reach the DOM.
+const INLINE = /\*\*(.+?)\*\*|`([^`]+)`/g;
+
+function renderInline(line: string, keyPrefix: string): ReactNode[] {
+  const out: ReactNode[] = [];
+  let last = 0;
+  for (const match of line.matchAll(INLINE)) {
+    const at = match.index ?? 0;
+    if (at > last) out.push(line.slice(last, at));
+    const key = `${keyPrefix}-${at}`;
+    if (match[1] !== undefined) out.push(<strong key={key}>{match[1]}</strong>);
+    else out.push(<code key={key}>{match[2]}</code>);
+    last = at + match[0].length;
+  }
+  if (last < line.length) out.push(line.slice(last));
+  return out;
+}
+
+/** Renders the small Markdown subset above, keeping line breaks. */
+export function InlineMarkdown({ text }: { readonly text: string }) {
+  const lines = text.split('\n');
+  return (
+    <>
+      {lines.map((line, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: lines of a fixed text have no better identity.
+        <span key={i}>
+          {i > 0 && <br />}
+          {renderInline(line, String(i))}
+        </span>
+      ))}
+    </>
+  );
+}
+
+async function copyText(text: string): Promise<void> {
+  if (navigator.clipboard && window.isSecureContext) {
+    await navigator.clipboard.writeText(text);
+    return;
+  }
+  // Plain-HTTP deployments have no Clipboard API: fall back to a hidden textarea and execCommand.
+  const area = document.createElement('textarea');
+  area.value = text;
+  area.setAttribute('readonly', '');
+  area.style.position = 'fixed';
+  area.style.opacity = '0';
+  document.body.append(area);
+  area.select();
+  const ok = document.execCommand('copy');
+  area.remove();
+  if (!ok) throw new Error('copy failed');
+}
+
+/** A button that copies `text` and says whether it worked. */
+export function CopyButton({ text, label }: { readonly text: string; readonly label: string }) {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  useEffect(() => {
+    if (state === 'idle') return;
+    const timer = window.setTimeout(() => setState('idle'), 2000);
+    return () => window.clearTimeout(timer);
+  }, [state]);
+  const copy = (): void => {
+    copyText(text).then(
+      () => setState('copied'),
+      () => setState('failed'),
+    );
+  };
+  return (
+    <>
+      <button type="button" className="button" onClick={copy} aria-label={label} title={label}>
+        {state === 'copied' ? 'Copied' : 'Copy'}
+      </button>
+      <output className="visually-hidden">
+        {state === 'copied'
+          ? 'Copied to clipboard'
+          : state === 'failed'
+            ? 'Could not copy; select the text and copy it by hand'
+            : ''}
+      </output>
+    </>
+  );
+}
+
+/**
+ * A modal confirmation (native `<dialog>`, so focus stays inside and Escape cancels). Shown while `open`;
+ * `onConfirm` runs on the confirm button.
+ */
+export function ConfirmDialog({
+  open,
+  title,
+  children,
+  confirmLabel,
+  danger = false,
+  busy = false,
+  onConfirm,
+  onCancel,
+}: {
+  readonly open: boolean;
+  readonly title: string;
+  readonly children: ReactNode;
+  readonly confirmLabel: string;
+  readonly danger?: boolean;
+  readonly busy?: boolean;
+  readonly onConfirm: () => void;
+  readonly onCancel: () => void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) dialog.showModal();
+    if (!open && dialog.open) dialog.close();
+  }, [open]);
+  return (
+    <dialog
+      ref={ref}
+      className="dialog"
+      aria-labelledby={titleId}
+      onCancel={(event) => {
+        event.preventDefault();
+        onCancel();
+      }}
+    >
+      <h2 id={titleId}>{title}</h2>
+      <div className="dialog-body">{children}</div>
+      <div className="actions">
+        <button type="button" className="button" onClick={onCancel} disabled={busy}>
+          Cancel
+        </button>
+        <button
+          type="button"
+          className={danger ? 'button button-danger' : 'button button-primary'}
+          onClick={onConfirm}
+          disabled={busy}
+        >
+          {confirmLabel}
+        </button>
+      </div>
+    </dialog>
   );
 }

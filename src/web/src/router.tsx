@@ -7,6 +7,8 @@ export const UI_PREFIX = '/-/ui';
 export type Route =
   | { readonly name: 'projects' }
   | { readonly name: 'project'; readonly id: string; readonly tab: ProjectTab }
+  | { readonly name: 'alert'; readonly id: string; readonly iid: string }
+  | { readonly name: 'incident'; readonly id: string; readonly iid: string }
   | { readonly name: 'admin' }
   | { readonly name: 'not-found'; readonly path: string };
 
@@ -23,6 +25,10 @@ export function parseRoute(pathname: string): Route {
   const path = pathname.replace(/\/+$/, '') || '/';
   if (path === '/' || path === UI_PREFIX || path === `${UI_PREFIX}/projects`) return { name: 'projects' };
   if (path === `${UI_PREFIX}/admin`) return { name: 'admin' };
+  const detail = /^\/-\/ui\/projects\/(\d+)\/(alerts|issues)\/(\d+)$/.exec(path);
+  if (detail) {
+    return { name: detail[2] === 'alerts' ? 'alert' : 'incident', id: detail[1]!, iid: detail[3]! };
+  }
   const match = /^\/-\/ui\/projects\/(\d+)(?:\/([a-z_]+))?$/.exec(path);
   if (match) {
     const tab = match[2] ?? 'alerts';
@@ -36,6 +42,9 @@ export const paths = {
   projects: (): string => '/',
   project: (id: number | string, tab: ProjectTab = 'alerts'): string =>
     tab === 'alerts' ? `${UI_PREFIX}/projects/${id}` : `${UI_PREFIX}/projects/${id}/${tab}`,
+  alert: (id: number | string, iid: number | string): string => `${UI_PREFIX}/projects/${id}/alerts/${iid}`,
+  incident: (id: number | string, iid: number | string): string =>
+    `${UI_PREFIX}/projects/${id}/issues/${iid}`,
   admin: (): string => `${UI_PREFIX}/admin`,
 };
 

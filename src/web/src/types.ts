@@ -39,3 +39,98 @@ export interface AdminUser {
   readonly state: string;
   readonly is_admin: boolean;
 }
+
+/** Kinds of alert integration. */
+export type IntegrationType = 'http' | 'prometheus' | 'oncall_link';
+
+/** How one alert field is read from a custom payload. */
+export interface PayloadMapping {
+  readonly path: readonly (string | number)[];
+  readonly type: string;
+  readonly label?: string | null;
+}
+
+/** Body of `GET /projects/:id/alert_management/integrations/:integration_id`. */
+export interface Integration {
+  readonly id: number;
+  readonly name: string;
+  readonly type: IntegrationType;
+  readonly active: boolean;
+  readonly api_url: string | null;
+  /** JSON text of the sample payload. */
+  readonly payload_example: string;
+  readonly payload_attribute_mapping: Readonly<Record<string, PayloadMapping>>;
+  /** The notify URL; null for the on-call tool link. */
+  readonly url: string | null;
+  readonly authorization_key?: string;
+  readonly created_at: string;
+  readonly updated_at: string;
+}
+
+/** One key path of an integration's sample payload (`GET .../payload_fields`). */
+export interface PayloadField {
+  readonly path: readonly (string | number)[];
+  readonly label: string;
+  readonly type: string;
+  readonly example: unknown;
+}
+
+/** The statuses an alert moves through. */
+export type AlertStatus = 'triggered' | 'acknowledged' | 'resolved' | 'ignored';
+
+/** Body of `GET /projects/:id/alert_management/alerts/:alert_iid`. */
+export interface Alert {
+  readonly iid: number;
+  readonly title: string;
+  readonly description: string | null;
+  readonly severity: string;
+  readonly status: AlertStatus;
+  readonly started_at: string;
+  readonly ended_at: string | null;
+  readonly event_count: number;
+  readonly fingerprint: string | null;
+  readonly hosts: readonly string[];
+  readonly service: string | null;
+  readonly monitoring_tool: string | null;
+  readonly environment: string | null;
+  readonly runbook: string | null;
+  readonly payload: unknown;
+  readonly incident: number | null;
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly web_url: string;
+}
+
+/** Body of `GET .../alerts/counts`. */
+export type AlertCounts = Readonly<Record<AlertStatus | 'open' | 'all', number>>;
+
+/** One note of an alert (system notes record status changes and intake). */
+export interface AlertNote {
+  readonly id: number;
+  readonly body: string;
+  readonly system: boolean;
+  readonly author: { readonly id: number | null; readonly username: string; readonly name: string };
+  readonly created_at: string;
+}
+
+/** Body of `GET/PUT /projects/:id/alert_management/settings`. */
+export interface AlertSettings {
+  readonly create_incident: boolean;
+  readonly auto_close_incident: boolean;
+}
+
+/** The fields of a GitLab issue (here: an incident) that the UI reads. */
+export interface Issue {
+  readonly id: number;
+  readonly iid: number;
+  readonly project_id: number;
+  readonly title: string;
+  readonly description: string | null;
+  readonly state: string;
+  readonly issue_type?: string;
+  readonly labels?: readonly string[];
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly closed_at: string | null;
+  readonly web_url: string;
+}

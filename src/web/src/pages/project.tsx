@@ -3,6 +3,8 @@ import { ResourceView, Timestamp } from '../components';
 import { Link, navigate, PROJECT_TABS, type ProjectTab, paths } from '../router';
 import type { Project } from '../types';
 import { useResource } from '../use-resource';
+import { AlertsSettings } from './alert-settings';
+import { AlertsPanel } from './alerts';
 
 const TAB_LABELS: Record<ProjectTab, string> = {
   alerts: 'Alerts',
@@ -82,23 +84,10 @@ function ProjectView({ project, tab }: { readonly project: Project; readonly tab
         ))}
       </div>
       <section className="tab-panel" role="tabpanel" id={panelId(tab)} aria-labelledby={tabId(tab)}>
-        {tab === 'alerts' && <AlertsPanel />}
+        {tab === 'alerts' && <AlertsPanel project={project} />}
         {tab === 'error_tracking' && <ErrorTrackingPanel />}
         {tab === 'settings' && <SettingsPanel project={project} />}
       </section>
-    </>
-  );
-}
-
-function AlertsPanel() {
-  return (
-    <>
-      <h2>Alerts</h2>
-      <p>
-        Alerts received by this project's HTTP endpoints and Prometheus Alertmanager integrations will be
-        listed here, with their status, severity, and number of events.
-      </p>
-      <p className="muted">This view is not available yet.</p>
     </>
   );
 }
@@ -120,23 +109,29 @@ function SettingsPanel({ project }: { readonly project: Project }) {
   return (
     <>
       <h2>Settings</h2>
-      <dl className="details">
-        <dt>Project ID</dt>
-        <dd>{project.id}</dd>
-        <dt>Path</dt>
-        <dd>{project.path_with_namespace}</dd>
-        <dt>Visibility</dt>
-        <dd>{project.visibility}</dd>
-        <dt>Monitor access level</dt>
-        <dd>{project.monitor_access_level ?? <span className="muted">not returned by the server</span>}</dd>
-        <dt>Last activity</dt>
-        <dd>
-          <Timestamp value={project.last_activity_at} />
-        </dd>
-      </dl>
-      <p className="muted">
-        Alert integrations and error tracking settings for this project will be editable here.
-      </p>
+      <section className="settings-section" aria-labelledby="settings-general">
+        <h3 id="settings-general">General</h3>
+        <dl className="details">
+          <dt>Project ID</dt>
+          <dd>{project.id}</dd>
+          <dt>Path</dt>
+          <dd>{project.path_with_namespace}</dd>
+          <dt>Visibility</dt>
+          <dd>{project.visibility}</dd>
+          <dt>Monitor access level</dt>
+          <dd>{project.monitor_access_level ?? <span className="muted">not returned by the server</span>}</dd>
+          <dt>Last activity</dt>
+          <dd>
+            <Timestamp value={project.last_activity_at} />
+          </dd>
+        </dl>
+      </section>
+      <AlertsSettings project={project} />
+      <section className="settings-section" aria-labelledby="settings-error-tracking">
+        <p className="eyebrow">Monitor</p>
+        <h3 id="settings-error-tracking">Error tracking</h3>
+        <p className="muted">Error tracking settings for this project will be editable here.</p>
+      </section>
     </>
   );
 }

@@ -1,0 +1,54 @@
+import { InlineMarkdown, ResourceView, Timestamp } from '../components';
+import { Link, paths } from '../router';
+import type { Issue, Project } from '../types';
+import { useResource } from '../use-resource';
+
+/** An incident (an issue of type incident) that alert processing opened: read-only. */
+export function IncidentPage({ projectId, iid }: { readonly projectId: string; readonly iid: string }) {
+  const project = useResource<Project>(`/api/v4/projects/${encodeURIComponent(projectId)}`);
+  const issue = useResource<Issue>(
+    `/api/v4/projects/${encodeURIComponent(projectId)}/issues/${encodeURIComponent(iid)}`,
+  );
+  return (
+    <>
+      <nav className="breadcrumbs" aria-label="Breadcrumbs">
+        <Link to={paths.projects()}>Projects</Link>
+        <span aria-hidden="true"> / </span>
+        <Link to={paths.project(projectId)}>
+          {project.status === 'ok' ? project.data.name : `Project ${projectId}`}
+        </Link>
+        <span aria-hidden="true"> / </span>
+        <span aria-current="page">Incident #{iid}</span>
+      </nav>
+      <ResourceView resource={issue}>
+        {(incident) => (
+          <>
+            <header className="page-header">
+              <h1>{incident.title}</h1>
+              <p className="muted">
+                <span className="badge">{incident.state === 'opened' ? 'Open' : 'Closed'}</span> Incident #
+                {incident.iid} · opened <Timestamp value={incident.created_at} />
+                {incident.closed_at ? (
+                  <>
+                    {' · closed '}
+                    <Timestamp value={incident.closed_at} />
+                  </>
+                ) : null}
+              </p>
+            </header>
+            <section className="card section" aria-labelledby="incident-description">
+              <h2 id="incident-description">Description</h2>
+              {incident.description ? (
+                <p>
+                  <InlineMarkdown text={incident.description} />
+                </p>
+              ) : (
+                <p className="muted">No description.</p>
+              )}
+            </section>
+          </>
+        )}
+      </ResourceView>
+    </>
+  );
+}
