@@ -92,6 +92,8 @@ export interface ParsedAlert {
   readonly environment: string | null;
   readonly runbook: string | null;
   readonly incidentMarkdown: string | null;
+  /** Metrics-alerting only: the metric query (`g0.expr` of generatorURL) and its y-axis label. */
+  readonly metric: { readonly query: string; readonly yLabel: string | null } | null;
   readonly payload: unknown;
 }
 
@@ -323,6 +325,7 @@ export function parseGeneric(
     environment: str(get('svc_environment_name')),
     runbook: str(payload.runbook),
     incidentMarkdown: str(payload.svc_incident_markdown),
+    metric: null,
     payload,
   };
 }
@@ -402,6 +405,7 @@ export function parsePrometheus(
       environment: str(mapped('svc_environment_name') ?? labels.svc_environment_name),
       runbook: str(annotations.runbook),
       incidentMarkdown: str(annotations.svc_incident_markdown),
+      metric: query === null ? null : { query, yLabel: yLabel(item) },
       payload: item,
     };
   });

@@ -230,7 +230,7 @@ export class IntakeService {
           projectId: project.id,
           iid: issueIid,
           title: alert.title,
-          description: incidentDescription(alert, p.incidentMarkdown),
+          description: incidentDescription(alert, p),
           issueType: 'incident',
           authorId: null,
         },
@@ -242,8 +242,9 @@ export class IntakeService {
   }
 }
 
-/** The incident's description: the alert summary, then the payload's incident markdown (spec). */
-export function incidentDescription(a: Alert, markdown: string | null): string {
+/** The incident's description: the alert summary, the metric, then the payload's incident markdown (spec). */
+export function incidentDescription(a: Alert, p: Pick<ParsedAlert, 'incidentMarkdown' | 'metric'>): string {
+  const markdown = p.incidentMarkdown;
   const lines = [
     `**Alert:** ^alert#${a.iid}`,
     `**Start time:** ${a.startedAt}`,
@@ -251,6 +252,9 @@ export function incidentDescription(a: Alert, markdown: string | null): string {
     ...(a.service ? [`**Service:** ${a.service}`] : []),
     ...(a.monitoringTool ? [`**Monitoring tool:** ${a.monitoringTool}`] : []),
     ...(a.hosts.length > 0 ? [`**Hosts:** ${a.hosts.join(', ')}`] : []),
+    ...(p.metric
+      ? [`**Metric:** \`${p.metric.query}\`${p.metric.yLabel ? ` (y-axis: ${p.metric.yLabel})` : ''}`]
+      : []),
     ...(a.description ? ['', a.description] : []),
   ];
   return markdown ? `${lines.join('\n')}\n\n---\n\n${markdown}` : lines.join('\n');

@@ -428,6 +428,8 @@ describe.each(await databases())('alert intake (%s)', (database) => {
     const first = incidents.body.find((i: { iid: number }) => i.iid === 1);
     expect(first).toMatchObject({ title: 'Titled', state: 'opened', issue_type: 'incident' });
     expect(first.description).toContain('**Runbook**: page the DBA');
+    // The metric query from generatorURL, with the y-axis label (svc_y_label, else the title sources).
+    expect(first.description).toContain('**Metric:** `rate(x[5m]) > 1` (y-axis: Titled)');
     // Same alert again: occurrence counted; then resolved by status, which closes its incident.
     await notify(pi.url, pi.authorization_key, alertmanagerPayload([items[0]!]));
     const resolved = await notify(
