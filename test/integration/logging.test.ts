@@ -45,6 +45,30 @@ describe('logging', () => {
       url: '/-/session',
       payload: { login: 'root', password: 'root-password-1' },
     });
+    // An alert notify request: the integration key must not reach the logs either.
+    const project = await app.inject({
+      method: 'POST',
+      url: '/api/v4/projects',
+      headers: { 'PRIVATE-TOKEN': token },
+      payload: { name: 'logged' },
+    });
+    const integration = await app.inject({
+      method: 'POST',
+      url: `/api/v4/projects/${project.json().id}/alert_management/integrations`,
+      headers: { 'PRIVATE-TOKEN': token },
+      payload: { name: 'Logged', type: 'http' },
+    });
+    const { url, authorization_key: key } = integration.json() as { url: string; authorization_key: string };
+    const basic = Buffer.from(`:${key}`).toString('base64');
+    for (const authorization of [`Bearer ${key}`, `Basic ${basic}`]) {
+      const notify = await app.inject({
+        method: 'POST',
+        url: new URL(url).pathname,
+        headers: { authorization, 'content-type': 'application/json' },
+        payload: { title: 'logged alert' },
+      });
+      expect(notify.statusCode).toBe(200);
+    }
     await app.close();
     await db.close();
     const all = lines.join('\n');
@@ -53,6 +77,8 @@ describe('logging', () => {
     expect(lines.some((l) => JSON.parse(l).reqId === 'req-123')).toBe(true);
     expect(all).not.toContain(token);
     expect(all).not.toContain('root-password-1');
+    expect(all).not.toContain(key);
+    expect(all).not.toContain(basic);
     expect(all).toContain('private_token=[REDACTED]');
   });
 });
