@@ -58,7 +58,8 @@ function toAlert(r: Selectable<AlertsTable>): Alert {
 }
 
 export interface AlertFilter {
-  status?: AlertStatus;
+  /** A status, or `open` for triggered and acknowledged. */
+  status?: AlertStatus | 'open';
   search?: string;
 }
 export type AlertOrder =
@@ -295,7 +296,8 @@ export class AlertsRepository {
     page: PageRequest,
   ): Promise<Paged<Alert>> {
     let base = this.db.selectFrom('alerts').where('project_id', '=', projectId);
-    if (f.status) base = base.where('status', '=', f.status);
+    if (f.status === 'open') base = base.where('status', 'in', ['triggered', 'acknowledged']);
+    else if (f.status) base = base.where('status', '=', f.status);
     if (f.search) {
       const s = `%${f.search.toLowerCase()}%`;
       base = base.where((eb) =>

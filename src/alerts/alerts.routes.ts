@@ -221,7 +221,8 @@ export function alertRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void
         params: Params,
         querystring: Type.Object({
           ...PageQuery.properties,
-          status: Type.Optional(StatusInput),
+          // `open` means triggered or acknowledged (GitLab's "Open" tab).
+          status: Type.Optional(Type.Union([StatusInput, Type.Literal('open')])),
           search: Type.Optional(Type.String()),
           order_by: Type.Optional(AlertOrderBy),
           sort: Type.Optional(SortInput),

@@ -136,7 +136,15 @@ export class IntegrationsService {
     type: IntegrationType,
   ): { example?: unknown; mapping?: PayloadMapping } {
     const out: { example?: unknown; mapping?: PayloadMapping } = {};
-    if (input.payloadExample !== undefined || input.payloadAttributeMapping !== undefined) {
+    const empty = (v: unknown) =>
+      v === undefined ||
+      v === null ||
+      v === '' ||
+      (typeof v === 'string' && v.trim() === '{}') ||
+      (typeof v === 'object' && Object.keys(v as object).length === 0);
+    // An empty sample payload and mapping are what every integration has: sending them is not custom mapping.
+    const customised = !empty(input.payloadExample) || !empty(input.payloadAttributeMapping);
+    if (customised) {
       if (!this.premium) throw forbidden(`Custom field mapping: ${PREMIUM}`);
       if (type === 'oncall_link')
         throw invalidFields({ payload_attribute_mapping: ['is not used by the on-call link'] });

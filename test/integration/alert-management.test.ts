@@ -120,7 +120,7 @@ describe.each(await databases())('alert management (%s)', (database) => {
     });
     const mapping = await api.post(base, {
       token: free.rootToken,
-      body: { name: 'Prom', type: 'prometheus', api_url: 'http://x.invalid', payload_example: '{}' },
+      body: { name: 'Prom', type: 'prometheus', api_url: 'http://x.invalid', payload_example: '{"a": 1}' },
     });
     expect(mapping.body.message).toMatch(/Custom field mapping/);
     const oncall = await api.post(base, {
@@ -130,7 +130,14 @@ describe.each(await databases())('alert management (%s)', (database) => {
     expect(oncall.status).toBe(403);
     const noUrl = await api.post(base, { token: free.rootToken, body: { name: 'Prom', type: 'prometheus' } });
     expect(noUrl).toMatchObject({ status: 400, body: { message: { api_url: ["can't be blank"] } } });
-    expect((await api.get(base, { token: free.rootToken })).body).toHaveLength(1);
+    const list = await api.get(base, { token: free.rootToken });
+    expect(list.body).toHaveLength(1);
+    // Saving the (empty) sample payload and mapping every integration has is not custom mapping.
+    const unchanged = await api.put(`${base}/${list.body[0].id}`, {
+      token: free.rootToken,
+      body: { name: 'Renamed', payload_example: '{}', payload_attribute_mapping: {} },
+    });
+    expect(unchanged).toMatchObject({ status: 200, body: { name: 'Renamed' } });
   });
 
   it('on Premium: several endpoints, mapping validation, and the deprecated on-call link deactivating the others', async () => {
@@ -219,6 +226,8 @@ describe.each(await databases())('alert management (%s)', (database) => {
         (a: { iid: number }) => a.iid,
       ),
     ).toEqual([1]);
+    const open = await api.get(`${base}?status=open`, { token: tokens.reporter });
+    expect(open.body.map((a: { iid: number }) => a.iid)).toEqual([2]);
     const notes = await api.get(`${base}/1/notes`, { token: tokens.reporter });
     expect(
       notes.body.map((n: { body: string; author: { username: string } }) => [n.body, n.author.username]),

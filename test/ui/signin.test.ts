@@ -103,7 +103,7 @@ describe('web UI shell (Chromium)', () => {
       await page.waitForURL(`**/-/ui/projects/${projectId}`);
       await page.getByRole('heading', { name: PROJECT_NAME, level: 1 }).waitFor();
 
-      const tabs = page.getByRole('tab');
+      const tabs = page.getByRole('tablist', { name: 'Project sections' }).getByRole('tab');
       expect(await tabs.allTextContents()).toEqual(['Alerts', 'Error tracking', 'Settings']);
       expect(await page.getByRole('tab', { name: 'Alerts' }).getAttribute('aria-selected')).toBe('true');
       await page.getByRole('tabpanel', { name: 'Alerts' }).waitFor();
