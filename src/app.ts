@@ -20,6 +20,8 @@ import { sessionRoutes } from './api/session.routes.js';
 import { FORM_BODY, parseForm, validatorCompiler } from './api/validation.js';
 import { API_VERSIONS, type ApiApp } from './api/version.js';
 import type { AppContext } from './context.js';
+import { collectorRoutes } from './error-tracking/collector.routes.js';
+import { errorTrackingRoutes } from './error-tracking/error-tracking.routes.js';
 import { issueRoutes } from './issues/issues.routes.js';
 
 /** Query parameters that carry secrets and are masked in logged URLs. */
@@ -113,6 +115,9 @@ export async function buildApp(
 
   await app.register(async (scope) => sessionRoutes(scope as unknown as ApiApp, ctx));
   await app.register(async (scope) => intakeRoutes(scope, ctx));
+  await app.register(async (scope) => collectorRoutes(scope, ctx), {
+    prefix: '/api/v4/error_tracking/collector',
+  });
 
   for (const api of API_VERSIONS) {
     const openapi = new OpenApiCollector();
@@ -128,6 +133,7 @@ export async function buildApp(
         adminRoutes(s, ctx, api);
         alertRoutes(s, ctx, api);
         issueRoutes(s, ctx, api);
+        errorTrackingRoutes(s, ctx, api);
         s.get('/openapi.json', async () =>
           openapi.document(api.version, ctx.config.externalUrl, ctx.config.release),
         );
@@ -138,13 +144,44 @@ export async function buildApp(
 
   const root = webRoot();
   if (root) await app.register(fastifyStatic, { root, prefix: '/', wildcard: false, index: ['index.html'] });
-  app.setNotFoundHandler((request, reply) => {
-    // The UI is a single-page app: unknown GET paths outside the API load index.html.
-    const path = request.url.split('?')[0] ?? '';
+  await app.register(async (scope) => webRoutes(scope as unknown as ApiApp, ctx, root));
+  app.setNotFoundHandler((_request, reply) => reply.status(404).send({ error: '404 Not Found' }));
+  return app;
+}
+
+/** The Connect action's path (GitLab's UI JSON endpoint): `/<namespace>/<project>/-/error_tracking/projects.json`. */
+const CONNECT = /^\/(.+)\/-\/error_tracking\/projects\.json$/;
+
+/**
+ * GET routes outside the API: the error tracking Connect action, and the single-page UI (unknown GET paths
+ * outside the API load index.html).
+ */
+function webRoutes(app: ApiApp, ctx: AppContext, root: string | null): void {
+  app.addHook('preHandler', authenticate(ctx.users));
+  app.get<{ Querystring: { api_host?: string; token?: string } }>('/*', async (request, reply) => {
+    const path = decodeURIComponent(request.url.split('?')[0] ?? '');
+    const connect = CONNECT.exec(path);
+    if (connect) {
+      const projects = await ctx.errorTracking.externalProjects(
+        request.actor.user,
+        connect[1]!,
+        request.query.api_host ?? '',
+        request.query.token ?? '',
+      );
+      return {
+        projects: projects.map((p) => ({
+          id: p.id,
+          name: p.name,
+          slug: p.slug,
+          status: p.status,
+          organization_name: p.organizationName,
+          organization_slug: p.organizationSlug,
+          organization_id: p.organizationId,
+        })),
+      };
+    }
     const uiPath = path.startsWith('/-/ui') || !(path.startsWith('/api/') || path.startsWith('/-/'));
-    if (root && request.method === 'GET' && uiPath && !/\.[a-z0-9]+$/i.test(path))
-      return reply.sendFile('index.html');
+    if (root && uiPath && !/\.[a-z0-9]+$/i.test(path)) return reply.sendFile('index.html');
     return reply.status(404).send({ error: '404 Not Found' });
   });
-  return app;
 }

@@ -20,6 +20,10 @@ import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { createCipher, loadOrCreateSecretKey } from './crypto.js';
 import type { Db } from './db/db.js';
+import { CollectorService } from './error-tracking/collector.service.js';
+import { ErrorTrackingRepository } from './error-tracking/error-tracking.repository.js';
+import { ErrorTrackingService } from './error-tracking/error-tracking.service.js';
+import { SentryClient } from './error-tracking/sentry-client.js';
 import { IssuesRepository } from './issues/issues.repository.js';
 import { IssuesService } from './issues/issues.service.js';
 import { configuredWeights, pickStorage } from './repositories/storages.js';
@@ -41,6 +45,9 @@ export interface AppContext {
   readonly alertIntake: IntakeService;
   readonly alerts: AlertsService;
   readonly issues: IssuesService;
+  readonly errorTracking: ErrorTrackingService;
+  readonly collector: CollectorService;
+  readonly errorTrackingRepo: ErrorTrackingRepository;
 }
 
 /** The composition root: repositories, then services, wired once. */
@@ -66,6 +73,9 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       throttle_incident_management_notification_enabled: false,
       throttle_incident_management_notification_per_period: 3600,
       throttle_incident_management_notification_period_in_seconds: 3600,
+      error_tracking_rate_limit_per_minute: 0,
+      error_tracking_retention_days: 90,
+      allow_local_requests_from_web_hooks_and_services: false,
     },
     clock,
   );
@@ -85,6 +95,19 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   const issuesRepo = new IssuesRepository(k);
   const cipher = createCipher(loadOrCreateSecretKey(config.dataDir));
   const integrations = new IntegrationsService(alertsRepo, projects, cipher, config.tier, clock);
+  const errorTrackingRepo = new ErrorTrackingRepository(k, db.dialect);
+  const sentry = new SentryClient(
+    async () => (await settings.get()).allow_local_requests_from_web_hooks_and_services,
+  );
+  const errorTracking = new ErrorTrackingService(
+    errorTrackingRepo,
+    projects,
+    settings,
+    sentry,
+    cipher,
+    config.offering,
+    clock,
+  );
   return {
     config,
     db,
@@ -108,5 +131,8 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     ),
     alerts: new AlertsService(alertsRepo, projects, clock),
     issues: new IssuesService(issuesRepo, projects),
+    errorTracking,
+    errorTrackingRepo,
+    collector: new CollectorService(errorTrackingRepo, projects, errorTracking, settings, clock),
   };
 }

@@ -14,6 +14,12 @@ export interface ApplicationSettings {
   throttle_incident_management_notification_enabled: boolean;
   throttle_incident_management_notification_per_period: number;
   throttle_incident_management_notification_period_in_seconds: number;
+  /** Events per minute per client key; 0 turns the limit off. */
+  error_tracking_rate_limit_per_minute: number;
+  /** Days error events are kept (spec: 90). */
+  error_tracking_retention_days: number;
+  /** Whether outbound requests (external Sentry) may go to loopback and private addresses. */
+  allow_local_requests_from_web_hooks_and_services: boolean;
 }
 
 type SettingKey = keyof ApplicationSettings;
@@ -34,6 +40,12 @@ const VALIDATORS: { [K in SettingKey]: (v: unknown, storages: readonly string[])
     Number.isInteger(v) && (v as number) > 0 ? null : 'must be a positive integer',
   throttle_incident_management_notification_period_in_seconds: (v) =>
     Number.isInteger(v) && (v as number) > 0 ? null : 'must be a positive integer',
+  error_tracking_rate_limit_per_minute: (v) =>
+    Number.isInteger(v) && (v as number) >= 0 ? null : 'must be an integer of 0 or more',
+  error_tracking_retention_days: (v) =>
+    Number.isInteger(v) && (v as number) >= 1 ? null : 'must be a positive integer',
+  allow_local_requests_from_web_hooks_and_services: (v) =>
+    typeof v === 'boolean' ? null : 'must be a boolean',
   repository_storages_weighted: (v, storages) => {
     if (typeof v !== 'object' || v === null || Array.isArray(v))
       return 'must be a map of storage names to weights';

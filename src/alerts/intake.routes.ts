@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
+import { FixedWindowThrottle } from '../throttle.js';
 import { IntakeService } from './intake.service.js';
-import { FixedWindowThrottle } from './throttle.js';
 
 /** `/<namespace>/<project>/alerts/notify/<name>/<endpoint_identifier>.json` (GitLab's route). */
 const HTTP_NOTIFY = /^\/(.+)\/alerts\/notify\/[^/]+\/([A-Za-z0-9]+)(?:\.json)?$/;

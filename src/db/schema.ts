@@ -183,6 +183,69 @@ export interface IssuesTable {
   closed_at: NullableTimestamp;
 }
 
+export interface ErrorTrackingSettingsTable {
+  project_id: number;
+  enabled: Bool;
+  integrated: Bool;
+  api_url: string | null;
+  token_encrypted: string | null;
+  project_name: string | null;
+  organization_name: string | null;
+  updated_at: Timestamp;
+}
+
+export interface ErrorTrackingClientKeysTable {
+  id: Generated<number>;
+  project_id: number;
+  active: Bool;
+  public_key: string;
+  created_at: Timestamp;
+}
+
+export interface ErrorTrackingErrorsTable {
+  id: Generated<number>;
+  project_id: number;
+  fingerprint: string;
+  type: string;
+  message: string;
+  culprit: string;
+  platform: string;
+  status: string;
+  events_count: number;
+  users_count: number;
+  first_seen_at: Timestamp;
+  last_seen_at: Timestamp;
+  first_release: string | null;
+  last_release: string | null;
+  environment: string | null;
+  tags: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ErrorTrackingEventsTable {
+  id: Generated<number>;
+  error_id: number;
+  event_id: string;
+  level: string;
+  environment: string | null;
+  release: string | null;
+  message: string;
+  user_key: string | null;
+  occurred_at: Timestamp;
+  payload: string;
+  created_at: Timestamp;
+}
+
+export interface ErrorTrackingSessionsTable {
+  project_id: number;
+  release: string;
+  environment: string;
+  started: number;
+  errored: number;
+  crashed: number;
+}
+
 /** The Kysely database type: one entry per table. */
 export interface Database {
   users: UsersTable;
@@ -200,4 +263,9 @@ export interface Database {
   alert_notes: AlertNotesTable;
   project_alert_settings: ProjectAlertSettingsTable;
   issues: IssuesTable;
+  error_tracking_settings: ErrorTrackingSettingsTable;
+  error_tracking_client_keys: ErrorTrackingClientKeysTable;
+  error_tracking_errors: ErrorTrackingErrorsTable;
+  error_tracking_events: ErrorTrackingEventsTable;
+  error_tracking_sessions: ErrorTrackingSessionsTable;
 }

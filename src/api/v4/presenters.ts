@@ -11,6 +11,14 @@ import type { FeatureGates } from '../../accounts/settings.repository.js';
 import type { ApplicationSettings } from '../../accounts/settings.service.js';
 import type { Alert, AlertNote } from '../../alerts/alerts.js';
 import type { IntegrationView } from '../../alerts/integrations.service.js';
+import type {
+  ClientKey,
+  ErrorEvent,
+  ErrorTrackingSettings,
+  StackTrace,
+  TrackedError,
+} from '../../error-tracking/error-tracking.js';
+import { errorTitle } from '../../error-tracking/events.js';
 import type { Issue } from '../../issues/issues.js';
 import type * as E from './entities.js';
 
@@ -275,5 +283,84 @@ export function issue(i: Issue, v: View): Static<typeof E.IssueEntity> {
     updated_at: i.updatedAt,
     closed_at: i.closedAt,
     web_url: `${v.externalUrl}/-/ui/projects/${i.projectId}/issues/${i.iid}`,
+  };
+}
+
+/** GitLab's error tracking setting entity; `integrated` is false while the backend is unavailable (GitLab). */
+export function errorTrackingSettings(
+  s: ErrorTrackingSettings,
+  integratedAvailable: boolean,
+): Static<typeof E.ErrorTrackingSettingsEntity> {
+  return {
+    active: s.enabled,
+    project_name: s.projectName,
+    sentry_external_url: s.apiUrl ? s.apiUrl.replace('api/0/projects/', '') : null,
+    api_url: s.apiUrl,
+    integrated: s.integrated && integratedAvailable,
+  };
+}
+
+/** DSN: `<scheme>://<public_key>@<host>[:port]/api/v4/error_tracking/collector/<project_id>`. */
+export function clientKey(
+  project: Project,
+  k: ClientKey,
+  externalUrl: string,
+): Static<typeof E.ClientKeyEntity> {
+  const u = new URL(externalUrl);
+  const path = u.pathname.replace(/\/$/, '');
+  return {
+    id: k.id,
+    active: k.active,
+    public_key: k.publicKey,
+    sentry_dsn: `${u.protocol}//${k.publicKey}@${u.host}${path}/api/v4/error_tracking/collector/${project.id}`,
+  };
+}
+
+export function trackedError(e: TrackedError): Static<typeof E.ErrorEntity> {
+  return {
+    id: e.id,
+    title: errorTitle(e.type, e.message),
+    type: e.type,
+    message: e.message,
+    culprit: e.culprit,
+    platform: e.platform,
+    status: e.status,
+    count: e.count,
+    user_count: e.userCount,
+    first_seen: e.firstSeen,
+    last_seen: e.lastSeen,
+    first_release: e.firstRelease,
+    last_release: e.lastRelease,
+    environment: e.environment,
+    tags: { ...e.tags },
+  };
+}
+
+export function errorEvent(e: ErrorEvent): Static<typeof E.ErrorEventEntity> {
+  return {
+    id: e.id,
+    event_id: e.eventId,
+    timestamp: e.occurredAt,
+    level: e.level,
+    environment: e.environment,
+    release: e.release,
+    message: e.message,
+    user_key: e.userKey,
+    user: e.payload.user ?? null,
+  };
+}
+
+export function stackTrace(t: StackTrace): Static<typeof E.StackTraceEntity> {
+  return {
+    issue_id: t.errorId,
+    date_received: t.dateReceived,
+    stack_trace_entries: t.frames.map((f) => ({
+      filename: f.filename,
+      abs_path: f.absPath,
+      function: f.function,
+      lineNo: f.lineNo,
+      colNo: f.colNo,
+      context: f.context.map(([n, code]) => [n, code] as [number, string]),
+    })),
   };
 }

@@ -1,0 +1,329 @@
+import { randomBytes } from 'node:crypto';
+import { AccessLevel, type Paged, type PageRequest, type Project, type User } from '../accounts/accounts.js';
+import type { ProjectsService } from '../accounts/projects.service.js';
+import type { SettingsService } from '../accounts/settings.service.js';
+import type { Clock } from '../clock.js';
+import type { Offering } from '../config.js';
+import type { Cipher } from '../crypto.js';
+import { AppError, forbidden, invalidFields, notFound } from '../errors.js';
+import type {
+  ClientKey,
+  ErrorEvent,
+  ErrorStatus,
+  ErrorTrackingSettings,
+  StackTrace,
+  TrackedError,
+} from './error-tracking.js';
+import type { ErrorSort, ErrorTrackingRepository } from './error-tracking.repository.js';
+import { stackFrames } from './events.js';
+
+export const INTEGRATED_FLAG = 'integrated_error_tracking';
+
+/** Reads errors from the external Sentry (implemented by the Sentry API client). */
+export interface ExternalErrors {
+  list(
+    s: ExternalConnection,
+    f: { status?: ErrorStatus; search?: string },
+    sort: ErrorSort,
+    page: PageRequest,
+  ): Promise<Paged<TrackedError>>;
+  get(s: ExternalConnection, id: string): Promise<TrackedError>;
+  stackTrace(s: ExternalConnection, id: string): Promise<StackTrace>;
+  setStatus(s: ExternalConnection, id: string, status: ErrorStatus): Promise<TrackedError>;
+  projects(apiHost: string, token: string): Promise<ExternalProject[]>;
+}
+
+export interface ExternalConnection {
+  readonly apiUrl: string;
+  readonly token: string;
+}
+
+export interface ExternalProject {
+  readonly id: string | null;
+  readonly name: string;
+  readonly slug: string;
+  readonly status: string | null;
+  readonly organizationName: string;
+  readonly organizationSlug: string;
+  readonly organizationId: string | null;
+}
+
+export interface SettingsInput {
+  active?: boolean;
+  integrated?: boolean;
+  apiHost?: string | null;
+  token?: string | null;
+  /** The external project chosen from the Connect list: `<organization slug>/<project slug>`. */
+  project?: { slug: string; name: string; organizationSlug: string; organizationName: string } | null;
+}
+
+const DISABLED: ErrorTrackingSettings = {
+  enabled: false,
+  integrated: false,
+  apiUrl: null,
+  hasToken: false,
+  projectName: null,
+  organizationName: null,
+};
+
+/** `glet_` + 32 hex characters, as GitLab's client keys. */
+const newPublicKey = () => `glet_${randomBytes(16).toString('hex')}`;
+
+/** Error tracking settings, client keys and the error views (integrated or external backend). */
+export class ErrorTrackingService {
+  private readonly listeners: (() => void)[] = [];
+
+  constructor(
+    private readonly repo: ErrorTrackingRepository,
+    private readonly projects: ProjectsService,
+    private readonly settingsService: SettingsService,
+    private readonly external: ExternalErrors,
+    private readonly cipher: Cipher,
+    private readonly offering: Offering,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Registers a function called after settings or keys change (the collector's cache clears itself). */
+  onChange(fn: () => void): void {
+    this.listeners.push(fn);
+  }
+
+  private changed(): void {
+    for (const fn of this.listeners) fn();
+  }
+
+  /** Whether the integrated backend is available to a project: the hosted offering, or the admin's flag. */
+  async integratedAvailable(projectId: number): Promise<boolean> {
+    return this.offering === 'hosted' || (await this.settingsService.isEnabled(INTEGRATED_FLAG, projectId));
+  }
+
+  /** The project for a caller with at least `level`; 404 when its Monitor feature is disabled (spec, Errors table). */
+  async project(actor: User | null, idOrPath: string, level: number): Promise<Project> {
+    const { project } = await this.projects.findWithLevel(actor, idOrPath, level);
+    if (!project.monitorEnabled) throw notFound();
+    return project;
+  }
+
+  async settings(
+    actor: User | null,
+    idOrPath: string,
+  ): Promise<{ project: Project; settings: ErrorTrackingSettings; integratedAvailable: boolean }> {
+    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const stored = await this.repo.settings(project.id);
+    return {
+      project,
+      settings: stored ?? DISABLED,
+      integratedAvailable: await this.integratedAvailable(project.id),
+    };
+  }
+
+  /** Saves settings (Maintainer). Enabling the integrated backend creates a first client key if none exists. */
+  async updateSettings(actor: User | null, idOrPath: string, input: SettingsInput) {
+    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const current = (await this.repo.settings(project.id)) ?? { ...DISABLED, tokenEncrypted: null };
+    const enabled = input.active ?? current.enabled;
+    const integrated = input.integrated ?? current.integrated;
+    if (enabled && integrated && !(await this.integratedAvailable(project.id))) {
+      throw forbidden(
+        `Integrated error tracking is available on the hosted offering; on self-managed an administrator must enable the feature flag ${INTEGRATED_FLAG}`,
+      );
+    }
+    let apiUrl = current.apiUrl;
+    let tokenEncrypted = current.tokenEncrypted;
+    let projectName = current.projectName;
+    let organizationName = current.organizationName;
+    if (input.apiHost !== undefined) {
+      const host = input.apiHost === null ? null : normalizeHost(input.apiHost);
+      // A new host without a new token clears the token (GitLab).
+      if (host !== originOf(apiUrl) && input.token === undefined) tokenEncrypted = null;
+      apiUrl =
+        host === null
+          ? null
+          : input.project
+            ? projectApiUrl(host, input.project.organizationSlug, input.project.slug)
+            : apiUrl && originOf(apiUrl) === host
+              ? apiUrl
+              : `${host}/api/0/projects/`;
+    }
+    if (input.project) {
+      const host = originOf(apiUrl);
+      if (!host) throw invalidFields({ api_host: ['is a required field'] });
+      apiUrl = projectApiUrl(host, input.project.organizationSlug, input.project.slug);
+      projectName = input.project.name;
+      organizationName = input.project.organizationName;
+    }
+    if (input.token !== undefined && input.token !== null && !/^\*+$/.test(input.token)) {
+      tokenEncrypted = input.token === '' ? null : this.cipher.encrypt(input.token);
+    }
+    if (enabled && !integrated) {
+      const errors: Record<string, string[]> = {};
+      if (!apiUrl) errors.api_host = ['is a required field'];
+      else if (!/\/api\/0\/projects\/[^/]+\/[^/]+\/?$/.test(apiUrl)) errors.project = ['is a required field'];
+      if (!tokenEncrypted) errors.token = ['is a required field'];
+      if (Object.keys(errors).length > 0) throw invalidFields(errors);
+    }
+    await this.repo.putSettings(
+      project.id,
+      { enabled, integrated, apiUrl, tokenEncrypted, projectName, organizationName },
+      this.clock.now().toISOString(),
+    );
+    if (enabled && integrated && !(await this.repo.keys(project.id)).some((k) => k.active)) {
+      await this.repo.insertKey(project.id, newPublicKey(), this.clock.now().toISOString());
+    }
+    this.changed();
+    return this.settings(actor, idOrPath);
+  }
+
+  // Client keys (Maintainer)
+
+  async keys(actor: User | null, idOrPath: string): Promise<{ project: Project; keys: ClientKey[] }> {
+    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    return { project, keys: await this.repo.keys(project.id) };
+  }
+
+  async createKey(actor: User | null, idOrPath: string): Promise<{ project: Project; key: ClientKey }> {
+    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    await this.repo.insertKey(project.id, newPublicKey(), this.clock.now().toISOString());
+    const keys = await this.repo.keys(project.id);
+    this.changed();
+    return { project, key: keys[keys.length - 1]! };
+  }
+
+  async deleteKey(
+    actor: User | null,
+    idOrPath: string,
+    keyId: number,
+  ): Promise<{ project: Project; key: ClientKey }> {
+    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const key = (await this.repo.keys(project.id)).find((k) => k.id === keyId);
+    if (!key) throw notFound('Client Key');
+    await this.repo.deleteKey(project.id, keyId);
+    this.changed();
+    return { project, key };
+  }
+
+  // Errors (Reporter reads, Developer changes status), from the backend the settings choose
+
+  private async backend(actor: User | null, idOrPath: string, level: number) {
+    const project = await this.project(actor, idOrPath, level);
+    const s = await this.repo.settings(project.id);
+    if (!s?.enabled) throw new AppError(400, { message: '400 Bad request - Error Tracking is not enabled' });
+    if (s.integrated) return { project, external: null };
+    if (!s.apiUrl || !s.tokenEncrypted)
+      throw new AppError(400, { message: '400 Bad request - Error Tracking is not configured' });
+    return { project, external: { apiUrl: s.apiUrl, token: this.cipher.decrypt(s.tokenEncrypted) } };
+  }
+
+  async list(
+    actor: User | null,
+    idOrPath: string,
+    f: { status?: ErrorStatus; search?: string },
+    sort: ErrorSort,
+    page: PageRequest,
+  ) {
+    const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Reporter);
+    return external ? this.external.list(external, f, sort, page) : this.repo.list(project.id, f, sort, page);
+  }
+
+  async get(actor: User | null, idOrPath: string, errorId: string): Promise<TrackedError> {
+    const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Reporter);
+    if (external) return this.external.get(external, errorId);
+    return this.integratedError(project.id, errorId);
+  }
+
+  private async integratedError(projectId: number, errorId: string): Promise<TrackedError> {
+    const e = /^\d+$/.test(errorId) ? await this.repo.error(projectId, Number(errorId)) : null;
+    if (!e) throw notFound('Error');
+    return e;
+  }
+
+  async events(
+    actor: User | null,
+    idOrPath: string,
+    errorId: string,
+    page: PageRequest,
+  ): Promise<Paged<ErrorEvent>> {
+    const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Reporter);
+    if (external)
+      throw new AppError(400, {
+        message: '400 Bad request - Event lists are only kept by the integrated backend',
+      });
+    const e = await this.integratedError(project.id, errorId);
+    return this.repo.events(e.id, page);
+  }
+
+  async stackTrace(actor: User | null, idOrPath: string, errorId: string): Promise<StackTrace> {
+    const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Reporter);
+    if (external) return this.external.stackTrace(external, errorId);
+    const e = await this.integratedError(project.id, errorId);
+    const latest = await this.repo.latestEvent(e.id);
+    return {
+      errorId: e.id,
+      dateReceived: latest?.occurredAt ?? e.lastSeen,
+      frames: latest ? stackFrames(latest.payload) : [],
+    };
+  }
+
+  async setStatus(
+    actor: User | null,
+    idOrPath: string,
+    errorId: string,
+    status: ErrorStatus,
+  ): Promise<TrackedError> {
+    const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Developer);
+    if (external) return this.external.setStatus(external, errorId, status);
+    const e = await this.integratedError(project.id, errorId);
+    await this.repo.setStatus(e.id, status, this.clock.now().toISOString());
+    return this.integratedError(project.id, errorId);
+  }
+
+  /** The Connect action: lists the external system's projects with a host and token (Maintainer). */
+  async externalProjects(
+    actor: User | null,
+    idOrPath: string,
+    apiHost: string,
+    token: string,
+  ): Promise<ExternalProject[]> {
+    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const host = normalizeHost(apiHost);
+    let useToken = token;
+    if (/^\*+$/.test(token)) {
+      // A masked token means "the stored one", valid only for the stored host.
+      const s = await this.repo.settings(project.id);
+      if (!s?.tokenEncrypted || originOf(s.apiUrl) !== host)
+        throw invalidFields({ token: ['is a required field'] });
+      useToken = this.cipher.decrypt(s.tokenEncrypted);
+    }
+    if (!useToken) throw invalidFields({ token: ['is a required field'] });
+    return this.external.projects(host, useToken);
+  }
+
+  async sessions(actor: User | null, idOrPath: string) {
+    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
+    return this.repo.sessions(project.id);
+  }
+}
+
+/** An http(s) origin, without a trailing slash; 400 otherwise. */
+export function normalizeHost(v: string): string {
+  try {
+    const u = new URL(v.trim());
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
+    return u.origin;
+  } catch {
+    throw invalidFields({ api_host: ['must be an absolute http(s) URL'] });
+  }
+}
+
+function originOf(url: string | null): string | null {
+  if (!url) return null;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
+
+function projectApiUrl(host: string, org: string, project: string): string {
+  return `${host}/api/0/projects/${encodeURIComponent(org)}/${encodeURIComponent(project)}/`;
+}

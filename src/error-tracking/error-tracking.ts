@@ -1,0 +1,61 @@
+import type { Frame } from './events.js';
+
+/** Error tracking domain types. */
+
+export type ErrorStatus = 'unresolved' | 'resolved' | 'ignored';
+export const ERROR_STATUSES: readonly ErrorStatus[] = ['unresolved', 'resolved', 'ignored'];
+
+export interface ErrorTrackingSettings {
+  readonly enabled: boolean;
+  readonly integrated: boolean;
+  /** External backend: `https://sentry.example/api/0/projects/<org>/<project>/`. */
+  readonly apiUrl: string | null;
+  readonly hasToken: boolean;
+  readonly projectName: string | null;
+  readonly organizationName: string | null;
+}
+
+export interface ClientKey {
+  readonly id: number;
+  readonly projectId: number;
+  readonly active: boolean;
+  readonly publicKey: string;
+  readonly createdAt: string;
+}
+
+export interface TrackedError {
+  readonly id: number;
+  readonly projectId: number;
+  readonly type: string;
+  readonly message: string;
+  readonly culprit: string;
+  readonly platform: string;
+  readonly status: ErrorStatus;
+  readonly count: number;
+  readonly userCount: number;
+  readonly firstSeen: string;
+  readonly lastSeen: string;
+  readonly firstRelease: string | null;
+  readonly lastRelease: string | null;
+  readonly environment: string | null;
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+export interface ErrorEvent {
+  readonly id: number;
+  readonly errorId: number;
+  readonly eventId: string;
+  readonly level: string;
+  readonly environment: string | null;
+  readonly release: string | null;
+  readonly message: string;
+  readonly userKey: string | null;
+  readonly occurredAt: string;
+  readonly payload: Record<string, unknown>;
+}
+
+export interface StackTrace {
+  readonly errorId: number | string;
+  readonly dateReceived: string;
+  readonly frames: readonly Frame[];
+}

@@ -1,0 +1,252 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Sentry event handling, pure: normalising what every SDK sends (exception as object or list, message as string
+ * or logentry, synthetic exceptions, timestamps in several forms), grouping keys, users, stack traces.
+ */
+
+type JsonObject = Record<string, unknown>;
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+
+export interface Frame {
+  readonly filename: string | null;
+  readonly absPath: string | null;
+  readonly function: string | null;
+  readonly module: string | null;
+  readonly lineNo: number | null;
+  readonly colNo: number | null;
+  readonly inApp: boolean | null;
+  /** `[line number, code]` pairs: pre-context, the line, post-context. */
+  readonly context: readonly (readonly [number, string])[];
+}
+
+/** What grouping and the error record need from one event. */
+export interface NormalizedEvent {
+  readonly eventId: string;
+  readonly timestamp: string;
+  readonly platform: string;
+  readonly level: string;
+  readonly type: string;
+  readonly message: string;
+  readonly culprit: string;
+  readonly release: string | null;
+  readonly environment: string | null;
+  readonly tags: Readonly<Record<string, string>>;
+  /** The user key for "users affected": id, username, email or IP address. */
+  readonly userKey: string | null;
+  readonly fingerprint: string;
+  readonly frames: readonly Frame[];
+  /** The event with NUL bytes removed, as stored. */
+  readonly payload: JsonObject;
+}
+
+/** The event cannot be used: 400 with this message. */
+export class EventError extends Error {}
+
+/** Removes NUL characters from every string (PostgreSQL text and jsonb refuse them). */
+export function scrubNul(v: unknown): unknown {
+  if (typeof v === 'string') return v.includes('\u0000') ? v.replaceAll('\u0000', '') : v;
+  if (Array.isArray(v)) return v.map(scrubNul);
+  if (isObject(v)) {
+    const out: JsonObject = {};
+    for (const [k, val] of Object.entries(v)) out[k.replaceAll('\u0000', '')] = scrubNul(val);
+    return out;
+  }
+  return v;
+}
+
+/**
+ * Event timestamps: epoch seconds as a number or numeric string (JS), RFC 3339 with any number of fractional
+ * digits (Python µs, Go ns), or no timezone at all (raven: taken as UTC). Missing or unparseable: now.
+ */
+export function parseTimestamp(v: unknown, now: Date): string {
+  if (typeof v === 'number' && Number.isFinite(v)) return new Date(v * 1000).toISOString();
+  if (typeof v === 'string' && v.trim() !== '') {
+    const s = v.trim();
+    if (/^\d+(\.\d+)?$/.test(s)) return new Date(Number(s) * 1000).toISOString();
+    const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})?$/i.exec(s);
+    if (m) {
+      const frac = m[3] ? m[3].slice(0, 4).padEnd(4, '0') : '.000';
+      const zone = m[4]
+        ? m[4].toUpperCase() === 'Z'
+          ? 'Z'
+          : m[4].replace(/^([+-]\d{2})(\d{2})$/, '$1:$2')
+        : 'Z';
+      const ms = Date.parse(`${m[1]}T${m[2]}${frac}${zone}`);
+      if (!Number.isNaN(ms)) return new Date(ms).toISOString();
+    }
+    const ms = Date.parse(s);
+    if (!Number.isNaN(ms)) return new Date(ms).toISOString();
+  }
+  return now.toISOString();
+}
+
+/** The exception values, whether sent as `{values: [...]}` or as a list. */
+function exceptionValues(event: JsonObject): JsonObject[] {
+  const ex = event.exception;
+  const list = Array.isArray(ex) ? ex : isObject(ex) && Array.isArray(ex.values) ? ex.values : [];
+  return list.filter(isObject);
+}
+
+function framesOf(value: JsonObject | undefined): JsonObject[] {
+  const st = value?.stacktrace;
+  return isObject(st) && Array.isArray(st.frames) ? st.frames.filter(isObject) : [];
+}
+
+/** The exception that explains the event: with several, the last one that has a stack trace (the raised one). */
+export function mainException(event: JsonObject): JsonObject | undefined {
+  const values = exceptionValues(event);
+  const withFrames = values.filter((v) => framesOf(v).length > 0);
+  return withFrames[withFrames.length - 1] ?? values[values.length - 1];
+}
+
+/** The message: a string `message`, `message.formatted`, or `logentry.formatted`/`logentry.message`. */
+export function eventMessage(event: JsonObject): { formatted: string | null; template: string | null } {
+  for (const key of ['logentry', 'message']) {
+    const m = event[key];
+    if (typeof m === 'string' && m !== '') return { formatted: m, template: m };
+    if (isObject(m)) {
+      const template = str(m.message) ?? str(m.formatted);
+      const formatted = str(m.formatted) ?? template;
+      if (formatted) return { formatted, template };
+    }
+  }
+  return { formatted: null, template: null };
+}
+
+function toFrame(f: JsonObject): Frame {
+  const lineNo = typeof f.lineno === 'number' ? f.lineno : null;
+  const context: [number, string][] = [];
+  if (lineNo !== null) {
+    const pre = Array.isArray(f.pre_context) ? f.pre_context : [];
+    pre.forEach((code, i) => {
+      if (typeof code === 'string') context.push([lineNo - pre.length + i, code]);
+    });
+    if (typeof f.context_line === 'string') context.push([lineNo, f.context_line]);
+    const post = Array.isArray(f.post_context) ? f.post_context : [];
+    post.forEach((code, i) => {
+      if (typeof code === 'string') context.push([lineNo + 1 + i, code]);
+    });
+  }
+  return {
+    filename: str(f.filename),
+    absPath: str(f.abs_path),
+    function: str(f.function),
+    module: str(f.module),
+    lineNo,
+    colNo: typeof f.colno === 'number' ? f.colno : null,
+    inApp: typeof f.in_app === 'boolean' ? f.in_app : null,
+    context,
+  };
+}
+
+/** The frames of the main exception, or of the first thread with a stack trace (.NET), caller first. */
+export function stackFrames(event: JsonObject): Frame[] {
+  const main = mainException(event);
+  let frames = framesOf(main);
+  if (frames.length === 0) {
+    const threads =
+      isObject(event.threads) && Array.isArray(event.threads.values) ? event.threads.values : [];
+    const withFrames = threads.filter(isObject).find((t) => framesOf(t).length > 0);
+    frames = framesOf(withFrames);
+  }
+  if (frames.length === 0 && isObject(event.stacktrace) && Array.isArray(event.stacktrace.frames)) {
+    frames = event.stacktrace.frames.filter(isObject);
+  }
+  return frames.map(toFrame);
+}
+
+/** Tags as a map: Sentry sends an object or a list of `[key, value]` pairs. */
+function tagsOf(v: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (isObject(v)) {
+    for (const [k, val] of Object.entries(v))
+      if (val !== null && val !== undefined) out[k] = String(val).slice(0, 200);
+  } else if (Array.isArray(v)) {
+    for (const pair of v) {
+      if (Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string')
+        out[pair[0]] = String(pair[1]).slice(0, 200);
+    }
+  }
+  return out;
+}
+
+/** The user key for users affected: id, username, email or IP address (Sentry: at least one identifies a user). */
+export function userKey(event: JsonObject, clientIp: string | null): string | null {
+  const u = isObject(event.user) ? event.user : null;
+  if (!u) return null;
+  for (const field of ['id', 'username', 'email'] as const) {
+    const v = u[field];
+    if ((typeof v === 'string' && v !== '') || typeof v === 'number') return `${field}:${v}`;
+  }
+  const ip = u.ip_address === '{{auto}}' ? clientIp : str(u.ip_address);
+  return ip ? `ip:${ip}` : null;
+}
+
+const sha1 = (s: string) => createHash('sha1').update(s).digest('hex');
+const truncate = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 3)}...` : s);
+
+/**
+ * Normalises an event for storage and grouping. Grouping key: the event's `fingerprint` when given (`{{ default }}`
+ * expands to the default key); otherwise exception type + culprit + platform, or for message events the message
+ * template + platform.
+ */
+export function normalizeEvent(
+  raw: unknown,
+  opts: { now: Date; clientIp: string | null; eventId?: string },
+): NormalizedEvent {
+  if (!isObject(raw)) throw new EventError('Unsupported sentry payload');
+  const event = scrubNul(raw) as JsonObject;
+  const platform = truncate(str(event.platform) ?? 'other', 255);
+  const main = mainException(event);
+  const frames = stackFrames(event);
+  const msg = eventMessage(event);
+  // A synthetic exception (message events from newer SDKs) has no type: the message explains the event.
+  const type =
+    str(main?.type) ?? (main ? (str(main.module) ?? 'Error') : msg.formatted ? 'Message' : 'Error');
+  const message = truncate(str(main?.value) ?? msg.formatted ?? '', 1024);
+  const last = frames[frames.length - 1];
+  const culprit = truncate(
+    str(event.transaction) ??
+      str(event.culprit) ??
+      (last ? `${last.function ?? '?'}(${last.module ?? last.filename ?? ''})` : ''),
+    255,
+  );
+  const isMessageEvent =
+    !main || (isObject(main.mechanism) && main.mechanism.synthetic === true && !str(main.type));
+  const defaultKey =
+    isMessageEvent && msg.template !== null
+      ? `message\u0000${msg.template}\u0000${platform}`
+      : `exception\u0000${type}\u0000${culprit}\u0000${platform}`;
+  const fp =
+    Array.isArray(event.fingerprint) && event.fingerprint.length > 0
+      ? event.fingerprint
+          .map((part) => (part === '{{ default }}' || part === '{{default}}' ? defaultKey : String(part)))
+          .join('\u0000')
+      : defaultKey;
+  const eventId = (opts.eventId ?? str(event.event_id) ?? '').replace(/-/g, '').toLowerCase();
+  if (!/^[0-9a-f]{32}$/.test(eventId))
+    throw new EventError('Unsupported sentry payload: event_id must be 32 hex digits');
+  return {
+    eventId,
+    timestamp: parseTimestamp(event.timestamp, opts.now),
+    platform,
+    level: str(event.level) ?? 'error',
+    type: truncate(type, 255),
+    message,
+    culprit,
+    release: str(event.release),
+    environment: str(event.environment),
+    tags: tagsOf(event.tags),
+    userKey: userKey(event, opts.clientIp),
+    fingerprint: sha1(fp),
+    frames,
+    payload: event,
+  };
+}
+
+/** The error title: type and message, 64 characters at most (GitLab). */
+export function errorTitle(type: string, message: string): string {
+  return truncate(message ? `${type} ${message}` : type, 64);
+}

@@ -1,0 +1,224 @@
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import type { Paged, PageRequest } from '../accounts/accounts.js';
+import { AppError } from '../errors.js';
+import type { ErrorStatus, StackTrace, TrackedError } from './error-tracking.js';
+import type { ErrorSort } from './error-tracking.repository.js';
+import type { ExternalConnection, ExternalErrors, ExternalProject } from './error-tracking.service.js';
+import type { Frame } from './events.js';
+
+/** Whether outbound requests may reach loopback and private addresses (an application setting). */
+export type LocalRequestsPolicy = () => Promise<boolean>;
+
+const TIMEOUT_MS = 10_000;
+const MAX_RESPONSE = 1024 * 1024;
+
+const fail = (message: string, status = 400) => new AppError(status, { message });
+
+/** Loopback, private, link-local, unique-local and unspecified addresses (IPv4 and IPv6). */
+export function isLocalAddress(ip: string): boolean {
+  if (isIP(ip) === 4) {
+    const [a, b] = ip.split('.').map(Number) as [number, number];
+    return (
+      a === 127 ||
+      a === 10 ||
+      a === 0 ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 169 && b === 254) ||
+      (a === 100 && b >= 64 && b <= 127)
+    );
+  }
+  const v6 = ip.toLowerCase();
+  if (v6.startsWith('::ffff:')) return isLocalAddress(v6.slice(7));
+  return v6 === '::1' || v6 === '::' || v6.startsWith('fc') || v6.startsWith('fd') || v6.startsWith('fe80');
+}
+
+/**
+ * A client of the Sentry web API (the calls GitLab's Sentry client makes), with GitLab's error messages.
+ * Requests to local addresses are refused unless the policy allows them; redirects are not followed.
+ */
+export class SentryClient implements ExternalErrors {
+  constructor(private readonly allowLocal: LocalRequestsPolicy) {}
+
+  private async request(
+    url: string,
+    token: string,
+    init: { method?: string; body?: unknown } = {},
+  ): Promise<{ body: unknown; headers: Headers }> {
+    const u = new URL(url.replace(/([^:])\/\/+/g, '$1/'));
+    if (!(await this.allowLocal())) {
+      const host = u.hostname.replace(/^\[|\]$/g, '');
+      const addresses = isIP(host)
+        ? [host]
+        : (await lookup(host, { all: true }).catch(() => [])).map((a) => a.address);
+      if (addresses.length === 0) throw fail('Error when connecting to Sentry');
+      if (addresses.some(isLocalAddress)) {
+        throw fail('Error when connecting to Sentry: requests to the local network are not allowed');
+      }
+    }
+    let res: Response;
+    try {
+      res = await fetch(u, {
+        method: init.method ?? 'GET',
+        redirect: 'manual',
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json',
+        },
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      });
+    } catch (err) {
+      const e = err as { name?: string; cause?: { code?: string } };
+      if (e.name === 'TimeoutError') throw fail('Connection to Sentry timed out');
+      if (e.cause?.code === 'ECONNREFUSED') throw fail('Connection refused');
+      throw fail('Error when connecting to Sentry');
+    }
+    if (res.status < 200 || res.status > 204) {
+      await res.body?.cancel();
+      throw fail(`Sentry response status code: ${res.status}`);
+    }
+    const text = await res.text();
+    if (text.length > MAX_RESPONSE) throw fail('Sentry API response is too big. Limit is 1 MB.');
+    try {
+      return { body: text === '' ? null : (JSON.parse(text) as unknown), headers: res.headers };
+    } catch {
+      throw fail('Sentry API response is malformed');
+    }
+  }
+
+  async projects(apiHost: string, token: string): Promise<ExternalProject[]> {
+    const { body } = await this.request(`${apiHost}/api/0/projects/`, token);
+    if (!Array.isArray(body)) throw fail('Sentry API response is malformed');
+    return body.map((p) => {
+      const org = p?.organization;
+      if (
+        typeof p?.name !== 'string' ||
+        typeof p?.slug !== 'string' ||
+        typeof org?.name !== 'string' ||
+        typeof org?.slug !== 'string'
+      ) {
+        throw fail(
+          'Sentry API response is missing keys. key not found: "name", "slug" or "organization"',
+          500,
+        );
+      }
+      return {
+        id: p.id === undefined ? null : String(p.id),
+        name: p.name,
+        slug: p.slug,
+        status: typeof p.status === 'string' ? p.status : null,
+        organizationName: org.name,
+        organizationSlug: org.slug,
+        organizationId: org.id === undefined ? null : String(org.id),
+      };
+    });
+  }
+
+  private static origin(s: ExternalConnection): string {
+    return new URL(s.apiUrl).origin;
+  }
+
+  async list(
+    s: ExternalConnection,
+    f: { status?: ErrorStatus; search?: string },
+    sort: ErrorSort,
+    page: PageRequest,
+  ): Promise<Paged<TrackedError>> {
+    const q = new URLSearchParams();
+    q.set('query', `is:${f.status ?? 'unresolved'} ${f.search ?? ''}`.trim());
+    q.set('limit', String(page.perPage));
+    if (sort === 'frequency') q.set('sort', 'freq');
+    else if (sort === 'first_seen') q.set('sort', 'new');
+    // Sentry pages by cursor: `0:<offset>:0` is the documented offset form.
+    if (page.page > 1) q.set('cursor', `0:${(page.page - 1) * page.perPage}:0`);
+    const { body, headers } = await this.request(`${s.apiUrl.replace(/\/?$/, '/')}issues/?${q}`, s.token);
+    if (!Array.isArray(body)) throw fail('Sentry API response is malformed');
+    const items = body.map(toError);
+    const hasNext = /rel="next";\s*results="true"/.test(headers.get('link') ?? '');
+    // Sentry gives no total: report what is known so offset headers stay truthful.
+    return { items, total: (page.page - 1) * page.perPage + items.length + (hasNext ? 1 : 0) };
+  }
+
+  async get(s: ExternalConnection, id: string): Promise<TrackedError> {
+    const { body } = await this.request(
+      `${SentryClient.origin(s)}/api/0/issues/${encodeURIComponent(id)}/`,
+      s.token,
+    );
+    return toError(body);
+  }
+
+  async stackTrace(s: ExternalConnection, id: string): Promise<StackTrace> {
+    const { body } = await this.request(
+      `${SentryClient.origin(s)}/api/0/issues/${encodeURIComponent(id)}/events/latest/`,
+      s.token,
+    );
+    const e = body as { groupID?: unknown; dateReceived?: unknown; entries?: unknown } | null;
+    if (!e || typeof e !== 'object') throw fail('Sentry API response is malformed');
+    const entries = Array.isArray(e.entries) ? e.entries : [];
+    const exception = entries.find((x: { type?: string }) => x?.type === 'exception');
+    const values: { stacktrace?: { frames?: unknown[] } }[] = Array.isArray(exception?.data?.values)
+      ? exception.data.values
+      : [];
+    const withStack = values.find((v) => Array.isArray(v?.stacktrace?.frames));
+    const frames = (withStack?.stacktrace?.frames ?? []).map((f) => {
+      const x = f as Record<string, unknown>;
+      return {
+        filename: typeof x.filename === 'string' ? x.filename : null,
+        absPath: typeof x.absPath === 'string' ? x.absPath : null,
+        function: typeof x.function === 'string' ? x.function : null,
+        module: typeof x.module === 'string' ? x.module : null,
+        lineNo: typeof x.lineNo === 'number' ? x.lineNo : null,
+        colNo: typeof x.colNo === 'number' ? x.colNo : null,
+        inApp: typeof x.inApp === 'boolean' ? x.inApp : null,
+        context: Array.isArray(x.context) ? (x.context as [number, string][]) : [],
+      } satisfies Frame;
+    });
+    return {
+      errorId: String(e.groupID ?? id),
+      dateReceived: typeof e.dateReceived === 'string' ? e.dateReceived : new Date(0).toISOString(),
+      frames,
+    };
+  }
+
+  async setStatus(s: ExternalConnection, id: string, status: ErrorStatus): Promise<TrackedError> {
+    await this.request(`${SentryClient.origin(s)}/api/0/issues/${encodeURIComponent(id)}/`, s.token, {
+      method: 'PUT',
+      body: { status },
+    });
+    return this.get(s, id);
+  }
+}
+
+/** A Sentry issue as an error (GitLab's mapping: id must be numeric). */
+function toError(raw: unknown): TrackedError {
+  const i = raw as Record<string, unknown> | null;
+  if (!i || typeof i !== 'object') throw fail('Sentry API response is malformed');
+  if (typeof i.id !== 'string' || !/^\d+$/.test(i.id)) {
+    throw fail(
+      `Sentry API response contains invalid value for field "id": ${JSON.stringify(i.id)} is not numeric`,
+    );
+  }
+  const metadata = (i.metadata ?? {}) as Record<string, unknown>;
+  const release = (r: unknown) =>
+    ((r as { version?: unknown } | null)?.version as string | undefined) ?? null;
+  return {
+    id: Number(i.id),
+    projectId: 0,
+    type: typeof i.type === 'string' ? i.type : 'error',
+    message: typeof metadata.value === 'string' ? metadata.value : typeof i.title === 'string' ? i.title : '',
+    culprit: typeof i.culprit === 'string' ? i.culprit : '',
+    platform: typeof i.platform === 'string' ? i.platform : 'other',
+    status: (['resolved', 'ignored'].includes(i.status as string) ? i.status : 'unresolved') as ErrorStatus,
+    count: Number(i.count ?? 0),
+    userCount: Number(i.userCount ?? 0),
+    firstSeen: typeof i.firstSeen === 'string' ? i.firstSeen : new Date(0).toISOString(),
+    lastSeen: typeof i.lastSeen === 'string' ? i.lastSeen : new Date(0).toISOString(),
+    firstRelease: release(i.firstRelease),
+    lastRelease: release(i.lastRelease),
+    environment: null,
+    tags: {},
+  };
+}
