@@ -28,6 +28,8 @@ export interface Config {
   readonly logLevel: string;
   /** Largest alert payload accepted, in bytes of JSON (413 beyond). */
   readonly alertPayloadLimitBytes: number;
+  /** Timeout of outbound HTTP requests (the external Sentry API), in milliseconds. */
+  readonly outboundTimeoutMs: number;
   /** Deprecated registration token for shared runners (removed in 18.0; see versioning). */
   readonly sharedRunnersRegistrationToken: string | null;
 }
@@ -62,6 +64,7 @@ const KEYS = {
   storages: ['SVC_STORAGES', 'storages'],
   logLevel: ['SVC_LOG_LEVEL', 'log_level'],
   alertPayloadLimitBytes: ['SVC_ALERT_PAYLOAD_LIMIT', 'alert_payload_limit'],
+  outboundTimeoutMs: ['SVC_OUTBOUND_TIMEOUT_MS', 'outbound_timeout_ms'],
   sharedRunnersRegistrationToken: [
     'SVC_SHARED_RUNNERS_REGISTRATION_TOKEN',
     'shared_runners_registration_token',
@@ -151,6 +154,14 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     );
   }
 
+  const timeoutText = str('outboundTimeoutMs') ?? '10000';
+  const outboundTimeoutMs = Number(timeoutText);
+  if (!/^\d+$/.test(timeoutText) || outboundTimeoutMs < 100 || outboundTimeoutMs > 300_000) {
+    throw new ConfigError(
+      `${get('outboundTimeoutMs')!.from} must be a number of milliseconds from 100 to 300000`,
+    );
+  }
+
   return Object.freeze({
     host,
     port,
@@ -165,6 +176,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     storages: parseStorages(get('storages'), dataDir, cwd),
     logLevel: oneOf('logLevel', LOG_LEVELS, 'info'),
     alertPayloadLimitBytes,
+    outboundTimeoutMs,
     sharedRunnersRegistrationToken: str('sharedRunnersRegistrationToken'),
   });
 }

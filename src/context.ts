@@ -23,9 +23,11 @@ import type { Db } from './db/db.js';
 import { CollectorService } from './error-tracking/collector.service.js';
 import { ErrorTrackingRepository } from './error-tracking/error-tracking.repository.js';
 import { ErrorTrackingService } from './error-tracking/error-tracking.service.js';
+import { registerRetention } from './error-tracking/retention.js';
 import { SentryClient } from './error-tracking/sentry-client.js';
 import { IssuesRepository } from './issues/issues.repository.js';
 import { IssuesService } from './issues/issues.service.js';
+import { JobQueue } from './jobs/queue.js';
 import { configuredWeights, pickStorage } from './repositories/storages.js';
 import { parseRelease, type Release } from './versioning/release.js';
 
@@ -48,6 +50,7 @@ export interface AppContext {
   readonly errorTracking: ErrorTrackingService;
   readonly collector: CollectorService;
   readonly errorTrackingRepo: ErrorTrackingRepository;
+  readonly jobs: JobQueue;
 }
 
 /** The composition root: repositories, then services, wired once. */
@@ -99,8 +102,11 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   const sentry = new SentryClient(
     async () => (await settings.get()).allow_local_requests_from_web_hooks_and_services,
   );
+  const jobs = new JobQueue(k, db.dialect, clock);
+  registerRetention(jobs, errorTrackingRepo, settings, clock);
   const errorTracking = new ErrorTrackingService(
     errorTrackingRepo,
+    jobs,
     projects,
     settings,
     sentry,
@@ -133,6 +139,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     issues: new IssuesService(issuesRepo, projects),
     errorTracking,
     errorTrackingRepo,
+    jobs,
     collector: new CollectorService(errorTrackingRepo, projects, errorTracking, settings, clock),
   };
 }

@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import { type AppContext, createContext } from './context.js';
 import { loadOrCreateSecretKey } from './crypto.js';
 import { createDb, migrate } from './db/db.js';
+import { scheduleRetention } from './error-tracking/retention.js';
 
 /** A running server. */
 export interface RunningServer {
@@ -47,6 +48,8 @@ export async function start(
   await bootstrap(ctx, print);
   const app = await buildApp(ctx, { logger: opts.log === false ? false : loggerOptions(config.logLevel) });
   const address = await app.listen({ host: config.host, port: config.port });
+  await scheduleRetention(ctx.jobs, ctx.clock);
+  ctx.jobs.start();
   let closing: Promise<void> | null = null;
   return {
     app,
@@ -55,6 +58,7 @@ export async function start(
     close: () => {
       closing ??= (async () => {
         await app.close();
+        await ctx.jobs.stop();
         await db.close();
       })();
       return closing;

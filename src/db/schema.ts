@@ -246,6 +246,20 @@ export interface ErrorTrackingSessionsTable {
   crashed: number;
 }
 
+export interface JobsTable {
+  id: Generated<number>;
+  kind: string;
+  payload: string;
+  unique_key: string | null;
+  state: string;
+  run_at: Timestamp;
+  attempts: number;
+  locked_until: NullableTimestamp;
+  locked_by: string | null;
+  last_error: string | null;
+  created_at: Timestamp;
+}
+
 /** The Kysely database type: one entry per table. */
 export interface Database {
   users: UsersTable;
@@ -268,4 +282,5 @@ export interface Database {
   error_tracking_errors: ErrorTrackingErrorsTable;
   error_tracking_events: ErrorTrackingEventsTable;
   error_tracking_sessions: ErrorTrackingSessionsTable;
+  jobs: JobsTable;
 }

@@ -10,7 +10,6 @@ import type { Frame } from './events.js';
 /** Whether outbound requests may reach loopback and private addresses (an application setting). */
 export type LocalRequestsPolicy = () => Promise<boolean>;
 
-const TIMEOUT_MS = 10_000;
 const MAX_RESPONSE = 1024 * 1024;
 
 const fail = (message: string, status = 400) => new AppError(status, { message });
@@ -39,7 +38,10 @@ export function isLocalAddress(ip: string): boolean {
  * Requests to local addresses are refused unless the policy allows them; redirects are not followed.
  */
 export class SentryClient implements ExternalErrors {
-  constructor(private readonly allowLocal: LocalRequestsPolicy) {}
+  constructor(
+    private readonly allowLocal: LocalRequestsPolicy,
+    private readonly timeoutMs: number,
+  ) {}
 
   private async request(
     url: string,
@@ -62,7 +64,7 @@ export class SentryClient implements ExternalErrors {
       res = await fetch(u, {
         method: init.method ?? 'GET',
         redirect: 'manual',
-        signal: AbortSignal.timeout(TIMEOUT_MS),
+        signal: AbortSignal.timeout(this.timeoutMs),
         headers: {
           authorization: `Bearer ${token}`,
           'content-type': 'application/json',

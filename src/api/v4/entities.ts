@@ -242,7 +242,14 @@ export const ErrorTrackingSettingsEntity = Type.Object({
   integrated: Bool,
 });
 
-export const ClientKeyEntity = Type.Object({ id: Int, active: Bool, public_key: Str, sentry_dsn: Str });
+export const ClientKeyEntity = Type.Object({
+  id: Int,
+  active: Bool,
+  public_key: Str,
+  sentry_dsn: Str,
+  /** The DSN with a secret part, for clients that refuse a DSN without a private key (spec, Errors table). */
+  deprecated_dsn: Str,
+});
 
 export const ErrorEntity = Type.Object({
   id: Int,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import type {
   Member,
@@ -308,11 +309,15 @@ export function clientKey(
 ): Static<typeof E.ClientKeyEntity> {
   const u = new URL(externalUrl);
   const path = u.pathname.replace(/\/$/, '');
+  const rest = `${u.host}${path}/api/v4/error_tracking/collector/${project.id}`;
+  // The secret part is derived from the public key: the collector ignores `sentry_secret`, as Sentry does.
+  const secret = createHash('sha256').update(`secret:${k.publicKey}`).digest('hex').slice(0, 32);
   return {
     id: k.id,
     active: k.active,
     public_key: k.publicKey,
-    sentry_dsn: `${u.protocol}//${k.publicKey}@${u.host}${path}/api/v4/error_tracking/collector/${project.id}`,
+    sentry_dsn: `${u.protocol}//${k.publicKey}@${rest}`,
+    deprecated_dsn: `${u.protocol}//${k.publicKey}:${secret}@${rest}`,
   };
 }
 

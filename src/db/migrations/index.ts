@@ -2,6 +2,7 @@ import type { DialectName } from '../dialect.js';
 import * as m0001 from './0001_accounts.js';
 import * as m0002 from './0002_alerts.js';
 import * as m0003 from './0003_error_tracking.js';
+import * as m0004 from './0004_jobs.js';
 
 /** Every migration in order; names are what the migrations table records. */
 export const MIGRATIONS: ReadonlyArray<
@@ -10,4 +11,5 @@ export const MIGRATIONS: ReadonlyArray<
   ['0001_accounts', m0001.up],
   ['0002_alerts', m0002.up],
   ['0003_error_tracking', m0003.up],
+  ['0004_jobs', m0004.up],
 ];

@@ -1,0 +1,33 @@
+import type { SettingsService } from '../accounts/settings.service.js';
+import type { Clock } from '../clock.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { ErrorTrackingRepository } from './error-tracking.repository.js';
+
+export const RETENTION_JOB = 'error_tracking_retention';
+const DAY_MS = 86_400_000;
+const dayKey = (d: Date) => `${RETENTION_JOB}:${d.toISOString().slice(0, 10)}`;
+
+/**
+ * Error retention (spec: 90 days, `error_tracking_retention_days`): a daily job deletes events that occurred
+ * before the cutoff and errors left without events, then schedules the next day's run.
+ */
+export function registerRetention(
+  jobs: JobQueue,
+  repo: ErrorTrackingRepository,
+  settings: SettingsService,
+  clock: Clock,
+): void {
+  jobs.register(RETENTION_JOB, async () => {
+    const now = clock.now();
+    const days = (await settings.get()).error_tracking_retention_days;
+    await repo.prune(new Date(now.getTime() - days * DAY_MS).toISOString());
+    const next = new Date(now.getTime() + DAY_MS);
+    await jobs.enqueue(RETENTION_JOB, {}, { runAt: next, uniqueKey: dayKey(next) });
+  });
+}
+
+/** Makes sure today's retention run is scheduled (called when the worker starts). */
+export async function scheduleRetention(jobs: JobQueue, clock: Clock): Promise<void> {
+  const now = clock.now();
+  await jobs.enqueue(RETENTION_JOB, {}, { runAt: now, uniqueKey: dayKey(now) });
+}

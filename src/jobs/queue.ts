@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Clock } from '../clock.js';
+import type { DialectName } from '../db/dialect.js';
+import { readTimestamp } from '../db/dialect.js';
+import type { Database } from '../db/schema.js';
+
+/** A job as the worker hands it to its handler. */
+export interface Job {
+  readonly id: number;
+  readonly kind: string;
+  readonly payload: unknown;
+  readonly attempts: number;
+}
+
+/** Runs one kind of job. Handlers are idempotent: a job may run again after a crash. */
+export type JobHandler = (job: Job, ctx: { heartbeat(): Promise<void> }) => Promise<void>;
+
+const LEASE_MS = 60_000;
+const MAX_ATTEMPTS = 10;
+/** Backoff after the n-th failure: 2^n seconds, at most an hour. */
+export const backoffMs = (attempts: number) => Math.min(3_600_000, 1000 * 2 ** attempts);
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/**
+ * The durable job queue over the `jobs` table: enqueue inside the caller's transaction, claim with a lease
+ * (`FOR UPDATE SKIP LOCKED` on PostgreSQL), heartbeat, retry with backoff, survive restarts.
+ */
+export class JobQueue {
+  private readonly handlers = new Map<string, JobHandler>();
+  private readonly workerId = randomUUID();
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = true;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: DialectName,
+    private readonly clock: Clock,
+    private readonly log: (msg: string, extra?: object) => void = () => undefined,
+  ) {}
+
+  register(kind: string, handler: JobHandler): void {
+    this.handlers.set(kind, handler);
+  }
+
+  /** Enqueues a job (in `trx` when given); with `uniqueKey`, at most one pending job has that key. */
+  async enqueue(
+    kind: string,
+    payload: unknown,
+    opts: { runAt?: Date; uniqueKey?: string; trx?: Db } = {},
+  ): Promise<void> {
+    const now = this.clock.now();
+    await (opts.trx ?? this.db)
+      .insertInto('jobs')
+      .values({
+        kind,
+        payload: JSON.stringify(payload ?? null),
+        unique_key: opts.uniqueKey ?? null,
+        state: 'pending',
+        run_at: (opts.runAt ?? now).toISOString(),
+        attempts: 0,
+        locked_until: null,
+        locked_by: null,
+        last_error: null,
+        created_at: now.toISOString(),
+      })
+      .onConflict((oc) => oc.column('unique_key').doNothing())
+      .execute();
+  }
+
+  /** Claims the next due job for this worker, or null. */
+  private async claim(): Promise<Job | null> {
+    const now = this.clock.now();
+    const until = new Date(now.getTime() + LEASE_MS).toISOString();
+    const nowIso = now.toISOString();
+    const due = this.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('state', '=', 'pending')
+      .where('run_at', '<=', nowIso)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', nowIso)]))
+      .orderBy('run_at')
+      .limit(1);
+    const row = await this.db
+      .updateTable('jobs')
+      .set({ locked_until: until, locked_by: this.workerId, attempts: sql`attempts + 1` })
+      .where('id', '=', (this.dialect === 'postgres' ? due.forUpdate().skipLocked() : due) as never)
+      .returning(['id', 'kind', 'payload', 'attempts'])
+      .executeTakeFirst();
+    return row
+      ? { id: row.id, kind: row.kind, payload: JSON.parse(row.payload) as unknown, attempts: row.attempts }
+      : null;
+  }
+
+  private async runOne(job: Job): Promise<void> {
+    const handler = this.handlers.get(job.kind);
+    const heartbeat = async () => {
+      const until = new Date(this.clock.now().getTime() + LEASE_MS).toISOString();
+      await this.db
+        .updateTable('jobs')
+        .set({ locked_until: until })
+        .where('id', '=', job.id)
+        .where('locked_by', '=', this.workerId)
+        .execute();
+    };
+    try {
+      if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
+      await handler(job, { heartbeat });
+      await this.db.deleteFrom('jobs').where('id', '=', job.id).execute();
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const dead = job.attempts >= MAX_ATTEMPTS;
+      this.log(dead ? 'job failed for good' : 'job failed, will retry', {
+        id: job.id,
+        kind: job.kind,
+        attempts: job.attempts,
+        error: message,
+      });
+      await this.db
+        .updateTable('jobs')
+        .set({
+          state: dead ? 'dead' : 'pending',
+          run_at: new Date(this.clock.now().getTime() + backoffMs(job.attempts)).toISOString(),
+          locked_until: null,
+          locked_by: null,
+          last_error: message.slice(0, 2000),
+        })
+        .where('id', '=', job.id)
+        .execute();
+    }
+  }
+
+  /** Runs due jobs until none is left; returns how many ran. Tests call this instead of sleeping. */
+  async drain(): Promise<number> {
+    let n = 0;
+    for (;;) {
+      const job = await this.claim();
+      if (!job) return n;
+      await this.runOne(job);
+      n++;
+    }
+  }
+
+  /** Starts polling for due jobs every `intervalMs`. */
+  start(intervalMs = 1000): void {
+    this.stopped = false;
+    const tick = () => {
+      if (this.stopped) return;
+      this.running = this.drain()
+        .then(() => undefined)
+        .catch((err: unknown) => this.log('job worker error', { error: String(err) }))
+        .finally(() => {
+          if (!this.stopped) this.timer = setTimeout(tick, intervalMs);
+        });
+    };
+    this.timer = setTimeout(tick, 0);
+  }
+
+  /** Stops polling and waits for the job in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Pending and dead jobs, for status and tests. */
+  async pending(): Promise<
+    { kind: string; state: string; runAt: string; attempts: number; lastError: string | null }[]
+  > {
+    const rows = await this.db.selectFrom('jobs').selectAll().orderBy('run_at').execute();
+    return rows.map((r) => ({
+      kind: r.kind,
+      state: r.state,
+      runAt: readTimestamp(r.run_at),
+      attempts: r.attempts,
+      lastError: r.last_error,
+    }));
+  }
+}
