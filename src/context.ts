@@ -101,12 +101,12 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   const errorTrackingRepo = new ErrorTrackingRepository(k, db.dialect);
   const sentry = new SentryClient(
     async () => (await settings.get()).allow_local_requests_from_web_hooks_and_services,
+    config.outboundTimeoutMs,
   );
   const jobs = new JobQueue(k, db.dialect, clock);
   registerRetention(jobs, errorTrackingRepo, settings, clock);
   const errorTracking = new ErrorTrackingService(
     errorTrackingRepo,
-    jobs,
     projects,
     settings,
     sentry,
