@@ -73,9 +73,9 @@ export class SentryClient implements ExternalErrors {
         body: init.body === undefined ? undefined : JSON.stringify(init.body),
       });
     } catch (err) {
-      const e = err as { name?: string; cause?: { code?: string } };
+      const e = err as { name?: string };
       if (e.name === 'TimeoutError') throw fail('Connection to Sentry timed out');
-      if (e.cause?.code === 'ECONNREFUSED') throw fail('Connection refused');
+      if (errorCodes(err).includes('ECONNREFUSED')) throw fail('Connection refused');
       throw fail('Error when connecting to Sentry');
     }
     if (res.status < 200 || res.status > 204) {
@@ -192,6 +192,17 @@ export class SentryClient implements ExternalErrors {
     });
     return this.get(s, id);
   }
+}
+
+/** Every `code` in an error's cause chain (fetch wraps socket errors, sometimes in an AggregateError). */
+function errorCodes(err: unknown, depth = 0): string[] {
+  if (!err || typeof err !== 'object' || depth > 5) return [];
+  const e = err as { code?: unknown; cause?: unknown; errors?: unknown };
+  return [
+    ...(typeof e.code === 'string' ? [e.code] : []),
+    ...errorCodes(e.cause, depth + 1),
+    ...(Array.isArray(e.errors) ? e.errors.flatMap((x) => errorCodes(x, depth + 1)) : []),
+  ];
 }
 
 /** A Sentry issue as an error (GitLab's mapping: id must be numeric). */
