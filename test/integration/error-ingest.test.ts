@@ -326,7 +326,7 @@ describe.each(await databases())('Sentry collector (%s)', (database) => {
   it('groups by fingerprint ({{ default }} expands), counts distinct users, and reopens resolved errors', async () => {
     const p = await project();
     const url = `${p.base}/store/?sentry_key=${p.key}`;
-    const send = (e: object) => post(url, JSON.stringify(exceptionEvent(e)));
+    const send = (e: Record<string, unknown>) => post(url, JSON.stringify(exceptionEvent(e)));
     await send({ user: { id: 'u1' } });
     await send({ user: { id: 'u1' } });
     await send({ user: { email: 'b@example.com' } });
