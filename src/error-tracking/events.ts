@@ -115,23 +115,31 @@ export function eventMessage(event: JsonObject): { formatted: string | null; tem
   return { formatted: null, template: null };
 }
 
+/** Context lines without their line ending (raven-ruby sends them with a trailing newline). */
+const code = (v: unknown): string | null => (typeof v === 'string' ? v.replace(/\r?\n$/, '') : null);
+
 function toFrame(f: JsonObject): Frame {
   const lineNo = typeof f.lineno === 'number' ? f.lineno : null;
   const context: [number, string][] = [];
   if (lineNo !== null) {
     const pre = Array.isArray(f.pre_context) ? f.pre_context : [];
-    pre.forEach((code, i) => {
-      if (typeof code === 'string') context.push([lineNo - pre.length + i, code]);
+    pre.forEach((line, i) => {
+      const c = code(line);
+      if (c !== null) context.push([lineNo - pre.length + i, c]);
     });
-    if (typeof f.context_line === 'string') context.push([lineNo, f.context_line]);
+    const current = code(f.context_line);
+    if (current !== null) context.push([lineNo, current]);
     const post = Array.isArray(f.post_context) ? f.post_context : [];
-    post.forEach((code, i) => {
-      if (typeof code === 'string') context.push([lineNo + 1 + i, code]);
+    post.forEach((line, i) => {
+      const c = code(line);
+      if (c !== null) context.push([lineNo + 1 + i, c]);
     });
   }
+  const absPath = str(f.abs_path);
   return {
-    filename: str(f.filename),
-    absPath: str(f.abs_path),
+    // sentry-go sends only abs_path: the file name is its last segment.
+    filename: str(f.filename) ?? (absPath ? (absPath.split(/[\\/]/).pop() ?? null) : null),
+    absPath,
     function: str(f.function),
     module: str(f.module),
     lineNo,
@@ -202,19 +210,26 @@ export function normalizeEvent(
   const main = mainException(event);
   const frames = stackFrames(event);
   const msg = eventMessage(event);
-  // A synthetic exception (message events from newer SDKs) has no type: the message explains the event.
-  const type =
-    str(main?.type) ?? (main ? (str(main.module) ?? 'Error') : msg.formatted ? 'Message' : 'Error');
-  const message = truncate(str(main?.value) ?? msg.formatted ?? '', 1024);
+  // Newer SDKs add a synthetic exception with no type to message events: those are message events all the same.
+  const synthetic =
+    !!main && isObject(main.mechanism) && main.mechanism.synthetic === true && !str(main.type);
+  const isMessageEvent = !main || (synthetic && msg.formatted !== null);
+  const type = isMessageEvent
+    ? msg.formatted
+      ? 'Message'
+      : 'Error'
+    : (str(main?.type) ?? str(main?.module) ?? 'Error');
+  const message = truncate(
+    (isMessageEvent ? msg.formatted : str(main?.value)) ?? str(main?.value) ?? '',
+    1024,
+  );
   const last = frames[frames.length - 1];
   const culprit = truncate(
     str(event.transaction) ??
       str(event.culprit) ??
-      (last ? `${last.function ?? '?'}(${last.module ?? last.filename ?? ''})` : ''),
+      (last && !isMessageEvent ? `${last.function ?? '?'}(${last.module ?? last.filename ?? ''})` : ''),
     255,
   );
-  const isMessageEvent =
-    !main || (isObject(main.mechanism) && main.mechanism.synthetic === true && !str(main.type));
   const defaultKey =
     isMessageEvent && msg.template !== null
       ? `message\u0000${msg.template}\u0000${platform}`
