@@ -22,6 +22,8 @@ import {
 export const EVENT_LIMIT = 1024 * 1024;
 export const ENVELOPE_LIMIT = 20 * 1024 * 1024;
 const CACHE_MS = 1000;
+/** Most requests written in one group-commit transaction. */
+const MAX_BATCH = 64;
 
 /** What the collector needs from one HTTP request. */
 export interface CollectorRequest {
@@ -50,6 +52,13 @@ export class RateLimited extends ProtocolError {
 export class CollectorService {
   private readonly targets = new Map<string, { value: Promise<Target>; at: number }>();
   private readonly throttle = new FixedWindowThrottle();
+  private readonly pending: {
+    projectId: number;
+    events: readonly NormalizedEvent[];
+    resolve: () => void;
+    reject: (err: unknown) => void;
+  }[] = [];
+  private flushScheduled = false;
 
   constructor(
     private readonly repo: ErrorTrackingRepository,
@@ -85,6 +94,41 @@ export class CollectorService {
     return value;
   }
 
+  /**
+   * Group commit: events of requests that arrive together are written in one transaction, and each request is
+   * answered only after that transaction committed. If a batch fails, its requests are retried one by one so
+   * that one bad request cannot fail the others.
+   */
+  private commit(projectId: number, events: readonly NormalizedEvent[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ projectId, events, resolve, reject });
+      if (this.pending.length >= MAX_BATCH) void this.flush();
+      else if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushScheduled = false;
+    const batch = this.pending.splice(0, this.pending.length);
+    if (batch.length === 0) return;
+    const now = this.clock.now().toISOString();
+    try {
+      await this.repo.recordMany(batch, now);
+      for (const b of batch) b.resolve();
+    } catch (err) {
+      if (batch.length === 1) {
+        batch[0]!.reject(err);
+        return;
+      }
+      for (const b of batch) {
+        await this.repo.recordMany([b], now).then(b.resolve, b.reject);
+      }
+    }
+  }
+
   /** Handles one store or envelope request; returns the event id answered to the SDK. */
   async ingest(req: CollectorRequest): Promise<{ id: string | null }> {
     const target = await this.target(req.projectId);
@@ -110,9 +154,14 @@ export class CollectorService {
     }
 
     const now = this.clock.now();
-    const normalize = (raw: unknown, eventId?: string): NormalizedEvent => {
+    const normalize = (raw: unknown, text: string, eventId?: string): NormalizedEvent => {
       try {
-        return normalizeEvent(raw, { now, clientIp: req.clientIp, eventId });
+        return normalizeEvent(raw, {
+          now,
+          clientIp: req.clientIp,
+          eventId,
+          text: raw === undefined ? undefined : text,
+        });
       } catch (err) {
         if (err instanceof EventError) throw new ProtocolError(400, `400 Bad request - ${err.message}`);
         throw err;
@@ -121,8 +170,10 @@ export class CollectorService {
 
     if (req.kind === 'store') {
       const body = await decodeBody(req.body, req.contentEncoding, EVENT_LIMIT);
-      const event = normalize(withEventId(parseJson(body)));
-      await this.repo.record(target.project.id, [event], now.toISOString());
+      const raw = parseJson(body);
+      const withId = withEventId(raw);
+      const event = normalize(withId, withId === raw ? body.toString('utf8') : JSON.stringify(withId));
+      await this.commit(target.project.id, [event]);
       return { id: event.eventId };
     }
 
@@ -136,13 +187,21 @@ export class CollectorService {
       if (type === 'event') {
         if (item.payload.length > EVENT_LIMIT)
           throw new ProtocolError(413, '413 Request Entity Too Large - event larger than 1 MB');
-        events.push(normalize(withEventId(parseJson(item.payload), headerId), headerId));
+        const raw = parseJson(item.payload);
+        const withId = withEventId(raw, headerId);
+        events.push(
+          normalize(
+            withId,
+            withId === raw ? item.payload.toString('utf8') : JSON.stringify(withId),
+            headerId,
+          ),
+        );
       } else if (type === 'session' || type === 'sessions') {
         sessions.push(...sessionCounts(type, parseJson(item.payload)));
       }
       // transaction, client_report, attachment and unknown types: accepted, not stored (Sentry: skip unknown items).
     }
-    if (events.length > 0) await this.repo.record(target.project.id, events, now.toISOString());
+    if (events.length > 0) await this.commit(target.project.id, events);
     await this.repo.addSessions(target.project.id, sessions);
     return { id: events[0]?.eventId ?? (headerId ? headerId.replace(/-/g, '') : null) };
   }

@@ -148,8 +148,16 @@ export class ErrorTrackingRepository {
 
   /** Records normalised events in one transaction: each finds or creates its error and counts it. */
   async record(projectId: number, events: readonly NormalizedEvent[], now: string): Promise<void> {
+    await this.recordMany([{ projectId, events }], now);
+  }
+
+  /** Records the events of several requests in one transaction (the collector's group commit). */
+  async recordMany(
+    batches: readonly { projectId: number; events: readonly NormalizedEvent[] }[],
+    now: string,
+  ): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      for (const e of events) await this.recordOne(trx, projectId, e, now);
+      for (const b of batches) for (const e of b.events) await this.recordOne(trx, b.projectId, e, now);
     });
   }
 
@@ -227,7 +235,7 @@ export class ErrorTrackingRepository {
         message: e.message,
         user_key: e.userKey,
         occurred_at: e.timestamp,
-        payload: JSON.stringify(e.payload),
+        payload: e.payloadJson,
         created_at: now,
       })
       .execute();

@@ -39,6 +39,8 @@ export interface NormalizedEvent {
   readonly frames: readonly Frame[];
   /** The event with NUL bytes removed, as stored. */
   readonly payload: JsonObject;
+  /** The stored JSON text of `payload` (the request's own text when nothing had to change). */
+  readonly payloadJson: string;
 }
 
 /** The event cannot be used: 400 with this message. */
@@ -202,10 +204,18 @@ const truncate = (s: string, max: number) => (s.length > max ? `${s.slice(0, max
  */
 export function normalizeEvent(
   raw: unknown,
-  opts: { now: Date; clientIp: string | null; eventId?: string },
+  opts: {
+    now: Date;
+    clientIp: string | null;
+    eventId?: string;
+    /** The JSON text `raw` was parsed from: lets clean payloads skip the NUL scrub and a re-serialisation. */
+    text?: string;
+  },
 ): NormalizedEvent {
   if (!isObject(raw)) throw new EventError('Unsupported sentry payload');
-  const event = scrubNul(raw) as JsonObject;
+  // JSON text can only carry NUL as the escape \u0000: without it, there is nothing to scrub.
+  const clean = opts.text !== undefined && !opts.text.includes('\\u0000');
+  const event = clean ? raw : (scrubNul(raw) as JsonObject);
   const platform = truncate(str(event.platform) ?? 'other', 255);
   const main = mainException(event);
   const frames = stackFrames(event);
@@ -258,6 +268,7 @@ export function normalizeEvent(
     fingerprint: sha1(fp),
     frames,
     payload: event,
+    payloadJson: clean && opts.text !== undefined ? opts.text : JSON.stringify(event),
   };
 }
 

@@ -1,5 +1,14 @@
 import { promisify } from 'node:util';
-import { brotliDecompress, gunzip, inflate, inflateRaw } from 'node:zlib';
+import {
+  brotliDecompress,
+  brotliDecompressSync,
+  gunzip,
+  gunzipSync,
+  inflate,
+  inflateRaw,
+  inflateRawSync,
+  inflateSync,
+} from 'node:zlib';
 
 /** The Sentry wire protocol: body decoding (bounded), envelopes, auth. Pure apart from zlib. */
 
@@ -13,10 +22,20 @@ export class ProtocolError extends Error {
   }
 }
 
-const gunzipAsync = promisify(gunzip);
-const inflateAsync = promisify(inflate);
-const inflateRawAsync = promisify(inflateRaw);
-const brotliAsync = promisify(brotliDecompress);
+/**
+ * Small bodies (the usual single event) are decompressed synchronously: a thread-pool round trip costs more
+ * than inflating a few kilobytes. Larger ones go to the thread pool so the event loop keeps serving.
+ */
+const SYNC_BELOW = 64 * 1024;
+type Inflate = (b: Buffer, o: object) => Promise<Buffer>;
+const either = (sync: (b: Buffer, o: object) => Buffer, async: Inflate): Inflate => {
+  const viaPool = promisify(async) as Inflate;
+  return async (b, o) => (b.length < SYNC_BELOW ? sync(b, o) : viaPool(b, o));
+};
+const gunzipAsync = either(gunzipSync, gunzip as never);
+const inflateAsync = either(inflateSync, inflate as never);
+const inflateRawAsync = either(inflateRawSync, inflateRaw as never);
+const brotliAsync = either(brotliDecompressSync, brotliDecompress as never);
 
 const tooLarge = (limit: number) =>
   new ProtocolError(413, `413 Request Entity Too Large - more than ${limit} bytes once decompressed`);

@@ -1,0 +1,137 @@
+// Error ingestion benchmark: gzip'd envelopes of realistic events (stack trace with context, breadcrumbs,
+// contexts, user) against svc (SQLite by default; SVC_DATABASE_URL for PostgreSQL) and against a bare Node
+// server that gunzips and parses the same bodies (the ceiling), in the same run. Loopback only, bounded.
+//   npm run build && node bench/errors.js        (BENCH_SECONDS=10 BENCH_CONNECTIONS=10 by default)
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { freePort, load, peakRssMiB, row, startChild, stopChild } from './lib.js';
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const token = 'svcpat-bench-root-token-000000002';
+
+/** A realistic event: one of 20 error kinds, one of 200 users, ~3 KB of JSON. */
+function event(i) {
+  const kind = i % 20;
+  const frames = Array.from({ length: 12 }, (_, f) => ({
+    filename: `src/module${f}.js`,
+    abs_path: `/srv/app/src/module${f}.js`,
+    function: `handler${kind}_${f}`,
+    module: `module${f}`,
+    lineno: 10 + f,
+    colno: 5,
+    in_app: f > 3,
+    pre_context: ['  const a = 1;', '  const b = 2;'],
+    context_line: `  throw new Error('kind ${kind}');`,
+    post_context: ['}', ''],
+  }));
+  return {
+    event_id: randomUUID().replace(/-/g, ''),
+    timestamp: Date.now() / 1000,
+    platform: 'node',
+    level: 'error',
+    release: 'shop@1.4.2',
+    environment: 'production',
+    server_name: 'web-3',
+    user: { id: `user-${i % 200}`, ip_address: '203.0.113.7' },
+    tags: { route: `/api/items/${kind}`, region: 'eu' },
+    contexts: { runtime: { name: 'node', version: 'v20.20.2' }, os: { name: 'Linux' } },
+    breadcrumbs: {
+      values: Array.from({ length: 5 }, (_, b) => ({
+        timestamp: Date.now() / 1000,
+        category: 'http',
+        message: `GET /api/items/${b}`,
+        level: 'info',
+      })),
+    },
+    exception: {
+      values: [{ type: `Error${kind}`, value: `kind ${kind} failed for item ${i}`, stacktrace: { frames } }],
+    },
+    sdk: { name: 'sentry.javascript.node', version: '11.12.0' },
+  };
+}
+
+function envelope(e) {
+  const payload = JSON.stringify(e);
+  return gzipSync(
+    [
+      JSON.stringify({ event_id: e.event_id, sent_at: new Date().toISOString() }),
+      JSON.stringify({ type: 'event', length: Buffer.byteLength(payload) }),
+      payload,
+    ].join('\n'),
+  );
+}
+
+const bodies = Array.from({ length: 2000 }, (_, i) => envelope(event(i)));
+const averageBytes = bodies.reduce((n, b) => n + b.length, 0) / bodies.length;
+
+const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+const svcPort = await freePort();
+const svc = await startChild(
+  'node',
+  ['bin/svc.js', 'server'],
+  {
+    SVC_PORT: String(svcPort),
+    SVC_DATA_DIR: dataDir,
+    SVC_ROOT_PASSWORD: 'bench-password-1',
+    SVC_ROOT_TOKEN: token,
+    SVC_OFFERING: 'hosted',
+    SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL ?? 'info',
+  },
+  'listening on',
+);
+const ceilingPort = await freePort();
+const ceiling = await startChild(
+  'node',
+  ['bench/ceiling-gunzip-server.js', String(ceilingPort)],
+  {},
+  'ready',
+);
+
+try {
+  const base = `http://127.0.0.1:${svcPort}`;
+  const api = async (method, path, body) => {
+    const r = await fetch(`${base}${path}`, {
+      method,
+      headers: { 'PRIVATE-TOKEN': token, 'content-type': 'application/json' },
+      body: body && JSON.stringify(body),
+    });
+    if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
+    return r.json();
+  };
+  const project = await api('POST', '/api/v4/projects', { name: 'bench' });
+  await api('PUT', `/api/v4/projects/${project.id}/error_tracking/settings`, {
+    active: true,
+    integrated: true,
+  });
+  const [key] = await api('GET', `/api/v4/projects/${project.id}/error_tracking/client_keys`);
+  const headers = { 'content-type': 'application/x-sentry-envelope', 'content-encoding': 'gzip' };
+  const body = (n) => bodies[n % bodies.length];
+  console.log(
+    `svc error ingestion benchmark: ${seconds}s, ${connections} connections, gzip'd envelopes of ${(averageBytes / 1024).toFixed(1)} KiB (one event each), database ${process.env.SVC_DATABASE_URL ? 'PostgreSQL' : 'SQLite'}`,
+  );
+  const top = await load({ url: `http://127.0.0.1:${ceilingPort}/`, headers, body, seconds, connections });
+  const r = await load({
+    url: `${base}/api/v4/error_tracking/collector/api/${project.id}/envelope/?sentry_key=${key.public_key}`,
+    headers,
+    body,
+    seconds,
+    connections,
+  });
+  row('ceiling: gunzip + parse', top, null, peakRssMiB(ceiling.pid));
+  row('svc: envelope ingestion (events/s)', r, top, peakRssMiB(svc.pid));
+  const errors = await fetch(`${base}/api/v4/projects/${project.id}/error_tracking/errors?per_page=100`, {
+    headers: { 'PRIVATE-TOKEN': token },
+  });
+  const list = await errors.json();
+  console.log(
+    `errors: ${list.length}, events stored: ${list.reduce((n, e) => n + e.count, 0)} (autocannon counted ${r.total} svc requests)`,
+  );
+} finally {
+  await stopChild(svc);
+  await stopChild(ceiling);
+  rmSync(dataDir, { recursive: true, force: true });
+}
