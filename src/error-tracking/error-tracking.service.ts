@@ -132,10 +132,12 @@ export class ErrorTrackingService {
     let tokenEncrypted = current.tokenEncrypted;
     let projectName = current.projectName;
     let organizationName = current.organizationName;
+    const masked = typeof input.token === 'string' && /^\*+$/.test(input.token);
     if (input.apiHost !== undefined) {
       const host = input.apiHost === null ? null : normalizeHost(input.apiHost);
-      // A new host without a new token clears the token (GitLab).
-      if (host !== originOf(apiUrl) && input.token === undefined) tokenEncrypted = null;
+      // A new host without a new token clears the token (GitLab): the stored token never goes to another host,
+      // not even when the form sends it back masked.
+      if (host !== originOf(apiUrl) && (input.token === undefined || masked)) tokenEncrypted = null;
       apiUrl =
         host === null
           ? null
@@ -152,7 +154,7 @@ export class ErrorTrackingService {
       projectName = input.project.name;
       organizationName = input.project.organizationName;
     }
-    if (input.token !== undefined && input.token !== null && !/^\*+$/.test(input.token)) {
+    if (input.token !== undefined && input.token !== null && !masked) {
       tokenEncrypted = input.token === '' ? null : this.cipher.encrypt(input.token);
     }
     if (enabled && !integrated) {

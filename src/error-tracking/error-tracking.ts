@@ -25,6 +25,8 @@ export interface ClientKey {
 
 export interface TrackedError {
   readonly id: number;
+  /** The external system's own title, when it has one (Sentry issues); else built from type and message. */
+  readonly title?: string;
   readonly projectId: number;
   readonly type: string;
   readonly message: string;

@@ -220,7 +220,9 @@ function toError(raw: unknown): TrackedError {
   return {
     id: Number(i.id),
     projectId: 0,
-    type: typeof i.type === 'string' ? i.type : 'error',
+    title: typeof i.title === 'string' ? i.title : undefined,
+    // Sentry's `type` is the generic issue type ("error"); the exception type is in the metadata.
+    type: typeof metadata.type === 'string' ? metadata.type : typeof i.type === 'string' ? i.type : 'error',
     message: typeof metadata.value === 'string' ? metadata.value : typeof i.title === 'string' ? i.title : '',
     culprit: typeof i.culprit === 'string' ? i.culprit : '',
     platform: typeof i.platform === 'string' ? i.platform : 'other',

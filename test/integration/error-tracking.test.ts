@@ -228,11 +228,18 @@ describe.each(
     );
     const detail = await api.get(`${errors}/1001`, { token: tokens.reporter });
     expect(detail.body).toMatchObject({
-      type: 'error',
+      title: 'ZeroDivisionError: division by zero',
+      type: 'ZeroDivisionError',
       message: 'division by zero',
       first_release: '1.0.0',
       last_release: '1.2.0',
     });
+    // A new host with the masked token does not carry the stored token over: it is cleared, so saving fails.
+    const moved = await api.put(`/api/v4/projects/${id}/error_tracking/settings`, {
+      token: tokens.maintainer,
+      body: { api_host: 'http://other-sentry.invalid', token: '********' },
+    });
+    expect(moved).toMatchObject({ status: 400, body: { message: { token: ['is a required field'] } } });
     const trace = await api.get(`${errors}/1001/stack_trace`, { token: tokens.reporter });
     expect(trace.body.stack_trace_entries[0]).toMatchObject({
       filename: 'app/compute.py',

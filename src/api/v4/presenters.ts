@@ -324,7 +324,7 @@ export function clientKey(
 export function trackedError(e: TrackedError): Static<typeof E.ErrorEntity> {
   return {
     id: e.id,
-    title: errorTitle(e.type, e.message),
+    title: e.title ?? errorTitle(e.type, e.message),
     type: e.type,
     message: e.message,
     culprit: e.culprit,

@@ -3,6 +3,7 @@ import { clearSession, describeError, fetchSession, setUnauthorizedHandler, sign
 import { ErrorNotice, Loading } from './components';
 import { AdminPage } from './pages/admin';
 import { AlertPage } from './pages/alert';
+import { ErrorPage } from './pages/error';
 import { IncidentPage } from './pages/incident';
 import { NotFoundPage } from './pages/not-found';
 import { ProjectPage } from './pages/project';
@@ -134,6 +135,8 @@ function RouteView({ route, user }: { readonly route: Route; readonly user: Sess
       return <AlertPage key={`${route.id}/${route.iid}`} projectId={route.id} iid={route.iid} />;
     case 'incident':
       return <IncidentPage key={`${route.id}/${route.iid}`} projectId={route.id} iid={route.iid} />;
+    case 'error':
+      return <ErrorPage key={`${route.id}/${route.errorId}`} projectId={route.id} errorId={route.errorId} />;
     case 'admin':
       return <AdminPage user={user} />;
     case 'not-found':
@@ -151,6 +154,8 @@ function titleOf(route: Route): string {
       return `Alert #${route.iid}`;
     case 'incident':
       return `Incident #${route.iid}`;
+    case 'error':
+      return `Error ${route.errorId}`;
     case 'admin':
       return 'Admin area';
     case 'not-found':

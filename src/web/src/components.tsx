@@ -1,4 +1,5 @@
 import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
+import type { Page } from './api';
 import type { Resource } from './use-resource';
 
 /** A polite, announced loading line. */
@@ -185,5 +186,45 @@ export function ConfirmDialog({
         </button>
       </div>
     </dialog>
+  );
+}
+
+/** "Showing 1–20 of 45" with Previous / Next buttons driven by the page's `X-*` headers. */
+export function Pagination<T>({
+  page,
+  perPage,
+  onPage,
+}: {
+  readonly page: Page<T>;
+  readonly perPage: number;
+  readonly onPage: (page: number) => void;
+}) {
+  const first = (page.page - 1) * perPage + 1;
+  const last = first + page.items.length - 1;
+  return (
+    <nav className="pagination" aria-label="Pagination">
+      <span className="muted small">
+        Showing {first}–{last}
+        {page.total !== null ? ` of ${page.total}` : ''}
+      </span>
+      <div className="actions">
+        <button
+          type="button"
+          className="button button-small"
+          disabled={page.prevPage === null}
+          onClick={() => page.prevPage !== null && onPage(page.prevPage)}
+        >
+          Previous
+        </button>
+        <button
+          type="button"
+          className="button button-small"
+          disabled={page.nextPage === null}
+          onClick={() => page.nextPage !== null && onPage(page.nextPage)}
+        >
+          Next
+        </button>
+      </div>
+    </nav>
   );
 }

@@ -9,6 +9,7 @@ export type Route =
   | { readonly name: 'project'; readonly id: string; readonly tab: ProjectTab }
   | { readonly name: 'alert'; readonly id: string; readonly iid: string }
   | { readonly name: 'incident'; readonly id: string; readonly iid: string }
+  | { readonly name: 'error'; readonly id: string; readonly errorId: string }
   | { readonly name: 'admin' }
   | { readonly name: 'not-found'; readonly path: string };
 
@@ -29,6 +30,8 @@ export function parseRoute(pathname: string): Route {
   if (detail) {
     return { name: detail[2] === 'alerts' ? 'alert' : 'incident', id: detail[1]!, iid: detail[3]! };
   }
+  const error = /^\/-\/ui\/projects\/(\d+)\/errors\/(\d+)$/.exec(path);
+  if (error) return { name: 'error', id: error[1]!, errorId: error[2]! };
   const match = /^\/-\/ui\/projects\/(\d+)(?:\/([a-z_]+))?$/.exec(path);
   if (match) {
     const tab = match[2] ?? 'alerts';
@@ -45,6 +48,8 @@ export const paths = {
   alert: (id: number | string, iid: number | string): string => `${UI_PREFIX}/projects/${id}/alerts/${iid}`,
   incident: (id: number | string, iid: number | string): string =>
     `${UI_PREFIX}/projects/${id}/issues/${iid}`,
+  error: (id: number | string, errorId: number | string): string =>
+    `${UI_PREFIX}/projects/${id}/errors/${errorId}`,
   admin: (): string => `${UI_PREFIX}/admin`,
 };
 

@@ -134,3 +134,85 @@ export interface Issue {
   readonly closed_at: string | null;
   readonly web_url: string;
 }
+
+/** Body of `GET/PUT /projects/:id/error_tracking/settings`. */
+export interface ErrorTrackingSettings {
+  readonly active: boolean;
+  readonly project_name: string | null;
+  readonly sentry_external_url: string | null;
+  readonly api_url: string | null;
+  readonly integrated: boolean;
+}
+
+/** One client key of the integrated backend (`GET /projects/:id/error_tracking/client_keys`). */
+export interface ClientKey {
+  readonly id: number;
+  readonly active: boolean;
+  readonly public_key: string;
+  readonly sentry_dsn: string;
+  /** The DSN with a secret part, for clients that require a private key. */
+  readonly deprecated_dsn: string;
+}
+
+/** One project of the external Sentry, as the Connect action lists it. */
+export interface ExternalProject {
+  readonly id: string | null;
+  readonly name: string;
+  readonly slug: string;
+  readonly status: string | null;
+  readonly organization_name: string;
+  readonly organization_slug: string;
+  readonly organization_id: string | null;
+}
+
+/** The statuses of a tracked error. */
+export type ErrorStatus = 'unresolved' | 'resolved' | 'ignored';
+
+/** Body of `GET /projects/:id/error_tracking/errors/:error_id` (and one item of the list). */
+export interface TrackedError {
+  readonly id: number;
+  readonly title: string;
+  readonly type: string;
+  readonly message: string;
+  readonly culprit: string;
+  readonly platform: string;
+  readonly status: ErrorStatus;
+  readonly count: number;
+  readonly user_count: number;
+  readonly first_seen: string;
+  readonly last_seen: string;
+  readonly first_release: string | null;
+  readonly last_release: string | null;
+  readonly environment: string | null;
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+/** One frame of a stack trace; `context` holds `[line number, code]` pairs. */
+export interface StackTraceEntry {
+  readonly filename: string | null;
+  readonly abs_path: string | null;
+  readonly function: string | null;
+  readonly lineNo: number | null;
+  readonly colNo: number | null;
+  readonly context: readonly (readonly [number, string])[];
+}
+
+/** Body of `GET .../errors/:error_id/stack_trace`: frames caller first, as Sentry sends them. */
+export interface StackTrace {
+  readonly issue_id: number | string;
+  readonly date_received: string;
+  readonly stack_trace_entries: readonly StackTraceEntry[];
+}
+
+/** One event of an error (`GET .../errors/:error_id/events`). */
+export interface ErrorEvent {
+  readonly id: number;
+  readonly event_id: string;
+  readonly timestamp: string;
+  readonly level: string;
+  readonly environment: string | null;
+  readonly release: string | null;
+  readonly message: string;
+  readonly user_key: string | null;
+  readonly user: unknown;
+}

@@ -1,7 +1,7 @@
 import { type FormEvent, type KeyboardEvent, useId, useRef, useState } from 'react';
 import { ALERT_STATUSES, SeverityBadge, STATUS_LABELS, StatusBadge } from '../alert-labels';
-import { getPage, type Page } from '../api';
-import { ErrorNotice, ResourceView, Timestamp } from '../components';
+import { getPage } from '../api';
+import { ErrorNotice, Pagination, ResourceView, Timestamp } from '../components';
 import { Link, paths } from '../router';
 import type { Alert, AlertCounts, AlertStatus, Project } from '../types';
 import { useLoader, useResource } from '../use-resource';
@@ -261,44 +261,5 @@ function AlertsTable({
         ))}
       </tbody>
     </table>
-  );
-}
-
-function Pagination({
-  page,
-  perPage,
-  onPage,
-}: {
-  readonly page: Page<Alert>;
-  readonly perPage: number;
-  readonly onPage: (page: number) => void;
-}) {
-  const first = (page.page - 1) * perPage + 1;
-  const last = first + page.items.length - 1;
-  return (
-    <nav className="pagination" aria-label="Pagination">
-      <span className="muted small">
-        Showing {first}–{last}
-        {page.total !== null ? ` of ${page.total}` : ''}
-      </span>
-      <div className="actions">
-        <button
-          type="button"
-          className="button button-small"
-          disabled={page.prevPage === null}
-          onClick={() => page.prevPage !== null && onPage(page.prevPage)}
-        >
-          Previous
-        </button>
-        <button
-          type="button"
-          className="button button-small"
-          disabled={page.nextPage === null}
-          onClick={() => page.nextPage !== null && onPage(page.nextPage)}
-        >
-          Next
-        </button>
-      </div>
-    </nav>
   );
 }

@@ -5,6 +5,8 @@ import type { Project } from '../types';
 import { useResource } from '../use-resource';
 import { AlertsSettings } from './alert-settings';
 import { AlertsPanel } from './alerts';
+import { ErrorTrackingSettingsSection } from './error-tracking-settings';
+import { ErrorsPanel } from './errors';
 
 const TAB_LABELS: Record<ProjectTab, string> = {
   alerts: 'Alerts',
@@ -85,22 +87,9 @@ function ProjectView({ project, tab }: { readonly project: Project; readonly tab
       </div>
       <section className="tab-panel" role="tabpanel" id={panelId(tab)} aria-labelledby={tabId(tab)}>
         {tab === 'alerts' && <AlertsPanel project={project} />}
-        {tab === 'error_tracking' && <ErrorTrackingPanel />}
+        {tab === 'error_tracking' && <ErrorsPanel project={project} />}
         {tab === 'settings' && <SettingsPanel project={project} />}
       </section>
-    </>
-  );
-}
-
-function ErrorTrackingPanel() {
-  return (
-    <>
-      <h2>Error tracking</h2>
-      <p>
-        Errors reported to this project by Sentry SDKs will be listed here, grouped by fingerprint, with their
-        event counts and when they were first and last seen.
-      </p>
-      <p className="muted">This view is not available yet.</p>
     </>
   );
 }
@@ -127,11 +116,7 @@ function SettingsPanel({ project }: { readonly project: Project }) {
         </dl>
       </section>
       <AlertsSettings project={project} />
-      <section className="settings-section" aria-labelledby="settings-error-tracking">
-        <p className="eyebrow">Monitor</p>
-        <h3 id="settings-error-tracking">Error tracking</h3>
-        <p className="muted">Error tracking settings for this project will be editable here.</p>
-      </section>
+      <ErrorTrackingSettingsSection project={project} />
     </>
   );
 }

@@ -1,0 +1,155 @@
+import { execFile, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** What kind of container a repository belongs to; decides its hashed path prefix (GitLab's layout). */
+export type ContainerKind = 'project' | 'snippet' | 'group';
+
+/** `@hashed/ab/cd/<sha256>.git` for projects, `@snippets/...` for snippets, `@groups/....wiki.git` for group wikis. */
+export function relativePath(kind: ContainerKind, id: number): string {
+  const h = createHash('sha256').update(String(id)).digest('hex');
+  const dir = `${h.slice(0, 2)}/${h.slice(2, 4)}/${h}`;
+  if (kind === 'project') return `@hashed/${dir}.git`;
+  if (kind === 'snippet') return `@snippets/${dir}.git`;
+  return `@groups/${dir}.wiki.git`;
+}
+
+/** Git failed: the command's stderr, trimmed. */
+export class GitError extends Error {}
+
+/**
+ * The system `git`, for bare repositories on disk (what Gitaly drives). Every call runs git with a clean,
+ * non-interactive environment.
+ */
+export class Git {
+  private readonly env: NodeJS.ProcessEnv;
+
+  constructor(private readonly binary = 'git') {
+    this.env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME ?? '/tmp',
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_CONFIG_NOSYSTEM: '1',
+      LANG: 'C',
+    };
+  }
+
+  async run(args: readonly string[], opts: { cwd?: string; input?: string } = {}): Promise<string> {
+    try {
+      const { stdout } = await run(this.binary, [...args], {
+        cwd: opts.cwd,
+        env: this.env,
+        maxBuffer: 256 * 1024 * 1024,
+      });
+      return stdout;
+    } catch (err) {
+      const e = err as { stderr?: string; message: string };
+      throw new GitError((e.stderr ?? e.message).trim() || `git ${args[0]} failed`);
+    }
+  }
+
+  async exists(path: string): Promise<boolean> {
+    return stat(join(path, 'HEAD')).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /** Creates a bare repository (idempotent) with the given default branch. */
+  async init(path: string, defaultBranch = 'main'): Promise<void> {
+    if (await this.exists(path)) return;
+    await mkdir(dirname(path), { recursive: true });
+    await this.run(['init', '--bare', '--quiet', `--initial-branch=${defaultBranch}`, path]);
+    // Smart HTTP: allow pushes through git http-backend / receive-pack.
+    await this.run(['config', 'http.receivepack', 'true'], { cwd: path });
+  }
+
+  /** `<oid> <ref>` lines of every ref. */
+  async refs(path: string): Promise<string[]> {
+    const out = await this.run(['for-each-ref', '--format=%(objectname) %(refname)'], { cwd: path });
+    return out.split('\n').filter(Boolean);
+  }
+
+  /** Gitaly's repository checksum: the XOR of the SHA-1 of each `<oid> <ref>` line; 40 zeros when empty. */
+  async checksum(path: string): Promise<string> {
+    const acc = Buffer.alloc(20);
+    for (const line of await this.refs(path)) {
+      const h = createHash('sha1').update(line).digest();
+      for (let i = 0; i < 20; i++) acc[i]! ^= h[i]!;
+    }
+    return acc.toString('hex');
+  }
+
+  /** `git fsck` clean, or throws with its complaints. */
+  async fsck(path: string): Promise<void> {
+    await this.run(['fsck', '--no-progress', '--no-dangling'], { cwd: path });
+  }
+
+  /**
+   * Makes `target` a copy of `source`: a fresh mirror clone when it does not exist, else a mirror fetch into
+   * the stale copy (refs the source lost are pruned).
+   */
+  async mirror(source: string, target: string): Promise<void> {
+    if (await this.exists(target)) {
+      await this.run(['fetch', '--quiet', '--prune', '--force', source, '+refs/*:refs/*'], { cwd: target });
+    } else {
+      await mkdir(dirname(target), { recursive: true });
+      await this.run(['clone', '--quiet', '--mirror', '--no-local', source, target]);
+      await this.run(['config', '--unset', 'remote.origin.url'], { cwd: target }).catch(() => undefined);
+      await this.run(['config', '--unset-all', 'remote.origin.fetch'], { cwd: target }).catch(
+        () => undefined,
+      );
+      await this.run(['config', '--unset', 'remote.origin.mirror'], { cwd: target }).catch(() => undefined);
+      await this.run(['config', 'http.receivepack', 'true'], { cwd: target });
+    }
+    // Keep HEAD pointing at the same default branch as the source.
+    const head = (await this.run(['symbolic-ref', 'HEAD'], { cwd: source }).catch(() => '')).trim();
+    if (head) await this.run(['symbolic-ref', 'HEAD', head], { cwd: target });
+  }
+
+  async remove(path: string): Promise<void> {
+    await rm(path, { recursive: true, force: true });
+  }
+
+  /** Writes a bundle of every ref (an empty repository gives no bundle: returns false). */
+  async bundle(path: string, file: string): Promise<boolean> {
+    if ((await this.refs(path)).length === 0) return false;
+    await this.run(['bundle', 'create', '--quiet', file, '--all'], { cwd: path });
+    return true;
+  }
+
+  /** Restores a bare repository from a bundle. */
+  async unbundle(file: string, target: string, defaultBranch: string): Promise<void> {
+    await this.init(target, defaultBranch);
+    await this.run(['bundle', 'verify', '--quiet', file], { cwd: target });
+    await this.run(['fetch', '--quiet', '--force', file, '+refs/*:refs/*'], { cwd: target });
+  }
+
+  /** A tar.gz of a ref, streamed to `onData`; resolves when done. */
+  archive(path: string, ref: string, prefix: string): NodeJS.ReadableStream & { done: Promise<void> } {
+    const child = spawn(this.binary, ['archive', '--format=tar.gz', `--prefix=${prefix}/`, ref], {
+      cwd: path,
+      env: this.env,
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += String(d);
+    });
+    const done = new Promise<void>((resolve, reject) =>
+      child.once('close', (code) =>
+        code === 0 ? resolve() : reject(new GitError(stderr.trim() || 'git archive failed')),
+      ),
+    );
+    return Object.assign(child.stdout, { done });
+  }
+
+  /** Size of a repository on disk, in bytes (du). */
+  async size(path: string): Promise<number> {
+    const { stdout } = await run('du', ['-sb', path]).catch(() => ({ stdout: '0' }));
+    return Number(stdout.split('\t')[0]) || 0;
+  }
+}

@@ -1,0 +1,329 @@
+import { type FormEvent, type KeyboardEvent, useId, useRef, useState } from 'react';
+import { ApiError, getPage, type Page } from '../api';
+import { Pagination, ResourceView, Timestamp } from '../components';
+import { ERROR_STATUS_LABELS, ERROR_STATUSES } from '../error-labels';
+import { Link, paths } from '../router';
+import type { ErrorStatus, Project, TrackedError } from '../types';
+import { useLoader, useResource } from '../use-resource';
+
+const PER_PAGE = 20;
+
+type Sort = 'last_seen' | 'first_seen' | 'frequency';
+const SORT_LABELS: Record<Sort, string> = {
+  last_seen: 'Last seen',
+  first_seen: 'First seen',
+  frequency: 'Frequency',
+};
+const SORTS = Object.keys(SORT_LABELS) as Sort[];
+
+interface Query {
+  readonly status: ErrorStatus;
+  readonly search: string;
+  readonly sort: Sort;
+  readonly page: number;
+}
+
+/** A page of errors, or the reason the backend cannot list any (not enabled or not configured: a 400). */
+type ErrorList =
+  | { readonly kind: 'page'; readonly page: Page<TrackedError> }
+  | { readonly kind: 'unavailable'; readonly message: string };
+
+async function loadErrors(path: string): Promise<ErrorList> {
+  try {
+    return { kind: 'page', page: await getPage<TrackedError>(path) };
+  } catch (err) {
+    // "400 Bad request - Error Tracking is not enabled" (or "... not configured"): an empty state, not an error.
+    if (err instanceof ApiError && err.status === 400 && /not (enabled|configured)/i.test(err.message)) {
+      return { kind: 'unavailable', message: err.message };
+    }
+    throw err;
+  }
+}
+
+function errorsPath(projectId: number, q: Query): string {
+  const params = new URLSearchParams({
+    status: q.status,
+    sort: q.sort,
+    page: String(q.page),
+    per_page: String(PER_PAGE),
+  });
+  if (q.search !== '') params.set('search', q.search);
+  return `/api/v4/projects/${projectId}/error_tracking/errors?${params.toString()}`;
+}
+
+/** Session counts per release and environment (`GET .../error_tracking/sessions`). */
+interface SessionRow {
+  readonly release: string;
+  readonly environment: string;
+  readonly started: number;
+  readonly errored: number;
+  readonly crashed: number;
+}
+
+/** The project's tracked errors: status tabs, search, sort, a table and pagination. */
+export function ErrorsPanel({ project }: { readonly project: Project }) {
+  if (project.monitor_access_level === 'disabled') {
+    return (
+      <>
+        <h2>Error tracking</h2>
+        <div className="empty-state">
+          <p>The Monitor feature is disabled for this project.</p>
+          <p className="muted">Error tracking is part of Monitor; a project owner can turn it on again.</p>
+        </div>
+      </>
+    );
+  }
+  return <ErrorsList project={project} />;
+}
+
+function ErrorsList({ project }: { readonly project: Project }) {
+  const [query, setQuery] = useState<Query>({ status: 'unresolved', search: '', sort: 'last_seen', page: 1 });
+  const [draft, setDraft] = useState('');
+  const [refreshKey, setRefreshKey] = useState(0);
+  const errors = useLoader(errorsPath(project.id, query), loadErrors, refreshKey);
+  const headingId = useId();
+  const searchId = useId();
+  const sortId = useId();
+  const baseId = useId();
+  const tabId = (s: ErrorStatus): string => `${baseId}-status-${s}`;
+  const panelId = `${baseId}-errors`;
+  const tabRefs = useRef<Partial<Record<ErrorStatus, HTMLButtonElement | null>>>({});
+
+  const update = (change: Partial<Query>): void => setQuery((q) => ({ ...q, page: 1, ...change }));
+
+  // Arrow keys, Home and End move between the status tabs (WAI-ARIA tabs pattern).
+  const onTabKey = (event: KeyboardEvent<HTMLDivElement>): void => {
+    const index = ERROR_STATUSES.indexOf(query.status);
+    const last = ERROR_STATUSES.length - 1;
+    const moves: Record<string, number> = {
+      ArrowRight: index === last ? 0 : index + 1,
+      ArrowLeft: index === 0 ? last : index - 1,
+      Home: 0,
+      End: last,
+    };
+    const target = moves[event.key];
+    if (target === undefined) return;
+    event.preventDefault();
+    const status = ERROR_STATUSES[target]!;
+    update({ status });
+    tabRefs.current[status]?.focus();
+  };
+
+  const submitSearch = (event: FormEvent<HTMLFormElement>): void => {
+    event.preventDefault();
+    update({ search: draft.trim() });
+  };
+  // Filters make no sense while the backend cannot list errors at all.
+  const unavailable = errors.status === 'ok' && errors.data.kind === 'unavailable';
+
+  return (
+    <>
+      <div className="panel-header">
+        <h2 id={headingId}>Errors</h2>
+        <button type="button" className="button button-small" onClick={() => setRefreshKey((k) => k + 1)}>
+          Refresh
+        </button>
+      </div>
+      <div
+        className="subtabs"
+        role="tablist"
+        aria-label="Error status"
+        onKeyDown={onTabKey}
+        hidden={unavailable}
+      >
+        {ERROR_STATUSES.map((s) => (
+          <button
+            key={s}
+            ref={(el) => {
+              tabRefs.current[s] = el;
+            }}
+            type="button"
+            role="tab"
+            id={tabId(s)}
+            aria-selected={query.status === s}
+            aria-controls={panelId}
+            tabIndex={query.status === s ? 0 : -1}
+            className="subtab"
+            onClick={() => update({ status: s })}
+          >
+            {ERROR_STATUS_LABELS[s]}
+          </button>
+        ))}
+      </div>
+      <div className="toolbar" hidden={unavailable}>
+        <search className="toolbar-grow">
+          <form className="search-row" onSubmit={submitSearch}>
+            <label htmlFor={searchId} className="visually-hidden">
+              Search errors
+            </label>
+            <input
+              id={searchId}
+              type="search"
+              placeholder="Search by type, message or culprit"
+              value={draft}
+              onChange={(event) => {
+                setDraft(event.target.value);
+                if (event.target.value === '' && query.search !== '') update({ search: '' });
+              }}
+            />
+            <button type="submit" className="button">
+              Search
+            </button>
+          </form>
+        </search>
+        <div className="field field-inline">
+          <label htmlFor={sortId}>Sort by</label>
+          <select
+            id={sortId}
+            value={query.sort}
+            onChange={(event) => update({ sort: event.target.value as Sort })}
+          >
+            {SORTS.map((s) => (
+              <option key={s} value={s}>
+                {SORT_LABELS[s]}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      <div role="tabpanel" id={panelId} aria-labelledby={tabId(query.status)}>
+        <ResourceView resource={errors}>
+          {(result) =>
+            result.kind === 'unavailable' ? (
+              <NotEnabled project={project} message={result.message} />
+            ) : result.page.items.length === 0 ? (
+              <div className="empty-state">
+                <p>
+                  {query.search !== ''
+                    ? 'No errors match this search.'
+                    : `No ${ERROR_STATUS_LABELS[query.status].toLowerCase()} errors.`}
+                </p>
+                {query.status === 'unresolved' && query.search === '' && (
+                  <p className="muted">
+                    Errors appear here when an application reports them with a Sentry SDK.
+                  </p>
+                )}
+              </div>
+            ) : (
+              <>
+                <ErrorsTable project={project} errors={result.page.items} labelledBy={headingId} />
+                <Pagination
+                  page={result.page}
+                  perPage={PER_PAGE}
+                  onPage={(p) => setQuery((q) => ({ ...q, page: p }))}
+                />
+              </>
+            )
+          }
+        </ResourceView>
+      </div>
+      <Sessions project={project} refreshKey={refreshKey} />
+    </>
+  );
+}
+
+function NotEnabled({ project, message }: { readonly project: Project; readonly message: string }) {
+  return (
+    <div className="empty-state">
+      <p>Error tracking is not set up for this project.</p>
+      <p className="muted">
+        {message}. <Link to={paths.project(project.id, 'settings')}>Enable error tracking</Link> in Settings,
+        then send events with a Sentry SDK or connect an external Sentry.
+      </p>
+    </div>
+  );
+}
+
+function ErrorsTable({
+  project,
+  errors,
+  labelledBy,
+}: {
+  readonly project: Project;
+  readonly errors: readonly TrackedError[];
+  readonly labelledBy: string;
+}) {
+  return (
+    <table className="table alerts-table" aria-labelledby={labelledBy}>
+      <thead>
+        <tr>
+          <th scope="col">Error</th>
+          <th scope="col" className="numeric">
+            Events
+          </th>
+          <th scope="col" className="numeric">
+            Users
+          </th>
+          <th scope="col">First seen</th>
+          <th scope="col">Last seen</th>
+        </tr>
+      </thead>
+      <tbody>
+        {errors.map((e) => (
+          <tr key={e.id}>
+            <td className="error-cell">
+              <Link to={paths.error(project.id, e.id)}>{e.title}</Link>
+              <span className="muted small">
+                {e.culprit || e.type}
+                {e.environment ? ` · ${e.environment}` : ''}
+              </span>
+            </td>
+            <td className="numeric">{e.count}</td>
+            <td className="numeric">{e.user_count}</td>
+            <td>
+              <Timestamp value={e.first_seen} />
+            </td>
+            <td>
+              <Timestamp value={e.last_seen} />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** Release health from session updates (Python and Rust SDKs send them); hidden while there are none. */
+function Sessions({ project, refreshKey }: { readonly project: Project; readonly refreshKey: number }) {
+  const sessions = useResource<SessionRow[]>(
+    `/api/v4/projects/${project.id}/error_tracking/sessions`,
+    refreshKey,
+  );
+  const headingId = useId();
+  if (sessions.status !== 'ok' || sessions.data.length === 0) return null;
+  return (
+    <section className="subsection" aria-labelledby={headingId}>
+      <h3 id={headingId} className="subheading">
+        Release health
+      </h3>
+      <table className="table" aria-labelledby={headingId}>
+        <thead>
+          <tr>
+            <th scope="col">Release</th>
+            <th scope="col">Environment</th>
+            <th scope="col" className="numeric">
+              Sessions
+            </th>
+            <th scope="col" className="numeric">
+              Errored
+            </th>
+            <th scope="col" className="numeric">
+              Crashed
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {sessions.data.map((s) => (
+            <tr key={`${s.release}\u0000${s.environment}`}>
+              <td>{s.release || <span className="muted inline">none</span>}</td>
+              <td>{s.environment || <span className="muted inline">none</span>}</td>
+              <td className="numeric">{s.started}</td>
+              <td className="numeric">{s.errored}</td>
+              <td className="numeric">{s.crashed}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
