@@ -28,6 +28,8 @@ import { SentryClient } from './error-tracking/sentry-client.js';
 import { IssuesRepository } from './issues/issues.repository.js';
 import { IssuesService } from './issues/issues.service.js';
 import { JobQueue } from './jobs/queue.js';
+import { Git } from './repositories/git.js';
+import { RepositoriesService, repositoryLifecycle } from './repositories/repositories.service.js';
 import { configuredWeights, pickStorage } from './repositories/storages.js';
 import { parseRelease, type Release } from './versioning/release.js';
 
@@ -43,6 +45,7 @@ export interface AppContext {
   readonly members: MembersService;
   readonly snippets: SnippetsService;
   readonly settings: SettingsService;
+  readonly repositories: RepositoriesService;
   readonly integrations: IntegrationsService;
   readonly alertIntake: IntakeService;
   readonly alerts: AlertsService;
@@ -83,6 +86,8 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     clock,
   );
   const permissions = new PermissionsService(membersRepo, namespacesRepo, clock);
+  const repositories = new RepositoriesService(new Git(), config.storages);
+  const lifecycle = repositoryLifecycle(repositories);
   const pick = async () =>
     pickStorage((await settings.get()).repository_storages_weighted, randomInt(1_000_000) / 1_000_000);
   const projects = new ProjectsService(
@@ -92,6 +97,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     permissions,
     settings,
     { names: Object.keys(config.storages), pick },
+    lifecycle,
     clock,
   );
   const alertsRepo = new AlertsRepository(k);
@@ -120,10 +126,11 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     clock,
     release: parseRelease(config.release),
     users: new UsersService(usersRepo, namespacesRepo, settings, clock),
-    groups: new GroupsService(namespacesRepo, membersRepo, permissions, settings, clock),
+    groups: new GroupsService(namespacesRepo, membersRepo, permissions, settings, pick, lifecycle, clock),
     projects,
     members: new MembersService(membersRepo, usersRepo, clock),
-    snippets: new SnippetsService(snippetsRepo, projects, settings, pick, clock),
+    snippets: new SnippetsService(snippetsRepo, projects, settings, pick, lifecycle, clock),
+    repositories,
     settings,
     integrations,
     alertIntake: new IntakeService(

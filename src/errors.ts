@@ -47,3 +47,8 @@ export const unprocessable = (message: string): AppError => new AppError(422, { 
 /** `{"message": {"field": ["reason"]}}`: GitLab's model-validation shape, 400 by default. */
 export const invalidFields = (fields: Record<string, string[]>, status = 400): AppError =>
   new AppError(status, { message: fields });
+
+/** Spec/GitLab: the message for pushes and content writes while a repository is being moved. */
+export const READ_ONLY_MESSAGE = 'The repository is temporarily read-only. Please try again later.';
+/** 403 with the read-only message, for API writes to repository content during a storage move. */
+export const readOnlyError = (): AppError => new AppError(403, { message: READ_ONLY_MESSAGE });

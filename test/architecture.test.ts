@@ -46,9 +46,9 @@ describe('architecture (ARCHITECTURE.md dependency rules)', () => {
     expect(violations(/^(?!api\/)/, /\/api\/v[0-9]+\//)).toEqual([]);
   });
 
-  it('only config.ts and the CLI entry read process.env', () => {
+  it('only config.ts, the CLI entry and the git adapter (PATH and HOME for the child) read process.env', () => {
     const readers = sources.filter((f) => /process\.env/.test(f.text)).map((f) => f.path);
-    expect(readers.sort()).toEqual(['config.ts', 'main.ts']);
+    expect(readers.sort()).toEqual(['config.ts', 'main.ts', 'repositories/git.ts']);
   });
 
   it('has no default exports', () => {

@@ -73,6 +73,9 @@ export interface Namespace {
   readonly ownerId: number | null;
   readonly visibility: Visibility;
   readonly description: string;
+  /** Groups: the storage of the group wiki repository (null for user namespaces). */
+  readonly repositoryStorage: string | null;
+  readonly repositoryReadOnly: boolean;
   readonly createdAt: string;
 }
 
@@ -90,6 +93,8 @@ export interface Project {
   readonly defaultBranch: string;
   readonly monitorEnabled: boolean;
   readonly repositoryStorage: string;
+  /** True while a storage move runs: pushes and content writes are refused. */
+  readonly repositoryReadOnly: boolean;
   readonly creatorId: number;
   readonly createdAt: string;
   readonly updatedAt: string;
@@ -116,6 +121,7 @@ export interface Snippet {
   readonly content: string;
   readonly visibility: Visibility;
   readonly repositoryStorage: string;
+  readonly repositoryReadOnly: boolean;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -167,3 +173,21 @@ export function canSee(visibility: Visibility, signedIn: boolean, level: number)
 export type UserOrder = 'id' | 'name' | 'username' | 'created_at' | 'updated_at';
 /** Orders offered for project lists. */
 export type ProjectOrder = 'id' | 'name' | 'path' | 'created_at' | 'updated_at' | 'last_activity_at';
+
+/** Creates and removes the bare repositories of projects, snippets and group wikis (a port of the accounts services). */
+export interface RepositoryLifecycle {
+  create(
+    kind: 'project' | 'snippet' | 'group',
+    id: number,
+    storage: string,
+    defaultBranch?: string,
+  ): Promise<void>;
+  remove(kind: 'project' | 'snippet' | 'group', id: number, storage: string): Promise<void>;
+  /** Records a snippet's content as a commit in its repository. */
+  commitSnippet(
+    id: number,
+    storage: string,
+    file: { name: string; content: string },
+    author: User,
+  ): Promise<void>;
+}

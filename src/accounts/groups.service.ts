@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { conflict, forbidden, invalidFields, notFound, unauthorized } from '../errors.js';
+import { conflict, forbidden, invalidFields, notFound, readOnlyError, unauthorized } from '../errors.js';
 import {
   AccessLevel,
   type Group,
@@ -8,6 +8,7 @@ import {
   type Paged,
   type PageRequest,
   pathFromName,
+  type RepositoryLifecycle,
   type User,
   VISIBILITIES,
   type Visibility,
@@ -34,6 +35,8 @@ export class GroupsService {
     private readonly members: MembersRepository,
     private readonly permissions: PermissionsService,
     private readonly settings: SettingsService,
+    private readonly pickStorage: () => Promise<string>,
+    private readonly repos: RepositoryLifecycle,
     private readonly clock: Clock,
   ) {}
 
@@ -90,6 +93,7 @@ export class GroupsService {
     if (await this.namespaces.findByFullPath(fullPath))
       throw conflict('Failed to save group {:path=>["has already been taken"]}');
     const now = this.clock.now().toISOString();
+    const repositoryStorage = await this.pickStorage();
     const group = await this.namespaces.insert(
       {
         kind: 'group',
@@ -100,9 +104,17 @@ export class GroupsService {
         ownerId: null,
         visibility,
         description: input.description ?? '',
+        repositoryStorage,
       },
       now,
     );
+    try {
+      // The group wiki's repository.
+      await this.repos.create('group', group.id, repositoryStorage);
+    } catch (err) {
+      await this.namespaces.delete(group.id);
+      throw err;
+    }
     // The creator becomes the group's Owner (admins too, as in GitLab).
     await this.members.insert(
       { type: 'namespace', id: group.id },
@@ -134,7 +146,9 @@ export class GroupsService {
     if (await this.namespaces.hasChildren(group.id)) {
       throw invalidFields({ base: ['Group has subgroups or projects; delete or move them first'] }, 400);
     }
+    if (group.repositoryReadOnly) throw readOnlyError();
     await this.members.deleteSource({ type: 'namespace', id: group.id });
     await this.namespaces.delete(group.id);
+    if (group.repositoryStorage) await this.repos.remove('group', group.id, group.repositoryStorage);
   }
 }

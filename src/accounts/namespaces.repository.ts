@@ -1,5 +1,5 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
-import { readCount, readTimestamp } from '../db/dialect.js';
+import { readBool, readCount, readTimestamp } from '../db/dialect.js';
 import type { Database, NamespacesTable } from '../db/schema.js';
 import type { Namespace, Paged, PageRequest, Visibility } from './accounts.js';
 
@@ -14,6 +14,8 @@ export function toNamespace(row: Selectable<NamespacesTable>): Namespace {
     ownerId: row.owner_id,
     visibility: row.visibility as Visibility,
     description: row.description,
+    repositoryStorage: row.repository_storage,
+    repositoryReadOnly: readBool(row.repository_read_only),
     createdAt: readTimestamp(row.created_at),
   };
 }
@@ -48,6 +50,7 @@ export class NamespacesRepository {
       ownerId: number | null;
       visibility: Visibility;
       description: string;
+      repositoryStorage?: string | null;
     },
     now: string,
   ): Promise<Namespace> {
@@ -62,6 +65,7 @@ export class NamespacesRepository {
         owner_id: n.ownerId,
         visibility: n.visibility,
         description: n.description,
+        repository_storage: n.repositoryStorage ?? null,
         created_at: now,
         updated_at: now,
       })

@@ -26,6 +26,8 @@ function toProject(row: ProjectRow): Project {
     owner_id: row.ns_owner_id,
     visibility: row.ns_visibility,
     description: row.ns_description,
+    repository_storage: row.ns_repository_storage,
+    repository_read_only: row.ns_repository_read_only,
     created_at: row.ns_created_at,
     updated_at: row.ns_updated_at,
   });
@@ -40,6 +42,7 @@ function toProject(row: ProjectRow): Project {
     defaultBranch: row.default_branch,
     monitorEnabled: readBool(row.monitor_enabled),
     repositoryStorage: row.repository_storage,
+    repositoryReadOnly: readBool(row.repository_read_only),
     creatorId: row.creator_id,
     createdAt: readTimestamp(row.created_at),
     updatedAt: readTimestamp(row.updated_at),
@@ -83,6 +86,8 @@ export class ProjectsRepository {
         'n.owner_id as ns_owner_id',
         'n.visibility as ns_visibility',
         'n.description as ns_description',
+        'n.repository_storage as ns_repository_storage',
+        'n.repository_read_only as ns_repository_read_only',
         'n.created_at as ns_created_at',
         'n.updated_at as ns_updated_at',
       ]);

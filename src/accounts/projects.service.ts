@@ -1,5 +1,13 @@
 import type { Clock } from '../clock.js';
-import { conflict, forbidden, invalidFields, notFound, paramError, unauthorized } from '../errors.js';
+import {
+  conflict,
+  forbidden,
+  invalidFields,
+  notFound,
+  paramError,
+  readOnlyError,
+  unauthorized,
+} from '../errors.js';
 import {
   AccessLevel,
   canSee,
@@ -11,6 +19,7 @@ import {
   type Project,
   type ProjectOrder,
   pathFromName,
+  type RepositoryLifecycle,
   type User,
   type Visibility,
 } from './accounts.js';
@@ -69,6 +78,7 @@ export class ProjectsService {
     private readonly permissions: PermissionsService,
     private readonly settings: SettingsService,
     private readonly storages: { names: readonly string[]; pick: StoragePicker },
+    private readonly repos: RepositoryLifecycle,
     private readonly clock: Clock,
   ) {}
 
@@ -177,6 +187,8 @@ export class ProjectsService {
     }
     const visibility = input.visibility ?? (await this.settings.get()).default_project_visibility;
     await this.validate(namespace.id, { name, path });
+    const repositoryStorage = input.repositoryStorage ?? (await this.storages.pick());
+    const defaultBranch = input.defaultBranch ?? 'main';
     const id = await this.projects.insert(
       {
         namespaceId: namespace.id,
@@ -184,13 +196,20 @@ export class ProjectsService {
         path,
         description: input.description ?? '',
         visibility,
-        defaultBranch: input.defaultBranch ?? 'main',
+        defaultBranch,
         monitorEnabled: input.monitorEnabled ?? true,
-        repositoryStorage: input.repositoryStorage ?? (await this.storages.pick()),
+        repositoryStorage,
         creatorId: actor.id,
       },
       this.clock.now().toISOString(),
     );
+    try {
+      await this.repos.create('project', id, repositoryStorage, defaultBranch);
+    } catch (err) {
+      // No project without its repository.
+      await this.projects.delete(id);
+      throw err;
+    }
     return (await this.projects.findById(id))!;
   }
 
@@ -234,8 +253,10 @@ export class ProjectsService {
 
   async delete(actor: User | null, idOrPath: string): Promise<void> {
     const { project } = await this.findWithLevel(actor, idOrPath, AccessLevel.Owner);
+    if (project.repositoryReadOnly) throw readOnlyError();
     await this.members.deleteSource({ type: 'project', id: project.id });
     await this.projects.delete(project.id);
+    await this.repos.remove('project', project.id, project.repositoryStorage);
     this.changed();
   }
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { readCount, readTimestamp } from '../db/dialect.js';
+import { readBool, readCount, readTimestamp } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
 import type { Paged, PageRequest, Snippet, Visibility } from './accounts.js';
 import { toUser } from './users.repository.js';
@@ -28,6 +28,7 @@ export class SnippetsRepository {
         's.content',
         's.visibility',
         's.repository_storage',
+        's.repository_read_only',
         's.created_at as s_created_at',
         's.updated_at as s_updated_at',
       ]);
@@ -46,6 +47,7 @@ export class SnippetsRepository {
       content: r.content,
       visibility: r.visibility as Visibility,
       repositoryStorage: r.repository_storage,
+      repositoryReadOnly: readBool(r.repository_read_only),
       createdAt: readTimestamp(r.s_created_at),
       updatedAt: readTimestamp(r.s_updated_at),
     } satisfies Snippet;

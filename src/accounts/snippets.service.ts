@@ -1,10 +1,12 @@
 import type { Clock } from '../clock.js';
-import { forbidden, invalidFields, notFound, unauthorized } from '../errors.js';
+import { forbidden, invalidFields, notFound, readOnlyError, unauthorized } from '../errors.js';
+
 import {
   AccessLevel,
   canSee,
   type Paged,
   type PageRequest,
+  type RepositoryLifecycle,
   type Snippet,
   type User,
   type Visibility,
@@ -28,6 +30,7 @@ export class SnippetsService {
     private readonly projects: ProjectsService,
     private readonly settings: SettingsService,
     private readonly pickStorage: StoragePicker,
+    private readonly repos: RepositoryLifecycle,
     private readonly clock: Clock,
   ) {}
 
@@ -95,19 +98,33 @@ export class SnippetsService {
       const { project } = await this.projects.findWithLevel(actor, projectIdOrPath, AccessLevel.Reporter);
       projectId = project.id;
     }
+    const repositoryStorage = await this.pickStorage();
+    const fileName = input.fileName ?? 'snippet.txt';
     const id = await this.snippets.insert(
       {
         projectId,
         authorId: actor.id,
         title: input.title!,
-        fileName: input.fileName ?? 'snippet.txt',
+        fileName,
         description: input.description ?? '',
         content: input.content!,
         visibility: input.visibility ?? (await this.settings.get()).default_snippet_visibility,
-        repositoryStorage: await this.pickStorage(),
+        repositoryStorage,
       },
       this.clock.now().toISOString(),
     );
+    try {
+      await this.repos.create('snippet', id, repositoryStorage);
+      await this.repos.commitSnippet(
+        id,
+        repositoryStorage,
+        { name: fileName, content: input.content! },
+        actor,
+      );
+    } catch (err) {
+      await this.snippets.delete(id);
+      throw err;
+    }
     return (await this.snippets.findById(id))!;
   }
 
@@ -131,12 +148,19 @@ export class SnippetsService {
     const snippet = await this.findWritable(actor, id, projectIdOrPath);
     this.validate(input, false);
     if (input.content === '') throw invalidFields({ content: ["can't be blank"] });
+    if (snippet.repositoryReadOnly) throw readOnlyError();
+    if (input.content !== undefined || input.fileName !== undefined) {
+      const file = { name: input.fileName ?? snippet.fileName, content: input.content ?? snippet.content };
+      await this.repos.commitSnippet(snippet.id, snippet.repositoryStorage, file, actor!);
+    }
     await this.snippets.update(snippet.id, input, this.clock.now().toISOString());
     return (await this.snippets.findById(snippet.id))!;
   }
 
   async delete(actor: User | null, id: number, projectIdOrPath?: string): Promise<void> {
     const snippet = await this.findWritable(actor, id, projectIdOrPath);
+    if (snippet.repositoryReadOnly) throw readOnlyError();
     await this.snippets.delete(snippet.id);
+    await this.repos.remove('snippet', snippet.id, snippet.repositoryStorage);
   }
 }

@@ -51,6 +51,8 @@ export interface NamespacesTable {
   owner_id: number | null;
   visibility: string;
   description: string;
+  repository_storage: string | null;
+  repository_read_only: ColumnType<number | boolean, number | undefined, number>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -65,6 +67,7 @@ export interface ProjectsTable {
   default_branch: string;
   monitor_enabled: Bool;
   repository_storage: string;
+  repository_read_only: ColumnType<number | boolean, number | undefined, number>;
   creator_id: number;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -92,6 +95,7 @@ export interface SnippetsTable {
   content: string;
   visibility: string;
   repository_storage: string;
+  repository_read_only: ColumnType<number | boolean, number | undefined, number>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -260,6 +264,18 @@ export interface JobsTable {
   created_at: Timestamp;
 }
 
+export interface RepositoryStorageMovesTable {
+  id: Generated<number>;
+  container_type: string;
+  container_id: number;
+  state: string;
+  source_storage_name: string;
+  destination_storage_name: string;
+  error_message: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 /** The Kysely database type: one entry per table. */
 export interface Database {
   users: UsersTable;
@@ -283,4 +299,5 @@ export interface Database {
   error_tracking_events: ErrorTrackingEventsTable;
   error_tracking_sessions: ErrorTrackingSessionsTable;
   jobs: JobsTable;
+  repository_storage_moves: RepositoryStorageMovesTable;
 }

@@ -38,18 +38,71 @@ export class Git {
     };
   }
 
-  async run(args: readonly string[], opts: { cwd?: string; input?: string } = {}): Promise<string> {
-    try {
-      const { stdout } = await run(this.binary, [...args], {
-        cwd: opts.cwd,
-        env: this.env,
-        maxBuffer: 256 * 1024 * 1024,
-      });
-      return stdout;
-    } catch (err) {
-      const e = err as { stderr?: string; message: string };
-      throw new GitError((e.stderr ?? e.message).trim() || `git ${args[0]} failed`);
+  async run(
+    args: readonly string[],
+    opts: { cwd?: string; input?: string | Buffer; env?: NodeJS.ProcessEnv } = {},
+  ): Promise<string> {
+    const env = opts.env ? { ...this.env, ...opts.env } : this.env;
+    if (opts.input === undefined) {
+      try {
+        const { stdout } = await run(this.binary, [...args], {
+          cwd: opts.cwd,
+          env,
+          maxBuffer: 256 * 1024 * 1024,
+        });
+        return stdout;
+      } catch (err) {
+        const e = err as { stderr?: string; message: string };
+        throw new GitError((e.stderr ?? e.message).trim() || `git ${args[0]} failed`);
+      }
     }
+    const child = spawn(this.binary, [...args], { cwd: opts.cwd, env });
+    const out: Buffer[] = [];
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d) => {
+      err += String(d);
+    });
+    child.stdin.end(opts.input);
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('close', resolve);
+    });
+    if (code !== 0) throw new GitError(err.trim() || `git ${args[0]} failed`);
+    return Buffer.concat(out).toString('utf8');
+  }
+
+  /**
+   * Commits one file as the whole tree of `branch` in a bare repository (snippets keep their content this way),
+   * with plumbing only: hash-object, mktree, commit-tree, update-ref.
+   */
+  async commitFile(
+    path: string,
+    branch: string,
+    file: { name: string; content: string },
+    message: string,
+    author: { name: string; email: string },
+  ): Promise<string> {
+    const blob = (
+      await this.run(['hash-object', '-w', '--stdin'], { cwd: path, input: file.content })
+    ).trim();
+    const tree = (
+      await this.run(['mktree'], { cwd: path, input: `100644 blob ${blob}\t${file.name}\n` })
+    ).trim();
+    const ref = `refs/heads/${branch}`;
+    const parent = (
+      await this.run(['rev-parse', '--verify', '--quiet', ref], { cwd: path }).catch(() => '')
+    ).trim();
+    const env = {
+      GIT_AUTHOR_NAME: author.name,
+      GIT_AUTHOR_EMAIL: author.email,
+      GIT_COMMITTER_NAME: author.name,
+      GIT_COMMITTER_EMAIL: author.email,
+    };
+    const args = ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message];
+    const commit = (await this.run(args, { cwd: path, env })).trim();
+    await this.run(['update-ref', ref, commit, ...(parent ? [parent] : [])], { cwd: path });
+    return commit;
   }
 
   async exists(path: string): Promise<boolean> {

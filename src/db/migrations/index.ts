@@ -3,6 +3,7 @@ import * as m0001 from './0001_accounts.js';
 import * as m0002 from './0002_alerts.js';
 import * as m0003 from './0003_error_tracking.js';
 import * as m0004 from './0004_jobs.js';
+import * as m0005 from './0005_storage_moves.js';
 
 /** Every migration in order; names are what the migrations table records. */
 export const MIGRATIONS: ReadonlyArray<
@@ -12,4 +13,5 @@ export const MIGRATIONS: ReadonlyArray<
   ['0002_alerts', m0002.up],
   ['0003_error_tracking', m0003.up],
   ['0004_jobs', m0004.up],
+  ['0005_storage_moves', m0005.up],
 ];
