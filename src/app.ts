@@ -23,6 +23,7 @@ import type { AppContext } from './context.js';
 import { collectorRoutes } from './error-tracking/collector.routes.js';
 import { errorTrackingRoutes } from './error-tracking/error-tracking.routes.js';
 import { issueRoutes } from './issues/issues.routes.js';
+import { installSmartHttp } from './repositories/smart-http.js';
 
 /** Query parameters that carry secrets and are masked in logged URLs. */
 const SECRET_PARAMS = /([?&](?:private_token|access_token|sentry_key|sentry_secret|token|key)=)[^&]*/gi;
@@ -103,6 +104,7 @@ export async function buildApp(
   });
 
   installMetrics(app);
+  installSmartHttp(app, ctx);
   app.get('/-/health', async () => ({ status: 'ok' }));
   app.get('/-/readiness', async (_request, reply) => {
     try {

@@ -99,6 +99,13 @@ export class UsersService {
     return { token, csrfToken, user: found.user, expiresAt };
   }
 
+  /** Checks a username (or email) and password, for git over HTTP; null when wrong. */
+  async checkPassword(login: string, password: string): Promise<User | null> {
+    const found = await this.users.findByLogin(login);
+    const ok = await verifyPassword(password, found?.passwordDigest ?? null);
+    return found && ok && found.user.state === 'active' ? found.user : null;
+  }
+
   async signOut(raw: string): Promise<void> {
     await this.users.deleteSession(digest(raw));
   }

@@ -105,6 +105,11 @@ export class Git {
     return commit;
   }
 
+  /** Starts git with piped stdio (smart HTTP streams pack data through it). */
+  spawn(args: readonly string[], env: Record<string, string> = {}) {
+    return spawn(this.binary, [...args], { env: { ...this.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  }
+
   async exists(path: string): Promise<boolean> {
     return stat(join(path, 'HEAD')).then(
       () => true,
