@@ -45,6 +45,9 @@ export function createDb(opts: { databaseUrl: string | null; dataDir: string }):
     };
   }
   const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+  // An idle connection the server terminates (restart, failover, admin command) is dropped by the pool and the
+  // next query opens a new one; without a listener the 'error' event would crash the process.
+  pool.on('error', () => undefined);
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     kysely,
