@@ -23,7 +23,9 @@ import type { AppContext } from './context.js';
 import { collectorRoutes } from './error-tracking/collector.routes.js';
 import { errorTrackingRoutes } from './error-tracking/error-tracking.routes.js';
 import { issueRoutes } from './issues/issues.routes.js';
+import { repositoryRoutes } from './repositories/repositories.routes.js';
 import { installSmartHttp } from './repositories/smart-http.js';
+import { storageMoveRoutes } from './storage-moves/storage-moves.routes.js';
 
 /** Query parameters that carry secrets and are masked in logged URLs. */
 const SECRET_PARAMS = /([?&](?:private_token|access_token|sentry_key|sentry_secret|token|key)=)[^&]*/gi;
@@ -136,6 +138,8 @@ export async function buildApp(
         alertRoutes(s, ctx, api);
         issueRoutes(s, ctx, api);
         errorTrackingRoutes(s, ctx, api);
+        storageMoveRoutes(s, ctx, api);
+        repositoryRoutes(s, ctx);
         s.get('/openapi.json', async () =>
           openapi.document(api.version, ctx.config.externalUrl, ctx.config.release),
         );

@@ -30,6 +30,10 @@ export interface Config {
   readonly alertPayloadLimitBytes: number;
   /** Timeout of outbound HTTP requests (the external Sentry API), in milliseconds. */
   readonly outboundTimeoutMs: number;
+  /** Jobs run at once (storage moves copy this many repositories in parallel; spec: JOBS=10). */
+  readonly jobConcurrency: number;
+  /** How long a claimed job stays with a worker that stopped sending heartbeats (crash recovery). */
+  readonly jobLeaseSeconds: number;
   /** Deprecated registration token for shared runners (removed in 18.0; see versioning). */
   readonly sharedRunnersRegistrationToken: string | null;
 }
@@ -65,6 +69,8 @@ const KEYS = {
   logLevel: ['SVC_LOG_LEVEL', 'log_level'],
   alertPayloadLimitBytes: ['SVC_ALERT_PAYLOAD_LIMIT', 'alert_payload_limit'],
   outboundTimeoutMs: ['SVC_OUTBOUND_TIMEOUT_MS', 'outbound_timeout_ms'],
+  jobConcurrency: ['SVC_JOB_CONCURRENCY', 'job_concurrency'],
+  jobLeaseSeconds: ['SVC_JOB_LEASE_SECONDS', 'job_lease_seconds'],
   sharedRunnersRegistrationToken: [
     'SVC_SHARED_RUNNERS_REGISTRATION_TOKEN',
     'shared_runners_registration_token',
@@ -162,6 +168,15 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     );
   }
 
+  const int = (key: Key, fallback: number, min: number, max: number): number => {
+    const text = str(key) ?? String(fallback);
+    const n = Number(text);
+    if (!/^\d+$/.test(text) || n < min || n > max) {
+      throw new ConfigError(`${get(key)!.from} must be an integer from ${min} to ${max} (got "${text}")`);
+    }
+    return n;
+  };
+
   return Object.freeze({
     host,
     port,
@@ -177,6 +192,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     logLevel: oneOf('logLevel', LOG_LEVELS, 'info'),
     alertPayloadLimitBytes,
     outboundTimeoutMs,
+    jobConcurrency: int('jobConcurrency', 10, 1, 100),
+    jobLeaseSeconds: int('jobLeaseSeconds', 60, 1, 3600),
     sharedRunnersRegistrationToken: str('sharedRunnersRegistrationToken'),
   });
 }

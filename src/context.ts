@@ -31,6 +31,8 @@ import { JobQueue } from './jobs/queue.js';
 import { Git } from './repositories/git.js';
 import { RepositoriesService, repositoryLifecycle } from './repositories/repositories.service.js';
 import { configuredWeights, pickStorage } from './repositories/storages.js';
+import { StorageMovesRepository } from './storage-moves/storage-moves.repository.js';
+import { StorageMovesService } from './storage-moves/storage-moves.service.js';
 import { parseRelease, type Release } from './versioning/release.js';
 
 /** Everything the HTTP layer and the CLI need, built once. */
@@ -54,6 +56,7 @@ export interface AppContext {
   readonly collector: CollectorService;
   readonly errorTrackingRepo: ErrorTrackingRepository;
   readonly jobs: JobQueue;
+  readonly storageMoves: StorageMovesService;
 }
 
 /** The composition root: repositories, then services, wired once. */
@@ -109,7 +112,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     async () => (await settings.get()).allow_local_requests_from_web_hooks_and_services,
     config.outboundTimeoutMs,
   );
-  const jobs = new JobQueue(k, db.dialect, clock);
+  const jobs = new JobQueue(k, db.dialect, clock, config.jobLeaseSeconds * 1000);
   registerRetention(jobs, errorTrackingRepo, settings, clock);
   const errorTracking = new ErrorTrackingService(
     errorTrackingRepo,
@@ -147,6 +150,15 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     errorTracking,
     errorTrackingRepo,
     jobs,
+    storageMoves: new StorageMovesService(
+      new StorageMovesRepository(k),
+      repositories,
+      jobs,
+      async () => (await settings.get()).repository_storages_weighted,
+      config.offering,
+      config.tier,
+      clock,
+    ),
     collector: new CollectorService(errorTrackingRepo, projects, errorTracking, settings, clock),
   };
 }

@@ -49,7 +49,7 @@ export async function start(
   const app = await buildApp(ctx, { logger: opts.log === false ? false : loggerOptions(config.logLevel) });
   const address = await app.listen({ host: config.host, port: config.port });
   await scheduleRetention(ctx.jobs, ctx.clock);
-  ctx.jobs.start();
+  ctx.jobs.start(1000, config.jobConcurrency);
   let closing: Promise<void> | null = null;
   return {
     app,

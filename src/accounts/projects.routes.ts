@@ -138,12 +138,19 @@ export function projectRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): vo
         tags,
         summary: 'Update a project (Maintainer)',
         params: Params,
-        body: Type.Partial(Type.Object(Editable)),
+        body: Type.Partial(Type.Object({ ...Editable, repository_storage: Type.String() })),
         response: { 200: E.ProjectEntity },
       },
     },
     async (req) => {
       const b = req.body ?? {};
+      // An admin changing repository_storage schedules a storage move (GitLab); refusals come before any change.
+      if (b.repository_storage !== undefined) {
+        const { project } = await ctx.projects.find(req.actor.user, req.params.id);
+        if (b.repository_storage !== project.repositoryStorage) {
+          await ctx.storageMoves.schedule(req.actor.user, 'project', project.id, b.repository_storage);
+        }
+      }
       const project = await ctx.projects.update(req.actor.user, req.params.id, {
         name: b.name,
         path: b.path,

@@ -16,7 +16,6 @@ export interface Job {
 /** Runs one kind of job. Handlers are idempotent: a job may run again after a crash. */
 export type JobHandler = (job: Job, ctx: { heartbeat(): Promise<void> }) => Promise<void>;
 
-const LEASE_MS = 60_000;
 const MAX_ATTEMPTS = 10;
 /** Backoff after the n-th failure: 2^n seconds, at most an hour. */
 export const backoffMs = (attempts: number) => Math.min(3_600_000, 1000 * 2 ** attempts);
@@ -30,7 +29,7 @@ type Db = Kysely<Database> | Transaction<Database>;
 export class JobQueue {
   private readonly handlers = new Map<string, JobHandler>();
   private readonly workerId = randomUUID();
-  private timer: NodeJS.Timeout | null = null;
+  private readonly sleepers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
   private running: Promise<void> | null = null;
   private stopped = true;
 
@@ -38,6 +37,8 @@ export class JobQueue {
     private readonly db: Kysely<Database>,
     private readonly dialect: DialectName,
     private readonly clock: Clock,
+    /** How long a claimed job stays with its worker without a heartbeat (a crashed worker's jobs return then). */
+    private readonly leaseMs = 60_000,
     private readonly log: (msg: string, extra?: object) => void = () => undefined,
   ) {}
 
@@ -73,7 +74,7 @@ export class JobQueue {
   /** Claims the next due job for this worker, or null. */
   private async claim(): Promise<Job | null> {
     const now = this.clock.now();
-    const until = new Date(now.getTime() + LEASE_MS).toISOString();
+    const until = new Date(now.getTime() + this.leaseMs).toISOString();
     const nowIso = now.toISOString();
     const due = this.db
       .selectFrom('jobs')
@@ -97,7 +98,7 @@ export class JobQueue {
   private async runOne(job: Job): Promise<void> {
     const handler = this.handlers.get(job.kind);
     const heartbeat = async () => {
-      const until = new Date(this.clock.now().getTime() + LEASE_MS).toISOString();
+      const until = new Date(this.clock.now().getTime() + this.leaseMs).toISOString();
       await this.db
         .updateTable('jobs')
         .set({ locked_until: until })
@@ -105,11 +106,15 @@ export class JobQueue {
         .where('locked_by', '=', this.workerId)
         .execute();
     };
+    // Long jobs (a repository copy) keep their lease with a heartbeat a third of the lease apart.
+    const beat = setInterval(() => void heartbeat().catch(() => undefined), Math.max(100, this.leaseMs / 3));
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
       await handler(job, { heartbeat });
+      clearInterval(beat);
       await this.db.deleteFrom('jobs').where('id', '=', job.id).execute();
     } catch (err) {
+      clearInterval(beat);
       const message = err instanceof Error ? err.message : String(err);
       const dead = job.attempts >= MAX_ATTEMPTS;
       this.log(dead ? 'job failed for good' : 'job failed, will retry', {
@@ -143,25 +148,46 @@ export class JobQueue {
     }
   }
 
-  /** Starts polling for due jobs every `intervalMs`. */
-  start(intervalMs = 1000): void {
+  /** Starts `concurrency` workers, each polling for due jobs every `intervalMs`. */
+  start(intervalMs = 1000, concurrency = 1): void {
     this.stopped = false;
-    const tick = () => {
-      if (this.stopped) return;
-      this.running = this.drain()
-        .then(() => undefined)
-        .catch((err: unknown) => this.log('job worker error', { error: String(err) }))
-        .finally(() => {
-          if (!this.stopped) this.timer = setTimeout(tick, intervalMs);
-        });
-    };
-    this.timer = setTimeout(tick, 0);
+    const loops: Promise<void>[] = [];
+    for (let i = 0; i < concurrency; i++) {
+      loops.push(
+        (async () => {
+          while (!this.stopped) {
+            await this.drain().catch((err: unknown) => this.log('job worker error', { error: String(err) }));
+            if (this.stopped) return;
+            await this.sleep(intervalMs);
+          }
+        })(),
+      );
+    }
+    this.running = Promise.all(loops).then(() => undefined);
   }
 
-  /** Stops polling and waits for the job in progress. */
+  /** Waits `ms`, or until `stop()` wakes the workers. */
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const sleeper = {
+        timer: setTimeout(() => {
+          this.sleepers.delete(sleeper);
+          resolve();
+        }, ms),
+        resolve,
+      };
+      this.sleepers.add(sleeper);
+    });
+  }
+
+  /** Stops the workers and waits for the jobs in progress. */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    for (const s of this.sleepers) {
+      clearTimeout(s.timer);
+      s.resolve();
+    }
+    this.sleepers.clear();
     await this.running;
   }
 

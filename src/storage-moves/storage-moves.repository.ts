@@ -1,0 +1,150 @@
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import type { Paged, PageRequest } from '../accounts/accounts.js';
+import { readCount, readTimestamp, writeBool } from '../db/dialect.js';
+import type { Database, RepositoryStorageMovesTable } from '../db/schema.js';
+import { ACTIVE_STATES, type ContainerType, type MoveState, type StorageMove } from './storage-moves.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+const TABLE = { project: 'projects', snippet: 'snippets', group: 'namespaces' } as const;
+
+function toMove(r: Selectable<RepositoryStorageMovesTable>): StorageMove {
+  return {
+    id: r.id,
+    containerType: r.container_type as ContainerType,
+    containerId: r.container_id,
+    state: r.state as MoveState,
+    sourceStorageName: r.source_storage_name,
+    destinationStorageName: r.destination_storage_name,
+    errorMessage: r.error_message,
+    createdAt: readTimestamp(r.created_at),
+    updatedAt: readTimestamp(r.updated_at),
+  };
+}
+
+/** Storage moves and the storage fields of their containers. */
+export class StorageMovesRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(fn);
+  }
+
+  async insert(
+    trx: Db,
+    m: { containerType: ContainerType; containerId: number; source: string; destination: string },
+    now: string,
+  ): Promise<StorageMove> {
+    const r = await trx
+      .insertInto('repository_storage_moves')
+      .values({
+        container_type: m.containerType,
+        container_id: m.containerId,
+        state: 'scheduled',
+        source_storage_name: m.source,
+        destination_storage_name: m.destination,
+        error_message: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toMove(r);
+  }
+
+  async find(id: number, type?: ContainerType): Promise<StorageMove | null> {
+    let q = this.db.selectFrom('repository_storage_moves').selectAll().where('id', '=', id);
+    if (type) q = q.where('container_type', '=', type);
+    const r = await q.executeTakeFirst();
+    return r ? toMove(r) : null;
+  }
+
+  async list(
+    type: ContainerType,
+    containerId: number | null,
+    page: PageRequest,
+  ): Promise<Paged<StorageMove>> {
+    let base = this.db.selectFrom('repository_storage_moves').where('container_type', '=', type);
+    if (containerId !== null) base = base.where('container_id', '=', containerId);
+    const [rows, total] = await Promise.all([
+      base
+        .selectAll()
+        .orderBy('id', 'desc')
+        .limit(page.perPage)
+        .offset((page.page - 1) * page.perPage)
+        .execute(),
+      base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
+    ]);
+    return { items: rows.map(toMove), total: readCount(total?.n as string | number | undefined) };
+  }
+
+  async active(trx: Db, type: ContainerType, containerId: number): Promise<boolean> {
+    const r = await trx
+      .selectFrom('repository_storage_moves')
+      .select('id')
+      .where('container_type', '=', type)
+      .where('container_id', '=', containerId)
+      .where('state', 'in', [...ACTIVE_STATES])
+      .executeTakeFirst();
+    return r !== undefined;
+  }
+
+  async setState(
+    id: number,
+    state: MoveState,
+    errorMessage: string | null,
+    now: string,
+    trx: Db = this.db,
+  ): Promise<void> {
+    await trx
+      .updateTable('repository_storage_moves')
+      .set({ state, error_message: errorMessage, updated_at: now })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** The storage a container's repository is on, and whether it exists. */
+  async storageOf(type: ContainerType, id: number): Promise<string | null> {
+    const table = TABLE[type];
+    const r = await (this.db as Kysely<Database>)
+      .selectFrom(table)
+      .select('repository_storage')
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return (r?.repository_storage as string | null | undefined) ?? null;
+  }
+
+  async setReadOnly(type: ContainerType, id: number, readOnly: boolean, trx: Db = this.db): Promise<void> {
+    await trx
+      .updateTable(TABLE[type])
+      .set({ repository_read_only: writeBool(readOnly) })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async setStorage(trx: Db, type: ContainerType, id: number, storage: string): Promise<void> {
+    await trx
+      .updateTable(TABLE[type])
+      .set({ repository_storage: storage, repository_read_only: writeBool(false) })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** Containers whose repository is on a storage (groups: their wiki). */
+  async onStorage(type: ContainerType, storage: string): Promise<number[]> {
+    let q = this.db.selectFrom(TABLE[type]).select('id').where('repository_storage', '=', storage);
+    if (type === 'group') q = q.where(sql.ref('kind'), '=', 'group');
+    const rows = await q.orderBy('id').execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** Moves stuck in an active state whose job is gone (recovery after a crash). */
+  async activeMoves(): Promise<StorageMove[]> {
+    const rows = await this.db
+      .selectFrom('repository_storage_moves')
+      .selectAll()
+      .where('state', 'in', [...ACTIVE_STATES])
+      .execute();
+    return rows.map(toMove);
+  }
+}
