@@ -29,6 +29,7 @@ type Db = Kysely<Database> | Transaction<Database>;
 export class JobQueue {
   private readonly handlers = new Map<string, JobHandler>();
   private readonly workerId = randomUUID();
+  private readonly inFlight = new Set<Promise<void>>();
   private readonly sleepers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
   private running: Promise<void> | null = null;
   private stopped = true;
@@ -137,14 +138,23 @@ export class JobQueue {
     }
   }
 
-  /** Runs due jobs until none is left; returns how many ran. Tests call this instead of sleeping. */
+  /**
+   * Runs due jobs until none is left and no job of this process is still running (another worker's included);
+   * returns how many it ran itself. Tests call this instead of sleeping.
+   */
   async drain(): Promise<number> {
     let n = 0;
     for (;;) {
       const job = await this.claim();
-      if (!job) return n;
-      await this.runOne(job);
-      n++;
+      if (job) {
+        const run = this.runOne(job);
+        this.inFlight.add(run);
+        await run.finally(() => this.inFlight.delete(run));
+        n++;
+        continue;
+      }
+      if (this.inFlight.size === 0) return n;
+      await Promise.allSettled([...this.inFlight]);
     }
   }
 
