@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -41,10 +41,7 @@ export async function pushCommit(
   const clone = await git(['clone', '--quiet', url, 'w'], dir);
   if (clone.code !== 0) throw new Error(`clone failed: ${clone.stderr}`);
   const w = join(dir, 'w');
-  await run('sh', ['-c', `printf '%s' "$CONTENT" > "$FILE"`], {
-    cwd: w,
-    env: { ...process.env, CONTENT: content, FILE: file },
-  });
+  writeFileSync(join(w, file), content);
   await git(['add', file], w);
   await git(
     ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', 'commit', '--quiet', '-m', `Add ${file}`],
