@@ -138,6 +138,47 @@ export class StorageMovesRepository {
     return rows.map((r) => r.id);
   }
 
+  /** How many repositories of each kind are on each storage. */
+  async counts(): Promise<Record<string, { projects: number; snippets: number; groups: number }>> {
+    const out: Record<string, { projects: number; snippets: number; groups: number }> = {};
+    const add = (
+      rows: { repository_storage: string | null; n: unknown }[],
+      key: 'projects' | 'snippets' | 'groups',
+    ) => {
+      for (const r of rows) {
+        if (!r.repository_storage) continue;
+        out[r.repository_storage] ??= { projects: 0, snippets: 0, groups: 0 };
+        out[r.repository_storage]![key] = readCount(r.n as string | number);
+      }
+    };
+    add(
+      await this.db
+        .selectFrom('projects')
+        .select(['repository_storage', (eb) => eb.fn.countAll().as('n')])
+        .groupBy('repository_storage')
+        .execute(),
+      'projects',
+    );
+    add(
+      await this.db
+        .selectFrom('snippets')
+        .select(['repository_storage', (eb) => eb.fn.countAll().as('n')])
+        .groupBy('repository_storage')
+        .execute(),
+      'snippets',
+    );
+    add(
+      await this.db
+        .selectFrom('namespaces')
+        .select(['repository_storage', (eb) => eb.fn.countAll().as('n')])
+        .where('kind', '=', 'group')
+        .groupBy('repository_storage')
+        .execute(),
+      'groups',
+    );
+    return out;
+  }
+
   /** Moves stuck in an active state whose job is gone (recovery after a crash). */
   async activeMoves(): Promise<StorageMove[]> {
     const rows = await this.db

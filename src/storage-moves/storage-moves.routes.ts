@@ -33,6 +33,29 @@ export function storageMoveRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion)
   const present = async (req: FastifyRequest, m: StorageMove) =>
     api.present.storageMove(m, await container(req, m), viewOf(req, url));
 
+  app.get(
+    '/repository_storages',
+    {
+      schema: {
+        tags: ['repository storage moves'],
+        summary: 'Configured repository storages with weights and repository counts (admin)',
+        response: {
+          200: Type.Array(
+            Type.Object({
+              name: Type.String(),
+              path: Type.String(),
+              weight: Type.Integer(),
+              projects: Type.Integer(),
+              snippets: Type.Integer(),
+              groups: Type.Integer(),
+            }),
+          ),
+        },
+      },
+    },
+    async (req) => ctx.storageMoves.storages(req.actor.user),
+  );
+
   for (const { type, plural } of KINDS) {
     const tags = ['repository storage moves'];
     const collection = `/${type}_repository_storage_moves`;

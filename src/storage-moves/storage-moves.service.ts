@@ -139,6 +139,19 @@ export class StorageMovesService {
     return move;
   }
 
+  /** The configured storages with their weight and how many repositories each holds (admin). */
+  async storages(actor: User | null) {
+    if (!actor) throw unauthorized();
+    if (!actor.admin) throw forbidden();
+    const [weights, counts] = await Promise.all([this.weights(), this.repo.counts()]);
+    return this.repos.storageNames().map((name) => ({
+      name,
+      path: this.repos.storagePath(name),
+      weight: weights[name] ?? 0,
+      ...(counts[name] ?? { projects: 0, snippets: 0, groups: 0 }),
+    }));
+  }
+
   /** The job: idempotent, resumable after a crash at any step. */
   async run(moveId: number): Promise<void> {
     const move = await this.repo.find(moveId);
