@@ -1,10 +1,14 @@
+import { Presets, SingleBar } from 'cli-progress';
 import { Command, Option } from 'commander';
 import { TOKEN_SCOPES, type TokenScope } from './accounts/accounts.js';
+import { BackupError, BackupService, type Progress, silentProgress } from './backup/backup.service.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createContext } from './context.js';
 import { createDb, migrate } from './db/db.js';
 import { AppError } from './errors.js';
+import { relativePath } from './repositories/git.js';
 import { bootstrap, start } from './server.js';
+import { isAtLeast, parseRelease } from './versioning/release.js';
 
 /** Exit codes: 0 success, 1 failure at run time, 2 bad configuration or usage. */
 const EXIT_FAILURE = 1;
@@ -170,5 +174,145 @@ program
       fail(err);
     }
   });
+
+/** A progress bar on a terminal; nothing otherwise (CI logs, pipes). */
+function terminalProgress(): Progress {
+  if (!process.stderr.isTTY) return silentProgress;
+  let bar: SingleBar | null = null;
+  return {
+    start: (label, total) => {
+      bar = new SingleBar(
+        { format: `${label.padEnd(12)} [{bar}] {value}/{total}`, stream: process.stderr },
+        Presets.shades_classic,
+      );
+      bar.start(total, 0);
+    },
+    tick: () => bar?.increment(),
+    stop: () => bar?.stop(),
+  };
+}
+
+function backupService(ctx: ReturnType<typeof createContext>): BackupService {
+  return new BackupService(
+    ctx.db.kysely,
+    ctx.db.dialect,
+    ctx.repositories,
+    ctx.config.dataDir,
+    ctx.config.release,
+    async () => (await ctx.settings.get()).repository_storages_weighted,
+  );
+}
+
+const backup = program
+  .command('backup')
+  .description('back up or restore the whole instance (database, repositories, secret key)');
+backup
+  .command('create')
+  .description('write a backup archive (.tar.gz)')
+  .option(
+    '--output <file>',
+    'where to write it',
+    `svc-backup-${new Date().toISOString().replace(/[:.]/g, '-')}.tar.gz`,
+  )
+  .action(async (o: { output: string }) => {
+    try {
+      await withContext(async (ctx) => {
+        const manifest = await backupService(ctx).create(o.output, terminalProgress());
+        const rows = Object.values(manifest.tables).reduce((a, b) => a + b, 0);
+        process.stdout.write(
+          `svc: wrote ${o.output}: ${rows} rows, ${manifest.repositories.length} repositories\n`,
+        );
+      });
+    } catch (err) {
+      fail(err);
+    }
+  });
+backup
+  .command('restore <file>')
+  .description('restore an archive into this instance (its database must be empty)')
+  .action(async (file: string) => {
+    try {
+      const config = loadConfig(process.env);
+      const db = createDb(config);
+      try {
+        await migrate(db);
+        // No bootstrap: the restored data brings its own users.
+        const manifest = await backupService(createContext(config, db)).restore(file, terminalProgress());
+        const rows = Object.values(manifest.tables).reduce((a, b) => a + b, 0);
+        process.stdout.write(
+          `svc: restored ${rows} rows and ${manifest.repositories.length} repositories (checksums verified)\n`,
+        );
+      } finally {
+        await db.close();
+      }
+    } catch (err) {
+      if (err instanceof BackupError) {
+        process.stderr.write(`svc: restore failed, nothing was changed: ${err.message}\n`);
+        process.exit(EXIT_FAILURE);
+      }
+      fail(err);
+    }
+  });
+
+program
+  .command('list-repos')
+  .description(
+    'list repositories (storage and relative path), optionally with activity since a time (deprecated 16.4, removed in 17.0)',
+  )
+  .option('--since <date-time>', 'only repositories with activity since this time')
+  .action(async (o: { since?: string }) => {
+    try {
+      const config = loadConfig(process.env);
+      // Spec: svc:list_repos is deprecated in 16.4 and removed in 17.0; backup and restore replace it.
+      if (isAtLeast(parseRelease(config.release), '17.0')) {
+        process.stderr.write(
+          'svc: list-repos was removed in 17.0 (SVC_RELEASE is ' +
+            `${config.release}); move an instance with \`svc backup create\` and \`svc backup restore\` instead\n`,
+        );
+        process.exit(EXIT_USAGE);
+      }
+      if (o.since !== undefined && Number.isNaN(Date.parse(o.since))) {
+        process.stderr.write(`svc: --since must be a date-time (got "${o.since}")\n`);
+        process.exit(EXIT_USAGE);
+      }
+      process.stderr.write(
+        'svc: list-repos is deprecated since 16.4 and removed in 17.0; use backup and restore\n',
+      );
+      await withContext(async (ctx) => {
+        for (const line of await listRepositories(ctx, o.since ? new Date(o.since).toISOString() : null)) {
+          process.stdout.write(`${line}\n`);
+        }
+      });
+    } catch (err) {
+      fail(err);
+    }
+  });
+
+/** `<storage>\t<relative path>` of every repository with activity since `since`. */
+async function listRepositories(
+  ctx: ReturnType<typeof createContext>,
+  since: string | null,
+): Promise<string[]> {
+  const k = ctx.db.kysely;
+  let projects = k.selectFrom('projects').select(['id', 'repository_storage', 'last_activity_at as at']);
+  let snippets = k.selectFrom('snippets').select(['id', 'repository_storage', 'updated_at as at']);
+  let groups = k
+    .selectFrom('namespaces')
+    .select(['id', 'repository_storage', 'updated_at as at'])
+    .where('kind', '=', 'group');
+  if (since) {
+    projects = projects.where('last_activity_at', '>=', since);
+    snippets = snippets.where('updated_at', '>=', since);
+    groups = groups.where('updated_at', '>=', since);
+  }
+  const rows = [
+    ...(await projects.execute()).map((r) => ['project', r] as const),
+    ...(await snippets.execute()).map((r) => ['snippet', r] as const),
+    ...(await groups.execute()).map((r) => ['group', r] as const),
+  ];
+  return rows
+    .filter(([, r]) => r.repository_storage)
+    .map(([kind, r]) => `${r.repository_storage}\t${relativePath(kind, r.id)}`);
+}
 
 await program.parseAsync(process.argv);

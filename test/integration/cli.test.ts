@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { relativePath } from '../../src/repositories/git.js';
 import { http } from '../helpers/http.js';
-import { freePort } from '../helpers/server.js';
+import { freePort, startTestServer } from '../helpers/server.js';
 
 const run = promisify(execFile);
 const BIN = join(import.meta.dirname, '../../bin/svc.js');
@@ -83,5 +84,37 @@ describe('svc CLI', () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
+  });
+
+  it('lists repositories before 17.0 (with --since) and refuses from 17.0, pointing to backup and restore', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
+    const env = { SVC_DATA_DIR: dir, SVC_RELEASE: '16.11', SVC_ROOT_PASSWORD: 'list-repos-password' };
+    expect(
+      (
+        await svc(
+          ['user', 'create', '--username', 'ann', '--email', 'ann@example.com', '--password', 'ann-password'],
+          env,
+        )
+      ).code,
+    ).toBe(0);
+    const listed = await svc(['list-repos'], env);
+    expect(listed.code).toBe(0);
+    expect(listed.stderr).toMatch(/deprecated since 16.4/);
+    expect(listed.stdout).toBe('');
+    const future = await svc(['list-repos', '--since', '2999-01-01T00:00:00Z'], env);
+    expect(future).toMatchObject({ code: 0, stdout: '' });
+    expect((await svc(['list-repos', '--since', 'yesterday-ish'], env)).code).toBe(2);
+    // With repositories: one line per repository, `<storage>\t<relative path>`.
+    const s = await startTestServer({ env: { SVC_RELEASE: '16.11' } });
+    const p = await http(s.url).post('/api/v4/projects', { token: s.rootToken, body: { name: 'listed' } });
+    await s.server.close();
+    const lines = (await svc(['list-repos'], { SVC_DATA_DIR: s.dataDir, SVC_RELEASE: '16.11' })).stdout
+      .trim()
+      .split('\n');
+    expect(lines).toContain(`default\t${relativePath('project', p.body.id)}`);
+    rmSync(s.dataDir, { recursive: true, force: true });
+    const removed = await svc(['list-repos'], { ...env, SVC_RELEASE: '17.0' });
+    expect(removed.code).toBe(2);
+    expect(removed.stderr).toMatch(/removed in 17.0.*svc backup create.*svc backup restore/);
   });
 });

@@ -9,6 +9,7 @@ import { NotFoundPage } from './pages/not-found';
 import { ProjectPage } from './pages/project';
 import { ProjectsPage } from './pages/projects';
 import { SignInPage } from './pages/sign-in';
+import { StoragesPage } from './pages/storages';
 import { Link, parseRoute, paths, type Route, usePathname } from './router';
 import type { Session, SessionUser } from './types';
 
@@ -100,7 +101,10 @@ function Shell({ user, onSignedOut }: { readonly user: SessionUser; readonly onS
             Projects
           </Link>
           {user.is_admin ? (
-            <Link to={paths.admin()} aria-current={route.name === 'admin' ? 'page' : undefined}>
+            <Link
+              to={paths.admin()}
+              aria-current={route.name === 'admin' || route.name === 'admin-storages' ? 'page' : undefined}
+            >
               Admin area
             </Link>
           ) : null}
@@ -139,6 +143,8 @@ function RouteView({ route, user }: { readonly route: Route; readonly user: Sess
       return <ErrorPage key={`${route.id}/${route.errorId}`} projectId={route.id} errorId={route.errorId} />;
     case 'admin':
       return <AdminPage user={user} />;
+    case 'admin-storages':
+      return <StoragesPage user={user} />;
     case 'not-found':
       return <NotFoundPage path={route.path} />;
   }
@@ -158,6 +164,8 @@ function titleOf(route: Route): string {
       return `Error ${route.errorId}`;
     case 'admin':
       return 'Admin area';
+    case 'admin-storages':
+      return 'Repository storages · Admin area';
     case 'not-found':
       return 'Not found';
   }

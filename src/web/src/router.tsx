@@ -11,6 +11,7 @@ export type Route =
   | { readonly name: 'incident'; readonly id: string; readonly iid: string }
   | { readonly name: 'error'; readonly id: string; readonly errorId: string }
   | { readonly name: 'admin' }
+  | { readonly name: 'admin-storages' }
   | { readonly name: 'not-found'; readonly path: string };
 
 /** Tabs of the project page, each with its own URL segment. */
@@ -26,6 +27,7 @@ export function parseRoute(pathname: string): Route {
   const path = pathname.replace(/\/+$/, '') || '/';
   if (path === '/' || path === UI_PREFIX || path === `${UI_PREFIX}/projects`) return { name: 'projects' };
   if (path === `${UI_PREFIX}/admin`) return { name: 'admin' };
+  if (path === `${UI_PREFIX}/admin/storages`) return { name: 'admin-storages' };
   const detail = /^\/-\/ui\/projects\/(\d+)\/(alerts|issues)\/(\d+)$/.exec(path);
   if (detail) {
     return { name: detail[2] === 'alerts' ? 'alert' : 'incident', id: detail[1]!, iid: detail[3]! };
@@ -51,6 +53,7 @@ export const paths = {
   error: (id: number | string, errorId: number | string): string =>
     `${UI_PREFIX}/projects/${id}/errors/${errorId}`,
   admin: (): string => `${UI_PREFIX}/admin`,
+  adminStorages: (): string => `${UI_PREFIX}/admin/storages`,
 };
 
 const NAVIGATE_EVENT = 'svc:navigate';

@@ -216,3 +216,51 @@ export interface ErrorEvent {
   readonly user_key: string | null;
   readonly user: unknown;
 }
+
+/** One configured repository storage (`GET /repository_storages`, admin only). */
+export interface RepositoryStorage {
+  readonly name: string;
+  readonly path: string;
+  /** Share of new repositories, 0–100 (`repository_storages_weighted`); 0 means none. */
+  readonly weight: number;
+  readonly projects: number;
+  readonly snippets: number;
+  readonly groups: number;
+}
+
+/** The part of `GET/PUT /application/settings` the storages page reads. */
+export interface StorageSettings {
+  readonly repository_storages_weighted: Readonly<Record<string, number>>;
+}
+
+/** A project as an administrator sees it in `GET /projects` (with its storage). */
+export interface AdminProject extends Project {
+  readonly repository_storage?: string;
+}
+
+/** The states of a repository storage move; `initial` comes before `scheduled`. */
+export type StorageMoveState =
+  | 'initial'
+  | 'scheduled'
+  | 'started'
+  | 'replicated'
+  | 'finished'
+  | 'failed'
+  | 'cleanup failed';
+
+/** One item of `GET /<kind>_repository_storage_moves`; the container key depends on the kind. */
+export interface StorageMove {
+  readonly id: number;
+  readonly created_at: string;
+  readonly state: StorageMoveState;
+  readonly source_storage_name: string;
+  readonly destination_storage_name: string;
+  readonly error_message: string | null;
+  readonly project?: {
+    readonly id: number;
+    readonly name_with_namespace: string;
+    readonly path_with_namespace: string;
+  } | null;
+  readonly snippet?: { readonly id: number; readonly title: string } | null;
+  readonly group?: { readonly id: number; readonly full_path: string } | null;
+}

@@ -1,4 +1,5 @@
 import { ErrorNotice, ResourceView } from '../components';
+import { Link, paths } from '../router';
 import type { AdminUser, SessionUser, VersionInfo } from '../types';
 import { useResource } from '../use-resource';
 
@@ -8,9 +9,29 @@ export function AdminPage({ user }: { readonly user: SessionUser }) {
   return (
     <>
       <h1>Admin area</h1>
+      <AdminNav current="overview" />
       <VersionSection />
       <UsersSection />
     </>
+  );
+}
+
+/** The admin area's pages. */
+const ADMIN_PAGES = [
+  { key: 'overview', label: 'Overview', to: paths.admin },
+  { key: 'storages', label: 'Repository storages', to: paths.adminStorages },
+] as const;
+
+/** Links between the admin area's pages, the current one marked. */
+export function AdminNav({ current }: { readonly current: (typeof ADMIN_PAGES)[number]['key'] }) {
+  return (
+    <nav className="admin-nav" aria-label="Admin area">
+      {ADMIN_PAGES.map((p) => (
+        <Link key={p.key} to={p.to()} aria-current={p.key === current ? 'page' : undefined}>
+          {p.label}
+        </Link>
+      ))}
+    </nav>
   );
 }
 

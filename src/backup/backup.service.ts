@@ -1,0 +1,321 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { type Kysely, sql } from 'kysely';
+import type { DialectName } from '../db/dialect.js';
+import type { Database } from '../db/schema.js';
+import type { ContainerKind } from '../repositories/git.js';
+import type { RepositoriesService } from '../repositories/repositories.service.js';
+import { pickStorage } from '../repositories/storages.js';
+
+const run = promisify(execFile);
+
+/** Tables in dependency order (parents first). Sessions and jobs are not backed up: they belong to a running instance. */
+export const BACKUP_TABLES = [
+  'users',
+  'namespaces',
+  'projects',
+  'personal_access_tokens',
+  'members',
+  'snippets',
+  'application_settings',
+  'feature_gates',
+  'internal_ids',
+  'alert_integrations',
+  'alerts',
+  'alert_notes',
+  'project_alert_settings',
+  'issues',
+  'error_tracking_settings',
+  'error_tracking_client_keys',
+  'error_tracking_errors',
+  'error_tracking_events',
+  'error_tracking_sessions',
+  'repository_storage_moves',
+] as const satisfies readonly (keyof Database)[];
+
+const FORMAT = 1;
+
+interface RepoEntry {
+  kind: ContainerKind;
+  id: number;
+  storage: string;
+  bundle: string | null;
+  checksum: string;
+  defaultBranch: string;
+}
+
+interface Manifest {
+  format: number;
+  createdAt: string;
+  release: string;
+  tables: Record<string, number>;
+  repositories: RepoEntry[];
+  /** sha256 of every other file in the archive, by relative path. */
+  files: Record<string, string>;
+}
+
+/** Reports progress of a long step (a terminal progress bar, or nothing). */
+export interface Progress {
+  start(label: string, total: number): void;
+  tick(): void;
+  stop(): void;
+}
+
+export const silentProgress: Progress = {
+  start: () => undefined,
+  tick: () => undefined,
+  stop: () => undefined,
+};
+
+/** A backup archive that cannot be restored: nothing was changed. */
+export class BackupError extends Error {}
+
+async function sha256(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+async function walk(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await walk(p)));
+    else out.push(p);
+  }
+  return out;
+}
+
+/** JSON-safe row values: Dates as ISO strings. */
+const encode = (row: Record<string, unknown>) =>
+  JSON.stringify(row, (_k, v) => (v instanceof Date ? v.toISOString() : v));
+/** Values both databases accept: booleans as 0/1. */
+const decode = (row: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'boolean' ? (v ? 1 : 0) : v]));
+
+/**
+ * Backup and restore of a whole instance (spec: the recommended way to move an instance): the database content
+ * as JSON lines, every repository as a git bundle, the secret key, and a manifest of checksums. Restore checks
+ * the whole archive before changing anything, works into either database and any storage layout, and verifies
+ * every repository's checksum.
+ */
+export class BackupService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: DialectName,
+    private readonly repos: RepositoriesService,
+    private readonly dataDir: string,
+    private readonly release: string,
+    private readonly weights: () => Promise<Record<string, number>>,
+  ) {}
+
+  /** Writes a .tar.gz backup to `output`. */
+  async create(output: string, progress: Progress = silentProgress): Promise<Manifest> {
+    const work = await mkdtemp(join(tmpdir(), 'svc-backup-'));
+    try {
+      await mkdir(join(work, 'db'));
+      await mkdir(join(work, 'repos'));
+      const manifest: Manifest = {
+        format: FORMAT,
+        createdAt: new Date().toISOString(),
+        release: this.release,
+        tables: {},
+        repositories: [],
+        files: {},
+      };
+      progress.start('database', BACKUP_TABLES.length);
+      for (const table of BACKUP_TABLES) {
+        const rows = (await this.db.selectFrom(table).selectAll().execute()) as Record<string, unknown>[];
+        rows.sort((a, b) => Number(a.id ?? 0) - Number(b.id ?? 0));
+        await writeFile(join(work, 'db', `${table}.jsonl`), rows.map((r) => `${encode(r)}\n`).join(''));
+        manifest.tables[table] = rows.length;
+        progress.tick();
+      }
+      progress.stop();
+      const containers = await this.containers();
+      progress.start('repositories', containers.length);
+      for (const c of containers) {
+        const path = this.repos.path(c.kind, c.id, c.storage);
+        const file = join(work, 'repos', `${c.kind}-${c.id}.bundle`);
+        const exists = await this.repos.git.exists(path);
+        const bundled = exists && (await this.repos.git.bundle(path, file));
+        manifest.repositories.push({
+          ...c,
+          bundle: bundled ? relative(work, file) : null,
+          checksum: exists ? await this.repos.git.checksum(path) : '0'.repeat(40),
+        });
+        progress.tick();
+      }
+      progress.stop();
+      await writeFile(join(work, 'secret.key'), await readFile(join(this.dataDir, 'secret.key')));
+      for (const f of await walk(work)) manifest.files[relative(work, f)] = await sha256(f);
+      await writeFile(join(work, 'manifest.json'), JSON.stringify(manifest, null, 2));
+      await mkdir(dirname(output), { recursive: true });
+      await run('tar', ['-czf', output, '-C', work, '.']);
+      return manifest;
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  }
+
+  private async containers(): Promise<Omit<RepoEntry, 'bundle' | 'checksum'>[]> {
+    const projects = await this.db
+      .selectFrom('projects')
+      .select(['id', 'repository_storage', 'default_branch'])
+      .orderBy('id')
+      .execute();
+    const snippets = await this.db
+      .selectFrom('snippets')
+      .select(['id', 'repository_storage'])
+      .orderBy('id')
+      .execute();
+    const groups = await this.db
+      .selectFrom('namespaces')
+      .select(['id', 'repository_storage'])
+      .where('kind', '=', 'group')
+      .where('repository_storage', 'is not', null)
+      .orderBy('id')
+      .execute();
+    return [
+      ...projects.map((p) => ({
+        kind: 'project' as const,
+        id: p.id,
+        storage: p.repository_storage,
+        defaultBranch: p.default_branch,
+      })),
+      ...snippets.map((s) => ({
+        kind: 'snippet' as const,
+        id: s.id,
+        storage: s.repository_storage,
+        defaultBranch: 'main',
+      })),
+      ...groups.map((g) => ({
+        kind: 'group' as const,
+        id: g.id,
+        storage: g.repository_storage!,
+        defaultBranch: 'main',
+      })),
+    ];
+  }
+
+  /**
+   * Restores an archive into this (empty) instance. The archive is verified first; a damaged archive changes
+   * nothing. Repositories land on the storage of the same name when it exists, else on one picked by weight.
+   */
+  async restore(archive: string, progress: Progress = silentProgress): Promise<Manifest> {
+    const users = await this.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirst();
+    if (Number(users?.n ?? 0) > 0) {
+      throw new BackupError(
+        'restore needs an empty instance: this database already has users (run restore before the first start)',
+      );
+    }
+    const work = await mkdtemp(join(tmpdir(), 'svc-restore-'));
+    const restored: string[] = [];
+    try {
+      try {
+        await run('tar', ['-xzf', archive, '-C', work]);
+      } catch (err) {
+        throw new BackupError(`the archive cannot be read: ${(err as Error).message.split('\n')[0]}`);
+      }
+      let manifest: Manifest;
+      try {
+        manifest = JSON.parse(await readFile(join(work, 'manifest.json'), 'utf8')) as Manifest;
+      } catch {
+        throw new BackupError('the archive has no readable manifest.json');
+      }
+      if (manifest.format !== FORMAT) throw new BackupError(`unsupported backup format ${manifest.format}`);
+      for (const [file, expected] of Object.entries(manifest.files)) {
+        const actual = await sha256(join(work, file)).catch(() => null);
+        if (actual !== expected)
+          throw new BackupError(
+            `the archive is damaged: ${file} ${actual === null ? 'is missing' : 'does not match its checksum'}`,
+          );
+      }
+
+      // Repositories first, into their final places; removed again if anything later fails.
+      const weights = await this.weights();
+      const storageFor = (name: string) =>
+        this.repos.hasStorage(name) ? name : pickStorage(weights, Math.random());
+      const placed = new Map<string, string>();
+      progress.start('repositories', manifest.repositories.length);
+      for (const r of manifest.repositories) {
+        const storage = storageFor(r.storage);
+        placed.set(`${r.kind}:${r.id}`, storage);
+        const path = this.repos.path(r.kind, r.id, storage);
+        if (await this.repos.git.exists(path))
+          throw new BackupError(`a repository already exists at ${path}`);
+        restored.push(path);
+        if (r.bundle) await this.repos.git.unbundle(join(work, r.bundle), path, r.defaultBranch);
+        else await this.repos.git.init(path, r.defaultBranch);
+        const checksum = await this.repos.git.checksum(path);
+        if (checksum !== r.checksum)
+          throw new BackupError(`repository ${r.kind} ${r.id} does not match its checksum after restore`);
+        progress.tick();
+      }
+      progress.stop();
+
+      progress.start('database', BACKUP_TABLES.length);
+      await this.db.transaction().execute(async (trx) => {
+        for (const table of BACKUP_TABLES) {
+          const text = await readFile(join(work, 'db', `${table}.jsonl`), 'utf8');
+          const rows = text
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => decode(JSON.parse(l) as Record<string, unknown>));
+          for (let i = 0; i < rows.length; i += 200) {
+            await trx
+              .insertInto(table)
+              .values(rows.slice(i, i + 200) as never)
+              .execute();
+          }
+          progress.tick();
+        }
+        // Repositories restored onto another storage: record where they are.
+        for (const r of manifest.repositories) {
+          const storage = placed.get(`${r.kind}:${r.id}`)!;
+          if (storage === r.storage) continue;
+          const table = r.kind === 'project' ? 'projects' : r.kind === 'snippet' ? 'snippets' : 'namespaces';
+          await trx.updateTable(table).set({ repository_storage: storage }).where('id', '=', r.id).execute();
+        }
+        if (this.dialect === 'postgres') {
+          for (const table of BACKUP_TABLES) {
+            if (
+              table === 'application_settings' ||
+              table === 'internal_ids' ||
+              table === 'project_alert_settings' ||
+              table === 'error_tracking_settings' ||
+              table === 'error_tracking_sessions'
+            )
+              continue;
+            await sql`SELECT setval(pg_get_serial_sequence(${table}, 'id'), coalesce((SELECT max(id) FROM ${sql.table(table)}), 0) + 1, false)`.execute(
+              trx,
+            );
+          }
+        }
+      });
+      progress.stop();
+      await writeFile(join(this.dataDir, 'secret.key'), await readFile(join(work, 'secret.key')), {
+        mode: 0o600,
+      });
+      return manifest;
+    } catch (err) {
+      for (const path of restored) await rm(path, { recursive: true, force: true });
+      throw err;
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  }
+}
+
+/** The size of a file, for messages. */
+export async function fileSize(path: string): Promise<number> {
+  return (await stat(path)).size;
+}

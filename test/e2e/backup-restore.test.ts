@@ -1,0 +1,180 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { start } from '../../src/server.js';
+import { createIntegration, notify } from '../helpers/alerts.js';
+import { createPostgresDatabase, postgresAvailable } from '../helpers/databases.js';
+import { authUrl, git, pushCommit } from '../helpers/git.js';
+import { http } from '../helpers/http.js';
+import { freePort } from '../helpers/server.js';
+
+const run = promisify(execFile);
+const BIN = join(import.meta.dirname, '../../bin/svc.js');
+const TOKEN = 'svcpat-backup-test-root-token-01';
+
+async function svc(args: string[], env: Record<string, string>) {
+  try {
+    const r = await run('node', [BIN, ...args], {
+      env: { PATH: process.env.PATH!, ...env },
+      timeout: 120_000,
+    });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+/** Starts svc in this process on a given environment. */
+async function serve(env: Record<string, string>) {
+  const port = await freePort();
+  const config = loadConfig({
+    SVC_PORT: String(port),
+    SVC_LOG_LEVEL: 'silent',
+    SVC_OFFERING: 'hosted',
+    SVC_TIER: 'premium',
+    ...env,
+  });
+  const server = await start(config, { log: false, print: () => undefined });
+  return { server, url: `http://127.0.0.1:${port}`, api: http(`http://127.0.0.1:${port}`) };
+}
+
+const target = (await postgresAvailable()) ? 'PostgreSQL' : 'SQLite';
+
+describe(`backup on SQLite, restore into a fresh instance on ${target} with another storage layout`, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-backup-'));
+  const drops: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const d of drops) await d();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reproduces users, projects, groups, snippets, repositories, alerts and errors, and refuses a damaged archive', async () => {
+    const envA = {
+      SVC_DATA_DIR: join(dir, 'a'),
+      SVC_STORAGES: `default=${dir}/a-repos`,
+      SVC_ROOT_PASSWORD: 'backup-password-1',
+      SVC_ROOT_TOKEN: TOKEN,
+    };
+    const a = await serve(envA);
+    const group = await a.api.post('/api/v4/groups', { token: TOKEN, body: { name: 'Team', path: 'team' } });
+    const project = await a.api.post('/api/v4/projects', {
+      token: TOKEN,
+      body: { name: 'App', namespace_id: group.body.id, visibility: 'private' },
+    });
+    const pushed = await pushCommit(
+      authUrl(project.body.http_url_to_repo, 'root', TOKEN),
+      'main.txt',
+      'version one\n',
+    );
+    expect(pushed.push.code).toBe(0);
+    const snippet = await a.api.post('/api/v4/snippets', {
+      token: TOKEN,
+      body: { title: 'Notes', content: 'remember this', file_name: 'notes.md' },
+    });
+    const integration = await createIntegration(a.api, TOKEN, project.body.id, {
+      name: 'HTTP',
+      type: 'http',
+    });
+    expect(
+      (
+        await notify(integration.url, integration.authorization_key, {
+          title: 'Disk full',
+          fingerprint: 'disk',
+        })
+      ).status,
+    ).toBe(200);
+    await a.api.put(`/api/v4/projects/${project.body.id}/error_tracking/settings`, {
+      token: TOKEN,
+      body: { active: true, integrated: true },
+    });
+    const [key] = (
+      await a.api.get(`/api/v4/projects/${project.body.id}/error_tracking/client_keys`, { token: TOKEN })
+    ).body;
+    const event = {
+      event_id: 'd'.repeat(32),
+      platform: 'node',
+      user: { id: 'u1' },
+      exception: { values: [{ type: 'TypeError', value: 'boom' }] },
+    };
+    const store = await fetch(
+      `${a.url}/api/v4/error_tracking/collector/api/${project.body.id}/store/?sentry_key=${key.public_key}`,
+      {
+        method: 'POST',
+        body: gzipSync(JSON.stringify(event)),
+        headers: { 'content-encoding': 'gzip' },
+      },
+    );
+    expect(store.status).toBe(200);
+    await a.server.close();
+
+    const archive = join(dir, 'backup.tar.gz');
+    const created = await svc(['backup', 'create', '--output', archive], envA);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toMatch(/wrote .*backup\.tar\.gz: \d+ rows, 3 repositories/);
+
+    // A damaged copy is refused and changes nothing.
+    const damaged = join(dir, 'damaged.tar.gz');
+    const bytes = readFileSync(archive);
+    bytes[Math.floor(bytes.length / 2)]! ^= 0xff;
+    writeFileSync(damaged, bytes);
+    const envB: Record<string, string> = {
+      SVC_DATA_DIR: join(dir, 'b'),
+      SVC_STORAGES: `other=${dir}/b-repos`,
+    };
+    if (target === 'PostgreSQL') {
+      const pg = await createPostgresDatabase();
+      drops.push(pg.drop);
+      envB.SVC_DATABASE_URL = pg.url;
+    }
+    const refused = await svc(['backup', 'restore', damaged], envB);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/restore failed, nothing was changed/);
+
+    const restored = await svc(['backup', 'restore', archive], envB);
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(restored.stdout).toMatch(/restored \d+ rows and 3 repositories \(checksums verified\)/);
+    // Restoring twice is refused: the instance is no longer empty.
+    expect((await svc(['backup', 'restore', archive], envB)).stderr).toMatch(/needs an empty instance/);
+
+    const b = await serve(envB);
+    try {
+      const me = await b.api.get('/api/v4/user', { token: TOKEN });
+      expect(me.body.username).toBe('root');
+      const p = await b.api.get('/api/v4/projects/team%2Fapp', { token: TOKEN });
+      expect(p.body).toMatchObject({ id: project.body.id, repository_storage: 'other' });
+      const clone = mkdtempSync(join(dir, 'clone-'));
+      expect(
+        (await git(['clone', '--quiet', authUrl(p.body.http_url_to_repo, 'root', TOKEN), 'c'], clone)).code,
+      ).toBe(0);
+      expect(readFileSync(join(clone, 'c', 'main.txt'), 'utf8')).toBe('version one\n');
+      const s = await b.api.get(`/api/v4/snippets/${snippet.body.id}/raw`, { token: TOKEN });
+      expect(s.body).toBe('remember this');
+      const alerts = await b.api.get(`/api/v4/projects/${project.body.id}/alert_management/alerts`, {
+        token: TOKEN,
+      });
+      expect(alerts.body.map((x: { title: string }) => x.title)).toEqual(['Disk full']);
+      // The integration key survived (encrypted with the restored secret key): notify still works and counts.
+      const again = await notify(integration.url.replace(a.url, b.url), integration.authorization_key, {
+        title: 'Disk full',
+        fingerprint: 'disk',
+      });
+      expect(again.body).toEqual([{ iid: 1, title: 'Disk full' }]);
+      const errors = await b.api.get(`/api/v4/projects/${project.body.id}/error_tracking/errors`, {
+        token: TOKEN,
+      });
+      expect(errors.body).toEqual([expect.objectContaining({ type: 'TypeError', count: 1, user_count: 1 })]);
+      // New rows get new ids after the restored ones (sequences moved on).
+      const next = await b.api.post('/api/v4/projects', { token: TOKEN, body: { name: 'After restore' } });
+      expect(next.status).toBe(201);
+      expect(next.body.id).toBeGreaterThan(project.body.id);
+    } finally {
+      await b.server.close();
+    }
+  });
+});
