@@ -121,9 +121,8 @@ export class Git {
   async init(path: string, defaultBranch = 'main'): Promise<void> {
     if (await this.exists(path)) return;
     await mkdir(dirname(path), { recursive: true });
+    // Smart HTTP runs receive-pack directly, so no http.receivepack setting is needed.
     await this.run(['init', '--bare', '--quiet', `--initial-branch=${defaultBranch}`, path]);
-    // Smart HTTP: allow pushes through git http-backend / receive-pack.
-    await this.run(['config', 'http.receivepack', 'true'], { cwd: path });
   }
 
   /** `<oid> <ref>` lines of every ref. */
@@ -154,19 +153,16 @@ export class Git {
   async mirror(source: string, target: string): Promise<void> {
     if (await this.exists(target)) {
       await this.run(['fetch', '--quiet', '--prune', '--force', source, '+refs/*:refs/*'], { cwd: target });
-    } else {
-      await mkdir(dirname(target), { recursive: true });
-      await this.run(['clone', '--quiet', '--mirror', '--no-local', source, target]);
-      await this.run(['config', '--unset', 'remote.origin.url'], { cwd: target }).catch(() => undefined);
-      await this.run(['config', '--unset-all', 'remote.origin.fetch'], { cwd: target }).catch(
-        () => undefined,
-      );
-      await this.run(['config', '--unset', 'remote.origin.mirror'], { cwd: target }).catch(() => undefined);
-      await this.run(['config', 'http.receivepack', 'true'], { cwd: target });
+      // Keep HEAD pointing at the same default branch as the source.
+      const head = (await this.run(['symbolic-ref', 'HEAD'], { cwd: source }).catch(() => '')).trim();
+      if (head) await this.run(['symbolic-ref', 'HEAD', head], { cwd: target });
+      return;
     }
-    // Keep HEAD pointing at the same default branch as the source.
-    const head = (await this.run(['symbolic-ref', 'HEAD'], { cwd: source }).catch(() => '')).trim();
-    if (head) await this.run(['symbolic-ref', 'HEAD', head], { cwd: target });
+    await mkdir(dirname(target), { recursive: true });
+    // A local mirror clone copies (or, on the same filesystem, hard-links) the object files and keeps HEAD: as
+    // fast as a copy, and still verified by the ref checksum and fsck. The copy keeps no link to the source.
+    await this.run(['clone', '--quiet', '--mirror', source, target]);
+    await this.run(['config', '--remove-section', 'remote.origin'], { cwd: target }).catch(() => undefined);
   }
 
   async remove(path: string): Promise<void> {

@@ -55,6 +55,11 @@ const STATE_LABELS: Readonly<Record<StorageMoveState, string>> = {
 const ENDED_STATES: readonly string[] = ['finished', 'failed', 'cleanup failed'];
 const isRunning = (move: StorageMove): boolean => !ENDED_STATES.includes(move.state);
 
+/** "1 project", "2 snippets": a count with the kind's word. */
+function countLabel(count: number, kind: Kind): string {
+  return `${count} ${count === 1 ? KIND_TYPES[kind] : kind}`;
+}
+
 const stateLabel = (state: string): string => STATE_LABELS[state as StorageMoveState] ?? state;
 
 /** The move's state as a badge (the word carries the meaning; colour only helps scanning). */
@@ -174,8 +179,10 @@ function WeightsForm({
   const baseId = useId();
   const weightText = (s: RepositoryStorage): string => drafts[s.name] ?? String(s.weight);
 
-  const numbers = storages.map((s) => Number(weightText(s)));
-  const total = numbers.every((n) => Number.isFinite(n) && n >= 0) ? numbers.reduce((a, b) => a + b, 0) : 0;
+  // Weights as typed, null where the field holds no whole number from 0 to 100 (the share is then unknown).
+  const numbers = storages.map((s) => validWeight(weightText(s)));
+  const allValid = numbers.every((n) => n !== null);
+  const total = numbers.reduce<number>((sum, n) => sum + (n ?? 0), 0);
 
   const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
     event.preventDefault();
@@ -234,14 +241,14 @@ function WeightsForm({
           <tbody>
             {storages.map((s, i) => {
               const value = weightText(s);
-              const n = numbers[i]!;
+              const n = numbers[i] ?? null;
               const hintId = `${baseId}-${i}-hint`;
               const share =
-                !Number.isFinite(n) || value.trim() === ''
-                  ? ''
+                n === null
+                  ? 'a whole number from 0 to 100'
                   : n === 0
                     ? 'receives no new repositories'
-                    : total > 0
+                    : allValid && total > 0
                       ? `${Math.round((n / total) * 100)}% of new repositories`
                       : '';
               return (
@@ -260,6 +267,7 @@ function WeightsForm({
                       inputMode="numeric"
                       aria-label={`Weight of ${s.name}`}
                       aria-describedby={hintId}
+                      aria-invalid={n === null ? true : undefined}
                       value={value}
                       onChange={(event) => {
                         const next = event.target.value;
@@ -289,6 +297,14 @@ function WeightsForm({
       </div>
     </form>
   );
+}
+
+/** The weight in `text`, or null unless it is a whole number from 0 to 100. */
+function validWeight(text: string): number | null {
+  const trimmed = text.trim();
+  if (!/^\d+$/.test(trimmed)) return null;
+  const n = Number(trimmed);
+  return n <= 100 ? n : null;
 }
 
 // Moving one project
@@ -524,7 +540,7 @@ function BulkMoveSection({
             <option value="">Select a storage</option>
             {(storages ?? []).map((s) => (
               <option key={s.name} value={s.name}>
-                {s.name} ({s[draft.kind]} {draft.kind})
+                {s.name} ({countLabel(s[draft.kind], draft.kind)})
               </option>
             ))}
           </select>
@@ -557,7 +573,8 @@ function BulkMoveSection({
       >
         <p>
           Every {noun} on <strong>{draft.source}</strong>
-          {sourceCount !== undefined ? ` (${sourceCount})` : ''} will be moved to <strong>{target}</strong>.
+          {sourceCount !== undefined ? ` (${countLabel(sourceCount, draft.kind)} now)` : ''} will be moved to{' '}
+          <strong>{target}</strong>.
         </p>
         <p>Each repository is read-only while it moves. Repositories already being moved keep their move.</p>
       </ConfirmDialog>
