@@ -249,4 +249,8 @@ export class ProjectsRepository {
   async delete(id: number): Promise<void> {
     await this.db.deleteFrom('projects').where('id', '=', id).execute();
   }
+
+  async touch(id: number, now: string): Promise<void> {
+    await this.db.updateTable('projects').set({ last_activity_at: now }).where('id', '=', id).execute();
+  }
 }

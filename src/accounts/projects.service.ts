@@ -234,6 +234,11 @@ export class ProjectsService {
     }
   }
 
+  /** Records activity (a push) on a project: `last_activity_at`, which `svc list-repos --since` reads. */
+  async touchActivity(id: number): Promise<void> {
+    await this.projects.touch(id, this.clock.now().toISOString());
+  }
+
   /** Registers a function called after any project changes (caches of project data clear themselves). */
   onChange(fn: () => void): void {
     this.listeners.push(fn);

@@ -161,8 +161,10 @@ export function installSmartHttp(app: FastifyInstance, ctx: AppContext): void {
       const input = req.headers['content-encoding'] === 'gzip' ? req.pipe(createGunzip()) : req;
       res.writeHead(200, { 'content-type': `application/x-${service}-result`, 'cache-control': 'no-cache' });
       const done = pipeGit(ctx, service, ['--stateless-rpc', path], input, res, env);
-      if (write) await ctx.repositories.trackWrite(path, done);
-      else await done;
+      if (write) {
+        await ctx.repositories.trackWrite(path, done);
+        if (target.kind === 'project') await ctx.projects.touchActivity(target.id);
+      } else await done;
     } catch (err) {
       if (err instanceof AppError && err.status === 401) {
         return fail(res, 401, 'HTTP Basic: Access denied', { 'www-authenticate': 'Basic realm="svc"' });
