@@ -202,6 +202,19 @@ export class StorageMovesService {
     }
     if (same) return this.repo.setState(moveId, 'finished', null, now());
     try {
+      // A push that began before the move was scheduled (in another process) could still have landed on the
+      // source after the verified copy: then the source is kept, not deleted, and the move says so.
+      if (
+        (await this.repos.git.exists(source)) &&
+        (await this.repos.git.checksum(source)) !== (await this.repos.git.checksum(target))
+      ) {
+        return await this.repo.setState(
+          moveId,
+          'cleanup failed',
+          'the source changed after it was copied; it was kept at its old location for inspection',
+          now(),
+        );
+      }
       await this.repos.git.remove(source);
       await this.repo.setState(moveId, 'finished', null, now());
     } catch (err) {
