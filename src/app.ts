@@ -13,15 +13,18 @@ import { userRoutes } from './accounts/users.routes.js';
 import { alertRoutes } from './alerts/alerts.routes.js';
 import { intakeRoutes } from './alerts/intake.routes.js';
 import { authenticate } from './api/auth.js';
+import { deprecationRoutes, installDeprecationSignals } from './api/deprecations.js';
 import { installErrorHandling } from './api/errors.js';
 import { installMetrics } from './api/metrics.js';
 import { OpenApiCollector } from './api/openapi.js';
 import { sessionRoutes } from './api/session.routes.js';
 import { FORM_BODY, parseForm, validatorCompiler } from './api/validation.js';
 import { API_VERSIONS, type ApiApp } from './api/version.js';
+import { auditRoutes } from './audit/audit.routes.js';
 import type { AppContext } from './context.js';
 import { collectorRoutes } from './error-tracking/collector.routes.js';
 import { errorTrackingRoutes } from './error-tracking/error-tracking.routes.js';
+import { geoRoutes } from './geo/geo.routes.js';
 import { issueRoutes } from './issues/issues.routes.js';
 import { repositoryRoutes } from './repositories/repositories.routes.js';
 import { installSmartHttp } from './repositories/smart-http.js';
@@ -105,7 +108,8 @@ export async function buildApp(
     else request.body = Object.defineProperty({}, FORM_BODY, { value: true });
   });
 
-  installMetrics(app);
+  const registry = installMetrics(app);
+  installDeprecationSignals(app, registry, ctx.config.externalUrl);
   installSmartHttp(app, ctx);
   app.get('/-/health', async () => ({ status: 'ok' }));
   app.get('/-/readiness', async (_request, reply) => {
@@ -140,6 +144,9 @@ export async function buildApp(
         errorTrackingRoutes(s, ctx, api);
         storageMoveRoutes(s, ctx, api);
         repositoryRoutes(s, ctx);
+        deprecationRoutes(s, ctx);
+        geoRoutes(s, ctx, api);
+        auditRoutes(s, ctx);
         s.get('/openapi.json', async () =>
           openapi.document(api.version, ctx.config.externalUrl, ctx.config.release),
         );

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { isRemovedAt } from './versioning/gates.js';
+import { parseRelease } from './versioning/release.js';
 
 /** A named repository storage: where bare repositories live, and its weight for new repositories. */
 export interface StorageConfig {
@@ -177,6 +179,17 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     return n;
   };
 
+  const sharedRunnersRegistrationToken = str('sharedRunnersRegistrationToken');
+  // Spec (18.0 removals): the shared runners registration token variable is removed; the gate decides.
+  if (
+    sharedRunnersRegistrationToken !== null &&
+    isRemovedAt(parseRelease(release), 'shared_runners_registration_token_env')
+  ) {
+    throw new ConfigError(
+      `${get('sharedRunnersRegistrationToken')!.from} was removed in 18.0 (SVC_RELEASE is ${release}): create runners with POST /api/v4/user/runners and use their authentication tokens (glrt-) instead`,
+    );
+  }
+
   return Object.freeze({
     host,
     port,
@@ -194,7 +207,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     outboundTimeoutMs,
     jobConcurrency: int('jobConcurrency', 10, 1, 100),
     jobLeaseSeconds: int('jobLeaseSeconds', 60, 1, 3600),
-    sharedRunnersRegistrationToken: str('sharedRunnersRegistrationToken'),
+    sharedRunnersRegistrationToken,
   });
 }
 

@@ -16,6 +16,7 @@ import { AlertsRepository } from './alerts/alerts.repository.js';
 import { AlertsService } from './alerts/alerts.service.js';
 import { IntakeService } from './alerts/intake.service.js';
 import { IntegrationsService } from './alerts/integrations.service.js';
+import { AuditService } from './audit/audit.service.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { createCipher, loadOrCreateSecretKey } from './crypto.js';
@@ -25,6 +26,7 @@ import { ErrorTrackingRepository } from './error-tracking/error-tracking.reposit
 import { ErrorTrackingService } from './error-tracking/error-tracking.service.js';
 import { registerRetention } from './error-tracking/retention.js';
 import { SentryClient } from './error-tracking/sentry-client.js';
+import { GeoService } from './geo/geo.service.js';
 import { IssuesRepository } from './issues/issues.repository.js';
 import { IssuesService } from './issues/issues.service.js';
 import { JobQueue } from './jobs/queue.js';
@@ -33,6 +35,7 @@ import { RepositoriesService, repositoryLifecycle } from './repositories/reposit
 import { configuredWeights, pickStorage } from './repositories/storages.js';
 import { StorageMovesRepository } from './storage-moves/storage-moves.repository.js';
 import { StorageMovesService } from './storage-moves/storage-moves.service.js';
+import { ReleaseGates } from './versioning/gates.js';
 import { parseRelease, type Release } from './versioning/release.js';
 
 /** Everything the HTTP layer and the CLI need, built once. */
@@ -41,6 +44,7 @@ export interface AppContext {
   readonly db: Db;
   readonly clock: Clock;
   readonly release: Release;
+  readonly gates: ReleaseGates;
   readonly users: UsersService;
   readonly groups: GroupsService;
   readonly projects: ProjectsService;
@@ -57,6 +61,8 @@ export interface AppContext {
   readonly errorTrackingRepo: ErrorTrackingRepository;
   readonly jobs: JobQueue;
   readonly storageMoves: StorageMovesService;
+  readonly geo: GeoService;
+  readonly audit: AuditService;
 }
 
 /** The composition root: repositories, then services, wired once. */
@@ -85,6 +91,8 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       error_tracking_rate_limit_per_minute: 0,
       error_tracking_retention_days: 90,
       allow_local_requests_from_web_hooks_and_services: false,
+      sign_in_text: '',
+      help_text: '',
     },
     clock,
   );
@@ -123,11 +131,13 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     config.offering,
     clock,
   );
+  const geo = new GeoService(k, clock);
   return {
     config,
     db,
     clock,
     release: parseRelease(config.release),
+    gates: new ReleaseGates(parseRelease(config.release)),
     users: new UsersService(usersRepo, namespacesRepo, settings, clock),
     groups: new GroupsService(namespacesRepo, membersRepo, permissions, settings, pick, lifecycle, clock),
     projects,
@@ -150,6 +160,15 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     errorTracking,
     errorTrackingRepo,
     jobs,
+    geo,
+    audit: new AuditService(
+      k,
+      jobs,
+      new ReleaseGates(parseRelease(config.release)),
+      async () => (await settings.get()).allow_local_requests_from_web_hooks_and_services,
+      config.outboundTimeoutMs,
+      clock,
+    ),
     storageMoves: new StorageMovesService(
       new StorageMovesRepository(k),
       repositories,
@@ -158,6 +177,8 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       config.offering,
       config.tier,
       clock,
+      // Spec rule 9: after moving, when geo replication is enabled, all repositories are resynced.
+      (type, id) => geo.markResync(type, id, 'repository storage move'),
     ),
     collector: new CollectorService(errorTrackingRepo, projects, errorTracking, settings, clock),
   };

@@ -8,7 +8,9 @@ import { createDb, migrate } from './db/db.js';
 import { AppError } from './errors.js';
 import { relativePath } from './repositories/git.js';
 import { bootstrap, start } from './server.js';
-import { isAtLeast, parseRelease } from './versioning/release.js';
+import { filterCatalog } from './versioning/catalog.js';
+import { ReleaseGates } from './versioning/gates.js';
+import { parseRelease } from './versioning/release.js';
 
 /** Exit codes: 0 success, 1 failure at run time, 2 bad configuration or usage. */
 const EXIT_FAILURE = 1;
@@ -175,6 +177,56 @@ program
     }
   });
 
+program
+  .command('deprecations')
+  .description(
+    'print the deprecation catalog (what is removed when, the replacement, whether svc enforces it)',
+  )
+  .option('--release <release>', 'only entries removed at or before this release (e.g. 17.0)')
+  .option('--breaking', 'only breaking changes')
+  .option('--area <area>', 'only this area (api, runners, ci, geo, ...)')
+  .option('--json', 'print JSON')
+  .action((o: { release?: string; breaking?: boolean; area?: string; json?: boolean }) => {
+    try {
+      const config = loadConfig(process.env);
+      if (o.release !== undefined && !/^\d{1,2}\.\d{1,2}$/.test(o.release)) {
+        process.stderr.write(`svc: --release must look like 17.0 (got "${o.release}")\n`);
+        process.exit(EXIT_USAGE);
+      }
+      const gates = new ReleaseGates(parseRelease(config.release));
+      const rows = filterCatalog({ release: o.release, breaking: o.breaking, area: o.area }).map((d) => ({
+        ...d,
+        applies: d.removal !== null && d.removal !== 'v5' && gates.isRemoved(d.id),
+      }));
+      if (o.json) {
+        process.stdout.write(
+          `${JSON.stringify({ instance_release: config.release, deprecations: rows }, null, 2)}\n`,
+        );
+        return;
+      }
+      const table = [['id', 'removal', 'announced', 'breaking', 'applies', 'area', 'title']].concat(
+        rows.map((d) => [
+          d.id,
+          d.removal ?? '-',
+          d.announced ?? '-',
+          d.breaking ? 'yes' : 'no',
+          d.applies ? 'yes' : 'no',
+          d.area,
+          d.title,
+        ]),
+      );
+      const widths = table[0]!.map((_, i) => Math.min(40, Math.max(...table.map((r) => r[i]!.length))));
+      const line = (r: string[]) =>
+        r.map((c, i) => (i < r.length - 1 ? c.slice(0, widths[i]).padEnd(widths[i]!) : c)).join('  ');
+      process.stdout.write(
+        `Instance release ${config.release}: ${rows.filter((r) => r.applies).length} of ${rows.length} listed removals apply.\n\n`,
+      );
+      process.stdout.write(`${table.map(line).join('\n')}\n`);
+    } catch (err) {
+      fail(err);
+    }
+  });
+
 /** A progress bar on a terminal; nothing otherwise (CI logs, pipes). */
 function terminalProgress(): Progress {
   if (!process.stderr.isTTY) return silentProgress;
@@ -264,7 +316,7 @@ program
     try {
       const config = loadConfig(process.env);
       // Spec: svc:list_repos is deprecated in 16.4 and removed in 17.0; backup and restore replace it.
-      if (isAtLeast(parseRelease(config.release), '17.0')) {
+      if (new ReleaseGates(parseRelease(config.release)).isRemoved('list_repos')) {
         process.stderr.write(
           'svc: list-repos was removed in 17.0 (SVC_RELEASE is ' +
             `${config.release}); move an instance with \`svc backup create\` and \`svc backup restore\` instead\n`,

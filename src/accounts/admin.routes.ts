@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { requireUser } from '../api/auth.js';
 import type { ApiApp, ApiVersion } from '../api/version.js';
 import type { AppContext } from '../context.js';
-import { notFound } from '../errors.js';
+import { notFound, paramError } from '../errors.js';
 import { formatRelease } from '../versioning/release.js';
 
 const PACKAGE_VERSION = '0.1.0';
@@ -44,7 +44,11 @@ export function adminRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void
         response: { 200: E.SettingsEntity },
       },
     },
-    async (req) => P.settings(await ctx.settings.read(req.actor.user)),
+    async (req) =>
+      P.settings(
+        await ctx.settings.read(req.actor.user),
+        ctx.gates.isRemoved('settings_sign_in_text_help_text'),
+      ),
   );
 
   app.put(
@@ -67,12 +71,49 @@ export function adminRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void
             error_tracking_rate_limit_per_minute: Type.Integer(),
             error_tracking_retention_days: Type.Integer(),
             allow_local_requests_from_web_hooks_and_services: Type.Boolean(),
+            sign_in_text: Type.String(),
+            help_text: Type.String(),
           }),
         ),
         response: { 200: E.SettingsEntity },
       },
     },
-    async (req) => P.settings(await ctx.settings.update(req.actor.user, req.body ?? {})),
+    async (req, reply) => {
+      const body = req.body ?? {};
+      const texts = (['sign_in_text', 'help_text'] as const).filter((k) => body[k] !== undefined);
+      if (texts.length > 0) {
+        // Spec (17.0 removals): sign_in_text and help_text are removed; the Appearance API's description replaces them.
+        if (ctx.gates.isRemoved('settings_sign_in_text_help_text')) {
+          throw paramError(
+            `${texts.join(', ')} ${texts.length > 1 ? 'were' : 'was'} removed in 17.0: use the description of the Appearance API (PUT /application/appearance)`,
+          );
+        }
+        reply.deprecated('settings_sign_in_text_help_text');
+      }
+      return P.settings(
+        await ctx.settings.update(req.actor.user, body),
+        ctx.gates.isRemoved('settings_sign_in_text_help_text'),
+      );
+    },
+  );
+
+  const Appearance = Type.Partial(Type.Object({ ...E.AppearanceEntity.properties }));
+  app.get(
+    '/application/appearance',
+    { schema: { tags: ['settings'], summary: 'Appearance (admin)', response: { 200: E.AppearanceEntity } } },
+    async (req) => ctx.settings.appearance(req.actor.user),
+  );
+  app.put(
+    '/application/appearance',
+    {
+      schema: {
+        tags: ['settings'],
+        summary: 'Change the appearance (admin)',
+        body: Appearance,
+        response: { 200: E.AppearanceEntity },
+      },
+    },
+    async (req) => ctx.settings.updateAppearance(req.actor.user, req.body ?? {}),
   );
 
   const ftags = ['features'];

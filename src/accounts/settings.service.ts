@@ -20,7 +20,31 @@ export interface ApplicationSettings {
   error_tracking_retention_days: number;
   /** Whether outbound requests (external Sentry) may go to loopback and private addresses. */
   allow_local_requests_from_web_hooks_and_services: boolean;
+  /** Deprecated in 16.2, removed in 17.0 (the Appearance API's description replaces them). */
+  sign_in_text: string;
+  help_text: string;
 }
+
+/** The Appearance API's settings (GitLab's fields that svc shows). */
+export interface Appearance {
+  title: string;
+  description: string;
+  header_message: string;
+  footer_message: string;
+  message_background_color: string;
+  message_font_color: string;
+  email_header_and_footer_enabled: boolean;
+}
+
+const DEFAULT_APPEARANCE: Appearance = {
+  title: '',
+  description: '',
+  header_message: '',
+  footer_message: '',
+  message_background_color: '#E75E40',
+  message_font_color: '#FFFFFF',
+  email_header_and_footer_enabled: false,
+};
 
 type SettingKey = keyof ApplicationSettings;
 
@@ -46,6 +70,10 @@ const VALIDATORS: { [K in SettingKey]: (v: unknown, storages: readonly string[])
     Number.isInteger(v) && (v as number) >= 1 ? null : 'must be a positive integer',
   allow_local_requests_from_web_hooks_and_services: (v) =>
     typeof v === 'boolean' ? null : 'must be a boolean',
+  sign_in_text: (v) =>
+    typeof v === 'string' && v.length <= 10_000 ? null : 'must be a text of at most 10000 characters',
+  help_text: (v) =>
+    typeof v === 'string' && v.length <= 10_000 ? null : 'must be a text of at most 10000 characters',
   repository_storages_weighted: (v, storages) => {
     if (typeof v !== 'object' || v === null || Array.isArray(v))
       return 'must be a map of storage names to weights';
@@ -125,6 +153,30 @@ export class SettingsService {
     if (Object.keys(changes).length > 0) await this.repo.put(changes);
     this.settingsCache = null;
     return this.get();
+  }
+
+  // Appearance (admin)
+
+  async appearance(actor: User | null): Promise<Appearance> {
+    this.requireAdmin(actor);
+    const stored = (await this.repo.all()).appearance as Partial<Appearance> | undefined;
+    return { ...DEFAULT_APPEARANCE, ...stored };
+  }
+
+  async updateAppearance(actor: User | null, patch: Partial<Appearance>): Promise<Appearance> {
+    const current = await this.appearance(actor);
+    const next: Appearance = { ...current };
+    const errors: Record<string, string[]> = {};
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === undefined || !(key in DEFAULT_APPEARANCE)) continue;
+      const expected = typeof DEFAULT_APPEARANCE[key as keyof Appearance];
+      if (typeof value !== expected) errors[key] = [`must be a ${expected}`];
+      else if (typeof value === 'string' && value.length > 10_000) errors[key] = ['is too long'];
+      else (next as unknown as Record<string, unknown>)[key] = value;
+    }
+    if (Object.keys(errors).length > 0) throw invalidFields(errors);
+    await this.repo.put({ appearance: next });
+    return next;
   }
 
   // Feature flags

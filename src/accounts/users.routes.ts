@@ -93,6 +93,14 @@ export function userRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void 
         setKeysetHeaders(reply, req, url, perPage, next);
         return page.map((u) => P.user(u, view));
       }
+      // Spec (17.0 removals): offset pagination on /users is deprecated in 16.5 and removed in 17.0.
+      if (ctx.gates.isRemoved('users_offset_pagination')) {
+        throw paramError(
+          'Offset pagination was removed from /users in 17.0: use keyset pagination (pagination=keyset, optional order_by and sort; follow the Link rel="next" header)',
+          405,
+        );
+      }
+      reply.deprecated('users_offset_pagination');
       const page = pageRequest(q);
       const result = await ctx.users.list(filter, orderBy as UserOrder, sort, page);
       setPageHeaders(reply, req, url, page, result.total);
@@ -131,6 +139,7 @@ export function userRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void 
     },
     async (req, reply) => {
       const b = req.body;
+      if (b.private_profile === null) reply.deprecated('users_private_profile_null');
       const user = await ctx.users.create(req.actor.user, {
         name: b.name,
         username: b.username,
@@ -155,8 +164,9 @@ export function userRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void 
         response: { 200: E.UserDetail },
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const b = req.body;
+      if (b.private_profile === null) reply.deprecated('users_private_profile_null');
       const user = await ctx.users.update(req.actor.user, req.params.id, {
         name: b.name,
         username: b.username,

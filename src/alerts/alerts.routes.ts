@@ -8,9 +8,6 @@ import type { AppContext } from '../context.js';
 import { ALERT_STATUSES, type AlertStatus, INTEGRATION_TYPES } from './alerts.js';
 import type { IntegrationInput, IntegrationView } from './integrations.service.js';
 
-/** Spec: the direct link to the external on-call tool is deprecated from release 13.8 (2021-01-22). */
-const ONCALL_DEPRECATION = '@1611273600';
-
 const Params = Type.Object({ id: Type.String() });
 const IntegrationParams = Type.Object({ id: Type.String(), integration_id: Type.Integer() });
 const AlertParams = Type.Object({ id: Type.String(), alert_iid: Type.Integer() });
@@ -53,10 +50,9 @@ export function alertRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void
   const tags = ['alert integrations'];
   const base = '/projects/:id/alert_management';
 
+  // Spec: the direct link to the external on-call tool is deprecated from release 13.8.
   const deprecate = (reply: FastifyReply, i: IntegrationView) => {
-    if (i.type !== 'oncall_link') return;
-    reply.header('Deprecation', ONCALL_DEPRECATION);
-    reply.header('Link', `<${url}/api/v4/deprecations?id=oncall_link>; rel="deprecation"`);
+    if (i.type === 'oncall_link') reply.deprecated('oncall_link');
   };
   // All management endpoints need Maintainer, so the key is always shown with the integration.
   const show = (project: Parameters<typeof P.integration>[0], i: IntegrationView, user: User | null) =>

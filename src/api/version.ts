@@ -7,6 +7,7 @@ import type {
   RawRequestDefaultExpression,
   RawServerDefault,
 } from 'fastify';
+import { findDeprecation } from '../versioning/catalog.js';
 import * as v4Entities from './v4/entities.js';
 import type { View } from './v4/presenters.js';
 import * as v4Presenters from './v4/presenters.js';
@@ -18,6 +19,8 @@ export interface ApiVersion {
   readonly version: 4 | 5;
   readonly present: typeof v4Presenters;
   readonly entities: Entities;
+  /** Whether this version removed a catalog entry (v5 removes the v4-to-v5 table's items). */
+  removes(id: string): boolean;
 }
 
 /** The schemas every version provides; input schemas may differ between versions. */
@@ -26,8 +29,13 @@ export type Entities = Omit<typeof v4Entities, 'PrivateProfileInput'> & {
 };
 
 export const API_VERSIONS: readonly ApiVersion[] = [
-  { version: 4, present: v4Presenters, entities: v4Entities },
-  { version: 5, present: v5Presenters, entities: v5Entities },
+  { version: 4, present: v4Presenters, entities: v4Entities, removes: () => false },
+  {
+    version: 5,
+    present: v5Presenters,
+    entities: v5Entities,
+    removes: (id) => findDeprecation(id).removal === 'v5',
+  },
 ];
 
 /** The Fastify instance type routes are registered on (TypeBox type provider). */

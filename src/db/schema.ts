@@ -276,6 +276,45 @@ export interface RepositoryStorageMovesTable {
   updated_at: Timestamp;
 }
 
+export interface GeoSitesTable {
+  id: Generated<number>;
+  name: string;
+  url: string;
+  internal_url: string | null;
+  primary: Bool;
+  enabled: Bool;
+  files_max_capacity: number;
+  repos_max_capacity: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface GeoResyncsTable {
+  site_id: number;
+  container_type: string;
+  container_id: number;
+  reason: string;
+  created_at: Timestamp;
+}
+
+export interface AuditEventsTable {
+  id: Generated<number>;
+  author_id: number | null;
+  entity_type: string;
+  entity_id: number;
+  event_name: string;
+  details: string;
+  ip_address: string | null;
+  created_at: Timestamp;
+}
+
+export interface AuditEventDestinationsTable {
+  id: Generated<number>;
+  destination_url: string;
+  verification_token: string;
+  created_at: Timestamp;
+}
+
 /** The Kysely database type: one entry per table. */
 export interface Database {
   users: UsersTable;
@@ -300,4 +339,8 @@ export interface Database {
   error_tracking_sessions: ErrorTrackingSessionsTable;
   jobs: JobsTable;
   repository_storage_moves: RepositoryStorageMovesTable;
+  geo_sites: GeoSitesTable;
+  geo_resyncs: GeoResyncsTable;
+  audit_events: AuditEventsTable;
+  audit_event_destinations: AuditEventDestinationsTable;
 }

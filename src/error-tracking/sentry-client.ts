@@ -1,7 +1,6 @@
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import type { Paged, PageRequest } from '../accounts/accounts.js';
 import { AppError } from '../errors.js';
+import { outboundRefusal } from '../outbound.js';
 import type { ErrorStatus, StackTrace, TrackedError } from './error-tracking.js';
 import type { ErrorSort } from './error-tracking.repository.js';
 import type { ExternalConnection, ExternalErrors, ExternalProject } from './error-tracking.service.js';
@@ -13,25 +12,6 @@ export type LocalRequestsPolicy = () => Promise<boolean>;
 const MAX_RESPONSE = 1024 * 1024;
 
 const fail = (message: string, status = 400) => new AppError(status, { message });
-
-/** Loopback, private, link-local, unique-local and unspecified addresses (IPv4 and IPv6). */
-export function isLocalAddress(ip: string): boolean {
-  if (isIP(ip) === 4) {
-    const [a, b] = ip.split('.').map(Number) as [number, number];
-    return (
-      a === 127 ||
-      a === 10 ||
-      a === 0 ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) ||
-      (a === 169 && b === 254) ||
-      (a === 100 && b >= 64 && b <= 127)
-    );
-  }
-  const v6 = ip.toLowerCase();
-  if (v6.startsWith('::ffff:')) return isLocalAddress(v6.slice(7));
-  return v6 === '::1' || v6 === '::' || v6.startsWith('fc') || v6.startsWith('fd') || v6.startsWith('fe80');
-}
 
 /**
  * A client of the Sentry web API (the calls GitLab's Sentry client makes), with GitLab's error messages.
@@ -49,16 +29,8 @@ export class SentryClient implements ExternalErrors {
     init: { method?: string; body?: unknown } = {},
   ): Promise<{ body: unknown; headers: Headers }> {
     const u = new URL(url.replace(/([^:])\/\/+/g, '$1/'));
-    if (!(await this.allowLocal())) {
-      const host = u.hostname.replace(/^\[|\]$/g, '');
-      const addresses = isIP(host)
-        ? [host]
-        : (await lookup(host, { all: true }).catch(() => [])).map((a) => a.address);
-      if (addresses.length === 0) throw fail('Error when connecting to Sentry');
-      if (addresses.some(isLocalAddress)) {
-        throw fail('Error when connecting to Sentry: requests to the local network are not allowed');
-      }
-    }
+    const refusal = await outboundRefusal(u, await this.allowLocal());
+    if (refusal) throw fail(`Error when connecting to Sentry: ${refusal}`);
     let res: Response;
     try {
       res = await fetch(u, {

@@ -30,6 +30,7 @@ export function repositoryRoutes(app: ApiApp, ctx: AppContext): void {
         .catch(() => '');
       if (!head.trim()) throw new AppError(404, { message: '404 Tree Not Found' });
       const prefix = `${project.path}-${ref.replace(/[^A-Za-z0-9._-]/g, '-')}-${head.trim().slice(0, 12)}`;
+      await ctx.audit.recordDownload(req.actor.user, project, req.ip, 'archive');
       const stream = ctx.repositories.git.archive(path, head.trim(), prefix);
       stream.done.catch((err: unknown) => req.log.error({ err }, 'git archive failed'));
       return reply

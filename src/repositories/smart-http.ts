@@ -164,7 +164,14 @@ export function installSmartHttp(app: FastifyInstance, ctx: AppContext): void {
       if (write) {
         await ctx.repositories.trackWrite(path, done);
         if (target.kind === 'project') await ctx.projects.touchActivity(target.id);
-      } else await done;
+      } else {
+        await done;
+        // A clone or fetch of a project is a repository download (audit events; spec 17.0 change).
+        if (target.kind === 'project') {
+          const { project } = await ctx.projects.find(user, String(target.id));
+          await ctx.audit.recordDownload(user, project, request.ip, 'git');
+        }
+      }
     } catch (err) {
       if (err instanceof AppError && err.status === 401) {
         return fail(res, 401, 'HTTP Basic: Access denied', { 'www-authenticate': 'Basic realm="svc"' });

@@ -24,6 +24,8 @@ export class StorageMovesService {
     private readonly offering: Offering,
     private readonly tier: Tier,
     private readonly clock: Clock,
+    /** Called after a repository moved (Geo records that secondaries must resync it). */
+    private readonly moved: (type: ContainerType, id: number) => Promise<void> = async () => undefined,
   ) {
     jobs.register(MOVE_JOB, async (job) => this.run((job.payload as { moveId: number }).moveId));
   }
@@ -199,6 +201,7 @@ export class StorageMovesService {
         await this.repo.setStorage(trx, type, id, dst);
         await this.repo.setState(moveId, 'replicated', null, now(), trx);
       });
+      await this.moved(type, id);
     }
     if (same) return this.repo.setState(moveId, 'finished', null, now());
     try {

@@ -137,6 +137,19 @@ export const SettingsEntity = Type.Object({
   error_tracking_rate_limit_per_minute: Int,
   error_tracking_retention_days: Int,
   allow_local_requests_from_web_hooks_and_services: Bool,
+  /** Present only before 17.0 (removed then; see the deprecation catalog). */
+  sign_in_text: Type.Optional(Str),
+  help_text: Type.Optional(Str),
+});
+
+export const AppearanceEntity = Type.Object({
+  title: Str,
+  description: Str,
+  header_message: Str,
+  footer_message: Str,
+  message_background_color: Str,
+  message_font_color: Str,
+  email_header_and_footer_enabled: Bool,
 });
 
 export const FeatureEntity = Type.Object({

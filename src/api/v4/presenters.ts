@@ -187,8 +187,10 @@ export function snippet(s: Snippet, v: View): Static<typeof E.SnippetEntity> {
   };
 }
 
-export function settings(s: ApplicationSettings): Static<typeof E.SettingsEntity> {
-  return { id: 1, ...s };
+/** Application settings; `sign_in_text` and `help_text` only while they exist (removed in 17.0). */
+export function settings(s: ApplicationSettings, removedTexts: boolean): Static<typeof E.SettingsEntity> {
+  const { sign_in_text, help_text, ...rest } = s;
+  return { id: 1, ...rest, ...(!removedTexts && { sign_in_text, help_text }) };
 }
 
 export function feature(f: FeatureGates): Static<typeof E.FeatureEntity> {

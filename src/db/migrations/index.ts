@@ -4,6 +4,7 @@ import * as m0002 from './0002_alerts.js';
 import * as m0003 from './0003_error_tracking.js';
 import * as m0004 from './0004_jobs.js';
 import * as m0005 from './0005_storage_moves.js';
+import * as m0006 from './0006_geo_audit.js';
 
 /** Every migration in order; names are what the migrations table records. */
 export const MIGRATIONS: ReadonlyArray<
@@ -14,4 +15,5 @@ export const MIGRATIONS: ReadonlyArray<
   ['0003_error_tracking', m0003.up],
   ['0004_jobs', m0004.up],
   ['0005_storage_moves', m0005.up],
+  ['0006_geo_audit', m0006.up],
 ];

@@ -57,7 +57,10 @@ function VersionSection() {
 }
 
 function UsersSection() {
-  const users = useResource<AdminUser[]>('/api/v4/users?per_page=100');
+  const users = useResource<AdminUser[]>(
+    // Offset pagination on /users is removed from 17.0 (deprecation catalog): the UI uses keyset pagination.
+    '/api/v4/users?pagination=keyset&order_by=id&sort=asc&per_page=100',
+  );
   return (
     <section className="card section" aria-labelledby="admin-users">
       <h2 id="admin-users">Users</h2>
