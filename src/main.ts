@@ -9,6 +9,7 @@ import { AppError } from './errors.js';
 import { relativePath } from './repositories/git.js';
 import { bootstrap, start } from './server.js';
 import { filterCatalog } from './versioning/catalog.js';
+import { formatFindings, upgradeCheck } from './versioning/upgrade-check.js';
 import { ReleaseGates } from './versioning/gates.js';
 import { parseRelease } from './versioning/release.js';
 
@@ -226,6 +227,49 @@ program
       fail(err);
     }
   });
+
+program
+  .command('upgrade-check')
+  .description('report every use, in your files, of something removed at or before a release')
+  .requiredOption('--to <release>', 'the release you are upgrading to (e.g. 18.0)')
+  .option('--json', 'print JSON')
+  .argument('[paths...]', 'files or directories to read (svc config, CI YAML, Helm values, runner config.toml, scripts)', ['.'])
+  .action(async (paths: string[], o: { to: string; json?: boolean }) => {
+    if (!/^\d{1,2}\.\d{1,2}$/.test(o.to)) {
+      process.stderr.write(`svc: --to must be a release such as 17.0 (got "${o.to}")\n`);
+      process.exit(EXIT_USAGE);
+    }
+    try {
+      const files = await readFiles(paths);
+      const findings = upgradeCheck(files, o.to);
+      process.stdout.write(o.json ? `${JSON.stringify(findings, null, 2)}\n` : `${formatFindings(findings, o.to)}\n`);
+      // Non-zero when something breaks at the target release.
+      if (findings.some((f) => f.breaksAtTarget)) process.exit(EXIT_FAILURE);
+    } catch (err) {
+      fail(err);
+    }
+  });
+
+/** The text files under the given paths (directories recursively; .git and node_modules skipped). */
+async function readFiles(paths: string[]): Promise<{ path: string; text: string }[]> {
+  const { readdir, readFile, stat } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const out: { path: string; text: string }[] = [];
+  const visit = async (p: string): Promise<void> => {
+    const st = await stat(p);
+    if (st.isDirectory()) {
+      for (const name of (await readdir(p)).sort()) {
+        if (name === '.git' || name === 'node_modules') continue;
+        await visit(join(p, name));
+      }
+    } else if (st.isFile() && st.size <= 5 * 1024 * 1024) {
+      const buf = await readFile(p);
+      if (!buf.includes(0)) out.push({ path: p, text: buf.toString('utf8') });
+    }
+  };
+  for (const p of paths) await visit(p);
+  return out;
+}
 
 /** A progress bar on a terminal; nothing otherwise (CI logs, pipes). */
 function terminalProgress(): Progress {

@@ -63,7 +63,13 @@ export function setPageHeaders(
     reply.header('X-Total', String(total));
     reply.header('X-Total-Pages', String(totalPages));
   }
-  reply.header('Link', links.join(', '));
+  appendLink(reply, links.join(', '));
+}
+
+/** Adds to the Link header (a deprecation link may already be there). */
+function appendLink(reply: FastifyReply, value: string): void {
+  const existing = reply.getHeader('link');
+  reply.header('Link', existing ? `${String(existing)}, ${value}` : value);
 }
 
 /** Keyset cursor: the last row's ordering value and id, base64url JSON (opaque to clients). */

@@ -110,15 +110,15 @@ describe('CATALOG against spec/versioning-deprecations.md', () => {
     ]);
   });
 
-  it('uses the reference §6 announcement releases for v4-to-v5 entries, else null', () => {
+  it('uses the reference §6 announcement releases for v4-to-v5 entries, GitLab dates for two that svc signals, else null', () => {
     const announced = Object.fromEntries(
       filterCatalog({ source: 'v4-to-v5' }).map((d) => [d.id, d.announced]),
     );
     expect(announced).toEqual({
-      geo_nodes_api: null,
+      geo_nodes_api: '16.0',
       mr_merged_by: '14.7',
       mr_merge_status: '15.6',
-      users_private_profile_null: null,
+      users_private_profile_null: '15.8',
       mr_changes_endpoint: '15.7',
       managed_licenses_api: null,
       approvals_approvers_fields: null,
@@ -287,7 +287,8 @@ describe('release dates', () => {
       Date.UTC(2024, 3, 18) / 1000,
     );
     expect(announcedAt(findDeprecation('oncall_link'))).toBe(Date.UTC(2021, 0, 22) / 1000);
-    expect(announcedAt(findDeprecation('geo_nodes_api'))).toBeNull();
+    expect(announcedAt(findDeprecation('geo_nodes_api'))).toBe(Date.UTC(2023, 4, 22) / 1000);
+    expect(announcedAt(findDeprecation('managed_licenses_api'))).toBeNull();
   });
 
   it('sunsetAt gives the removal release day, null for v5 and unscheduled removals', () => {

@@ -17,7 +17,8 @@ const V4_TO_V5: readonly Row[] = [
     id: 'geo_nodes_api',
     title: 'geo_nodes endpoints',
     area: 'geo',
-    announced: null,
+    // Not in the spec: GitLab deprecated the geo_nodes endpoints when nodes were renamed to sites (16.0).
+    announced: '16.0',
     removal: 'v5',
     breaking: true,
     change:
@@ -51,7 +52,8 @@ const V4_TO_V5: readonly Row[] = [
     id: 'users_private_profile_null',
     title: 'private_profile attribute of the user API',
     area: 'api',
-    announced: null,
+    // Not in the spec: GitLab announced the change with issue 387005 (15.8; its code says "remove in 16.0").
+    announced: '15.8',
     removal: 'v5',
     breaking: true,
     change:

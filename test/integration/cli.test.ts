@@ -117,4 +117,36 @@ describe('svc CLI', () => {
     expect(removed.code).toBe(2);
     expect(removed.stderr).toMatch(/removed in 17.0.*svc backup create.*svc backup restore/);
   });
+
+  it('prints the deprecation catalog and checks files before an upgrade (non-zero exit when something breaks)', async () => {
+    const env = { SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-cli-')), SVC_RELEASE: '17.0' };
+    const table = await svc(['deprecations', '--release', '17.0', '--breaking'], env);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^Instance release 17\.0: \d+ of \d+ listed removals apply\./);
+    expect(table.stdout).toContain('users_offset_pagination');
+    const json = JSON.parse((await svc(['deprecations', '--json', '--area', 'geo'], env)).stdout);
+    expect(json.deprecations.every((d: { area: string }) => d.area === 'geo')).toBe(true);
+    expect((await svc(['deprecations', '--release', 'soon'], env)).code).toBe(2);
+    const fixtures = join(import.meta.dirname, '../fixtures/upgrade-check');
+    const found = await svc(
+      ['upgrade-check', '--to', '18.0', '--json', join(fixtures, 'deploy.sh'), join(fixtures, 'svc.yml')],
+      env,
+    );
+    expect(found.code).toBe(1);
+    const ids = new Set(
+      JSON.parse(found.stdout).map((f: { deprecation: { id: string } }) => f.deprecation.id),
+    );
+    expect([...ids]).toEqual(
+      expect.arrayContaining([
+        'list_repos',
+        'shared_runners_registration_token_env',
+        'duplicate_storage_paths',
+      ]),
+    );
+    const before = await svc(['upgrade-check', '--to', '16.11', join(fixtures, 'deploy.sh')], env);
+    expect(before.code).toBe(0);
+    const clean = await svc(['upgrade-check', '--to', '18.0', join(fixtures, 'clean')], env);
+    expect(clean).toMatchObject({ code: 0 });
+    expect(clean.stdout).toContain('No uses');
+  });
 });
