@@ -9,9 +9,9 @@ import { AppError } from './errors.js';
 import { relativePath } from './repositories/git.js';
 import { bootstrap, start } from './server.js';
 import { filterCatalog } from './versioning/catalog.js';
-import { formatFindings, upgradeCheck } from './versioning/upgrade-check.js';
 import { ReleaseGates } from './versioning/gates.js';
 import { parseRelease } from './versioning/release.js';
+import { formatFindings, upgradeCheck } from './versioning/upgrade-check.js';
 
 /** Exit codes: 0 success, 1 failure at run time, 2 bad configuration or usage. */
 const EXIT_FAILURE = 1;
@@ -233,7 +233,11 @@ program
   .description('report every use, in your files, of something removed at or before a release')
   .requiredOption('--to <release>', 'the release you are upgrading to (e.g. 18.0)')
   .option('--json', 'print JSON')
-  .argument('[paths...]', 'files or directories to read (svc config, CI YAML, Helm values, runner config.toml, scripts)', ['.'])
+  .argument(
+    '[paths...]',
+    'files or directories to read (svc config, CI YAML, Helm values, runner config.toml, scripts)',
+    ['.'],
+  )
   .action(async (paths: string[], o: { to: string; json?: boolean }) => {
     if (!/^\d{1,2}\.\d{1,2}$/.test(o.to)) {
       process.stderr.write(`svc: --to must be a release such as 17.0 (got "${o.to}")\n`);
@@ -242,7 +246,9 @@ program
     try {
       const files = await readFiles(paths);
       const findings = upgradeCheck(files, o.to);
-      process.stdout.write(o.json ? `${JSON.stringify(findings, null, 2)}\n` : `${formatFindings(findings, o.to)}\n`);
+      process.stdout.write(
+        o.json ? `${JSON.stringify(findings, null, 2)}\n` : `${formatFindings(findings, o.to)}\n`,
+      );
       // Non-zero when something breaks at the target release.
       if (findings.some((f) => f.breaksAtTarget)) process.exit(EXIT_FAILURE);
     } catch (err) {
