@@ -36,7 +36,29 @@ export const BACKUP_TABLES = [
   'error_tracking_events',
   'error_tracking_sessions',
   'repository_storage_moves',
+  'geo_sites',
+  'geo_resyncs',
+  'audit_events',
+  'audit_event_destinations',
+  'runners',
+  'runner_projects',
+  'runner_registration_tokens',
+  'merge_requests',
+  'approval_rules',
+  'managed_licenses',
 ] as const satisfies readonly (keyof Database)[];
+
+/** Tables keyed by something other than a serial id (no sequence to move on after a restore). */
+const NO_SERIAL_ID: ReadonlySet<string> = new Set([
+  'application_settings',
+  'internal_ids',
+  'project_alert_settings',
+  'error_tracking_settings',
+  'error_tracking_sessions',
+  'geo_resyncs',
+  'runner_projects',
+  'runner_registration_tokens',
+]);
 
 const FORMAT = 1;
 
@@ -287,14 +309,7 @@ export class BackupService {
         }
         if (this.dialect === 'postgres') {
           for (const table of BACKUP_TABLES) {
-            if (
-              table === 'application_settings' ||
-              table === 'internal_ids' ||
-              table === 'project_alert_settings' ||
-              table === 'error_tracking_settings' ||
-              table === 'error_tracking_sessions'
-            )
-              continue;
+            if (NO_SERIAL_ID.has(table)) continue;
             await sql`SELECT setval(pg_get_serial_sequence(${table}, 'id'), coalesce((SELECT max(id) FROM ${sql.table(table)}), 0) + 1, false)`.execute(
               trx,
             );

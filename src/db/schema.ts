@@ -315,6 +315,72 @@ export interface AuditEventDestinationsTable {
   created_at: Timestamp;
 }
 
+export interface RunnersTable {
+  id: Generated<number>;
+  runner_type: string;
+  group_id: number | null;
+  description: string | null;
+  name: string | null;
+  token_digest: string;
+  active: Bool;
+  locked: Bool;
+  run_untagged: Bool;
+  tag_list: string;
+  access_level: string;
+  maximum_timeout: number | null;
+  maintenance_note: string | null;
+  contacted_at: NullableTimestamp;
+  ip_address: string | null;
+  creator_id: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface RunnerProjectsTable {
+  runner_id: number;
+  project_id: number;
+}
+
+export interface RunnerRegistrationTokensTable {
+  scope: string;
+  token: string;
+}
+
+export interface MergeRequestsTable {
+  id: Generated<number>;
+  project_id: number;
+  iid: number;
+  title: string;
+  description: string;
+  source_branch: string;
+  target_branch: string;
+  state: string;
+  author_id: number | null;
+  merge_user_id: number | null;
+  merged_at: NullableTimestamp;
+  closed_at: NullableTimestamp;
+  merge_commit_sha: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ApprovalRulesTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  approvals_required: number;
+  user_ids: string;
+  group_ids: string;
+  created_at: Timestamp;
+}
+
+export interface ManagedLicensesTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  approval_status: string;
+}
+
 /** The Kysely database type: one entry per table. */
 export interface Database {
   users: UsersTable;
@@ -343,4 +409,10 @@ export interface Database {
   geo_resyncs: GeoResyncsTable;
   audit_events: AuditEventsTable;
   audit_event_destinations: AuditEventDestinationsTable;
+  runners: RunnersTable;
+  runner_projects: RunnerProjectsTable;
+  runner_registration_tokens: RunnerRegistrationTokensTable;
+  merge_requests: MergeRequestsTable;
+  approval_rules: ApprovalRulesTable;
+  managed_licenses: ManagedLicensesTable;
 }

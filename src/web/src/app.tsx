@@ -3,6 +3,7 @@ import { clearSession, describeError, fetchSession, setUnauthorizedHandler, sign
 import { ErrorNotice, Loading } from './components';
 import { AdminPage } from './pages/admin';
 import { AlertPage } from './pages/alert';
+import { DeprecationsPage } from './pages/deprecations';
 import { ErrorPage } from './pages/error';
 import { IncidentPage } from './pages/incident';
 import { NotFoundPage } from './pages/not-found';
@@ -101,10 +102,7 @@ function Shell({ user, onSignedOut }: { readonly user: SessionUser; readonly onS
             Projects
           </Link>
           {user.is_admin ? (
-            <Link
-              to={paths.admin()}
-              aria-current={route.name === 'admin' || route.name === 'admin-storages' ? 'page' : undefined}
-            >
+            <Link to={paths.admin()} aria-current={route.name.startsWith('admin') ? 'page' : undefined}>
               Admin area
             </Link>
           ) : null}
@@ -145,6 +143,8 @@ function RouteView({ route, user }: { readonly route: Route; readonly user: Sess
       return <AdminPage user={user} />;
     case 'admin-storages':
       return <StoragesPage user={user} />;
+    case 'admin-deprecations':
+      return <DeprecationsPage user={user} />;
     case 'not-found':
       return <NotFoundPage path={route.path} />;
   }
@@ -166,6 +166,8 @@ function titleOf(route: Route): string {
       return 'Admin area';
     case 'admin-storages':
       return 'Repository storages · Admin area';
+    case 'admin-deprecations':
+      return 'Deprecations · Admin area';
     case 'not-found':
       return 'Not found';
   }

@@ -12,6 +12,7 @@ export type Route =
   | { readonly name: 'error'; readonly id: string; readonly errorId: string }
   | { readonly name: 'admin' }
   | { readonly name: 'admin-storages' }
+  | { readonly name: 'admin-deprecations' }
   | { readonly name: 'not-found'; readonly path: string };
 
 /** Tabs of the project page, each with its own URL segment. */
@@ -28,6 +29,7 @@ export function parseRoute(pathname: string): Route {
   if (path === '/' || path === UI_PREFIX || path === `${UI_PREFIX}/projects`) return { name: 'projects' };
   if (path === `${UI_PREFIX}/admin`) return { name: 'admin' };
   if (path === `${UI_PREFIX}/admin/storages`) return { name: 'admin-storages' };
+  if (path === `${UI_PREFIX}/admin/deprecations`) return { name: 'admin-deprecations' };
   const detail = /^\/-\/ui\/projects\/(\d+)\/(alerts|issues)\/(\d+)$/.exec(path);
   if (detail) {
     return { name: detail[2] === 'alerts' ? 'alert' : 'incident', id: detail[1]!, iid: detail[3]! };
@@ -54,6 +56,7 @@ export const paths = {
     `${UI_PREFIX}/projects/${id}/errors/${errorId}`,
   admin: (): string => `${UI_PREFIX}/admin`,
   adminStorages: (): string => `${UI_PREFIX}/admin/storages`,
+  adminDeprecations: (): string => `${UI_PREFIX}/admin/deprecations`,
 };
 
 const NAVIGATE_EVENT = 'svc:navigate';

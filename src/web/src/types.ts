@@ -264,3 +264,32 @@ export interface StorageMove {
   readonly snippet?: { readonly id: number; readonly title: string } | null;
   readonly group?: { readonly id: number; readonly full_path: string } | null;
 }
+
+/** The spec table a deprecation comes from. */
+export type DeprecationSource = 'v4-to-v5' | 'removals-18.0' | 'removals-17.0' | 'alerts-errors-storage';
+
+/** One entry of the deprecation catalog (`GET /deprecations`). */
+export interface Deprecation {
+  readonly id: string;
+  readonly title: string;
+  readonly area: string;
+  /** Release the deprecation was announced in, or null when the spec gives none. */
+  readonly announced: string | null;
+  /** Release of removal (`17.0`), `v5` for REST API v4-to-v5 changes, or null when none is scheduled. */
+  readonly removal: string | null;
+  readonly breaking: boolean;
+  readonly change: string;
+  readonly replacement: string | null;
+  /** Whether svc itself changes behaviour at the removal (rather than listing it for information). */
+  readonly enforced: boolean;
+  /** A {@link DeprecationSource}; kept open so a table added on the server still renders. */
+  readonly source: string;
+  /** Whether the removal is in force at the instance's release. */
+  readonly applies: boolean;
+}
+
+/** Body of `GET /deprecations`. */
+export interface DeprecationCatalog {
+  readonly instance_release: string;
+  readonly deprecations: readonly Deprecation[];
+}

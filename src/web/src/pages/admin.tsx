@@ -20,6 +20,7 @@ export function AdminPage({ user }: { readonly user: SessionUser }) {
 const ADMIN_PAGES = [
   { key: 'overview', label: 'Overview', to: paths.admin },
   { key: 'storages', label: 'Repository storages', to: paths.adminStorages },
+  { key: 'deprecations', label: 'Deprecations', to: paths.adminDeprecations },
 ] as const;
 
 /** Links between the admin area's pages, the current one marked. */
