@@ -28,6 +28,7 @@ import { geoRoutes } from './geo/geo.routes.js';
 import { issueRoutes } from './issues/issues.routes.js';
 import { repositoryRoutes } from './repositories/repositories.routes.js';
 import { installSmartHttp } from './repositories/smart-http.js';
+import { runnerRoutes } from './runners/runners.routes.js';
 import { storageMoveRoutes } from './storage-moves/storage-moves.routes.js';
 
 /** Query parameters that carry secrets and are masked in logged URLs. */
@@ -147,6 +148,7 @@ export async function buildApp(
         deprecationRoutes(s, ctx);
         geoRoutes(s, ctx, api);
         auditRoutes(s, ctx);
+        runnerRoutes(s, ctx, api);
         s.get('/openapi.json', async () =>
           openapi.document(api.version, ctx.config.externalUrl, ctx.config.release),
         );

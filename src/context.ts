@@ -33,6 +33,8 @@ import { JobQueue } from './jobs/queue.js';
 import { Git } from './repositories/git.js';
 import { RepositoriesService, repositoryLifecycle } from './repositories/repositories.service.js';
 import { configuredWeights, pickStorage } from './repositories/storages.js';
+import { RunnersRepository } from './runners/runners.repository.js';
+import { RunnersService } from './runners/runners.service.js';
 import { StorageMovesRepository } from './storage-moves/storage-moves.repository.js';
 import { StorageMovesService } from './storage-moves/storage-moves.service.js';
 import { ReleaseGates } from './versioning/gates.js';
@@ -63,6 +65,7 @@ export interface AppContext {
   readonly storageMoves: StorageMovesService;
   readonly geo: GeoService;
   readonly audit: AuditService;
+  readonly runners: RunnersService;
 }
 
 /** The composition root: repositories, then services, wired once. */
@@ -132,6 +135,15 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     clock,
   );
   const geo = new GeoService(k, clock);
+  const groups = new GroupsService(
+    namespacesRepo,
+    membersRepo,
+    permissions,
+    settings,
+    pick,
+    lifecycle,
+    clock,
+  );
   return {
     config,
     db,
@@ -139,7 +151,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     release: parseRelease(config.release),
     gates: new ReleaseGates(parseRelease(config.release)),
     users: new UsersService(usersRepo, namespacesRepo, settings, clock),
-    groups: new GroupsService(namespacesRepo, membersRepo, permissions, settings, pick, lifecycle, clock),
+    groups,
     projects,
     members: new MembersService(membersRepo, usersRepo, clock),
     snippets: new SnippetsService(snippetsRepo, projects, settings, pick, lifecycle, clock),
@@ -161,6 +173,14 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     errorTrackingRepo,
     jobs,
     geo,
+    runners: new RunnersService(
+      new RunnersRepository(k),
+      projects,
+      groups,
+      new ReleaseGates(parseRelease(config.release)),
+      config.sharedRunnersRegistrationToken,
+      clock,
+    ),
     audit: new AuditService(
       k,
       jobs,

@@ -24,6 +24,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Scope that also grants read access to this route (e.g. `read_user` for user routes). */
     readScope?: TokenScope;
+    /** Scope that also grants write access to this route (`create_runner` for `POST /user/runners`). */
+    writeScope?: TokenScope;
     /** Routes outside the GitLab API (session sign-in) skip API authentication. */
     public?: boolean;
   }
@@ -59,11 +61,12 @@ export function authenticate(users: UsersService) {
     if (raw !== null) {
       const { user, token } = await users.authenticateToken(raw);
       const scopes = new Set(token.scopes);
-      const readScope = request.routeOptions.config.readScope;
+      const { readScope, writeScope } = request.routeOptions.config;
       const allowed =
         scopes.has('api') ||
-        (read && (scopes.has('read_api') || (readScope !== undefined && scopes.has(readScope))));
-      if (!allowed) throw insufficientScope(read ? 'read_api' : 'api');
+        (read && (scopes.has('read_api') || (readScope !== undefined && scopes.has(readScope)))) ||
+        (!read && writeScope !== undefined && scopes.has(writeScope));
+      if (!allowed) throw insufficientScope(read ? 'read_api' : (writeScope ?? 'api'));
       request.actor = await sudo(request, users, { user, via: 'token', scopes, token });
       return;
     }

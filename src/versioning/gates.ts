@@ -12,11 +12,34 @@ export function isRemovedAt(release: Release, id: string): boolean {
   return compareRelease(release, parseRelease(d.removal)) >= 0;
 }
 
+/**
+ * Entries whose behaviour changes at a release other than their catalog removal, as the spec's rows say:
+ * registration tokens answer 410 from 17.0 ("the entry states release 17.0 for the 410 and 18.0 as removal"),
+ * and the Runners API returns an empty ip_address from 17.0 before v5 removes the field.
+ */
+const EFFECTIVE_FROM: Readonly<Record<string, string>> = {
+  runner_registration_token_api: '17.0',
+  runner_ip_address: '17.0',
+};
+
+/** Whether an entry's change is in effect at a release: its effective release above, else its removal. */
+export function inEffectAt(release: Release, id: string): boolean {
+  const from = EFFECTIVE_FROM[id];
+  if (from === undefined) return isRemovedAt(release, id);
+  findDeprecation(id); // unknown ids still fail loudly
+  return compareRelease(release, parseRelease(from)) >= 0;
+}
+
 /** The gates of one instance. */
 export class ReleaseGates {
   constructor(readonly release: Release) {}
 
   isRemoved(id: string): boolean {
     return isRemovedAt(this.release, id);
+  }
+
+  /** Whether the change of an entry applies here (see EFFECTIVE_FROM). */
+  inEffect(id: string): boolean {
+    return inEffectAt(this.release, id);
   }
 }

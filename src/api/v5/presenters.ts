@@ -1,5 +1,31 @@
+import type { Static } from '@sinclair/typebox';
+import type { Namespace, Project } from '../../accounts/accounts.js';
+import { contactStatus, type Runner } from '../../runners/runners.js';
+import type * as E from '../v4/entities.js';
+import * as v4 from '../v4/presenters.js';
+
 /**
  * v5 presenters. Entities that v5 does not change are v4's; v5's removals (spec: REST API v4 to v5
  * changes) are derived here from v4 with the removed fields dropped, each with the spec line.
  */
 export * from '../v4/presenters.js';
+
+/**
+ * v5 Runner. Spec: "Runner property active — replaced by paused"; "Runner status values — only online, offline,
+ * not_connected; paused and active no longer appear in status"; "Runner ip_address — in v5 the field is removed".
+ */
+export function runner(r: Runner, v: v4.RunnerView): Static<typeof E.RunnerEntity> {
+  const { active: _active, ip_address: _ip, ...rest } = v4.runner(r, v);
+  return { ...rest, status: contactStatus(r, v.now) };
+}
+
+export function runnerDetails(
+  r: Runner,
+  v: v4.RunnerView,
+  projects: readonly Project[],
+  groups: readonly Namespace[],
+  view: v4.View,
+): Static<typeof E.RunnerDetailsEntity> {
+  const { active: _active, ip_address: _ip, ...rest } = v4.runnerDetails(r, v, projects, groups, view);
+  return { ...rest, status: contactStatus(r, v.now) };
+}
