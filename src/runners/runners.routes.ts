@@ -51,7 +51,7 @@ export function runnerRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): voi
             .filter(Boolean),
   });
   /** The v4 `active` input is deprecated (a signal) and gone in v5 (refused). */
-  const activeInput = (req: FastifyRequest, reply: FastifyReply, body: { active?: boolean } | undefined) => {
+  const activeInput = (reply: FastifyReply, body: { active?: boolean } | undefined) => {
     if (body?.active === undefined) return undefined;
     if (api.removes('runner_active')) throw paramError('active was removed in API v5: use paused');
     reply.deprecated('runner_active');
@@ -242,7 +242,7 @@ export function runnerRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): voi
       },
     },
     async (req, reply) => {
-      const active = activeInput(req, reply, req.body);
+      const active = activeInput(reply, req.body);
       return details(
         req,
         await ctx.runners.update(req.actor.user, req.params.id, {
