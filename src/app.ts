@@ -26,6 +26,8 @@ import { collectorRoutes } from './error-tracking/collector.routes.js';
 import { errorTrackingRoutes } from './error-tracking/error-tracking.routes.js';
 import { geoRoutes } from './geo/geo.routes.js';
 import { issueRoutes } from './issues/issues.routes.js';
+import { approvalRoutes } from './merge-requests/approvals.routes.js';
+import { mergeRequestRoutes } from './merge-requests/merge-requests.routes.js';
 import { repositoryRoutes } from './repositories/repositories.routes.js';
 import { installSmartHttp } from './repositories/smart-http.js';
 import { runnerRoutes } from './runners/runners.routes.js';
@@ -149,6 +151,8 @@ export async function buildApp(
         geoRoutes(s, ctx, api);
         auditRoutes(s, ctx);
         runnerRoutes(s, ctx, api);
+        mergeRequestRoutes(s, ctx, api);
+        approvalRoutes(s, ctx, api);
         s.get('/openapi.json', async () =>
           openapi.document(api.version, ctx.config.externalUrl, ctx.config.release),
         );

@@ -30,6 +30,8 @@ import { GeoService } from './geo/geo.service.js';
 import { IssuesRepository } from './issues/issues.repository.js';
 import { IssuesService } from './issues/issues.service.js';
 import { JobQueue } from './jobs/queue.js';
+import { ApprovalsService } from './merge-requests/approvals.service.js';
+import { MergeRequestsService } from './merge-requests/merge-requests.service.js';
 import { Git } from './repositories/git.js';
 import { RepositoriesService, repositoryLifecycle } from './repositories/repositories.service.js';
 import { configuredWeights, pickStorage } from './repositories/storages.js';
@@ -66,6 +68,8 @@ export interface AppContext {
   readonly geo: GeoService;
   readonly audit: AuditService;
   readonly runners: RunnersService;
+  readonly mergeRequests: MergeRequestsService;
+  readonly approvals: ApprovalsService;
 }
 
 /** The composition root: repositories, then services, wired once. */
@@ -173,6 +177,8 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     errorTrackingRepo,
     jobs,
     geo,
+    mergeRequests: new MergeRequestsService(k, projects, repositories, usersRepo, clock),
+    approvals: new ApprovalsService(k, projects, usersRepo, namespacesRepo, clock),
     runners: new RunnersService(
       new RunnersRepository(k),
       projects,

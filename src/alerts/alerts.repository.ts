@@ -1,6 +1,7 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { Paged, PageRequest } from '../accounts/accounts.js';
 import { readBool, readCount, readNullableTimestamp, readTimestamp, writeBool } from '../db/dialect.js';
+import { nextIid } from '../db/internal-ids.js';
 import type { AlertIntegrationsTable, AlertsTable, Database } from '../db/schema.js';
 import type {
   Alert,
@@ -80,17 +81,9 @@ export class AlertsRepository {
     return this.db.transaction().execute(fn);
   }
 
-  /** Allocates the next per-project internal id for `usage` (atomic upsert on both databases). */
-  async nextIid(trx: Db, projectId: number, usage: 'alerts' | 'issues'): Promise<number> {
-    const row = await trx
-      .insertInto('internal_ids')
-      .values({ project_id: projectId, usage, last_value: 1 })
-      .onConflict((oc) =>
-        oc.columns(['project_id', 'usage']).doUpdateSet({ last_value: sql`internal_ids.last_value + 1` }),
-      )
-      .returning('last_value')
-      .executeTakeFirstOrThrow();
-    return row.last_value;
+  /** Allocates the next per-project internal id for `usage`. */
+  nextIid(trx: Db, projectId: number, usage: 'alerts' | 'issues'): Promise<number> {
+    return nextIid(trx, projectId, usage);
   }
 
   // Integrations

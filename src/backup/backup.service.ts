@@ -45,6 +45,7 @@ export const BACKUP_TABLES = [
   'runner_registration_tokens',
   'merge_requests',
   'approval_rules',
+  'project_approval_settings',
   'managed_licenses',
 ] as const satisfies readonly (keyof Database)[];
 

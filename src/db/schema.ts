@@ -359,7 +359,12 @@ export interface MergeRequestsTable {
   merge_user_id: number | null;
   merged_at: NullableTimestamp;
   closed_at: NullableTimestamp;
+  closed_by_id: number | null;
   merge_commit_sha: string | null;
+  force_remove_source_branch: Bool | null;
+  should_remove_source_branch: Bool | null;
+  diff_base_sha: string | null;
+  diff_head_sha: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -372,6 +377,16 @@ export interface ApprovalRulesTable {
   user_ids: string;
   group_ids: string;
   created_at: Timestamp;
+}
+
+export interface ProjectApprovalSettingsTable {
+  project_id: number;
+  approvals_before_merge: number;
+  reset_approvals_on_push: Bool;
+  disable_overriding_approvers_per_merge_request: Bool;
+  merge_requests_author_approval: Bool;
+  merge_requests_disable_committers_approval: Bool;
+  require_password_to_approve: Bool;
 }
 
 export interface ManagedLicensesTable {
@@ -414,5 +429,6 @@ export interface Database {
   runner_registration_tokens: RunnerRegistrationTokensTable;
   merge_requests: MergeRequestsTable;
   approval_rules: ApprovalRulesTable;
+  project_approval_settings: ProjectApprovalSettingsTable;
   managed_licenses: ManagedLicensesTable;
 }

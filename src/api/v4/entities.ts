@@ -1,4 +1,4 @@
-import { type TSchema, Type } from '@sinclair/typebox';
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
 
 /** Response schemas of the v4 entities (GitLab's shapes). They drive serialisation and the OpenAPI document. */
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
@@ -369,3 +369,109 @@ export const RunnerDetailsEntity = Type.Object({
   ),
   groups: Type.Array(Type.Object({ id: Int, name: Str, web_url: Str })),
 });
+
+/** GitLab's MergeRequest entity; `merged_by` and `merge_status` are v4 only (spec: removed in v5). */
+const MergeRequestShape = Type.Object({
+  id: Int,
+  iid: Int,
+  project_id: Int,
+  title: Str,
+  description: Str,
+  state: Str,
+  created_at: Str,
+  updated_at: Str,
+  merged_by: Type.Optional(Nullable(UserBasic)),
+  merge_user: Nullable(UserBasic),
+  merged_at: Nullable(Str),
+  closed_by: Nullable(UserBasic),
+  closed_at: Nullable(Str),
+  target_branch: Str,
+  source_branch: Str,
+  source_project_id: Int,
+  target_project_id: Int,
+  author: Nullable(UserBasic),
+  assignee: Type.Null(),
+  assignees: Type.Array(UserBasic),
+  reviewers: Type.Array(UserBasic),
+  labels: Type.Array(Str),
+  draft: Bool,
+  work_in_progress: Bool,
+  milestone: Type.Null(),
+  merge_when_pipeline_succeeds: Bool,
+  merge_status: Type.Optional(Str),
+  detailed_merge_status: Str,
+  has_conflicts: Bool,
+  sha: Nullable(Str),
+  merge_commit_sha: Nullable(Str),
+  squash_commit_sha: Type.Null(),
+  squash: Bool,
+  user_notes_count: Int,
+  upvotes: Int,
+  downvotes: Int,
+  discussion_locked: Nullable(Bool),
+  should_remove_source_branch: Nullable(Bool),
+  force_remove_source_branch: Nullable(Bool),
+  blocking_discussions_resolved: Bool,
+  reference: Str,
+  references: Type.Object({ short: Str, relative: Str, full: Str }),
+  web_url: Str,
+  diff_refs: Nullable(Type.Object({ base_sha: Str, head_sha: Str, start_sha: Str })),
+});
+// Wrapped so that route typing does not instantiate the deep TypeBox type (TS2589); same JSON schema.
+export const MergeRequestEntity = Type.Unsafe<Static<typeof MergeRequestShape>>(MergeRequestShape);
+
+/** GitLab's Diff entity (`/diffs`, and `changes` of the v4 `/changes` endpoint). */
+export const DiffEntity = Type.Object({
+  diff: Str,
+  collapsed: Bool,
+  too_large: Bool,
+  new_path: Str,
+  old_path: Str,
+  a_mode: Str,
+  b_mode: Str,
+  new_file: Bool,
+  renamed_file: Bool,
+  deleted_file: Bool,
+  generated_file: Bool,
+});
+
+const MergeRequestChangesShape = Type.Object({
+  ...MergeRequestShape.properties,
+  changes_count: Str,
+  changes: Type.Array(DiffEntity),
+  overflow: Bool,
+});
+export const MergeRequestChangesEntity =
+  Type.Unsafe<Static<typeof MergeRequestChangesShape>>(MergeRequestChangesShape);
+
+/** `GET /projects/:id/approvals`; `approvers` and `approver_groups` are v4 only (always empty). */
+export const ApprovalSettingsEntity = Type.Object({
+  approvers: Type.Optional(Type.Array(UserBasic)),
+  approver_groups: Type.Optional(Type.Array(Type.Object({ id: Int }))),
+  approvals_before_merge: Int,
+  reset_approvals_on_push: Bool,
+  selective_code_owner_removals: Bool,
+  disable_overriding_approvers_per_merge_request: Bool,
+  merge_requests_author_approval: Bool,
+  merge_requests_disable_committers_approval: Bool,
+  require_password_to_approve: Bool,
+  require_reauthentication_to_approve: Bool,
+});
+
+const GroupBasic = Type.Object({ id: Int, name: Str, path: Str, full_path: Str, web_url: Str });
+
+export const ApprovalRuleEntity = Type.Object({
+  id: Int,
+  name: Str,
+  rule_type: Str,
+  report_type: Type.Null(),
+  eligible_approvers: Type.Array(UserBasic),
+  approvals_required: Int,
+  users: Type.Array(UserBasic),
+  groups: Type.Array(GroupBasic),
+  contains_hidden_groups: Bool,
+  protected_branches: Type.Array(Type.Object({})),
+  applies_to_all_protected_branches: Bool,
+});
+
+export const ManagedLicenseEntity = Type.Object({ id: Int, name: Str, approval_status: Str });

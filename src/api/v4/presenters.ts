@@ -21,6 +21,13 @@ import type {
 } from '../../error-tracking/error-tracking.js';
 import { errorTitle } from '../../error-tracking/events.js';
 import type { Issue } from '../../issues/issues.js';
+import type {
+  ApprovalRule,
+  ApprovalSettings,
+  ManagedLicense,
+} from '../../merge-requests/approvals.service.js';
+import type { FileDiff } from '../../merge-requests/diff.js';
+import type { MergeRequestView } from '../../merge-requests/merge-requests.service.js';
 import { isOnline, legacyStatus, type Runner } from '../../runners/runners.js';
 import type { StorageMove } from '../../storage-moves/storage-moves.js';
 import type * as E from './entities.js';
@@ -486,4 +493,117 @@ export function runnerDetails(
       web_url: `${view.externalUrl}/groups/${g.fullPath}`,
     })),
   };
+}
+
+/** v4 MergeRequest: both `merged_by` and `merge_user`, both `merge_status` and `detailed_merge_status`. */
+export function mergeRequest(m: MergeRequestView, v: View): Static<typeof E.MergeRequestEntity> {
+  const user = (u: User | null) => (u ? userBasic(u, v) : null);
+  const p = m.project;
+  return {
+    id: m.id,
+    iid: m.iid,
+    project_id: m.projectId,
+    title: m.title,
+    description: m.description,
+    state: m.state,
+    created_at: m.createdAt,
+    updated_at: m.updatedAt,
+    merged_by: user(m.mergeUser),
+    merge_user: user(m.mergeUser),
+    merged_at: m.mergedAt,
+    closed_by: user(m.closedBy),
+    closed_at: m.closedAt,
+    target_branch: m.targetBranch,
+    source_branch: m.sourceBranch,
+    source_project_id: m.projectId,
+    target_project_id: m.projectId,
+    author: user(m.author),
+    assignee: null,
+    assignees: [],
+    reviewers: [],
+    labels: [],
+    draft: m.draft,
+    work_in_progress: m.draft,
+    milestone: null,
+    merge_when_pipeline_succeeds: false,
+    merge_status: m.mergeStatus,
+    detailed_merge_status: m.detailedMergeStatus,
+    has_conflicts: m.mergeStatus === 'cannot_be_merged',
+    sha: m.diffRefs?.headSha ?? null,
+    merge_commit_sha: m.mergeCommitSha,
+    squash_commit_sha: null,
+    squash: false,
+    user_notes_count: 0,
+    upvotes: 0,
+    downvotes: 0,
+    discussion_locked: null,
+    should_remove_source_branch: m.shouldRemoveSourceBranch,
+    force_remove_source_branch: m.forceRemoveSourceBranch,
+    blocking_discussions_resolved: true,
+    reference: `!${m.iid}`,
+    references: { short: `!${m.iid}`, relative: `!${m.iid}`, full: `${p.fullPath}!${m.iid}` },
+    web_url: `${v.externalUrl}/${p.fullPath}/-/merge_requests/${m.iid}`,
+    diff_refs: m.diffRefs && {
+      base_sha: m.diffRefs.baseSha,
+      head_sha: m.diffRefs.headSha,
+      start_sha: m.diffRefs.startSha,
+    },
+  };
+}
+
+/** GitLab's Diff entity; svc never collapses or truncates a diff. */
+export function diff(d: FileDiff): Static<typeof E.DiffEntity> {
+  return { ...d, collapsed: false, too_large: false };
+}
+
+/** The v4-only `/changes` response: the merge request with its diffs (deprecated, gone in v5). */
+export function mergeRequestChanges(
+  m: MergeRequestView,
+  diffs: readonly FileDiff[],
+  v: View,
+): Static<typeof E.MergeRequestChangesEntity> {
+  return {
+    ...mergeRequest(m, v),
+    changes_count: String(diffs.length),
+    changes: diffs.map(diff),
+    overflow: false,
+  };
+}
+
+/** v4 approval configuration: `approvers` and `approver_groups` always empty (GitLab, deprecated since 12.3). */
+export function approvalSettings(s: ApprovalSettings): Static<typeof E.ApprovalSettingsEntity> {
+  return {
+    approvers: [],
+    approver_groups: [],
+    ...s,
+    selective_code_owner_removals: false,
+    require_reauthentication_to_approve: s.require_password_to_approve,
+  };
+}
+
+export function approvalRule(r: ApprovalRule, v: View): Static<typeof E.ApprovalRuleEntity> {
+  const users = r.users.map((u) => userBasic(u, v));
+  return {
+    id: r.id,
+    name: r.name,
+    rule_type: 'regular',
+    report_type: null,
+    eligible_approvers: users,
+    approvals_required: r.approvalsRequired,
+    users,
+    groups: r.groups.map((g) => ({
+      id: g.id,
+      name: g.name,
+      path: g.path,
+      full_path: g.fullPath,
+      web_url: `${v.externalUrl}/groups/${g.fullPath}`,
+    })),
+    contains_hidden_groups: false,
+    protected_branches: [],
+    applies_to_all_protected_branches: true,
+  };
+}
+
+export function managedLicense(l: ManagedLicense): Static<typeof E.ManagedLicenseEntity> {
+  return { id: l.id, name: l.name, approval_status: l.approval_status };
 }

@@ -1,5 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { Namespace, Project } from '../../accounts/accounts.js';
+import type { ApprovalSettings } from '../../merge-requests/approvals.service.js';
+import type { MergeRequestView } from '../../merge-requests/merge-requests.service.js';
 import { contactStatus, type Runner } from '../../runners/runners.js';
 import type * as E from '../v4/entities.js';
 import * as v4 from '../v4/presenters.js';
@@ -28,4 +30,16 @@ export function runnerDetails(
 ): Static<typeof E.RunnerDetailsEntity> {
   const { active: _active, ip_address: _ip, ...rest } = v4.runnerDetails(r, v, projects, groups, view);
   return { ...rest, status: contactStatus(r, v.now) };
+}
+
+/** v5 MergeRequest. Spec: "merged_by field … Removed (merge_user)"; "merge_status field … Removed (detailed_merge_status)". */
+export function mergeRequest(m: MergeRequestView, v: v4.View): Static<typeof E.MergeRequestEntity> {
+  const { merged_by: _mergedBy, merge_status: _mergeStatus, ...rest } = v4.mergeRequest(m, v);
+  return rest;
+}
+
+/** v5 approval configuration. Spec: approvers and approval groups "removed from the get-configuration endpoint". */
+export function approvalSettings(s: ApprovalSettings): Static<typeof E.ApprovalSettingsEntity> {
+  const { approvers: _approvers, approver_groups: _groups, ...rest } = v4.approvalSettings(s);
+  return rest;
 }

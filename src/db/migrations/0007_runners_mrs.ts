@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DialectName } from '../dialect.js';
 import { columnTypes, withId } from './helpers.js';
 
-/** Runners (with their projects and registration tokens), merge requests, approval rules, managed licenses. */
+/** Runners (with their projects and registration tokens), merge requests, approval settings and rules, managed licenses. */
 export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<void> {
   const t = columnTypes(dialect);
   await withId(db.schema.createTable('runners'), dialect)
@@ -48,7 +48,13 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .addColumn('merge_user_id', 'integer', (c) => c.references('users.id').onDelete('set null'))
     .addColumn('merged_at', t.timestamp)
     .addColumn('closed_at', t.timestamp)
+    .addColumn('closed_by_id', 'integer', (c) => c.references('users.id').onDelete('set null'))
     .addColumn('merge_commit_sha', 'text')
+    .addColumn('force_remove_source_branch', t.bool)
+    .addColumn('should_remove_source_branch', t.bool)
+    // The diff a merged request keeps: its merge base and source head at merge time.
+    .addColumn('diff_base_sha', 'text')
+    .addColumn('diff_head_sha', 'text')
     .addColumn('created_at', t.timestamp, (c) => c.notNull())
     .addColumn('updated_at', t.timestamp, (c) => c.notNull())
     .addUniqueConstraint('merge_requests_project_iid', ['project_id', 'iid'])
@@ -61,6 +67,17 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .addColumn('user_ids', 'text', (c) => c.notNull())
     .addColumn('group_ids', 'text', (c) => c.notNull())
     .addColumn('created_at', t.timestamp, (c) => c.notNull())
+    .execute();
+
+  await db.schema
+    .createTable('project_approval_settings')
+    .addColumn('project_id', 'integer', (c) => c.primaryKey().references('projects.id').onDelete('cascade'))
+    .addColumn('approvals_before_merge', 'integer', (c) => c.notNull())
+    .addColumn('reset_approvals_on_push', t.bool, (c) => c.notNull())
+    .addColumn('disable_overriding_approvers_per_merge_request', t.bool, (c) => c.notNull())
+    .addColumn('merge_requests_author_approval', t.bool, (c) => c.notNull())
+    .addColumn('merge_requests_disable_committers_approval', t.bool, (c) => c.notNull())
+    .addColumn('require_password_to_approve', t.bool, (c) => c.notNull())
     .execute();
 
   await withId(db.schema.createTable('managed_licenses'), dialect)

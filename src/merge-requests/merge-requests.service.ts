@@ -1,0 +1,421 @@
+import type { Kysely, Selectable } from 'kysely';
+import { AccessLevel, type Paged, type PageRequest, type Project, type User } from '../accounts/accounts.js';
+import type { ProjectsService } from '../accounts/projects.service.js';
+import type { UsersRepository } from '../accounts/users.repository.js';
+import type { Clock } from '../clock.js';
+import { readBool, readCount, readNullableTimestamp, readTimestamp, writeBool } from '../db/dialect.js';
+import { nextIid } from '../db/internal-ids.js';
+import type { Database, MergeRequestsTable } from '../db/schema.js';
+import { AppError, conflict, invalidFields, notFound, readOnlyError } from '../errors.js';
+import type { RepositoriesService } from '../repositories/repositories.service.js';
+import { type FileDiff, parseDiff } from './diff.js';
+
+export type DetailedMergeStatus =
+  | 'mergeable'
+  | 'conflict'
+  | 'not_open'
+  | 'draft_status'
+  | 'checking'
+  | 'need_rebase'
+  | 'broken_status';
+
+export interface MergeRequest {
+  readonly id: number;
+  readonly projectId: number;
+  readonly iid: number;
+  readonly title: string;
+  readonly description: string;
+  readonly sourceBranch: string;
+  readonly targetBranch: string;
+  readonly state: 'opened' | 'closed' | 'merged';
+  readonly draft: boolean;
+  readonly authorId: number | null;
+  readonly mergeUserId: number | null;
+  readonly mergedAt: string | null;
+  readonly closedAt: string | null;
+  readonly closedById: number | null;
+  readonly mergeCommitSha: string | null;
+  /** Set on the request by its author: delete the source branch when merging. */
+  readonly forceRemoveSourceBranch: boolean | null;
+  /** Set by the merge: whether the source branch was deleted. */
+  readonly shouldRemoveSourceBranch: boolean | null;
+  /** Kept at merge time: the merge base and the source head that were merged. */
+  readonly mergedDiff: { readonly baseSha: string; readonly headSha: string } | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** The commits a merge request's diff is between: merge base, target head (start) and source head. */
+export interface DiffRefs {
+  readonly baseSha: string;
+  readonly startSha: string;
+  readonly headSha: string;
+}
+
+/** A merge request with what svc computed from the repository and the users it refers to. */
+export interface MergeRequestView extends MergeRequest {
+  readonly project: Project;
+  readonly detailedMergeStatus: DetailedMergeStatus;
+  /** The v4 `merge_status`: whether git can merge the branches (unchecked for closed requests). */
+  readonly mergeStatus: 'can_be_merged' | 'cannot_be_merged' | 'unchecked';
+  readonly diffRefs: DiffRefs | null;
+  readonly author: User | null;
+  readonly mergeUser: User | null;
+  readonly closedBy: User | null;
+}
+
+export interface MergeRequestFilter {
+  readonly state: 'opened' | 'closed' | 'merged' | 'all';
+  readonly sourceBranch?: string;
+  readonly targetBranch?: string;
+}
+
+const DRAFT = /^\s*(\[draft\]|\(draft\)|draft:|draft\s-\s|draft\s)/i;
+
+function toMr(r: Selectable<MergeRequestsTable>): MergeRequest {
+  return {
+    id: r.id,
+    projectId: r.project_id,
+    iid: r.iid,
+    title: r.title,
+    description: r.description,
+    sourceBranch: r.source_branch,
+    targetBranch: r.target_branch,
+    state: r.state as MergeRequest['state'],
+    draft: DRAFT.test(r.title),
+    authorId: r.author_id,
+    mergeUserId: r.merge_user_id,
+    mergedAt: readNullableTimestamp(r.merged_at),
+    closedAt: readNullableTimestamp(r.closed_at),
+    closedById: r.closed_by_id,
+    mergeCommitSha: r.merge_commit_sha,
+    forceRemoveSourceBranch:
+      r.force_remove_source_branch === null ? null : readBool(r.force_remove_source_branch),
+    shouldRemoveSourceBranch:
+      r.should_remove_source_branch === null ? null : readBool(r.should_remove_source_branch),
+    mergedDiff:
+      r.diff_base_sha && r.diff_head_sha ? { baseSha: r.diff_base_sha, headSha: r.diff_head_sha } : null,
+    createdAt: readTimestamp(r.created_at),
+    updatedAt: readTimestamp(r.updated_at),
+  };
+}
+
+/** Merge requests on the project's real repository: merges are real merge commits made with git. */
+export class MergeRequestsService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly projects: ProjectsService,
+    private readonly repos: RepositoriesService,
+    private readonly users: UsersRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  private path(p: Project): string {
+    return this.repos.path('project', p.id, p.repositoryStorage);
+  }
+
+  private async head(p: Project, branch: string): Promise<string | null> {
+    const out = await this.repos.git
+      .run(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: this.path(p) })
+      .catch(() => '');
+    return out.trim() || null;
+  }
+
+  /** Merges `source` into `target` in memory (git merge-tree): the tree, or null on conflicts. */
+  private async mergeTree(p: Project, target: string, source: string): Promise<string | null> {
+    try {
+      const out = await this.repos.git.run(['merge-tree', '--write-tree', target, source], {
+        cwd: this.path(p),
+      });
+      return out.split('\n')[0]!.trim();
+    } catch {
+      return null;
+    }
+  }
+
+  private user(id: number | null): Promise<User | null> {
+    return id === null ? Promise.resolve(null) : this.users.findById(id);
+  }
+
+  private async view(p: Project, mr: MergeRequest): Promise<MergeRequestView> {
+    const [author, mergeUser, closedBy, diffRefs] = await Promise.all([
+      this.user(mr.authorId),
+      this.user(mr.mergeUserId),
+      this.user(mr.closedById),
+      this.diffRefs(p, mr),
+    ]);
+    return {
+      ...mr,
+      project: p,
+      author,
+      mergeUser,
+      closedBy,
+      diffRefs,
+      ...(await this.status(p, mr, diffRefs)),
+    };
+  }
+
+  /** The diff's commits: as kept at merge time for merged requests, otherwise from the branches now. */
+  private async diffRefs(p: Project, mr: MergeRequest): Promise<DiffRefs | null> {
+    const cwd = this.path(p);
+    if (mr.state === 'merged' && mr.mergedDiff && mr.mergeCommitSha) {
+      const start = await this.repos.git
+        .run(['rev-parse', `${mr.mergeCommitSha}^1`], { cwd })
+        .catch(() => mr.mergedDiff!.baseSha);
+      return { ...mr.mergedDiff, startSha: start.trim() };
+    }
+    const [target, source] = await Promise.all([
+      this.head(p, mr.targetBranch),
+      this.head(p, mr.sourceBranch),
+    ]);
+    if (!target || !source) return null;
+    // Unrelated histories have no merge base; the diff is then against the target head.
+    const base = await this.repos.git.run(['merge-base', target, source], { cwd }).catch(() => target);
+    return { baseSha: base.trim(), startSha: target, headSha: source };
+  }
+
+  /** GitLab's merge statuses, computed from the repository now (so never "checking"). */
+  private async status(
+    p: Project,
+    mr: MergeRequest,
+    refs: DiffRefs | null,
+  ): Promise<Pick<MergeRequestView, 'detailedMergeStatus' | 'mergeStatus'>> {
+    if (mr.state === 'merged') return { detailedMergeStatus: 'not_open', mergeStatus: 'can_be_merged' };
+    if (mr.state === 'closed') return { detailedMergeStatus: 'not_open', mergeStatus: 'unchecked' };
+    const mergeable = refs !== null && (await this.mergeTree(p, refs.startSha, refs.headSha)) !== null;
+    const mergeStatus = mergeable ? 'can_be_merged' : 'cannot_be_merged';
+    if (mr.draft) return { detailedMergeStatus: 'draft_status', mergeStatus };
+    if (!refs) return { detailedMergeStatus: 'broken_status', mergeStatus };
+    return { detailedMergeStatus: mergeable ? 'mergeable' : 'conflict', mergeStatus };
+  }
+
+  private async row(p: Project, iid: number) {
+    const r = await this.db
+      .selectFrom('merge_requests')
+      .selectAll()
+      .where('project_id', '=', p.id)
+      .where('iid', '=', iid)
+      .executeTakeFirst();
+    if (!r) throw notFound('Merge Request');
+    return r;
+  }
+
+  async create(
+    actor: User | null,
+    idOrPath: string,
+    input: {
+      source_branch: string;
+      target_branch: string;
+      title: string;
+      description?: string;
+      remove_source_branch?: boolean;
+    },
+  ): Promise<MergeRequestView> {
+    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Developer);
+    const errors: Record<string, string[]> = {};
+    if (!input.title.trim()) errors.title = ["can't be blank"];
+    if (input.source_branch === input.target_branch)
+      errors.branch_conflict = ['You can’t use same project/branch for source and target'];
+    if (!(await this.head(project, input.source_branch))) errors.source_branch = ['is invalid'];
+    if (!(await this.head(project, input.target_branch))) errors.target_branch = ['is invalid'];
+    if (Object.keys(errors).length > 0) throw invalidFields(errors);
+    const open = await this.db
+      .selectFrom('merge_requests')
+      .select('iid')
+      .where('project_id', '=', project.id)
+      .where('source_branch', '=', input.source_branch)
+      .where('target_branch', '=', input.target_branch)
+      .where('state', '=', 'opened')
+      .executeTakeFirst();
+    if (open)
+      throw conflict(`Another open merge request already exists for this source branch: !${open.iid}`);
+    const now = this.clock.now().toISOString();
+    const iid = await nextIid(this.db, project.id, 'merge_requests');
+    await this.db
+      .insertInto('merge_requests')
+      .values({
+        project_id: project.id,
+        iid,
+        title: input.title.trim(),
+        description: input.description ?? '',
+        source_branch: input.source_branch,
+        target_branch: input.target_branch,
+        state: 'opened',
+        author_id: actor!.id,
+        merge_user_id: null,
+        merged_at: null,
+        closed_at: null,
+        closed_by_id: null,
+        merge_commit_sha: null,
+        force_remove_source_branch:
+          input.remove_source_branch === undefined ? null : writeBool(input.remove_source_branch),
+        should_remove_source_branch: null,
+        diff_base_sha: null,
+        diff_head_sha: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    return this.get(actor, String(project.id), iid);
+  }
+
+  async list(
+    actor: User | null,
+    idOrPath: string,
+    filter: MergeRequestFilter,
+    page: PageRequest,
+  ): Promise<Paged<MergeRequestView>> {
+    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
+    let base = this.db.selectFrom('merge_requests').where('project_id', '=', project.id);
+    if (filter.state !== 'all') base = base.where('state', '=', filter.state);
+    if (filter.sourceBranch !== undefined) base = base.where('source_branch', '=', filter.sourceBranch);
+    if (filter.targetBranch !== undefined) base = base.where('target_branch', '=', filter.targetBranch);
+    const [rows, total] = await Promise.all([
+      base
+        .selectAll()
+        .orderBy('iid', 'desc')
+        .limit(page.perPage)
+        .offset((page.page - 1) * page.perPage)
+        .execute(),
+      base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
+    ]);
+    return {
+      items: await Promise.all(rows.map((r) => this.view(project, toMr(r)))),
+      total: readCount(total?.n as string | number | undefined),
+    };
+  }
+
+  async get(actor: User | null, idOrPath: string, iid: number): Promise<MergeRequestView> {
+    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
+    return this.view(project, toMr(await this.row(project, iid)));
+  }
+
+  async update(
+    actor: User | null,
+    idOrPath: string,
+    iid: number,
+    input: {
+      title?: string;
+      description?: string;
+      target_branch?: string;
+      state_event?: 'close' | 'reopen';
+      remove_source_branch?: boolean;
+    },
+  ): Promise<MergeRequestView> {
+    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Developer);
+    const mr = toMr(await this.row(project, iid));
+    if (input.title !== undefined && !input.title.trim()) throw invalidFields({ title: ["can't be blank"] });
+    if (input.target_branch !== undefined && !(await this.head(project, input.target_branch)))
+      throw invalidFields({ target_branch: ['is invalid'] });
+    if (mr.state === 'merged' && (input.state_event || input.target_branch))
+      throw new AppError(405, { message: '405 Method Not Allowed' });
+    const now = this.clock.now().toISOString();
+    await this.db
+      .updateTable('merge_requests')
+      .set({
+        ...(input.title !== undefined && { title: input.title.trim() }),
+        ...(input.description !== undefined && { description: input.description }),
+        ...(input.target_branch !== undefined && { target_branch: input.target_branch }),
+        ...(input.remove_source_branch !== undefined && {
+          force_remove_source_branch: writeBool(input.remove_source_branch),
+        }),
+        ...(input.state_event === 'close' && { state: 'closed', closed_at: now, closed_by_id: actor!.id }),
+        ...(input.state_event === 'reopen' && { state: 'opened', closed_at: null, closed_by_id: null }),
+        updated_at: now,
+      })
+      .where('id', '=', mr.id)
+      .execute();
+    return this.get(actor, String(project.id), iid);
+  }
+
+  /** Merges with a real merge commit on the target branch; refused clearly when it cannot be merged. */
+  async merge(
+    actor: User | null,
+    idOrPath: string,
+    iid: number,
+    input: { merge_commit_message?: string; sha?: string; should_remove_source_branch?: boolean },
+  ): Promise<MergeRequestView> {
+    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Developer);
+    if (project.repositoryReadOnly) throw readOnlyError();
+    const mr = toMr(await this.row(project, iid));
+    if (mr.state !== 'opened') throw new AppError(405, { message: '405 Method Not Allowed' });
+    if (mr.draft)
+      throw new AppError(406, { message: '406 Branch cannot be merged: the merge request is a draft' });
+    const [target, source] = await Promise.all([
+      this.head(project, mr.targetBranch),
+      this.head(project, mr.sourceBranch),
+    ]);
+    if (!target || !source)
+      throw new AppError(406, { message: '406 Branch cannot be merged: a branch is missing' });
+    if (input.sha !== undefined && input.sha !== source) {
+      throw new AppError(409, { message: 'SHA does not match HEAD of source branch' });
+    }
+    const tree = await this.mergeTree(project, target, source);
+    if (tree === null)
+      throw new AppError(406, { message: '406 Branch cannot be merged: the branches have conflicts' });
+    const path = this.path(project);
+    const base = (await this.repos.git.run(['merge-base', target, source], { cwd: path })).trim();
+    const merger = actor!;
+    const message =
+      input.merge_commit_message ??
+      `Merge branch '${mr.sourceBranch}' into '${mr.targetBranch}'\n\n${mr.title}\n\nSee merge request !${mr.iid}`;
+    const env = {
+      GIT_AUTHOR_NAME: merger.name,
+      GIT_AUTHOR_EMAIL: merger.email,
+      GIT_COMMITTER_NAME: merger.name,
+      GIT_COMMITTER_EMAIL: merger.email,
+    };
+    const commit = (
+      await this.repos.git.run(['commit-tree', tree, '-p', target, '-p', source, '-m', message], {
+        cwd: path,
+        env,
+      })
+    ).trim();
+    // Compare-and-swap: a push to the target since we read it makes this fail rather than lose that push.
+    try {
+      await this.repos.git.run(['update-ref', `refs/heads/${mr.targetBranch}`, commit, target], {
+        cwd: path,
+      });
+    } catch {
+      throw new AppError(409, { message: 'The target branch changed during the merge; try again' });
+    }
+    const removeSource = input.should_remove_source_branch ?? mr.forceRemoveSourceBranch ?? false;
+    // Deleted only if nobody pushed to it meanwhile (old value given): their commits are not lost.
+    if (removeSource)
+      await this.repos.git
+        .run(['update-ref', '-d', `refs/heads/${mr.sourceBranch}`, source], { cwd: path })
+        .catch(() => undefined);
+    const now = this.clock.now().toISOString();
+    await this.db
+      .updateTable('merge_requests')
+      .set({
+        state: 'merged',
+        merge_user_id: merger.id,
+        merged_at: now,
+        merge_commit_sha: commit,
+        should_remove_source_branch:
+          input.should_remove_source_branch === undefined
+            ? null
+            : writeBool(input.should_remove_source_branch),
+        diff_base_sha: base,
+        diff_head_sha: source,
+        updated_at: now,
+      })
+      .where('id', '=', mr.id)
+      .execute();
+    await this.projects.touchActivity(project.id);
+    return this.get(actor, String(project.id), iid);
+  }
+
+  /** The merge request's file diffs (against the merge base; kept as they were for merged requests). */
+  async diffs(actor: User | null, idOrPath: string, iid: number): Promise<FileDiff[]> {
+    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
+    const refs = await this.diffRefs(project, toMr(await this.row(project, iid)));
+    if (!refs) return [];
+    const out = await this.repos.git.run(
+      ['-c', 'core.quotePath=false', 'diff', '-M', '--no-color', '--full-index', refs.baseSha, refs.headSha],
+      { cwd: this.path(project) },
+    );
+    return parseDiff(out);
+  }
+}
