@@ -189,6 +189,23 @@ export function userRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void 
     },
   );
 
+  for (const [verb, blocked] of [
+    ['block', true],
+    ['unblock', false],
+  ] as const) {
+    app.post(
+      `/users/:id/${verb}`,
+      {
+        schema: { tags, summary: `${verb[0]!.toUpperCase()}${verb.slice(1)} a user (admin)`, params: Id },
+      },
+      async (req, reply) => {
+        await ctx.users.setBlocked(req.actor.user, req.params.id, blocked);
+        // GitLab answers 201 with the body `true`.
+        return reply.status(201).type('application/json').send('true');
+      },
+    );
+  }
+
   // Personal access tokens
 
   const ttags = ['personal_access_tokens'];

@@ -202,6 +202,15 @@ export class UsersService {
     return updated;
   }
 
+  /** Blocks or unblocks a user (admin): a blocked user cannot sign in or use tokens. Not oneself. */
+  async setBlocked(actor: User | null, id: number, blocked: boolean): Promise<void> {
+    this.requireAdmin(actor);
+    const existing = await this.users.findById(id);
+    if (!existing) throw notFound('User');
+    if (blocked && existing.id === actor.id) throw forbidden('You cannot block your own account');
+    await this.users.update(id, { state: blocked ? 'blocked' : 'active' }, this.now());
+  }
+
   async delete(actor: User | null, id: number): Promise<void> {
     this.requireAdmin(actor);
     const existing = await this.users.findById(id);

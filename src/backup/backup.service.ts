@@ -59,6 +59,7 @@ const NO_SERIAL_ID: ReadonlySet<string> = new Set([
   'geo_resyncs',
   'runner_projects',
   'runner_registration_tokens',
+  'project_approval_settings',
 ]);
 
 const FORMAT = 1;

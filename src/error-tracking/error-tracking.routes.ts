@@ -1,7 +1,9 @@
 import { type Static, Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import { PageQuery, pageRequest, setPageHeaders } from '../api/pagination.js';
 import type { ApiApp, ApiVersion } from '../api/version.js';
 import type { AppContext } from '../context.js';
+import { paramError } from '../errors.js';
 import { ERROR_STATUSES, type ErrorStatus } from './error-tracking.js';
 
 const Params = Type.Object({ id: Type.String() });
@@ -115,6 +117,12 @@ export function errorTrackingRoutes(app: ApiApp, ctx: AppContext, api: ApiVersio
       return reply.status(201).send(P.clientKey(project, key, url));
     },
   );
+  // GitLab's route takes the key id in the path; gitbeaker's ErrorTrackingClientKeys.remove sends
+  // DELETE .../client_keys with `key_id` in the body (or query), so both are served.
+  const deleteKey = async (req: FastifyRequest, projectId: string, keyId: number) => {
+    const { project, key } = await ctx.errorTracking.deleteKey(req.actor.user, projectId, keyId);
+    return P.clientKey(project, key, url);
+  };
   app.delete(
     `${base}/client_keys/:key_id`,
     {
@@ -125,13 +133,24 @@ export function errorTrackingRoutes(app: ApiApp, ctx: AppContext, api: ApiVersio
         response: { 200: E.ClientKeyEntity },
       },
     },
+    async (req) => deleteKey(req, req.params.id, req.params.key_id),
+  );
+  app.delete(
+    `${base}/client_keys`,
+    {
+      schema: {
+        tags,
+        summary: 'Delete a client key given as key_id (the form gitbeaker uses)',
+        params: Type.Object({ id: Type.String() }),
+        querystring: Type.Object({ key_id: Type.Optional(Type.Integer()) }),
+        body: Type.Optional(Type.Object({ key_id: Type.Optional(Type.Integer()) })),
+        response: { 200: E.ClientKeyEntity },
+      },
+    },
     async (req) => {
-      const { project, key } = await ctx.errorTracking.deleteKey(
-        req.actor.user,
-        req.params.id,
-        req.params.key_id,
-      );
-      return P.clientKey(project, key, url);
+      const keyId = req.body?.key_id ?? req.query.key_id;
+      if (keyId === undefined) throw paramError('key_id is missing');
+      return deleteKey(req, req.params.id, keyId);
     },
   );
 

@@ -169,6 +169,33 @@ export function mergeRequestRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion
       return all.slice(from, from + page.perPage).map(P.diff);
     },
   );
+  app.get(
+    `${path}/:merge_request_iid/commits`,
+    {
+      schema: {
+        tags,
+        summary: 'List the commits of a merge request (newest first)',
+        params: IidParams,
+        response: { 200: Type.Array(E.CommitEntity) },
+      },
+    },
+    async (req) => {
+      const { project, commits } = await ctx.mergeRequests.commits(
+        req.actor.user,
+        req.params.id,
+        req.params.merge_request_iid,
+      );
+      return commits.map((c) => P.commit(c, project, viewOf(req, url)));
+    },
+  );
+  app.delete(
+    `${path}/:merge_request_iid`,
+    { schema: { tags, summary: 'Delete a merge request (Owner)', params: IidParams } },
+    async (req, reply) => {
+      await ctx.mergeRequests.delete(req.actor.user, req.params.id, req.params.merge_request_iid);
+      return reply.status(204).send();
+    },
+  );
   // Spec: "Endpoint for the changes of a single merge request — Removed" in v5 (use /diffs).
   if (!api.removes('mr_changes_endpoint')) {
     app.get(

@@ -64,6 +64,20 @@ export interface MergeRequestView extends MergeRequest {
   readonly closedBy: User | null;
 }
 
+/** A commit as `git log` reports it. */
+export interface Commit {
+  readonly id: string;
+  readonly parentIds: readonly string[];
+  readonly title: string;
+  readonly message: string;
+  readonly authorName: string;
+  readonly authorEmail: string;
+  readonly authoredDate: string;
+  readonly committerName: string;
+  readonly committerEmail: string;
+  readonly committedDate: string;
+}
+
 export interface MergeRequestFilter {
   readonly state: 'opened' | 'closed' | 'merged' | 'all';
   readonly sourceBranch?: string;
@@ -417,5 +431,52 @@ export class MergeRequestsService {
       { cwd: this.path(project) },
     );
     return parseDiff(out);
+  }
+
+  /** The merge request's commits, newest first (GitLab's order). */
+  async commits(
+    actor: User | null,
+    idOrPath: string,
+    iid: number,
+  ): Promise<{ project: Project; commits: Commit[] }> {
+    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
+    const refs = await this.diffRefs(project, toMr(await this.row(project, iid)));
+    if (!refs) return { project, commits: [] };
+    // Fields separated by NUL, records by RS (0x1e): messages may hold any other character.
+    const format = ['%H', '%P', '%an', '%ae', '%aI', '%cn', '%ce', '%cI', '%B'].join('%x00');
+    const out = await this.repos.git.run(
+      ['log', `--format=${format}%x1e`, `${refs.baseSha}..${refs.headSha}`],
+      {
+        cwd: this.path(project),
+      },
+    );
+    const commits = out
+      .split('\x1e')
+      .map((r) => r.replace(/^\n/, ''))
+      .filter((r) => r !== '')
+      .map((r) => {
+        const [id, parents, an, ae, ad, cn, ce, cd, body] = r.split('\0') as string[];
+        const message = body!.replace(/\n+$/, '\n');
+        return {
+          id: id!,
+          parentIds: parents ? parents.split(' ') : [],
+          title: message.split('\n')[0]!,
+          message,
+          authorName: an!,
+          authorEmail: ae!,
+          authoredDate: ad!,
+          committerName: cn!,
+          committerEmail: ce!,
+          committedDate: cd!,
+        };
+      });
+    return { project, commits };
+  }
+
+  /** Deletes a merge request (GitLab: Owners and admins); its branches and commits stay. */
+  async delete(actor: User | null, idOrPath: string, iid: number): Promise<void> {
+    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Owner);
+    const row = await this.row(project, iid);
+    await this.db.deleteFrom('merge_requests').where('id', '=', row.id).execute();
   }
 }

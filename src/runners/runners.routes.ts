@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Namespace, Project } from '../accounts/accounts.js';
 import { requireUser } from '../api/auth.js';
+import { PageQuery, pageRequest, setPageHeaders } from '../api/pagination.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
 import type { AppContext } from '../context.js';
 import { paramError } from '../errors.js';
@@ -229,6 +230,24 @@ export function runnerRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): voi
       },
     },
     async (req) => details(req, await ctx.runners.get(req.actor.user, req.params.id)),
+  );
+  // svc runs no CI pipelines, so no runner has run a job here: the list is empty, after the same access check.
+  app.get(
+    '/runners/:id/jobs',
+    {
+      schema: {
+        tags,
+        summary: "A runner's jobs (svc runs no CI jobs: always empty)",
+        params: Type.Object({ id: Type.Integer() }),
+        querystring: PageQuery,
+        response: { 200: Type.Array(Type.Object({ id: Type.Integer() })) },
+      },
+    },
+    async (req, reply) => {
+      await ctx.runners.get(req.actor.user, req.params.id);
+      setPageHeaders(reply, req, url, pageRequest(req.query), 0);
+      return [];
+    },
   );
   app.put(
     '/runners/:id',

@@ -179,4 +179,35 @@ describe.each(await databases())('authentication (%s)', (database) => {
       body: { error: '404 Not Found' },
     });
   });
+
+  it('lets admins block and unblock users: a blocked user is refused at once', async () => {
+    const u = await api.post('/api/v4/users', {
+      token: s.rootToken,
+      body: { username: 'bob', name: 'Bob', email: 'bob@example.com', password: 'bob-password' },
+    });
+    const t = await api.post(`/api/v4/users/${u.body.id}/personal_access_tokens`, {
+      token: s.rootToken,
+      body: { name: 'b', scopes: ['api'] },
+    });
+    expect((await api.get('/api/v4/user', { token: t.body.token })).status).toBe(200);
+    expect(await api.post(`/api/v4/users/${u.body.id}/block`, { token: tokens.api })).toMatchObject({
+      status: 403,
+    });
+    expect(await api.post(`/api/v5/users/${u.body.id}/block`, { token: s.rootToken })).toMatchObject({
+      status: 201,
+      body: true,
+    });
+    expect((await api.get(`/api/v4/users/${u.body.id}`, { token: s.rootToken })).body.state).toBe('blocked');
+    expect(await api.get('/api/v4/user', { token: t.body.token })).toMatchObject({ status: 403 });
+    expect(await api.post(`/api/v4/users/${u.body.id}/unblock`, { token: s.rootToken })).toMatchObject({
+      status: 201,
+    });
+    expect((await api.get('/api/v4/user', { token: t.body.token })).status).toBe(200);
+    expect(await api.post('/api/v4/users/99999/block', { token: s.rootToken })).toMatchObject({
+      status: 404,
+      body: { message: '404 User Not Found' },
+    });
+    const root = (await api.get('/api/v4/user', { token: s.rootToken })).body;
+    expect((await api.post(`/api/v4/users/${root.id}/block`, { token: s.rootToken })).status).toBe(403);
+  });
 });

@@ -174,6 +174,14 @@ describe.each(cases)('merge requests (%s, release %s)', (database, release) => {
     expect(stale.status).toBe(409);
     expect(await remoteHead('main')).toBe(before);
 
+    const commits = await api.get(`${v5()}/merge_requests/1/commits`, { token });
+    expect(commits.status).toBe(200);
+    expect(commits.body.map((c: { title: string }) => c.title)).toEqual([
+      'feature: more.txt',
+      'feature: feature.txt',
+    ]);
+    expect(commits.body[0]).toMatchObject({ id: source, short_id: source.slice(0, 8), author_name: 'Dev' });
+
     const merged = await api.put(`${base()}/merge_requests/1/merge`, { token, body: { sha: source } });
     expect(merged.status).toBe(200);
     expect(merged.body).toMatchObject({

@@ -475,3 +475,22 @@ export const ApprovalRuleEntity = Type.Object({
 });
 
 export const ManagedLicenseEntity = Type.Object({ id: Int, name: Str, approval_status: Str });
+
+/** GitLab's Commit entity. */
+export const CommitEntity = Type.Object({
+  id: Str,
+  short_id: Str,
+  created_at: Str,
+  parent_ids: Type.Array(Str),
+  title: Str,
+  message: Str,
+  author_name: Str,
+  author_email: Str,
+  authored_date: Str,
+  committer_name: Str,
+  committer_email: Str,
+  committed_date: Str,
+  trailers: Type.Object({}),
+  extended_trailers: Type.Object({}),
+  web_url: Str,
+});

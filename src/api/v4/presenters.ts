@@ -27,7 +27,7 @@ import type {
   ManagedLicense,
 } from '../../merge-requests/approvals.service.js';
 import type { FileDiff } from '../../merge-requests/diff.js';
-import type { MergeRequestView } from '../../merge-requests/merge-requests.service.js';
+import type { Commit, MergeRequestView } from '../../merge-requests/merge-requests.service.js';
 import { isOnline, legacyStatus, type Runner } from '../../runners/runners.js';
 import type { StorageMove } from '../../storage-moves/storage-moves.js';
 import type * as E from './entities.js';
@@ -606,4 +606,24 @@ export function approvalRule(r: ApprovalRule, v: View): Static<typeof E.Approval
 
 export function managedLicense(l: ManagedLicense): Static<typeof E.ManagedLicenseEntity> {
   return { id: l.id, name: l.name, approval_status: l.approval_status };
+}
+
+export function commit(c: Commit, p: Project, v: View): Static<typeof E.CommitEntity> {
+  return {
+    id: c.id,
+    short_id: c.id.slice(0, 8),
+    created_at: c.committedDate,
+    parent_ids: [...c.parentIds],
+    title: c.title,
+    message: c.message,
+    author_name: c.authorName,
+    author_email: c.authorEmail,
+    authored_date: c.authoredDate,
+    committer_name: c.committerName,
+    committer_email: c.committerEmail,
+    committed_date: c.committedDate,
+    trailers: {},
+    extended_trailers: {},
+    web_url: `${v.externalUrl}/${p.fullPath}/-/commit/${c.id}`,
+  };
 }
