@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { KeysetQuery, PageQuery, pageRequest, setKeysetHeaders, setPageHeaders } from '../api/pagination.js';
 import { SortInput, VisibilityInput } from '../api/schemas.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
@@ -103,31 +103,65 @@ export function projectRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): vo
     monitor_access_level: MonitorInput,
   };
 
+  const CreateBody = Type.Partial(
+    Type.Object({ ...Editable, namespace_id: Type.Integer(), repository_storage: Type.String() }),
+  );
+  const createInput = (b: Static<typeof CreateBody> = {}) => ({
+    name: b.name,
+    path: b.path,
+    namespaceId: b.namespace_id,
+    description: b.description,
+    visibility: b.visibility,
+    defaultBranch: b.default_branch,
+    monitorEnabled: monitor(b.monitor_access_level),
+    repositoryStorage: b.repository_storage,
+  });
   app.post(
     '/projects',
     {
+      schema: { tags, summary: 'Create a project', body: CreateBody, response: { 201: E.ProjectEntity } },
+    },
+    async (req, reply) => {
+      const project = await ctx.projects.create(req.actor.user, createInput(req.body));
+      return reply.status(201).send(P.project(project, viewOf(req, url)));
+    },
+  );
+  app.post(
+    '/projects/user/:user_id',
+    {
       schema: {
         tags,
-        summary: 'Create a project',
-        body: Type.Partial(
-          Type.Object({ ...Editable, namespace_id: Type.Integer(), repository_storage: Type.String() }),
-        ),
+        summary: "Create a project in a user's namespace (admin)",
+        params: Type.Object({ user_id: Type.Integer() }),
+        body: CreateBody,
         response: { 201: E.ProjectEntity },
       },
     },
     async (req, reply) => {
-      const b = req.body ?? {};
-      const project = await ctx.projects.create(req.actor.user, {
-        name: b.name,
-        path: b.path,
-        namespaceId: b.namespace_id,
-        description: b.description,
-        visibility: b.visibility,
-        defaultBranch: b.default_branch,
-        monitorEnabled: monitor(b.monitor_access_level),
-        repositoryStorage: b.repository_storage,
-      });
+      const project = await ctx.projects.createForUser(
+        req.actor.user,
+        req.params.user_id,
+        createInput(req.body),
+      );
       return reply.status(201).send(P.project(project, viewOf(req, url)));
+    },
+  );
+  app.get(
+    '/users/:user_id/projects',
+    {
+      schema: {
+        tags,
+        summary: "List a user's personal projects visible to the caller",
+        params: Type.Object({ user_id: Type.Integer() }),
+        querystring: PageQuery,
+        response: { 200: Type.Array(E.ProjectEntity) },
+      },
+    },
+    async (req, reply) => {
+      const page = pageRequest(req.query);
+      const result = await ctx.projects.listOfUser(req.actor.user, req.params.user_id, page);
+      setPageHeaders(reply, req, url, page, result.total);
+      return result.items.map((p) => P.project(p, viewOf(req, url)));
     },
   );
 

@@ -160,6 +160,22 @@ export class ProjectsService {
     return this.projects.list({ scope, namespaceIds }, 'created_at', 'desc', page);
   }
 
+  /** Projects in a user's personal namespace that the caller may see (`GET /users/:id/projects`). */
+  async listOfUser(actor: User | null, userId: number, page: PageRequest): Promise<Paged<Project>> {
+    const ns = await this.namespaces.findUserNamespace(userId);
+    if (!ns) throw notFound('User');
+    return this.listInGroup(actor, ns, false, page);
+  }
+
+  /** An admin creates a project in another user's namespace (`POST /projects/user/:user_id`). */
+  async createForUser(actor: User | null, userId: number, input: CreateProjectInput): Promise<Project> {
+    if (!actor) throw unauthorized();
+    if (!actor.admin) throw forbidden();
+    const ns = await this.namespaces.findUserNamespace(userId);
+    if (!ns) throw notFound('User');
+    return this.create(actor, { ...input, namespaceId: ns.id });
+  }
+
   async create(actor: User | null, input: CreateProjectInput): Promise<Project> {
     if (!actor) throw unauthorized();
     if (input.name === undefined && input.path === undefined)

@@ -180,7 +180,7 @@ describe.each(cases)('merge requests (%s, release %s)', (database, release) => {
       'feature: more.txt',
       'feature: feature.txt',
     ]);
-    expect(commits.body[0]).toMatchObject({ id: source, short_id: source.slice(0, 8), author_name: 'Dev' });
+    expect(commits.body[0]).toMatchObject({ id: source, short_id: source?.slice(0, 8), author_name: 'Dev' });
 
     const merged = await api.put(`${base()}/merge_requests/1/merge`, { token, body: { sha: source } });
     expect(merged.status).toBe(200);

@@ -77,6 +77,24 @@ describe.each(await databases())('projects, groups, members and visibility (%s)'
     expect((await api.get('/api/v4/projects/team/sub/secret-app', { token: tok.guest })).status).toBe(404);
   });
 
+  it("lets admins create projects in a user's namespace and lists a user's projects as the caller may see them", async () => {
+    const forOwner = (token: string) =>
+      api.post(`/api/v4/projects/user/${ids.owner}`, { token, body: { name: 'Given', visibility: 'private' } });
+    expect((await forOwner(tok.outsider!)).status).toBe(403);
+    const created = await forOwner(s.rootToken);
+    expect(created.status).toBe(201);
+    expect(created.body.path_with_namespace).toBe('owner/given');
+    expect((await api.post('/api/v4/projects/user/99999', { token: s.rootToken, body: { name: 'x' } })).status).toBe(
+      404,
+    );
+    const own = await api.get(`/api/v5/users/${ids.owner}/projects`, { token: tok.owner });
+    expect(own.body.map((p: { path: string }) => p.path)).toEqual(['given']);
+    expect(own.headers.get('x-total')).toBe('1');
+    // Private: the outsider sees none of them.
+    expect((await api.get(`/api/v4/users/${ids.owner}/projects`, { token: tok.outsider })).body).toEqual([]);
+    expect((await api.delete(`/api/v4/projects/${created.body.id}`, { token: tok.owner })).status).toBe(202);
+  });
+
   it('hides private projects and groups from outsiders and anonymous callers with 404, not 403', async () => {
     for (const headers of [{ 'PRIVATE-TOKEN': tok.outsider! }, {}] as Record<string, string>[]) {
       const r = await api.get(`/api/v4/projects/${project.id}`, { headers });
