@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { adminRoutes } from './accounts/admin.routes.js';
 import { groupRoutes } from './accounts/groups.routes.js';
 import { projectRoutes } from './accounts/projects.routes.js';
@@ -24,6 +24,7 @@ import { auditRoutes } from './audit/audit.routes.js';
 import type { AppContext } from './context.js';
 import { collectorRoutes } from './error-tracking/collector.routes.js';
 import { errorTrackingRoutes } from './error-tracking/error-tracking.routes.js';
+import { paramError } from './errors.js';
 import { geoRoutes } from './geo/geo.routes.js';
 import { issueRoutes } from './issues/issues.routes.js';
 import { approvalRoutes } from './merge-requests/approvals.routes.js';
@@ -101,6 +102,29 @@ export async function buildApp(
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>
     done(null, parseForm(body as string)),
+  );
+  // Multipart forms (gitbeaker sends some updates this way), parsed with Node's built-in FormData.
+  // File parts are refused rather than dropped: no endpoint of svc takes an upload.
+  app.addContentTypeParser(
+    'multipart/form-data',
+    { parseAs: 'buffer' },
+    async (req: FastifyRequest, body: Buffer) => {
+      let form: FormData;
+      try {
+        form = await new Response(body, {
+          headers: { 'content-type': req.headers['content-type']! },
+        }).formData();
+      } catch {
+        throw paramError('the multipart body could not be parsed');
+      }
+      const fields = new URLSearchParams();
+      for (const [key, value] of form) {
+        if (typeof value !== 'string')
+          throw paramError(`${key} is a file upload, which svc does not accept here`);
+        fields.append(key, value);
+      }
+      return parseForm(fields.toString());
+    },
   );
   // GitLab (Grape) reads parameters from the query string too: `POST /projects?name=x` with no body works.
   app.addHook('preValidation', async (request) => {

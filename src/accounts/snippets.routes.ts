@@ -4,6 +4,7 @@ import { PageQuery, pageRequest, setPageHeaders } from '../api/pagination.js';
 import { VisibilityInput } from '../api/schemas.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
 import type { AppContext } from '../context.js';
+import { paramError } from '../errors.js';
 import type { Snippet } from './accounts.js';
 
 const Editable = {
@@ -13,12 +14,16 @@ const Editable = {
   content: Type.String(),
   visibility: VisibilityInput,
 };
+/** GitLab's multi-file form (`files[]`); svc snippets hold one file, so exactly one entry. */
+const Files = Type.Optional(
+  Type.Array(Type.Object({ file_path: Type.String(), content: Type.String() }), { minItems: 1 }),
+);
 const CreateBody = Type.Object({
   ...Type.Partial(Type.Object(Editable)).properties,
   title: Type.String(),
-  content: Type.String(),
+  files: Files,
 });
-const UpdateBody = Type.Partial(Type.Object(Editable));
+const UpdateBody = Type.Object({ ...Type.Partial(Type.Object(Editable)).properties, files: Files });
 
 function sendRaw(reply: FastifyReply, s: Snippet) {
   return reply
@@ -42,15 +47,28 @@ export function snippetRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): vo
       file_name: string;
       description: string;
       content: string;
+      files: { file_path: string; content: string }[];
       visibility: 'private' | 'internal' | 'public';
     }>,
-  ) => ({
-    title: b.title,
-    fileName: b.file_name,
-    description: b.description,
-    content: b.content,
-    visibility: b.visibility,
-  });
+    creating = false,
+  ) => {
+    if (b.files && (b.files.length > 1 || b.content !== undefined)) {
+      throw paramError(
+        b.files.length > 1
+          ? 'files holds more than the one file of an svc snippet'
+          : 'files, content are mutually exclusive',
+      );
+    }
+    const file = b.files?.[0];
+    if (creating && !file && b.content === undefined) throw paramError('content is missing');
+    return {
+      title: b.title,
+      fileName: file?.file_path ?? b.file_name,
+      description: b.description,
+      content: file?.content ?? b.content,
+      visibility: b.visibility,
+    };
+  };
 
   app.get(
     '/snippets',
@@ -112,7 +130,7 @@ export function snippetRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): vo
       },
     },
     async (req, reply) => {
-      const s = await ctx.snippets.create(req.actor.user, input(req.body));
+      const s = await ctx.snippets.create(req.actor.user, input(req.body, true));
       return reply.status(201).send(P.snippet(s, viewOf(req, url)));
     },
   );
@@ -201,7 +219,7 @@ export function snippetRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): vo
       },
     },
     async (req, reply) => {
-      const s = await ctx.snippets.create(req.actor.user, input(req.body), req.params.id);
+      const s = await ctx.snippets.create(req.actor.user, input(req.body, true), req.params.id);
       return reply.status(201).send(P.snippet(s, viewOf(req, url)));
     },
   );

@@ -124,6 +124,23 @@ describe.each(await databases())('pagination, snippets, settings and features (%
       status: 400,
       body: { error: 'content is missing' },
     });
+    // GitLab's files[] form, with the one file an svc snippet holds.
+    const files = await api.post('/api/v4/snippets', {
+      token: t,
+      body: { title: 'f', files: [{ file_path: 'run.sh', content: 'echo files\n' }] },
+    });
+    expect(files).toMatchObject({ status: 201, body: { file_name: 'run.sh' } });
+    expect((await api.get(`/api/v4/snippets/${files.body.id}/raw`, { token: t })).body).toBe('echo files\n');
+    const two = [
+      { file_path: 'a', content: 'a' },
+      { file_path: 'b', content: 'b' },
+    ];
+    expect(
+      await api.post('/api/v4/snippets', { token: t, body: { title: 'two', files: two } }),
+    ).toMatchObject({
+      status: 400,
+      body: { error: 'files holds more than the one file of an svc snippet' },
+    });
     const project = await api.post('/api/v4/projects', {
       token: t,
       body: { name: 'snips', visibility: 'public' },

@@ -79,14 +79,17 @@ describe.each(await databases())('projects, groups, members and visibility (%s)'
 
   it("lets admins create projects in a user's namespace and lists a user's projects as the caller may see them", async () => {
     const forOwner = (token: string) =>
-      api.post(`/api/v4/projects/user/${ids.owner}`, { token, body: { name: 'Given', visibility: 'private' } });
+      api.post(`/api/v4/projects/user/${ids.owner}`, {
+        token,
+        body: { name: 'Given', visibility: 'private' },
+      });
     expect((await forOwner(tok.outsider!)).status).toBe(403);
     const created = await forOwner(s.rootToken);
     expect(created.status).toBe(201);
     expect(created.body.path_with_namespace).toBe('owner/given');
-    expect((await api.post('/api/v4/projects/user/99999', { token: s.rootToken, body: { name: 'x' } })).status).toBe(
-      404,
-    );
+    expect(
+      (await api.post('/api/v4/projects/user/99999', { token: s.rootToken, body: { name: 'x' } })).status,
+    ).toBe(404);
     const own = await api.get(`/api/v5/users/${ids.owner}/projects`, { token: tok.owner });
     expect(own.body.map((p: { path: string }) => p.path)).toEqual(['given']);
     expect(own.headers.get('x-total')).toBe('1');
@@ -268,6 +271,30 @@ describe.each(await databases())('projects, groups, members and visibility (%s)'
     expect(form).toMatchObject({ status: 201, body: { name: 'Form Made', visibility: 'internal' } });
     const query = await api.post('/api/v4/projects?name=Query%20Made', { token: tok.outsider });
     expect(query).toMatchObject({ status: 201, body: { path: 'query-made' } });
+    // Multipart forms too; a file part is refused (no upload is taken here), and nothing is created.
+    const multipart = (fields: FormData) =>
+      fetch(`${s.url}/api/v4/projects`, {
+        method: 'POST',
+        headers: { 'PRIVATE-TOKEN': tok.outsider! },
+        body: fields,
+      });
+    const fields = new FormData();
+    fields.append('name', 'Multi Part');
+    fields.append('description', 'from a form');
+    const made = await multipart(fields);
+    expect(made.status).toBe(201);
+    expect(await made.json()).toMatchObject({ path: 'multi-part', description: 'from a form' });
+    const withFile = new FormData();
+    withFile.append('name', 'With File');
+    withFile.append('avatar', new Blob(['png']), 'a.png');
+    const refused = await multipart(withFile);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({
+      error: 'avatar is a file upload, which svc does not accept here',
+    });
+    expect((await api.get('/api/v4/projects/outsider%2Fwith-file', { token: tok.outsider })).status).toBe(
+      404,
+    );
   });
 
   it('shows repository_storage to admins only and filters by it for admins', async () => {
