@@ -7,6 +7,7 @@ import { readBool, readCount, readNullableTimestamp, readTimestamp, writeBool } 
 import { nextIid } from '../db/internal-ids.js';
 import type { Database, MergeRequestsTable } from '../db/schema.js';
 import { AppError, conflict, invalidFields, notFound, readOnlyError } from '../errors.js';
+import { GitError } from '../repositories/git.js';
 import type { RepositoriesService } from '../repositories/repositories.service.js';
 import { type FileDiff, parseDiff } from './diff.js';
 
@@ -142,8 +143,12 @@ export class MergeRequestsService {
         cwd: this.path(p),
       });
       return out.split('\n')[0]!.trim();
-    } catch {
-      return null;
+    } catch (err) {
+      // Exit status 1 is git's "the merge has conflicts"; branches without a common history cannot be
+      // merged either. Anything else is a real failure.
+      if (err instanceof GitError && (err.exitCode === 1 || /unrelated histories/.test(err.message)))
+        return null;
+      throw err;
     }
   }
 

@@ -18,8 +18,15 @@ export function relativePath(kind: ContainerKind, id: number): string {
   return `@groups/${dir}.wiki.git`;
 }
 
-/** Git failed: the command's stderr, trimmed. */
-export class GitError extends Error {}
+/** Git failed: the command's stderr, trimmed, and its exit status when it ran. */
+export class GitError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number | null = null,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * The system `git`, for bare repositories on disk (what Gitaly drives). Every call runs git with a clean,
@@ -52,8 +59,11 @@ export class Git {
         });
         return stdout;
       } catch (err) {
-        const e = err as { stderr?: string; message: string };
-        throw new GitError((e.stderr ?? e.message).trim() || `git ${args[0]} failed`);
+        const e = err as { stderr?: string; message: string; code?: unknown };
+        throw new GitError(
+          (e.stderr ?? e.message).trim() || `git ${args[0]} failed`,
+          typeof e.code === 'number' ? e.code : null,
+        );
       }
     }
     const child = spawn(this.binary, [...args], { cwd: opts.cwd, env });

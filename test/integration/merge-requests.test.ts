@@ -251,6 +251,22 @@ describe.each(cases)('merge requests (%s, release %s)', (database, release) => {
     });
   });
 
+  it('cannot merge a branch without a common history', async () => {
+    expect((await git(['checkout', '--quiet', '--orphan', 'island'], work)).code).toBe(0);
+    writeFileSync(join(work, 'island.txt'), 'alone\n');
+    await git(['add', 'island.txt'], work);
+    expect((await git([...ident, 'commit', '--quiet', '-m', 'island'], work)).code).toBe(0);
+    expect((await git(['push', '--quiet', 'origin', 'HEAD:refs/heads/island'], work)).code).toBe(0);
+    const mr = await api.post(`${base()}/merge_requests`, {
+      token,
+      body: { source_branch: 'island', target_branch: 'main', title: 'Island' },
+    });
+    expect(mr.status).toBe(201);
+    expect(mr.body.detailed_merge_status).toBe('conflict');
+    expect((await api.put(`${base()}/merge_requests/${mr.body.iid}/merge`, { token })).status).toBe(406);
+    await api.put(`${base()}/merge_requests/${mr.body.iid}`, { token, body: { state_event: 'close' } });
+  });
+
   it('reports drafts as draft_status and does not merge them; removes the source branch on request', async () => {
     await commitOn('wip', 'wip.txt', 'wip\n');
     const mr = await api.post(`${base()}/merge_requests`, {
