@@ -1,60 +1,12 @@
-import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, withSignedInPage } from '../helpers/browser.js';
 import { startTestServer } from '../helpers/server.js';
 
-// Debian's chromium package; playwright-core never downloads a browser of its own.
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const PROJECT_NAME = 'Alerting UI';
 const INTEGRATION_NAME = 'Ops webhook';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
-
-/**
- * Runs `body` in a fresh browser context signed in as root through the form. On failure it saves a
- * screenshot and adds the page's visible text to the error, so a red run says what the user saw.
- */
-async function withSignedInPage(
-  browser: Browser,
-  server: Server,
-  name: string,
-  body: (page: Page) => Promise<void>,
-): Promise<void> {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-  const page = await context.newPage();
-  const pageErrors: string[] = [];
-  page.on('pageerror', (err) => pageErrors.push(err.message));
-  try {
-    await page.goto(`${server.url}/`);
-    await page.getByLabel('Username or email').fill('root');
-    await page.getByLabel('Password').fill(server.rootPassword);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Projects' }).waitFor();
-    await body(page);
-    expect(pageErrors).toEqual([]);
-  } catch (err) {
-    const shot = `/tmp/svc-alerts-failure-${name}.png`;
-    await page.screenshot({ path: shot, fullPage: true }).catch(() => undefined);
-    const text = await page
-      .locator('body')
-      .innerText({ timeout: 1000 })
-      .catch(() => '(unreadable)');
-    if (err instanceof Error) {
-      err.message += `\nURL: ${page.url()}\nPage errors: ${pageErrors.join(' | ') || 'none'}\nScreenshot: ${shot}\nPage text:\n${text}`;
-    }
-    throw err;
-  } finally {
-    await context.close();
-  }
-}
 
 /** Opens the project's Settings tab and waits for the alert settings. */
 async function openSettings(page: Page, projectName: string): Promise<Locator> {
@@ -92,7 +44,7 @@ describe('alert management UI (Chromium)', () => {
     const response = await api('POST', '/projects', { name: PROJECT_NAME });
     expect(response.status).toBe(201);
     projectId = ((await response.json()) as { id: number }).id;
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
@@ -101,7 +53,7 @@ describe('alert management UI (Chromium)', () => {
   });
 
   const withPage = (name: string, body: (page: Page) => Promise<void>): Promise<void> =>
-    withSignedInPage(browser!, server!, name, body);
+    withSignedInPage(browser!, server!, `alerts-${name}`, body);
 
   const integrationsTable = (page: Page): Locator =>
     page.getByRole('region', { name: 'Integrations' }).getByRole('table');
@@ -446,7 +398,7 @@ describe('alert management UI on the Free tier (Chromium)', () => {
       body: JSON.stringify({ name: 'Free Tier' }),
     });
     expect(response.status).toBe(201);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
@@ -455,7 +407,7 @@ describe('alert management UI on the Free tier (Chromium)', () => {
   });
 
   it('shows the tier errors from the server and changes nothing', async () => {
-    await withSignedInPage(browser!, server!, 'free-tier', async (page) => {
+    await withSignedInPage(browser!, server!, 'alerts-free-tier', async (page) => {
       await openSettings(page, 'Free Tier');
       await page.getByRole('button', { name: 'Add integration' }).click();
       const form = page.getByRole('form', { name: 'Add integration' });

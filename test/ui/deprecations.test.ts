@@ -1,18 +1,7 @@
-import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, withSignedInPage } from '../helpers/browser.js';
 import { startTestServer } from '../helpers/server.js';
-
-// Debian's chromium package; playwright-core never downloads a browser of its own.
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 const USERS_PAGINATION = 'Offset pagination on the /users REST endpoint';
 const SHARED_RUNNERS_TOKEN = 'Environment variable SVC_SHARED_RUNNERS_REGISTRATION_TOKEN';
@@ -30,6 +19,9 @@ const V5_TITLES = [
   'Runner ip_address',
 ];
 
+/** The deprecations table needs the width. */
+const WIDE = { width: 1280, height: 900 };
+
 type Server = Awaited<ReturnType<typeof startTestServer>>;
 
 interface Entry {
@@ -46,41 +38,6 @@ interface Entry {
 interface Catalog {
   instance_release: string;
   deprecations: Entry[];
-}
-
-/** Runs `body` in a fresh browser context signed in as root through the form; on failure, a screenshot and the page text. */
-async function withSignedInPage(
-  browser: Browser,
-  server: Server,
-  name: string,
-  body: (page: Page) => Promise<void>,
-): Promise<void> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  const pageErrors: string[] = [];
-  page.on('pageerror', (err) => pageErrors.push(err.message));
-  try {
-    await page.goto(`${server.url}/`);
-    await page.getByLabel('Username or email').fill('root');
-    await page.getByLabel('Password').fill(server.rootPassword);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Projects' }).waitFor();
-    await body(page);
-    expect(pageErrors).toEqual([]);
-  } catch (err) {
-    const shot = `/tmp/svc-deprecations-failure-${name}.png`;
-    await page.screenshot({ path: shot, fullPage: true }).catch(() => undefined);
-    const text = await page
-      .locator('body')
-      .innerText({ timeout: 1000 })
-      .catch(() => '(unreadable)');
-    if (err instanceof Error) {
-      err.message += `\nURL: ${page.url()}\nPage errors: ${pageErrors.join(' | ') || 'none'}\nScreenshot: ${shot}\nPage text:\n${text}`;
-    }
-    throw err;
-  } finally {
-    await context.close();
-  }
 }
 
 /** GET a JSON resource of the REST API as root. */
@@ -148,7 +105,7 @@ describe('deprecations admin UI (Chromium, release 17.0)', () => {
   beforeAll(async () => {
     server = await startTestServer({ env: { SVC_RELEASE: '17.0' } });
     catalog = await apiGet<Catalog>(server, '/deprecations');
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
@@ -156,14 +113,14 @@ describe('deprecations admin UI (Chromium, release 17.0)', () => {
     await server?.stop();
   });
 
-  const withPage = (name: string, body: (page: Page) => Promise<void>): Promise<void> =>
-    withSignedInPage(browser!, server!, name, body);
+  const withWidePage = (name: string, body: (page: Page) => Promise<void>): Promise<void> =>
+    withSignedInPage(browser!, server!, `deprecations-${name}`, body, WIDE);
 
   it('shows the release, the counts, and what is in force and enforced', async () => {
     const version = await apiGet<{ version: string; release: string }>(server!, '/version');
     expect(version.release).toBe('17.0');
     expect(catalog.instance_release).toBe('17.0');
-    await withPage('overview', async (page) => {
+    await withWidePage('overview', async (page) => {
       // The admin Overview lists users with keyset pagination: offset pagination on /users is removed in 17.0.
       const usersRequests: string[] = [];
       page.on('request', (request) => {
@@ -240,7 +197,7 @@ describe('deprecations admin UI (Chromium, release 17.0)', () => {
   });
 
   it('filters by breaking, area, removal and text, and says when nothing matches', async () => {
-    await withPage('filters', async (page) => {
+    await withWidePage('filters', async (page) => {
       await openDeprecations(page, '17.0');
       const all = catalog.deprecations;
 
@@ -322,7 +279,7 @@ describe('deprecations admin UI (Chromium, release 17.0)', () => {
   });
 
   it('expands a row to show what changes and the replacement', async () => {
-    await withPage('expand', async (page) => {
+    await withWidePage('expand', async (page) => {
       await openDeprecations(page, '17.0');
       const geo = catalog.deprecations.find((d) => d.title === 'geo_nodes endpoints')!;
       expect(geo.replacement).not.toBeNull();
@@ -364,7 +321,7 @@ describe('deprecations admin UI (Chromium, release 16.11)', () => {
 
   beforeAll(async () => {
     server = await startTestServer({ env: { SVC_RELEASE: '16.11' } });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
@@ -375,7 +332,7 @@ describe('deprecations admin UI (Chromium, release 16.11)', () => {
   it('follows the instance release: the 17.0 removals are upcoming, not in force', async () => {
     const catalog = await apiGet<Catalog>(server!, '/deprecations');
     expect(catalog.instance_release).toBe('16.11');
-    await withSignedInPage(browser!, server!, 'release-16-11', async (page) => {
+    await withSignedInPage(browser!, server!, 'deprecations-release-16-11', async (page) => {
       await openDeprecations(page, '16.11');
       const all = catalog.deprecations;
       expect(await stat(page, 'In force now')).toBe(String(all.filter((d) => d.applies).length));

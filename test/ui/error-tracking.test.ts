@@ -1,62 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, withSignedInPage } from '../helpers/browser.js';
 import { type FakeSentry, startFakeSentry } from '../helpers/fake-sentry.js';
 import { startTestServer } from '../helpers/server.js';
 
-// Debian's chromium package; playwright-core never downloads a browser of its own.
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const PROJECT_NAME = 'Error Tracking UI';
 const EXTERNAL_PROJECT_NAME = 'Sentry Backed';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
-
-/**
- * Runs `body` in a fresh browser context signed in as root through the form. On failure it saves a
- * screenshot and adds the page's visible text to the error, so a red run says what the user saw.
- */
-async function withSignedInPage(
-  browser: Browser,
-  server: Server,
-  name: string,
-  body: (page: Page) => Promise<void>,
-): Promise<void> {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-  const page = await context.newPage();
-  const pageErrors: string[] = [];
-  page.on('pageerror', (err) => pageErrors.push(err.message));
-  try {
-    await page.goto(`${server.url}/`);
-    await page.getByLabel('Username or email').fill('root');
-    await page.getByLabel('Password').fill(server.rootPassword);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Projects' }).waitFor();
-    await body(page);
-    expect(pageErrors).toEqual([]);
-  } catch (err) {
-    const shot = `/tmp/svc-errors-failure-${name}.png`;
-    await page.screenshot({ path: shot, fullPage: true }).catch(() => undefined);
-    const text = await page
-      .locator('body')
-      .innerText({ timeout: 1000 })
-      .catch(() => '(unreadable)');
-    if (err instanceof Error) {
-      err.message += `\nURL: ${page.url()}\nPage errors: ${pageErrors.join(' | ') || 'none'}\nScreenshot: ${shot}\nPage text:\n${text}`;
-    }
-    throw err;
-  } finally {
-    await context.close();
-  }
-}
 
 /** Opens the project's Settings tab and returns the Monitor > Error tracking section once it has loaded. */
 async function openErrorTrackingSettings(page: Page, projectName: string): Promise<Locator> {
@@ -149,7 +101,7 @@ describe('error tracking UI on the hosted offering (Chromium)', () => {
   beforeAll(async () => {
     server = await startTestServer({ env: { SVC_OFFERING: 'hosted' } });
     projectId = await createProject(api, PROJECT_NAME);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
@@ -159,7 +111,7 @@ describe('error tracking UI on the hosted offering (Chromium)', () => {
   });
 
   const withPage = (name: string, body: (page: Page) => Promise<void>): Promise<void> =>
-    withSignedInPage(browser!, server!, name, body);
+    withSignedInPage(browser!, server!, `errors-${name}`, body);
 
   it('starts with an empty state that links to settings, then enables the integrated backend', async () => {
     await withPage('enable', async (page) => {
@@ -474,7 +426,7 @@ describe('error tracking UI on self-managed (Chromium)', () => {
   beforeAll(async () => {
     server = await startTestServer();
     projectId = await createProject(api, PROJECT_NAME);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
@@ -483,7 +435,7 @@ describe('error tracking UI on self-managed (Chromium)', () => {
   });
 
   it('shows the server refusal when enabling the integrated backend, and changes nothing', async () => {
-    await withSignedInPage(browser!, server!, 'self-managed', async (page) => {
+    await withSignedInPage(browser!, server!, 'errors-self-managed', async (page) => {
       const section = await openErrorTrackingSettings(page, PROJECT_NAME);
       const form = section.getByRole('form', { name: 'Error tracking settings' });
       await form.getByLabel('Active').check();

@@ -1,18 +1,8 @@
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, withPage } from '../helpers/browser.js';
 import { startTestServer } from '../helpers/server.js';
 
-// Debian's chromium package; playwright-core never downloads a browser of its own.
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const SCREENSHOT = '/tmp/svc-ui.png';
 const PROJECT_NAME = 'Shell Test';
 
@@ -32,42 +22,13 @@ describe('web UI shell (Chromium)', () => {
     });
     expect(response.status).toBe(201);
     projectId = ((await response.json()) as { id: number }).id;
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
   });
-
-  /**
-   * Runs `body` in a fresh browser context (no cookie carries over between tests). On failure it saves a
-   * screenshot and adds the page's visible text to the error, so a red run says what the user saw.
-   */
-  async function withPage(name: string, body: (page: Page) => Promise<void>): Promise<void> {
-    const context = await browser!.newContext({ viewport: { width: 1200, height: 800 } });
-    const page = await context.newPage();
-    const pageErrors: string[] = [];
-    page.on('pageerror', (err) => pageErrors.push(err.message));
-    try {
-      await page.goto(`${server!.url}/`);
-      await body(page);
-      expect(pageErrors).toEqual([]);
-    } catch (err) {
-      const shot = `/tmp/svc-ui-failure-${name}.png`;
-      await page.screenshot({ path: shot, fullPage: true }).catch(() => undefined);
-      const text = await page
-        .locator('body')
-        .textContent({ timeout: 1000 })
-        .catch(() => '(unreadable)');
-      if (err instanceof Error) {
-        err.message += `\nURL: ${page.url()}\nPage errors: ${pageErrors.join(' | ') || 'none'}\nScreenshot: ${shot}\nPage text:\n${text}`;
-      }
-      throw err;
-    } finally {
-      await context.close();
-    }
-  }
 
   async function signIn(page: Page, login: string, password: string): Promise<void> {
     await page.getByLabel('Username or email').fill(login);
@@ -76,7 +37,7 @@ describe('web UI shell (Chromium)', () => {
   }
 
   it('shows a clear error for a wrong password and stays signed out', async () => {
-    await withPage('wrong-password', async (page) => {
+    await withPage(browser!, server!, 'wrong-password', async (page) => {
       await signIn(page, 'root', `${server!.rootPassword}-wrong`);
       const alert = page.getByRole('alert');
       await alert.waitFor();
@@ -89,7 +50,7 @@ describe('web UI shell (Chromium)', () => {
   });
 
   it('signs in as root, lists projects, opens a project with its tabs, and signs out', async () => {
-    await withPage('sign-in', async (page) => {
+    await withPage(browser!, server!, 'sign-in', async (page) => {
       await signIn(page, 'root', server!.rootPassword);
 
       await page.getByRole('heading', { name: 'Projects' }).waitFor();

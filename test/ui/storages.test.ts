@@ -1,65 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, withSignedInPage } from '../helpers/browser.js';
 import { startTestServer } from '../helpers/server.js';
 
-// Debian's chromium package; playwright-core never downloads a browser of its own.
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const ALPHA = 'Storage Alpha';
 const BETA = 'Storage Beta';
 /** How long a move may take to finish in the background worker (it copies and verifies a real repository). */
 const MOVE_TIMEOUT = 30_000;
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
-
-/**
- * Runs `body` in a fresh browser context signed in as root through the form. On failure it saves a
- * screenshot and adds the page's visible text to the error, so a red run says what the user saw.
- */
-async function withSignedInPage(
-  browser: Browser,
-  server: Server,
-  name: string,
-  body: (page: Page) => Promise<void>,
-): Promise<void> {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-  const page = await context.newPage();
-  const pageErrors: string[] = [];
-  page.on('pageerror', (err) => pageErrors.push(err.message));
-  try {
-    await page.goto(`${server.url}/`);
-    await page.getByLabel('Username or email').fill('root');
-    await page.getByLabel('Password').fill(server.rootPassword);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Projects' }).waitFor();
-    await body(page);
-    expect(pageErrors).toEqual([]);
-  } catch (err) {
-    const shot = `/tmp/svc-storages-failure-${name}.png`;
-    await page.screenshot({ path: shot, fullPage: true }).catch(() => undefined);
-    const text = await page
-      .locator('body')
-      .innerText({ timeout: 1000 })
-      .catch(() => '(unreadable)');
-    if (err instanceof Error) {
-      err.message += `\nURL: ${page.url()}\nPage errors: ${pageErrors.join(' | ') || 'none'}\nScreenshot: ${shot}\nPage text:\n${text}`;
-    }
-    throw err;
-  } finally {
-    await context.close();
-  }
-}
 
 /** Calls the REST API as root with the root token. */
 function apiClient(server: () => Server) {
@@ -122,7 +74,7 @@ describe('repository storages admin UI (Chromium)', () => {
       const response = await api('POST', '/projects', { name, repository_storage: 'default' });
       expect(response.status).toBe(201);
     }
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
@@ -132,7 +84,7 @@ describe('repository storages admin UI (Chromium)', () => {
   });
 
   const withPage = (name: string, body: (page: Page) => Promise<void>): Promise<void> =>
-    withSignedInPage(browser!, server!, name, body);
+    withSignedInPage(browser!, server!, `storages-${name}`, body);
 
   it('lists the storages with their counts and saves a weight of 0 (refusing an invalid one)', async () => {
     await withPage('weights', async (page) => {

@@ -1,0 +1,79 @@
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import type { TestServer } from './server.js';
+
+/** Debian's chromium package; playwright-core never downloads a browser of its own. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+export interface PageOptions {
+  /** Sign in as root through the form before `body` runs. */
+  readonly signIn?: boolean;
+  readonly viewport?: { width: number; height: number };
+}
+
+/**
+ * Runs `body` in a fresh browser context on the server's start page (no cookie carries over between tests);
+ * page errors fail the test. On failure it saves `/tmp/svc-ui-failure-<name>.png` and adds the page's visible
+ * text to the error, so a red run says what the user saw.
+ */
+export async function withPage(
+  browser: Browser,
+  server: Pick<TestServer, 'url' | 'rootPassword'>,
+  name: string,
+  body: (page: Page) => Promise<void>,
+  opts: PageOptions = {},
+): Promise<void> {
+  const context = await browser.newContext({ viewport: opts.viewport ?? { width: 1200, height: 900 } });
+  const page = await context.newPage();
+  const pageErrors: string[] = [];
+  page.on('pageerror', (err) => pageErrors.push(err.message));
+  try {
+    await page.goto(`${server.url}/`);
+    if (opts.signIn) {
+      await page.getByLabel('Username or email').fill('root');
+      await page.getByLabel('Password').fill(server.rootPassword);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Projects' }).waitFor();
+    }
+    await body(page);
+    expect(pageErrors).toEqual([]);
+  } catch (err) {
+    const shot = `/tmp/svc-ui-failure-${name}.png`;
+    await page.screenshot({ path: shot, fullPage: true }).catch(() => undefined);
+    const text = await page
+      .locator('body')
+      .innerText({ timeout: 1000 })
+      .catch(() => '(unreadable)');
+    if (err instanceof Error) {
+      err.message += `\nURL: ${page.url()}\nPage errors: ${pageErrors.join(' | ') || 'none'}\nScreenshot: ${shot}\nPage text:\n${text}`;
+    }
+    throw err;
+  } finally {
+    await context.close();
+  }
+}
+
+/** `withPage`, signed in as root. */
+export function withSignedInPage(
+  browser: Browser,
+  server: Pick<TestServer, 'url' | 'rootPassword'>,
+  name: string,
+  body: (page: Page) => Promise<void>,
+  viewport?: PageOptions['viewport'],
+): Promise<void> {
+  return withPage(browser, server, name, body, { signIn: true, viewport });
+}
