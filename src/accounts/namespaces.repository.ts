@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
-import { readBool, readCount, readTimestamp } from '../db/dialect.js';
+import { readBool, readTimestamp } from '../db/dialect.js';
+import { fetchPage } from '../db/paged.js';
 import type { Database, NamespacesTable } from '../db/schema.js';
 import type { Namespace, Paged, PageRequest, Visibility } from './accounts.js';
 
@@ -155,16 +156,8 @@ export class NamespacesRepository {
     }
     if (f.topLevelOnly) base = base.where('parent_id', 'is', null);
     if (f.parentId !== undefined) base = base.where('parent_id', '=', f.parentId);
-    const [rows, total] = await Promise.all([
-      base
-        .selectAll()
-        .orderBy('full_path', 'asc')
-        .limit(page.perPage)
-        .offset((page.page - 1) * page.perPage)
-        .execute(),
-      base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
-    ]);
-    return { items: rows.map(toNamespace), total: readCount(total?.n as string | number | undefined) };
+    const { rows, total } = await fetchPage(base, (q) => q.selectAll().orderBy('full_path', 'asc'), page);
+    return { items: rows.map(toNamespace), total };
   }
 
   async update(

@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { readBool, readCount, readNullableTimestamp, readTimestamp, writeBool } from '../db/dialect.js';
+import { fetchPage } from '../db/paged.js';
 import type { Database, PersonalAccessTokensTable, UsersTable } from '../db/schema.js';
 import type {
   KeysetRequest,
@@ -143,17 +144,12 @@ export class UsersRepository {
 
   async list(f: UserFilter, order: UserOrder, sort: 'asc' | 'desc', page: PageRequest): Promise<Paged<User>> {
     const base = this.filtered(f);
-    const [rows, total] = await Promise.all([
-      base
-        .selectAll()
-        .orderBy(order, sort)
-        .orderBy('id', sort)
-        .limit(page.perPage)
-        .offset((page.page - 1) * page.perPage)
-        .execute(),
-      base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
-    ]);
-    return { items: rows.map(toUser), total: readCount(total?.n as string | number | undefined) };
+    const { rows, total } = await fetchPage(
+      base,
+      (q) => q.selectAll().orderBy(order, sort).orderBy('id', sort),
+      page,
+    );
+    return { items: rows.map(toUser), total };
   }
 
   /** Keyset page: rows strictly after `after` in (order column, id) order. */
@@ -270,16 +266,8 @@ export class UsersRepository {
   async listTokens(userId: number | null, page: PageRequest): Promise<Paged<PersonalAccessToken>> {
     let base = this.db.selectFrom('personal_access_tokens');
     if (userId !== null) base = base.where('user_id', '=', userId);
-    const [rows, total] = await Promise.all([
-      base
-        .selectAll()
-        .orderBy('id', 'asc')
-        .limit(page.perPage)
-        .offset((page.page - 1) * page.perPage)
-        .execute(),
-      base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
-    ]);
-    return { items: rows.map(toToken), total: readCount(total?.n as string | number | undefined) };
+    const { rows, total } = await fetchPage(base, (q) => q.selectAll().orderBy('id', 'asc'), page);
+    return { items: rows.map(toToken), total };
   }
 
   async revokeToken(id: number): Promise<void> {

@@ -2,6 +2,7 @@ import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { Paged, PageRequest } from '../accounts/accounts.js';
 import { readBool, readCount, readNullableTimestamp, readTimestamp, writeBool } from '../db/dialect.js';
 import { nextIid } from '../db/internal-ids.js';
+import { fetchPage } from '../db/paged.js';
 import type { AlertIntegrationsTable, AlertsTable, Database } from '../db/schema.js';
 import type {
   Alert,
@@ -307,17 +308,12 @@ export class AlertsRepository {
       order === 'severity'
         ? sql`CASE severity WHEN 'critical' THEN 5 WHEN 'high' THEN 4 WHEN 'medium' THEN 3 WHEN 'low' THEN 2 WHEN 'info' THEN 1 ELSE 0 END`
         : sql.ref(order);
-    const [rows, total] = await Promise.all([
-      base
-        .selectAll()
-        .orderBy(orderExpr, sort)
-        .orderBy('iid', sort)
-        .limit(page.perPage)
-        .offset((page.page - 1) * page.perPage)
-        .execute(),
-      base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
-    ]);
-    return { items: rows.map(toAlert), total: readCount(total?.n as string | number | undefined) };
+    const { rows, total } = await fetchPage(
+      base,
+      (q) => q.selectAll().orderBy(orderExpr, sort).orderBy('iid', sort),
+      page,
+    );
+    return { items: rows.map(toAlert), total };
   }
 
   async counts(projectId: number): Promise<Record<AlertStatus, number>> {

@@ -1,6 +1,7 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { Paged, PageRequest } from '../accounts/accounts.js';
 import { type DialectName, readBool, readCount, readTimestamp, writeBool } from '../db/dialect.js';
+import { fetchPage } from '../db/paged.js';
 import type { Database, ErrorTrackingErrorsTable, ErrorTrackingEventsTable } from '../db/schema.js';
 import type {
   ClientKey,
@@ -292,17 +293,12 @@ export class ErrorTrackingRepository {
     }
     const order =
       sort === 'first_seen' ? 'first_seen_at' : sort === 'frequency' ? 'events_count' : 'last_seen_at';
-    const [rows, total] = await Promise.all([
-      base
-        .selectAll()
-        .orderBy(order, 'desc')
-        .orderBy('id', 'desc')
-        .limit(page.perPage)
-        .offset((page.page - 1) * page.perPage)
-        .execute(),
-      base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
-    ]);
-    return { items: rows.map(toError), total: readCount(total?.n as string | number | undefined) };
+    const { rows, total } = await fetchPage(
+      base,
+      (q) => q.selectAll().orderBy(order, 'desc').orderBy('id', 'desc'),
+      page,
+    );
+    return { items: rows.map(toError), total };
   }
 
   async error(projectId: number, id: number): Promise<TrackedError | null> {
@@ -325,17 +321,12 @@ export class ErrorTrackingRepository {
 
   async events(errorId: number, page: PageRequest): Promise<Paged<ErrorEvent>> {
     const base = this.db.selectFrom('error_tracking_events').where('error_id', '=', errorId);
-    const [rows, total] = await Promise.all([
-      base
-        .selectAll()
-        .orderBy('occurred_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(page.perPage)
-        .offset((page.page - 1) * page.perPage)
-        .execute(),
-      base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
-    ]);
-    return { items: rows.map(toEvent), total: readCount(total?.n as string | number | undefined) };
+    const { rows, total } = await fetchPage(
+      base,
+      (q) => q.selectAll().orderBy('occurred_at', 'desc').orderBy('id', 'desc'),
+      page,
+    );
+    return { items: rows.map(toEvent), total };
   }
 
   async latestEvent(errorId: number): Promise<ErrorEvent | null> {

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Paged, PageRequest } from '../accounts/accounts.js';
-import { readCount, readNullableTimestamp, readTimestamp } from '../db/dialect.js';
+import { readNullableTimestamp, readTimestamp } from '../db/dialect.js';
+import { fetchPage } from '../db/paged.js';
 import type { Database, IssuesTable } from '../db/schema.js';
 import type { Issue, IssueType } from './issues.js';
 
@@ -85,15 +86,7 @@ export class IssuesRepository {
     let base = this.db.selectFrom('issues').where('project_id', '=', projectId);
     if (f.issueType) base = base.where('issue_type', '=', f.issueType);
     if (f.state) base = base.where('state', '=', f.state);
-    const [rows, total] = await Promise.all([
-      base
-        .selectAll()
-        .orderBy('iid', 'desc')
-        .limit(page.perPage)
-        .offset((page.page - 1) * page.perPage)
-        .execute(),
-      base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
-    ]);
-    return { items: rows.map(toIssue), total: readCount(total?.n as string | number | undefined) };
+    const { rows, total } = await fetchPage(base, (q) => q.selectAll().orderBy('iid', 'desc'), page);
+    return { items: rows.map(toIssue), total };
   }
 }

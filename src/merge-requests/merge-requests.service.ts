@@ -3,8 +3,9 @@ import { AccessLevel, type Paged, type PageRequest, type Project, type User } fr
 import type { ProjectsService } from '../accounts/projects.service.js';
 import type { UsersRepository } from '../accounts/users.repository.js';
 import type { Clock } from '../clock.js';
-import { readBool, readCount, readNullableTimestamp, readTimestamp, writeBool } from '../db/dialect.js';
+import { readBool, readNullableTimestamp, readTimestamp, writeBool } from '../db/dialect.js';
 import { nextIid } from '../db/internal-ids.js';
+import { fetchPage } from '../db/paged.js';
 import type { Database, MergeRequestsTable } from '../db/schema.js';
 import { AppError, conflict, invalidFields, notFound, readOnlyError } from '../errors.js';
 import { GitError } from '../repositories/git.js';
@@ -289,19 +290,8 @@ export class MergeRequestsService {
     if (filter.state !== 'all') base = base.where('state', '=', filter.state);
     if (filter.sourceBranch !== undefined) base = base.where('source_branch', '=', filter.sourceBranch);
     if (filter.targetBranch !== undefined) base = base.where('target_branch', '=', filter.targetBranch);
-    const [rows, total] = await Promise.all([
-      base
-        .selectAll()
-        .orderBy('iid', 'desc')
-        .limit(page.perPage)
-        .offset((page.page - 1) * page.perPage)
-        .execute(),
-      base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
-    ]);
-    return {
-      items: await Promise.all(rows.map((r) => this.view(project, toMr(r)))),
-      total: readCount(total?.n as string | number | undefined),
-    };
+    const { rows, total } = await fetchPage(base, (q) => q.selectAll().orderBy('iid', 'desc'), page);
+    return { items: await Promise.all(rows.map((r) => this.view(project, toMr(r)))), total };
   }
 
   async get(actor: User | null, idOrPath: string, iid: number): Promise<MergeRequestView> {

@@ -1,6 +1,7 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { Paged, PageRequest } from '../accounts/accounts.js';
 import { readCount, readTimestamp, writeBool } from '../db/dialect.js';
+import { fetchPage } from '../db/paged.js';
 import type { Database, RepositoryStorageMovesTable } from '../db/schema.js';
 import { ACTIVE_STATES, type ContainerType, type MoveState, type StorageMove } from './storage-moves.js';
 
@@ -66,16 +67,8 @@ export class StorageMovesRepository {
   ): Promise<Paged<StorageMove>> {
     let base = this.db.selectFrom('repository_storage_moves').where('container_type', '=', type);
     if (containerId !== null) base = base.where('container_id', '=', containerId);
-    const [rows, total] = await Promise.all([
-      base
-        .selectAll()
-        .orderBy('id', 'desc')
-        .limit(page.perPage)
-        .offset((page.page - 1) * page.perPage)
-        .execute(),
-      base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
-    ]);
-    return { items: rows.map(toMove), total: readCount(total?.n as string | number | undefined) };
+    const { rows, total } = await fetchPage(base, (q) => q.selectAll().orderBy('id', 'desc'), page);
+    return { items: rows.map(toMove), total };
   }
 
   async active(trx: Db, type: ContainerType, containerId: number): Promise<boolean> {
