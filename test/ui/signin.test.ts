@@ -72,6 +72,25 @@ describe('web UI shell (Chromium)', () => {
       await page.getByRole('tab', { name: 'Error tracking' }).click();
       await page.getByRole('tabpanel', { name: 'Error tracking' }).waitFor();
 
+      // Keyboard (WAI-ARIA tabs): arrows wrap around, Home and End jump; selection follows focus.
+      const expectSelected = async (name: string) => {
+        const tab = page.getByRole('tab', { name, exact: true });
+        await page.getByRole('tabpanel', { name }).waitFor();
+        expect(await tab.getAttribute('aria-selected')).toBe('true');
+        expect(await tab.evaluate((el) => el === document.activeElement)).toBe(true);
+      };
+      await page.getByRole('tab', { name: 'Error tracking' }).press('ArrowRight');
+      await expectSelected('Settings');
+      await page.keyboard.press('ArrowRight');
+      await expectSelected('Alerts');
+      await page.keyboard.press('ArrowLeft');
+      await expectSelected('Settings');
+      await page.keyboard.press('Home');
+      await expectSelected('Alerts');
+      await page.keyboard.press('End');
+      await expectSelected('Settings');
+      await page.getByRole('tab', { name: 'Error tracking' }).click();
+
       await page.getByRole('tab', { name: 'Settings' }).click();
       const settings = page.getByRole('tabpanel', { name: 'Settings' });
       await settings.waitFor();

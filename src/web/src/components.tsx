@@ -1,4 +1,12 @@
-import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
+import {
+  type FormEvent,
+  type KeyboardEvent,
+  type ReactNode,
+  useEffect,
+  useId,
+  useRef,
+  useState,
+} from 'react';
 import type { Page } from './api';
 import type { Resource } from './use-resource';
 
@@ -226,5 +234,114 @@ export function Pagination<T>({
         </button>
       </div>
     </nav>
+  );
+}
+
+/**
+ * A WAI-ARIA tab list with automatic activation: clicking selects, and Arrow keys, Home and End move the
+ * selection and the focus. `children` renders a tab's label.
+ */
+export function TabList<T extends string>({
+  label,
+  tabs,
+  selected,
+  onSelect,
+  tabId,
+  panelId,
+  variant = 'subtab',
+  hidden,
+  children,
+}: {
+  readonly label: string;
+  readonly tabs: readonly T[];
+  readonly selected: T;
+  readonly onSelect: (tab: T) => void;
+  readonly tabId: (tab: T) => string;
+  readonly panelId: (tab: T) => string;
+  /** `tab` for a page's sections, `subtab` inside a panel. */
+  readonly variant?: 'tab' | 'subtab';
+  readonly hidden?: boolean;
+  readonly children: (tab: T) => ReactNode;
+}) {
+  const refs = useRef<Partial<Record<T, HTMLButtonElement | null>>>({});
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>): void => {
+    const index = tabs.indexOf(selected);
+    const last = tabs.length - 1;
+    const moves: Record<string, number> = {
+      ArrowRight: index === last ? 0 : index + 1,
+      ArrowLeft: index === 0 ? last : index - 1,
+      Home: 0,
+      End: last,
+    };
+    const target = moves[event.key];
+    if (target === undefined) return;
+    event.preventDefault();
+    const tab = tabs[target]!;
+    onSelect(tab);
+    refs.current[tab]?.focus();
+  };
+  return (
+    <div className={`${variant}s`} role="tablist" aria-label={label} onKeyDown={onKeyDown} hidden={hidden}>
+      {tabs.map((t) => (
+        <button
+          key={t}
+          ref={(el) => {
+            refs.current[t] = el;
+          }}
+          type="button"
+          role="tab"
+          id={tabId(t)}
+          aria-selected={t === selected}
+          aria-controls={panelId(t)}
+          tabIndex={t === selected ? 0 : -1}
+          className={variant}
+          onClick={() => onSelect(t)}
+        >
+          {children(t)}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+/** A search box: its text applies on submit, and emptying it clears the search at once. */
+export function SearchForm({
+  label,
+  placeholder,
+  search,
+  onSearch,
+}: {
+  readonly label: string;
+  readonly placeholder: string;
+  readonly search: string;
+  readonly onSearch: (text: string) => void;
+}) {
+  const [draft, setDraft] = useState(search);
+  const id = useId();
+  return (
+    <form
+      className="search-row"
+      onSubmit={(event: FormEvent<HTMLFormElement>) => {
+        event.preventDefault();
+        onSearch(draft.trim());
+      }}
+    >
+      <label htmlFor={id} className="visually-hidden">
+        {label}
+      </label>
+      <input
+        id={id}
+        type="search"
+        placeholder={placeholder}
+        value={draft}
+        onChange={(event) => {
+          setDraft(event.target.value);
+          if (event.target.value === '' && search !== '') onSearch('');
+        }}
+      />
+      <button type="submit" className="button">
+        Search
+      </button>
+    </form>
   );
 }

@@ -1,7 +1,15 @@
-import { type FormEvent, type KeyboardEvent, type ReactNode, useId, useRef, useState } from 'react';
+import { type FormEvent, type ReactNode, useId, useState } from 'react';
 import { INTEGRATION_TYPE_LABELS, INTEGRATION_TYPES } from '../alert-labels';
 import { describeError, postText, sendJson } from '../api';
-import { ConfirmDialog, CopyButton, ErrorNotice, Loading, ResourceView, SuccessNotice } from '../components';
+import {
+  ConfirmDialog,
+  CopyButton,
+  ErrorNotice,
+  Loading,
+  ResourceView,
+  SuccessNotice,
+  TabList,
+} from '../components';
 import { Link, paths } from '../router';
 import type {
   AlertSettings,
@@ -322,27 +330,11 @@ function IntegrationEditor({
   const [deleting, setDeleting] = useState(false);
   const [deleteError, setDeleteError] = useState<string | null>(null);
   const baseId = useId();
-  const tabRefs = useRef<Partial<Record<EditTab, HTMLButtonElement | null>>>({});
   const path = `${integrationsPath(project)}/${integration.id}`;
 
-  const select = (t: EditTab, focus = false): void => {
+  const select = (t: EditTab): void => {
     setTab(t);
     setMessage(null);
-    if (focus) tabRefs.current[t]?.focus();
-  };
-  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>): void => {
-    const index = tabs.indexOf(tab);
-    const last = tabs.length - 1;
-    const moves: Record<string, number> = {
-      ArrowRight: index === last ? 0 : index + 1,
-      ArrowLeft: index === 0 ? last : index - 1,
-      Home: 0,
-      End: last,
-    };
-    const target = moves[event.key];
-    if (target === undefined) return;
-    event.preventDefault();
-    select(tabs[target]!, true);
   };
   const changed = (updated: Integration, text: string): void => {
     setMessage(text);
@@ -383,26 +375,16 @@ function IntegrationEditor({
         </div>
       </div>
       {deleteError !== null && !confirmDelete && <ErrorNotice message={deleteError} />}
-      <div className="subtabs" role="tablist" aria-label="Integration settings" onKeyDown={onKeyDown}>
-        {tabs.map((t) => (
-          <button
-            key={t}
-            ref={(el) => {
-              tabRefs.current[t] = el;
-            }}
-            type="button"
-            role="tab"
-            id={`${baseId}-tab-${t}`}
-            aria-selected={t === tab}
-            aria-controls={`${baseId}-panel-${t}`}
-            tabIndex={t === tab ? 0 : -1}
-            className="subtab"
-            onClick={() => select(t)}
-          >
-            {EDIT_TAB_LABELS[t]}
-          </button>
-        ))}
-      </div>
+      <TabList
+        label="Integration settings"
+        tabs={tabs}
+        selected={tab}
+        onSelect={select}
+        tabId={(t) => `${baseId}-tab-${t}`}
+        panelId={(t) => `${baseId}-panel-${t}`}
+      >
+        {(t) => EDIT_TAB_LABELS[t]}
+      </TabList>
       <div
         className="subtab-panel"
         role="tabpanel"

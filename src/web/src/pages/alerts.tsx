@@ -1,7 +1,7 @@
-import { type FormEvent, type KeyboardEvent, useId, useRef, useState } from 'react';
+import { useId, useState } from 'react';
 import { ALERT_STATUSES, SeverityBadge, STATUS_LABELS, StatusBadge } from '../alert-labels';
 import { getPage } from '../api';
-import { ErrorNotice, Pagination, ResourceView, Timestamp } from '../components';
+import { ErrorNotice, Pagination, ResourceView, SearchForm, TabList, Timestamp } from '../components';
 import { Link, paths } from '../router';
 import type { Alert, AlertCounts, AlertStatus, Project } from '../types';
 import { useLoader, useResource } from '../use-resource';
@@ -45,7 +45,6 @@ export function AlertsPanel({ project }: { readonly project: Project }) {
     sort: 'desc',
     page: 1,
   });
-  const [draft, setDraft] = useState('');
   const [refreshKey, setRefreshKey] = useState(0);
   const counts = useResource<AlertCounts>(
     `/api/v4/projects/${project.id}/alert_management/alerts/counts`,
@@ -53,36 +52,12 @@ export function AlertsPanel({ project }: { readonly project: Project }) {
   );
   // `status=open` is triggered and acknowledged together, filtered by the server.
   const alerts = useLoader(alertsPath(project.id, query), getPage<Alert>, refreshKey);
-  const searchId = useId();
   const headingId = useId();
   const baseId = useId();
   const tabId = (f: StatusFilter): string => `${baseId}-status-${f}`;
   const panelId = `${baseId}-alerts`;
-  const tabRefs = useRef<Partial<Record<StatusFilter, HTMLButtonElement | null>>>({});
-
-  // Arrow keys, Home and End move between the status tabs (WAI-ARIA tabs pattern).
-  const onTabKey = (event: KeyboardEvent<HTMLDivElement>): void => {
-    const index = FILTERS.indexOf(query.status);
-    const last = FILTERS.length - 1;
-    const moves: Record<string, number> = {
-      ArrowRight: index === last ? 0 : index + 1,
-      ArrowLeft: index === 0 ? last : index - 1,
-      Home: 0,
-      End: last,
-    };
-    const target = moves[event.key];
-    if (target === undefined) return;
-    event.preventDefault();
-    const filter = FILTERS[target]!;
-    update({ status: filter });
-    tabRefs.current[filter]?.focus();
-  };
 
   const update = (change: Partial<Query>): void => setQuery((q) => ({ ...q, page: 1, ...change }));
-  const submitSearch = (event: FormEvent<HTMLFormElement>): void => {
-    event.preventDefault();
-    update({ search: draft.trim() });
-  };
   const sortBy = (orderBy: OrderBy): void =>
     update({ orderBy, sort: query.orderBy === orderBy && query.sort === 'desc' ? 'asc' : 'desc' });
 
@@ -94,47 +69,29 @@ export function AlertsPanel({ project }: { readonly project: Project }) {
           Refresh
         </button>
       </div>
-      <div className="subtabs" role="tablist" aria-label="Alert status" onKeyDown={onTabKey}>
-        {FILTERS.map((f) => (
-          <button
-            key={f}
-            ref={(el) => {
-              tabRefs.current[f] = el;
-            }}
-            type="button"
-            role="tab"
-            id={tabId(f)}
-            aria-selected={query.status === f}
-            aria-controls={panelId}
-            tabIndex={query.status === f ? 0 : -1}
-            className="subtab"
-            onClick={() => update({ status: f })}
-          >
+      <TabList
+        label="Alert status"
+        tabs={FILTERS}
+        selected={query.status}
+        onSelect={(status) => update({ status })}
+        tabId={tabId}
+        panelId={() => panelId}
+      >
+        {(f) => (
+          <>
             {FILTER_LABELS[f]}{' '}
             <span className="count">{countOf(counts.status === 'ok' ? counts.data : null, f)}</span>
-          </button>
-        ))}
-      </div>
+          </>
+        )}
+      </TabList>
       {counts.status === 'error' && <ErrorNotice message={`Could not load the counts: ${counts.message}`} />}
       <search>
-        <form className="search-row" onSubmit={submitSearch}>
-          <label htmlFor={searchId} className="visually-hidden">
-            Search alerts
-          </label>
-          <input
-            id={searchId}
-            type="search"
-            placeholder="Search by title, description, service or tool"
-            value={draft}
-            onChange={(event) => {
-              setDraft(event.target.value);
-              if (event.target.value === '' && query.search !== '') update({ search: '' });
-            }}
-          />
-          <button type="submit" className="button">
-            Search
-          </button>
-        </form>
+        <SearchForm
+          label="Search alerts"
+          placeholder="Search by title, description, service or tool"
+          search={query.search}
+          onSearch={(search) => update({ search })}
+        />
       </search>
       <div role="tabpanel" id={panelId} aria-labelledby={tabId(query.status)}>
         <ResourceView resource={alerts}>

@@ -1,6 +1,6 @@
-import { type FormEvent, type KeyboardEvent, useId, useRef, useState } from 'react';
+import { useId, useState } from 'react';
 import { ApiError, getPage, type Page } from '../api';
-import { Pagination, ResourceView, Timestamp } from '../components';
+import { Pagination, ResourceView, SearchForm, TabList, Timestamp } from '../components';
 import { ERROR_STATUS_LABELS, ERROR_STATUSES } from '../error-labels';
 import { Link, paths } from '../router';
 import type { ErrorStatus, Project, TrackedError } from '../types';
@@ -78,41 +78,16 @@ export function ErrorsPanel({ project }: { readonly project: Project }) {
 
 function ErrorsList({ project }: { readonly project: Project }) {
   const [query, setQuery] = useState<Query>({ status: 'unresolved', search: '', sort: 'last_seen', page: 1 });
-  const [draft, setDraft] = useState('');
   const [refreshKey, setRefreshKey] = useState(0);
   const errors = useLoader(errorsPath(project.id, query), loadErrors, refreshKey);
   const headingId = useId();
-  const searchId = useId();
   const sortId = useId();
   const baseId = useId();
   const tabId = (s: ErrorStatus): string => `${baseId}-status-${s}`;
   const panelId = `${baseId}-errors`;
-  const tabRefs = useRef<Partial<Record<ErrorStatus, HTMLButtonElement | null>>>({});
 
   const update = (change: Partial<Query>): void => setQuery((q) => ({ ...q, page: 1, ...change }));
 
-  // Arrow keys, Home and End move between the status tabs (WAI-ARIA tabs pattern).
-  const onTabKey = (event: KeyboardEvent<HTMLDivElement>): void => {
-    const index = ERROR_STATUSES.indexOf(query.status);
-    const last = ERROR_STATUSES.length - 1;
-    const moves: Record<string, number> = {
-      ArrowRight: index === last ? 0 : index + 1,
-      ArrowLeft: index === 0 ? last : index - 1,
-      Home: 0,
-      End: last,
-    };
-    const target = moves[event.key];
-    if (target === undefined) return;
-    event.preventDefault();
-    const status = ERROR_STATUSES[target]!;
-    update({ status });
-    tabRefs.current[status]?.focus();
-  };
-
-  const submitSearch = (event: FormEvent<HTMLFormElement>): void => {
-    event.preventDefault();
-    update({ search: draft.trim() });
-  };
   // Filters make no sense while the backend cannot list errors at all.
   const unavailable = errors.status === 'ok' && errors.data.kind === 'unavailable';
 
@@ -124,52 +99,25 @@ function ErrorsList({ project }: { readonly project: Project }) {
           Refresh
         </button>
       </div>
-      <div
-        className="subtabs"
-        role="tablist"
-        aria-label="Error status"
-        onKeyDown={onTabKey}
+      <TabList
+        label="Error status"
+        tabs={ERROR_STATUSES}
+        selected={query.status}
+        onSelect={(status) => update({ status })}
+        tabId={tabId}
+        panelId={() => panelId}
         hidden={unavailable}
       >
-        {ERROR_STATUSES.map((s) => (
-          <button
-            key={s}
-            ref={(el) => {
-              tabRefs.current[s] = el;
-            }}
-            type="button"
-            role="tab"
-            id={tabId(s)}
-            aria-selected={query.status === s}
-            aria-controls={panelId}
-            tabIndex={query.status === s ? 0 : -1}
-            className="subtab"
-            onClick={() => update({ status: s })}
-          >
-            {ERROR_STATUS_LABELS[s]}
-          </button>
-        ))}
-      </div>
+        {(s) => ERROR_STATUS_LABELS[s]}
+      </TabList>
       <div className="toolbar" hidden={unavailable}>
         <search className="toolbar-grow">
-          <form className="search-row" onSubmit={submitSearch}>
-            <label htmlFor={searchId} className="visually-hidden">
-              Search errors
-            </label>
-            <input
-              id={searchId}
-              type="search"
-              placeholder="Search by type, message or culprit"
-              value={draft}
-              onChange={(event) => {
-                setDraft(event.target.value);
-                if (event.target.value === '' && query.search !== '') update({ search: '' });
-              }}
-            />
-            <button type="submit" className="button">
-              Search
-            </button>
-          </form>
+          <SearchForm
+            label="Search errors"
+            placeholder="Search by type, message or culprit"
+            search={query.search}
+            onSearch={(search) => update({ search })}
+          />
         </search>
         <div className="field field-inline">
           <label htmlFor={sortId}>Sort by</label>

@@ -1,5 +1,5 @@
-import { type KeyboardEvent, useId, useRef } from 'react';
-import { ResourceView, Timestamp } from '../components';
+import { useId } from 'react';
+import { ResourceView, TabList, Timestamp } from '../components';
 import { Link, navigate, PROJECT_TABS, type ProjectTab, paths } from '../router';
 import type { Project } from '../types';
 import { useResource } from '../use-resource';
@@ -31,30 +31,10 @@ export function ProjectPage({ id, tab }: { readonly id: string; readonly tab: Pr
 
 function ProjectView({ project, tab }: { readonly project: Project; readonly tab: ProjectTab }) {
   const baseId = useId();
-  const tabRefs = useRef<Partial<Record<ProjectTab, HTMLButtonElement | null>>>({});
   const tabId = (t: ProjectTab): string => `${baseId}-tab-${t}`;
   const panelId = (t: ProjectTab): string => `${baseId}-panel-${t}`;
 
-  const select = (t: ProjectTab, focus = false): void => {
-    navigate(paths.project(project.id, t), { replace: true });
-    if (focus) tabRefs.current[t]?.focus();
-  };
-
-  // Arrow keys, Home and End move between tabs (WAI-ARIA tabs pattern, automatic activation).
-  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>): void => {
-    const index = PROJECT_TABS.indexOf(tab);
-    const last = PROJECT_TABS.length - 1;
-    const next: Record<string, number> = {
-      ArrowRight: index === last ? 0 : index + 1,
-      ArrowLeft: index === 0 ? last : index - 1,
-      Home: 0,
-      End: last,
-    };
-    const target = next[event.key];
-    if (target === undefined) return;
-    event.preventDefault();
-    select(PROJECT_TABS[target]!, true);
-  };
+  const select = (t: ProjectTab): void => navigate(paths.project(project.id, t), { replace: true });
 
   return (
     <>
@@ -65,26 +45,17 @@ function ProjectView({ project, tab }: { readonly project: Project; readonly tab
         </p>
         {project.description ? <p>{project.description}</p> : null}
       </header>
-      <div className="tabs" role="tablist" aria-label="Project sections" onKeyDown={onKeyDown}>
-        {PROJECT_TABS.map((t) => (
-          <button
-            key={t}
-            ref={(el) => {
-              tabRefs.current[t] = el;
-            }}
-            type="button"
-            role="tab"
-            id={tabId(t)}
-            aria-selected={t === tab}
-            aria-controls={panelId(t)}
-            tabIndex={t === tab ? 0 : -1}
-            className="tab"
-            onClick={() => select(t)}
-          >
-            {TAB_LABELS[t]}
-          </button>
-        ))}
-      </div>
+      <TabList
+        label="Project sections"
+        variant="tab"
+        tabs={PROJECT_TABS}
+        selected={tab}
+        onSelect={select}
+        tabId={tabId}
+        panelId={panelId}
+      >
+        {(t) => TAB_LABELS[t]}
+      </TabList>
       <section className="tab-panel" role="tabpanel" id={panelId(tab)} aria-labelledby={tabId(tab)}>
         {tab === 'alerts' && <AlertsPanel project={project} />}
         {tab === 'error_tracking' && <ErrorsPanel project={project} />}

@@ -1,4 +1,4 @@
-import { type FormEvent, type KeyboardEvent, useCallback, useEffect, useId, useRef, useState } from 'react';
+import { type FormEvent, useCallback, useEffect, useId, useRef, useState } from 'react';
 import { describeError, getPage, type Page, sendJson } from '../api';
 import {
   ConfirmDialog,
@@ -6,6 +6,7 @@ import {
   Pagination,
   ResourceView,
   SuccessNotice,
+  TabList,
   Timestamp,
 } from '../components';
 import { Link, paths } from '../router';
@@ -610,7 +611,6 @@ function MovesSection({
   const baseId = useId();
   const tabId = (k: Kind): string => `${baseId}-kind-${k}`;
   const panelId = `${baseId}-moves`;
-  const tabRefs = useRef<Partial<Record<Kind, HTMLButtonElement | null>>>({});
 
   // Poll while a listed move runs and the tab is shown: one timer per answer, so requests never overlap.
   // biome-ignore lint/correctness/useExhaustiveDependencies: `moves` changes once per answer, which re-arms the timer.
@@ -630,24 +630,6 @@ function MovesSection({
   }, [moves, onChanged]);
 
   const select = (kind: Kind): void => onQuery({ kind, page: 1 });
-  // Arrow keys, Home and End move between the tabs (WAI-ARIA tabs pattern).
-  const onTabKey = (event: KeyboardEvent<HTMLDivElement>): void => {
-    const index = KINDS.indexOf(query.kind);
-    const last = KINDS.length - 1;
-    const targets: Record<string, number> = {
-      ArrowRight: index === last ? 0 : index + 1,
-      ArrowLeft: index === 0 ? last : index - 1,
-      Home: 0,
-      End: last,
-    };
-    const target = targets[event.key];
-    if (target === undefined) return;
-    event.preventDefault();
-    const kind = KINDS[target]!;
-    select(kind);
-    tabRefs.current[kind]?.focus();
-  };
-
   return (
     <section className="card section" aria-labelledby={headingId}>
       <div className="panel-header">
@@ -661,26 +643,16 @@ function MovesSection({
           </button>
         </div>
       </div>
-      <div className="subtabs" role="tablist" aria-label="Repository kind" onKeyDown={onTabKey}>
-        {KINDS.map((k) => (
-          <button
-            key={k}
-            ref={(el) => {
-              tabRefs.current[k] = el;
-            }}
-            type="button"
-            role="tab"
-            id={tabId(k)}
-            aria-selected={query.kind === k}
-            aria-controls={panelId}
-            tabIndex={query.kind === k ? 0 : -1}
-            className="subtab"
-            onClick={() => select(k)}
-          >
-            {KIND_LABELS[k]}
-          </button>
-        ))}
-      </div>
+      <TabList
+        label="Repository kind"
+        tabs={KINDS}
+        selected={query.kind}
+        onSelect={select}
+        tabId={tabId}
+        panelId={() => panelId}
+      >
+        {(k) => KIND_LABELS[k]}
+      </TabList>
       <div role="tabpanel" id={panelId} aria-labelledby={tabId(query.kind)}>
         <ResourceView resource={moves}>
           {(page) =>
