@@ -77,7 +77,7 @@ describe('web UI shell (Chromium)', () => {
         const tab = page.getByRole('tab', { name, exact: true });
         await page.getByRole('tabpanel', { name }).waitFor();
         expect(await tab.getAttribute('aria-selected')).toBe('true');
-        expect(await tab.evaluate((el) => el === document.activeElement)).toBe(true);
+        expect(await tab.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
       };
       await page.getByRole('tab', { name: 'Error tracking' }).press('ArrowRight');
       await expectSelected('Settings');
