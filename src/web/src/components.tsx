@@ -1,5 +1,6 @@
 import {
   type FormEvent,
+  Fragment,
   type KeyboardEvent,
   type ReactNode,
   useEffect,
@@ -8,6 +9,7 @@ import {
   useState,
 } from 'react';
 import type { Page } from './api';
+import { Link } from './router';
 import type { Resource } from './use-resource';
 
 /** A polite, announced loading line. */
@@ -344,4 +346,30 @@ export function SearchForm({
       </button>
     </form>
   );
+}
+
+/** "Projects / Shop / Alerts / Alert #3": links up the hierarchy, then the current page. */
+export function Breadcrumbs({
+  links,
+  current,
+}: {
+  readonly links: readonly { readonly to: string; readonly label: ReactNode }[];
+  readonly current: ReactNode;
+}) {
+  return (
+    <nav className="breadcrumbs" aria-label="Breadcrumbs">
+      {links.map((l) => (
+        <Fragment key={l.to}>
+          <Link to={l.to}>{l.label}</Link>
+          <span aria-hidden="true"> / </span>
+        </Fragment>
+      ))}
+      <span aria-current="page">{current}</span>
+    </nav>
+  );
+}
+
+/** A project's name once loaded, its id until then (for breadcrumbs). */
+export function projectLabel(project: Resource<{ readonly name: string }>, id: string | number): string {
+  return project.status === 'ok' ? project.data.name : `Project ${id}`;
 }

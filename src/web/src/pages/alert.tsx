@@ -1,7 +1,15 @@
 import { type ReactNode, useId, useState } from 'react';
 import { ALERT_STATUSES, SeverityBadge, STATUS_LABELS, StatusBadge } from '../alert-labels';
 import { describeError, sendJson } from '../api';
-import { ErrorNotice, InlineMarkdown, ResourceView, SuccessNotice, Timestamp } from '../components';
+import {
+  Breadcrumbs,
+  ErrorNotice,
+  InlineMarkdown,
+  projectLabel,
+  ResourceView,
+  SuccessNotice,
+  Timestamp,
+} from '../components';
 import { Link, paths } from '../router';
 import type { Alert, AlertNote, AlertStatus, Project } from '../types';
 import { useResource } from '../use-resource';
@@ -19,17 +27,14 @@ export function AlertPage({ projectId, iid }: { readonly projectId: string; read
 
   return (
     <>
-      <nav className="breadcrumbs" aria-label="Breadcrumbs">
-        <Link to={paths.projects()}>Projects</Link>
-        <span aria-hidden="true"> / </span>
-        <Link to={paths.project(projectId)}>
-          {project.status === 'ok' ? project.data.name : `Project ${projectId}`}
-        </Link>
-        <span aria-hidden="true"> / </span>
-        <Link to={paths.project(projectId, 'alerts')}>Alerts</Link>
-        <span aria-hidden="true"> / </span>
-        <span aria-current="page">Alert #{iid}</span>
-      </nav>
+      <Breadcrumbs
+        links={[
+          { to: paths.projects(), label: 'Projects' },
+          { to: paths.project(projectId), label: projectLabel(project, projectId) },
+          { to: paths.project(projectId, 'alerts'), label: 'Alerts' },
+        ]}
+        current={`Alert #${iid}`}
+      />
       <ResourceView resource={alert}>
         {(loaded) => (
           <AlertView

@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
-import { ErrorNotice, ResourceView } from '../components';
-import { Link, navigate, paths } from '../router';
+import { Breadcrumbs, ErrorNotice, ResourceView } from '../components';
+import { navigate, paths } from '../router';
 import type { Deprecation, DeprecationCatalog, DeprecationSource, SessionUser } from '../types';
 import { useResource } from '../use-resource';
 import { AdminNav } from './admin';
@@ -127,11 +127,7 @@ function Deprecations() {
   const catalog = useResource<DeprecationCatalog>(CATALOG_PATH);
   return (
     <>
-      <nav className="breadcrumbs" aria-label="Breadcrumbs">
-        <Link to={paths.admin()}>Admin area</Link>
-        <span aria-hidden="true"> / </span>
-        <span>Deprecations</span>
-      </nav>
+      <Breadcrumbs links={[{ to: paths.admin(), label: 'Admin area' }]} current="Deprecations" />
       <h1>Deprecations</h1>
       <AdminNav current="deprecations" />
       <ResourceView resource={catalog}>{(data) => <CatalogView catalog={data} />}</ResourceView>

@@ -1,6 +1,13 @@
 import { type ReactNode, useState } from 'react';
 import { describeError, sendJson } from '../api';
-import { ErrorNotice, ResourceView, SuccessNotice, Timestamp } from '../components';
+import {
+  Breadcrumbs,
+  ErrorNotice,
+  projectLabel,
+  ResourceView,
+  SuccessNotice,
+  Timestamp,
+} from '../components';
 import {
   ERROR_STATUS_ACTIONS,
   ERROR_STATUS_LABELS,
@@ -8,7 +15,7 @@ import {
   ErrorStatusBadge,
   userLabel,
 } from '../error-labels';
-import { Link, paths } from '../router';
+import { paths } from '../router';
 import type { ErrorEvent, ErrorStatus, Project, StackTrace, StackTraceEntry, TrackedError } from '../types';
 import { useResource } from '../use-resource';
 
@@ -23,17 +30,14 @@ export function ErrorPage({ projectId, errorId }: { readonly projectId: string; 
 
   return (
     <>
-      <nav className="breadcrumbs" aria-label="Breadcrumbs">
-        <Link to={paths.projects()}>Projects</Link>
-        <span aria-hidden="true"> / </span>
-        <Link to={paths.project(projectId)}>
-          {project.status === 'ok' ? project.data.name : `Project ${projectId}`}
-        </Link>
-        <span aria-hidden="true"> / </span>
-        <Link to={paths.project(projectId, 'error_tracking')}>Error tracking</Link>
-        <span aria-hidden="true"> / </span>
-        <span aria-current="page">Error {errorId}</span>
-      </nav>
+      <Breadcrumbs
+        links={[
+          { to: paths.projects(), label: 'Projects' },
+          { to: paths.project(projectId), label: projectLabel(project, projectId) },
+          { to: paths.project(projectId, 'error_tracking'), label: 'Error tracking' },
+        ]}
+        current={`Error ${errorId}`}
+      />
       <ResourceView resource={error}>
         {(loaded) => <ErrorView error={updated ?? loaded} apiPath={base} onChanged={setUpdated} />}
       </ResourceView>

@@ -1,5 +1,5 @@
-import { InlineMarkdown, ResourceView, Timestamp } from '../components';
-import { Link, paths } from '../router';
+import { Breadcrumbs, InlineMarkdown, projectLabel, ResourceView, Timestamp } from '../components';
+import { paths } from '../router';
 import type { Issue, Project } from '../types';
 import { useResource } from '../use-resource';
 
@@ -11,15 +11,13 @@ export function IncidentPage({ projectId, iid }: { readonly projectId: string; r
   );
   return (
     <>
-      <nav className="breadcrumbs" aria-label="Breadcrumbs">
-        <Link to={paths.projects()}>Projects</Link>
-        <span aria-hidden="true"> / </span>
-        <Link to={paths.project(projectId)}>
-          {project.status === 'ok' ? project.data.name : `Project ${projectId}`}
-        </Link>
-        <span aria-hidden="true"> / </span>
-        <span aria-current="page">Incident #{iid}</span>
-      </nav>
+      <Breadcrumbs
+        links={[
+          { to: paths.projects(), label: 'Projects' },
+          { to: paths.project(projectId), label: projectLabel(project, projectId) },
+        ]}
+        current={`Incident #${iid}`}
+      />
       <ResourceView resource={issue}>
         {(incident) => (
           <>

@@ -1,6 +1,6 @@
 import { useId } from 'react';
-import { ResourceView, TabList, Timestamp } from '../components';
-import { Link, navigate, PROJECT_TABS, type ProjectTab, paths } from '../router';
+import { Breadcrumbs, projectLabel, ResourceView, TabList, Timestamp } from '../components';
+import { navigate, PROJECT_TABS, type ProjectTab, paths } from '../router';
 import type { Project } from '../types';
 import { useResource } from '../use-resource';
 import { AlertsSettings } from './alert-settings';
@@ -19,11 +19,10 @@ export function ProjectPage({ id, tab }: { readonly id: string; readonly tab: Pr
   const project = useResource<Project>(`/api/v4/projects/${encodeURIComponent(id)}`);
   return (
     <>
-      <nav className="breadcrumbs" aria-label="Breadcrumbs">
-        <Link to={paths.projects()}>Projects</Link>
-        <span aria-hidden="true"> / </span>
-        <span>{project.status === 'ok' ? project.data.name : `Project ${id}`}</span>
-      </nav>
+      <Breadcrumbs
+        links={[{ to: paths.projects(), label: 'Projects' }]}
+        current={projectLabel(project, id)}
+      />
       <ResourceView resource={project}>{(data) => <ProjectView project={data} tab={tab} />}</ResourceView>
     </>
   );

@@ -1,6 +1,7 @@
 import { type FormEvent, useCallback, useEffect, useId, useRef, useState } from 'react';
 import { describeError, getPage, type Page, sendJson } from '../api';
 import {
+  Breadcrumbs,
   ConfirmDialog,
   ErrorNotice,
   Pagination,
@@ -107,11 +108,7 @@ function Storages() {
 
   return (
     <>
-      <nav className="breadcrumbs" aria-label="Breadcrumbs">
-        <Link to={paths.admin()}>Admin area</Link>
-        <span aria-hidden="true"> / </span>
-        <span>Repository storages</span>
-      </nav>
+      <Breadcrumbs links={[{ to: paths.admin(), label: 'Admin area' }]} current="Repository storages" />
       <h1>Repository storages</h1>
       <AdminNav current="storages" />
       <StoragesSection storages={storages} onSaved={refreshStorages} />
