@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, load, peakRssMiB, row, startChild, stopChild } from './lib.js';
+import { apiClient, freePort, load, peakRssMiB, row, startChild, stopChild } from './lib.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -63,15 +63,7 @@ const ceiling = await startChild('node', ['bench/ceiling-server.js', String(ceil
 
 try {
   const base = `http://127.0.0.1:${svcPort}`;
-  const api = async (method, path, body) => {
-    const r = await fetch(`${base}${path}`, {
-      method,
-      headers: { 'PRIVATE-TOKEN': token, 'content-type': 'application/json' },
-      body: body && JSON.stringify(body),
-    });
-    if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
-    return r.json();
-  };
+  const api = apiClient(base, token);
   const project = await api('POST', '/api/v4/projects', { name: 'bench' });
   const integrations = {
     http: await api('POST', `/api/v4/projects/${project.id}/alert_management/integrations`, {

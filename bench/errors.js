@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { freePort, load, peakRssMiB, row, startChild, stopChild } from './lib.js';
+import { apiClient, freePort, load, peakRssMiB, row, startChild, stopChild } from './lib.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -93,15 +93,7 @@ const ceiling = await startChild(
 
 try {
   const base = `http://127.0.0.1:${svcPort}`;
-  const api = async (method, path, body) => {
-    const r = await fetch(`${base}${path}`, {
-      method,
-      headers: { 'PRIVATE-TOKEN': token, 'content-type': 'application/json' },
-      body: body && JSON.stringify(body),
-    });
-    if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
-    return r.json();
-  };
+  const api = apiClient(base, token);
   const project = await api('POST', '/api/v4/projects', { name: 'bench' });
   await api('PUT', `/api/v4/projects/${project.id}/error_tracking/settings`, {
     active: true,

@@ -86,3 +86,16 @@ export function row(name, r, ceiling, rss) {
     `${name.padEnd(34)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  non-2xx ${r.errors}  peak RSS ${rss.toFixed(0)} MiB  ${ratio}`,
   );
 }
+
+/** A JSON client for svc's REST API with a token: `api('POST', '/api/v4/projects', { name })`. */
+export function apiClient(base, token) {
+  return async (method, path, body) => {
+    const r = await fetch(`${base}${path}`, {
+      method,
+      headers: { 'PRIVATE-TOKEN': token, 'content-type': 'application/json' },
+      body: body && JSON.stringify(body),
+    });
+    if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
+    return r.status === 204 ? null : r.json();
+  };
+}

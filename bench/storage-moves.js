@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, peakRssMiB, startChild, stopChild } from './lib.js';
+import { apiClient, freePort, peakRssMiB, startChild, stopChild } from './lib.js';
 
 const count = Number(process.env.BENCH_REPOS ?? 200);
 const token = 'svcpat-bench-root-token-000000003';
@@ -59,15 +59,7 @@ const svc = await startChild(
   'listening on',
 );
 const base = `http://127.0.0.1:${port}`;
-const api = async (method, path, body) => {
-  const r = await fetch(`${base}${path}`, {
-    method,
-    headers: { 'PRIVATE-TOKEN': token, 'content-type': 'application/json' },
-    body: body && JSON.stringify(body),
-  });
-  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
-  return r.status === 204 ? null : r.json();
-};
+const api = apiClient(base, token);
 
 try {
   // Projects through the API; their (empty) repositories replaced by copies of the templates.
