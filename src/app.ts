@@ -126,10 +126,11 @@ export async function buildApp(
       return parseForm(fields.toString());
     },
   );
-  // GitLab (Grape) reads parameters from the query string too: `POST /projects?name=x` with no body works.
+  // GitLab (Grape) reads parameters from the query string too: `POST /projects?name=x` with no body works,
+  // and so does `DELETE ...?key_id=3`.
   app.addHook('preValidation', async (request) => {
     if (request.body !== undefined && request.body !== null) return;
-    if (request.method !== 'POST' && request.method !== 'PUT' && request.method !== 'PATCH') return;
+    if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return;
     const q = request.url.indexOf('?');
     if (q >= 0) request.body = parseForm(request.url.slice(q + 1));
     else request.body = Object.defineProperty({}, FORM_BODY, { value: true });

@@ -142,15 +142,13 @@ export function errorTrackingRoutes(app: ApiApp, ctx: AppContext, api: ApiVersio
         tags,
         summary: 'Delete a client key given as key_id (the form gitbeaker uses)',
         params: Type.Object({ id: Type.String() }),
-        querystring: Type.Object({ key_id: Type.Optional(Type.Integer()) }),
-        body: Type.Optional(Type.Object({ key_id: Type.Optional(Type.Integer()) })),
+        body: Type.Object({ key_id: Type.Optional(Type.Integer()) }),
         response: { 200: E.ClientKeyEntity },
       },
     },
     async (req) => {
-      const keyId = req.body?.key_id ?? req.query.key_id;
-      if (keyId === undefined) throw paramError('key_id is missing');
-      return deleteKey(req, req.params.id, keyId);
+      if (req.body.key_id === undefined) throw paramError('key_id is missing');
+      return deleteKey(req, req.params.id, req.body.key_id);
     },
   );
 

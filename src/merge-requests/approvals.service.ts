@@ -85,9 +85,6 @@ export class ApprovalsService {
     input: Partial<ApprovalSettings>,
   ): Promise<ApprovalSettings> {
     const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Maintainer);
-    if (input.approvals_before_merge !== undefined && input.approvals_before_merge < 0) {
-      throw invalidFields({ approvals_before_merge: ['must be greater than or equal to 0'] });
-    }
     const next = { ...(await this.settings(actor, String(project.id))), ...input };
     const row = {
       approvals_before_merge: next.approvals_before_merge,
@@ -250,9 +247,6 @@ export class ApprovalsService {
         if (id !== null) q = q.where('id', '!=', id);
         if (await q.executeTakeFirst()) errors.name = ['has already been taken'];
       }
-    }
-    if (input.approvals_required !== undefined && input.approvals_required < 0) {
-      errors.approvals_required = ['must be greater than or equal to 0'];
     }
     for (const u of input.user_ids ?? []) {
       if (!(await this.users.findById(u))) errors.user_ids = [`user ${u} does not exist`];

@@ -210,11 +210,11 @@ export function mergeRequestRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion
         },
       },
       async (req, reply) => {
-        const { id, merge_request_iid: iid } = req.params;
-        const [mr, diffs] = await Promise.all([
-          ctx.mergeRequests.get(req.actor.user, id, iid),
-          ctx.mergeRequests.diffs(req.actor.user, id, iid),
-        ]);
+        const { mr, diffs } = await ctx.mergeRequests.changes(
+          req.actor.user,
+          req.params.id,
+          req.params.merge_request_iid,
+        );
         reply.deprecated('mr_changes_endpoint');
         signalFields(reply);
         return P.mergeRequestChanges(mr, diffs, viewOf(req, url));

@@ -419,7 +419,21 @@ export class MergeRequestsService {
   /** The merge request's file diffs (against the merge base; kept as they were for merged requests). */
   async diffs(actor: User | null, idOrPath: string, iid: number): Promise<FileDiff[]> {
     const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
-    const refs = await this.diffRefs(project, toMr(await this.row(project, iid)));
+    return this.diffBetween(project, await this.diffRefs(project, toMr(await this.row(project, iid))));
+  }
+
+  /** The merge request with its diffs (the v4 `/changes` endpoint), reading the repository once. */
+  async changes(
+    actor: User | null,
+    idOrPath: string,
+    iid: number,
+  ): Promise<{ mr: MergeRequestView; diffs: FileDiff[] }> {
+    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
+    const mr = await this.view(project, toMr(await this.row(project, iid)));
+    return { mr, diffs: await this.diffBetween(project, mr.diffRefs) };
+  }
+
+  private async diffBetween(project: Project, refs: DiffRefs | null): Promise<FileDiff[]> {
     if (!refs) return [];
     const out = await this.repos.git.run(
       ['-c', 'core.quotePath=false', 'diff', '-M', '--no-color', '--full-index', refs.baseSha, refs.headSha],

@@ -166,6 +166,22 @@ describe.each(
     expect(
       (await api.delete(`/api/v4/projects/${id}/error_tracking/client_keys/${old.id}`, { token: t })).status,
     ).toBe(404);
+    // gitbeaker's form: the key id in the body (or query) of DELETE .../client_keys.
+    const keys = `/api/v4/projects/${id}/error_tracking/client_keys`;
+    expect(await api.delete(keys, { token: t })).toMatchObject({
+      status: 400,
+      body: { error: 'key_id is missing' },
+    });
+    const another = await api.post(keys, { token: t });
+    expect(await api.delete(keys, { token: t, body: { key_id: fresh.body.id } })).toMatchObject({
+      status: 200,
+      body: { id: fresh.body.id },
+    });
+    expect(await api.delete(`${keys}?key_id=${another.body.id}`, { token: t })).toMatchObject({
+      status: 200,
+      body: { id: another.body.id },
+    });
+    expect((await api.get(keys, { token: t })).body).toEqual([]);
   });
 
   it('connects to an external Sentry: lists its projects, then errors, details, stack traces and resolving', async () => {

@@ -131,6 +131,17 @@ describe.each(cases)('merge requests (%s, release %s)', (database, release) => {
     expect((await api.get(`${base()}/merge_requests/99`, { token })).body).toEqual({
       message: '404 Merge Request Not Found',
     });
+    // Updates are validated the same way and change nothing when refused.
+    expect((await api.put(`${base()}/merge_requests/1`, { token, body: { title: ' ' } })).body).toEqual({
+      message: { title: ["can't be blank"] },
+    });
+    expect(
+      (await api.put(`${base()}/merge_requests/1`, { token, body: { target_branch: 'nope' } })).body,
+    ).toEqual({ message: { target_branch: ['is invalid'] } });
+    expect((await api.get(`${base()}/merge_requests/1`, { token })).body).toMatchObject({
+      title: 'Add the feature',
+      target_branch: 'main',
+    });
     expect((await api.get(`${base()}/merge_requests`, { token })).headers.get('x-total')).toBe('1');
   });
 
@@ -207,6 +218,11 @@ describe.each(cases)('merge requests (%s, release %s)', (database, release) => {
     // The diff of a merged request stays what was merged.
     expect((await api.get(`${base()}/merge_requests/1/diffs`, { token })).body).toHaveLength(2);
     expect((await api.put(`${base()}/merge_requests/1/merge`, { token })).status).toBe(405);
+    // A merged request cannot be reopened or retargeted.
+    expect(
+      (await api.put(`${base()}/merge_requests/1`, { token, body: { state_event: 'reopen' } })).body,
+    ).toEqual({ message: '405 Method Not Allowed' });
+    expect((await api.get(`${base()}/merge_requests/1`, { token })).body.state).toBe('merged');
   });
 
   it('refuses to merge conflicting branches and leaves the target untouched', async () => {
@@ -356,6 +372,14 @@ describe.each(cases)('approvals and managed licenses (%s, release %s)', (databas
       body: { reset_approvals_on_push: false, merge_requests_author_approval: true },
     });
     expect(changed.status).toBe(201);
+    expect(
+      (
+        await api.post(`/api/v4/projects/${projectId}/approvals`, {
+          token,
+          body: { approvals_before_merge: -1 },
+        })
+      ).status,
+    ).toBe(400);
     expect((await api.get(`/api/v4/projects/${projectId}/approvals`, { token })).body).toMatchObject({
       reset_approvals_on_push: false,
       merge_requests_author_approval: true,
@@ -394,6 +418,13 @@ describe.each(cases)('approvals and managed licenses (%s, release %s)', (databas
     expect(
       (await api.post(path(4), { token: devToken, body: { name: 'z', approvals_required: 1 } })).status,
     ).toBe(403);
+    expect((await api.post(path(4), { token, body: { name: 'n', approvals_required: -1 } })).status).toBe(
+      400,
+    );
+    expect(
+      (await api.post(path(5), { token, body: { name: 'g', approvals_required: 1, group_ids: [9999] } }))
+        .body,
+    ).toEqual({ message: { group_ids: ['group 9999 does not exist'] } });
     expect((await api.get(path(4), { token: devToken })).body).toHaveLength(1);
 
     const updated = await api.put(`${path(4)}/${id}`, {
@@ -426,6 +457,9 @@ describe.each(cases)('approvals and managed licenses (%s, release %s)', (databas
     expect((await api.post(path, { token, body: { name: 'MIT', approval_status: 'denied' } })).status).toBe(
       409,
     );
+    expect((await api.post(path, { token, body: { name: ' ', approval_status: 'denied' } })).body).toEqual({
+      message: { name: ["can't be blank"] },
+    });
     const list = await api.get(path, { token: devToken });
     expect(list.body.map((l: { name: string }) => l.name)).toEqual(['MIT', 'GPL']);
     expect((await api.get(`${path}/MIT`, { token })).body.id).toBe(created.body.id);

@@ -141,6 +141,12 @@ describe.each(await databases())('pagination, snippets, settings and features (%
       status: 400,
       body: { error: 'files holds more than the one file of an svc snippet' },
     });
+    expect(
+      await api.post('/api/v4/snippets', {
+        token: t,
+        body: { title: 'both', content: 'x', files: [{ file_path: 'a', content: 'a' }] },
+      }),
+    ).toMatchObject({ status: 400, body: { error: 'files, content are mutually exclusive' } });
     const project = await api.post('/api/v4/projects', {
       token: t,
       body: { name: 'snips', visibility: 'public' },

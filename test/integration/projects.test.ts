@@ -295,6 +295,12 @@ describe.each(await databases())('projects, groups, members and visibility (%s)'
     expect((await api.get('/api/v4/projects/outsider%2Fwith-file', { token: tok.outsider })).status).toBe(
       404,
     );
+    const garbled = await api.post('/api/v4/projects', {
+      token: tok.outsider,
+      raw: 'not a multipart body',
+      headers: { 'content-type': 'multipart/form-data; boundary=xyz' },
+    });
+    expect(garbled).toMatchObject({ status: 400, body: { error: 'the multipart body could not be parsed' } });
   });
 
   it('shows repository_storage to admins only and filters by it for admins', async () => {
