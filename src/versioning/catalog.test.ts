@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -13,9 +13,23 @@ import {
 } from './catalog.js';
 import type { Deprecation } from './deprecation.js';
 
-const SPEC_DIR = join(import.meta.dirname, '../../../shared/spec');
-const versioningSpec = readFileSync(join(SPEC_DIR, 'versioning-deprecations.md'), 'utf8');
-const alertsSpec = readFileSync(join(SPEC_DIR, 'alerts-errors-storage.md'), 'utf8');
+/**
+ * The spec: the repository's copy (docs/spec), which must equal the team's shared spec when that sits next to
+ * the checkout (../shared/spec), so a clone anywhere can run this test and a changed spec is noticed.
+ */
+const VENDORED = join(import.meta.dirname, '../../docs/spec');
+const SHARED = join(import.meta.dirname, '../../../shared/spec');
+function spec(file: string): string {
+  const text = readFileSync(join(VENDORED, file), 'utf8');
+  if (existsSync(join(SHARED, file))) {
+    expect(text, `docs/spec/${file} differs from ../shared/spec/${file}: copy it again`).toBe(
+      readFileSync(join(SHARED, file), 'utf8'),
+    );
+  }
+  return text;
+}
+const versioningSpec = spec('versioning-deprecations.md');
+const alertsSpec = spec('alerts-errors-storage.md');
 
 /** Data rows (cells) of the first table after the heading that starts with `heading`. */
 function tableRows(markdown: string, heading: string): string[][] {
