@@ -89,7 +89,7 @@ describe('address classification (property)', () => {
     const pub = fc.constantFrom('8.8.8.8', '1.1.1.1', '2606:4700::1111');
     await fc.assert(
       fc.asyncProperty(fc.array(pub, { maxLength: 4 }), local, fc.nat(4), async (publics, bad, at) => {
-        const list = [...publics];
+        const list: string[] = [...publics];
         list.splice(Math.min(at, list.length), 0, bad);
         let calls = 0;
         const http = new OutboundHttp({
