@@ -218,6 +218,20 @@ describe('OutboundHttp', () => {
     expect(a.seen).toEqual([]);
   });
 
+  it('bounds name resolution by the request deadline', async () => {
+    const hanging = new OutboundHttp({
+      allowLocal: async () => false,
+      timeoutMs: 200,
+      resolve: () => new Promise<never>(() => undefined),
+    });
+    await expect(hanging.addresses(new URL('http://slow.example/'))).rejects.toMatchObject({
+      reason: 'timeout',
+    });
+    await expect(hanging.request('http://slow.example/', { maxResponseBytes: 1 })).rejects.toMatchObject({
+      reason: 'timeout',
+    });
+  });
+
   it('does not follow redirects, bounds the response, and names its failures', async () => {
     const redirecting = createServer((req, res) => {
       if (req.url === '/big') return void res.end('x'.repeat(10_000));

@@ -200,8 +200,41 @@ export class OutboundHttp {
     this.resolve = options.resolve ?? systemResolver;
   }
 
-  /** The addresses a request to `url` would connect to, checked; throws OutboundError when refused. */
+  /**
+   * The addresses a request to `url` would connect to, checked (within the request deadline); throws
+   * OutboundError when refused. Saving a destination uses it to refuse a local one up front.
+   */
   async addresses(url: URL): Promise<readonly ResolvedAddress[]> {
+    const deadline = this.deadline();
+    return Promise.race([this.check(url), deadline.expired]);
+  }
+
+  /** Sends one request; resolves with any HTTP answer (3xx included, never followed). */
+  async request(target: URL | string, init: OutboundRequest): Promise<OutboundResponse> {
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      throw new OutboundError('invalid_url', 'the URL is not valid');
+    }
+    const deadline = this.deadline();
+    const checked = await Promise.race([this.check(url), deadline.expired]);
+    return Promise.race([send(url, checked, init, deadline.signal), deadline.expired]);
+  }
+
+  /** One deadline for a whole request: a signal for the socket, a promise that rejects when it passes. */
+  private deadline(): { signal: AbortSignal; expired: Promise<never> } {
+    const signal = AbortSignal.timeout(this.options.timeoutMs);
+    const expired = new Promise<never>((_, reject) =>
+      signal.addEventListener('abort', () => reject(new OutboundError('timeout', 'the request timed out')), {
+        once: true,
+      }),
+    );
+    expired.catch(() => undefined);
+    return { signal, expired };
+  }
+
+  private async check(url: URL): Promise<readonly ResolvedAddress[]> {
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       throw new OutboundError('invalid_url', 'only http and https URLs are allowed');
     const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -219,29 +252,6 @@ export class OutboundHttp {
     if (!(await this.options.allowLocal()) && addresses.some((a) => isLocalAddress(a.address)))
       throw new OutboundError('blocked', LOCAL_REFUSAL);
     return addresses;
-  }
-
-  /** Sends one request; resolves with any HTTP answer (3xx included, never followed). */
-  async request(target: URL | string, init: OutboundRequest): Promise<OutboundResponse> {
-    let url: URL;
-    try {
-      url = new URL(target);
-    } catch {
-      throw new OutboundError('invalid_url', 'the URL is not valid');
-    }
-    const deadline = AbortSignal.timeout(this.options.timeoutMs);
-    const timedOut = new Promise<never>((_, reject) =>
-      deadline.addEventListener(
-        'abort',
-        () => reject(new OutboundError('timeout', 'the request timed out')),
-        {
-          once: true,
-        },
-      ),
-    );
-    timedOut.catch(() => undefined);
-    const checked = await Promise.race([this.addresses(url), timedOut]);
-    return Promise.race([send(url, checked, init, deadline), timedOut]);
   }
 }
 
