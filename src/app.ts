@@ -24,7 +24,7 @@ import { auditRoutes } from './audit/audit.routes.js';
 import type { AppContext } from './context.js';
 import { collectorRoutes } from './error-tracking/collector.routes.js';
 import { errorTrackingRoutes } from './error-tracking/error-tracking.routes.js';
-import { paramError } from './errors.js';
+import { forbidden, paramError } from './errors.js';
 import { geoRoutes } from './geo/geo.routes.js';
 import { issueRoutes } from './issues/issues.routes.js';
 import { approvalRoutes } from './merge-requests/approvals.routes.js';
@@ -206,6 +206,12 @@ function webRoutes(app: ApiApp, ctx: AppContext, root: string | null): void {
     const path = decodeURIComponent(request.url.split('?')[0] ?? '');
     const connect = CONNECT.exec(path);
     if (connect) {
+      // The Connect action sends the stored token to the given host: a cookie session alone (which a cross-site
+      // link or image would carry) is not enough, the session's CSRF token must come in X-CSRF-Token too.
+      const { via, csrfToken } = request.actor;
+      if (via === 'session' && (!csrfToken || request.headers['x-csrf-token'] !== csrfToken)) {
+        throw forbidden('CSRF token is missing or invalid');
+      }
       const projects = await ctx.errorTracking.externalProjects(
         request.actor.user,
         connect[1]!,

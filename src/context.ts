@@ -32,6 +32,7 @@ import { IssuesService } from './issues/issues.service.js';
 import { JobQueue } from './jobs/queue.js';
 import { ApprovalsService } from './merge-requests/approvals.service.js';
 import { MergeRequestsService } from './merge-requests/merge-requests.service.js';
+import { OutboundHttp } from './outbound.js';
 import { Git } from './repositories/git.js';
 import { RepositoriesService, repositoryLifecycle } from './repositories/repositories.service.js';
 import { configuredWeights, pickStorage } from './repositories/storages.js';
@@ -123,10 +124,11 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   const cipher = createCipher(loadOrCreateSecretKey(config.dataDir));
   const integrations = new IntegrationsService(alertsRepo, projects, cipher, config.tier, clock);
   const errorTrackingRepo = new ErrorTrackingRepository(k, db.dialect);
-  const sentry = new SentryClient(
-    async () => (await settings.get()).allow_local_requests_from_web_hooks_and_services,
-    config.outboundTimeoutMs,
-  );
+  const outbound = new OutboundHttp({
+    allowLocal: async () => (await settings.get()).allow_local_requests_from_web_hooks_and_services,
+    timeoutMs: config.outboundTimeoutMs,
+  });
+  const sentry = new SentryClient(outbound);
   const jobs = new JobQueue(k, db.dialect, clock, config.jobLeaseSeconds * 1000);
   registerRetention(jobs, errorTrackingRepo, settings, clock);
   const errorTracking = new ErrorTrackingService(
@@ -187,14 +189,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       config.sharedRunnersRegistrationToken,
       clock,
     ),
-    audit: new AuditService(
-      k,
-      jobs,
-      new ReleaseGates(parseRelease(config.release)),
-      async () => (await settings.get()).allow_local_requests_from_web_hooks_and_services,
-      config.outboundTimeoutMs,
-      clock,
-    ),
+    audit: new AuditService(k, jobs, new ReleaseGates(parseRelease(config.release)), outbound, clock),
     storageMoves: new StorageMovesService(
       new StorageMovesRepository(k),
       repositories,

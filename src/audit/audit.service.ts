@@ -6,7 +6,7 @@ import { readTimestamp } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
 import { forbidden, invalidFields, notFound, unauthorized } from '../errors.js';
 import type { JobQueue } from '../jobs/queue.js';
-import { outboundRefusal } from '../outbound.js';
+import { OutboundError, type OutboundHttp } from '../outbound.js';
 import type { ReleaseGates } from '../versioning/gates.js';
 
 export const AUDIT_STREAM_JOB = 'audit_event_stream';
@@ -46,8 +46,7 @@ export class AuditService {
     private readonly db: Kysely<Database>,
     private readonly jobs: JobQueue,
     private readonly gates: ReleaseGates,
-    private readonly allowLocal: () => Promise<boolean>,
-    private readonly timeoutMs: number,
+    private readonly http: OutboundHttp,
     private readonly clock: Clock,
   ) {
     jobs.register(AUDIT_STREAM_JOB, async (job) =>
@@ -125,16 +124,19 @@ export class AuditService {
       .executeTakeFirst();
     if (!d) return; // The destination was deleted: nothing to deliver.
     const url = new URL(d.destination_url);
-    const refusal = await outboundRefusal(url, await this.allowLocal());
-    if (refusal) throw new Error(`not delivered to ${url.origin}: ${refusal}`);
-    const res = await fetch(url, {
-      method: 'POST',
-      redirect: 'manual',
-      signal: AbortSignal.timeout(this.timeoutMs),
-      headers: { 'content-type': 'application/json', [STREAMING_TOKEN_HEADER]: d.verification_token },
-      body: JSON.stringify(p.event),
-    });
-    await res.body?.cancel();
+    let res: Awaited<ReturnType<OutboundHttp['request']>>;
+    try {
+      res = await this.http.request(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [STREAMING_TOKEN_HEADER]: d.verification_token },
+        body: JSON.stringify(p.event),
+        maxResponseBytes: 64 * 1024,
+      });
+    } catch (err) {
+      // The job records the reason (never the token) and retries with backoff.
+      const reason = err instanceof OutboundError ? err.message : 'the request failed';
+      throw new Error(`not delivered to ${url.origin}: ${reason}`);
+    }
     if (res.status < 200 || res.status > 299) throw new Error(`destination answered ${res.status}`);
   }
 
@@ -186,6 +188,14 @@ export class AuditService {
       ok = false;
     }
     if (!ok) throw invalidFields({ destination_url: ['must be an absolute http(s) URL'] });
+    try {
+      await this.http.addresses(new URL(destinationUrl));
+    } catch (err) {
+      // GitLab's UrlBlocker: a local destination is refused while local requests are not allowed. A name
+      // that does not resolve yet is kept; delivery checks again on every request.
+      if (err instanceof OutboundError && err.reason === 'blocked')
+        throw invalidFields({ destination_url: [`is blocked: ${err.message}`] });
+    }
     const token = randomBytes(12).toString('hex');
     const r = await this.db
       .insertInto('audit_event_destinations')

@@ -16,6 +16,7 @@ import type {
 } from './error-tracking.js';
 import type { ErrorSort, ErrorTrackingRepository } from './error-tracking.repository.js';
 import { stackFrames } from './events.js';
+import { isSentrySlug } from './sentry-client.js';
 
 export const INTEGRATED_FLAG = 'integrated_error_tracking';
 
@@ -31,6 +32,8 @@ export interface ExternalErrors {
   stackTrace(s: ExternalConnection, id: string): Promise<StackTrace>;
   setStatus(s: ExternalConnection, id: string, status: ErrorStatus): Promise<TrackedError>;
   projects(apiHost: string, token: string): Promise<ExternalProject[]>;
+  /** 400 when requests to this host would be refused (local network while local requests are not allowed). */
+  checkHost(apiHost: string): Promise<void>;
 }
 
 export interface ExternalConnection {
@@ -135,6 +138,7 @@ export class ErrorTrackingService {
     const masked = typeof input.token === 'string' && /^\*+$/.test(input.token);
     if (input.apiHost !== undefined) {
       const host = input.apiHost === null ? null : normalizeHost(input.apiHost);
+      if (host !== null) await this.external.checkHost(host);
       // A new host without a new token clears the token (GitLab): the stored token never goes to another host,
       // not even when the form sends it back masked.
       if (host !== originOf(apiUrl) && (input.token === undefined || masked)) tokenEncrypted = null;
@@ -148,6 +152,11 @@ export class ErrorTrackingService {
               : `${host}/api/0/projects/`;
     }
     if (input.project) {
+      if (!isSentrySlug(input.project.organizationSlug) || !isSentrySlug(input.project.slug)) {
+        throw invalidFields({
+          project: ['slug and organization_slug must be Sentry slugs (lowercase letters, digits, - and _)'],
+        });
+      }
       const host = originOf(apiUrl);
       if (!host) throw invalidFields({ api_host: ['is a required field'] });
       apiUrl = projectApiUrl(host, input.project.organizationSlug, input.project.slug);

@@ -1,63 +1,117 @@
 import type { Paged, PageRequest } from '../accounts/accounts.js';
 import { AppError } from '../errors.js';
-import { outboundRefusal } from '../outbound.js';
+import { OutboundError, type OutboundHttp } from '../outbound.js';
 import type { ErrorStatus, StackTrace, TrackedError } from './error-tracking.js';
 import type { ErrorSort } from './error-tracking.repository.js';
 import type { ExternalConnection, ExternalErrors, ExternalProject } from './error-tracking.service.js';
 import type { Frame } from './events.js';
 
-/** Whether outbound requests may reach loopback and private addresses (an application setting). */
-export type LocalRequestsPolicy = () => Promise<boolean>;
-
 const MAX_RESPONSE = 1024 * 1024;
 
 const fail = (message: string, status = 400) => new AppError(status, { message });
 
+/** Sentry's slug rule (organizations and projects): lowercase letters, digits, `-` and `_`, not all digits. */
+const SLUG = /^(?![0-9]+$)[a-z0-9_-]{1,50}$/;
+/** Sentry issue ids are numbers. */
+const ISSUE_ID = /^[1-9][0-9]{0,18}$/;
+
+/** An issue id fit for a Sentry API path; 400 otherwise, before any request goes out. */
+export function sentryIssueId(id: string): string {
+  if (!ISSUE_ID.test(id)) throw new AppError(400, { error: 'error_id is invalid' });
+  return id;
+}
+
+/** Whether `slug` follows Sentry's slug rules (so it can go into an API path as is). */
+export function isSentrySlug(slug: string): boolean {
+  return SLUG.test(slug);
+}
+
+/**
+ * The stored project API URL (`<origin>/api/0/projects/<org>/<project>/`), checked and rebuilt from its parts;
+ * 400 when it is not one (never a request to whatever path it holds).
+ */
+export function sentryProjectApiUrl(apiUrl: string): string {
+  let u: URL;
+  try {
+    u = new URL(apiUrl);
+  } catch {
+    throw fail('400 Bad request - Error Tracking is not configured');
+  }
+  const m = /^\/api\/0\/projects\/([^/]+)\/([^/]+)\/?$/.exec(u.pathname);
+  const org = m ? safeDecode(m[1]!) : null;
+  const project = m ? safeDecode(m[2]!) : null;
+  if (
+    !org ||
+    !project ||
+    !isSentrySlug(org) ||
+    !isSentrySlug(project) ||
+    u.search !== '' ||
+    u.username !== ''
+  )
+    throw fail('400 Bad request - Error Tracking is not configured');
+  return `${u.origin}/api/0/projects/${org}/${project}/`;
+}
+
+function safeDecode(s: string): string | null {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * A client of the Sentry web API (the calls GitLab's Sentry client makes), with GitLab's error messages.
- * Requests to local addresses are refused unless the policy allows them; redirects are not followed.
+ * Requests go through the outbound client: local addresses are refused unless the setting allows them,
+ * redirects are not followed. Every path parameter is validated before a request is built.
  */
 export class SentryClient implements ExternalErrors {
-  constructor(
-    private readonly allowLocal: LocalRequestsPolicy,
-    private readonly timeoutMs: number,
-  ) {}
+  constructor(private readonly http: OutboundHttp) {}
+
+  /** Refuses a host the outbound client would refuse (local network), with the Connect action's message. */
+  async checkHost(apiHost: string): Promise<void> {
+    try {
+      await this.http.addresses(new URL(apiHost));
+    } catch (err) {
+      if (err instanceof OutboundError && err.reason === 'blocked')
+        throw new AppError(400, { message: { api_host: [`is blocked: ${err.message}`] } });
+      // An unresolvable host may resolve later (GitLab saves it and fails at request time).
+    }
+  }
 
   private async request(
     url: string,
     token: string,
     init: { method?: string; body?: unknown } = {},
-  ): Promise<{ body: unknown; headers: Headers }> {
-    const u = new URL(url.replace(/([^:])\/\/+/g, '$1/'));
-    const refusal = await outboundRefusal(u, await this.allowLocal());
-    if (refusal) throw fail(`Error when connecting to Sentry: ${refusal}`);
-    let res: Response;
+  ): Promise<{ body: unknown; link: string }> {
+    let res: Awaited<ReturnType<OutboundHttp['request']>>;
     try {
-      res = await fetch(u, {
+      res = await this.http.request(url, {
         method: init.method ?? 'GET',
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.timeoutMs),
         headers: {
           authorization: `Bearer ${token}`,
           'content-type': 'application/json',
           accept: 'application/json',
         },
         body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        maxResponseBytes: MAX_RESPONSE,
       });
     } catch (err) {
-      const e = err as { name?: string };
-      if (e.name === 'TimeoutError') throw fail('Connection to Sentry timed out');
-      if (errorCodes(err).includes('ECONNREFUSED')) throw fail('Connection refused');
+      if (!(err instanceof OutboundError)) throw err;
+      if (err.reason === 'timeout') throw fail('Connection to Sentry timed out');
+      if (err.reason === 'connection_refused') throw fail('Connection refused');
+      if (err.reason === 'too_large') throw fail('Sentry API response is too big. Limit is 1 MB.');
+      if (err.reason === 'blocked' || err.reason === 'unresolvable')
+        throw fail(`Error when connecting to Sentry: ${err.message}`);
       throw fail('Error when connecting to Sentry');
     }
-    if (res.status < 200 || res.status > 204) {
-      await res.body?.cancel();
-      throw fail(`Sentry response status code: ${res.status}`);
-    }
-    const text = await res.text();
-    if (text.length > MAX_RESPONSE) throw fail('Sentry API response is too big. Limit is 1 MB.');
+    if (res.status < 200 || res.status > 204) throw fail(`Sentry response status code: ${res.status}`);
+    const link = res.headers.link;
     try {
-      return { body: text === '' ? null : (JSON.parse(text) as unknown), headers: res.headers };
+      return {
+        body: res.body === '' ? null : (JSON.parse(res.body) as unknown),
+        link: (Array.isArray(link) ? link.join(', ') : link) ?? '',
+      };
     } catch {
       throw fail('Sentry API response is malformed');
     }
@@ -92,7 +146,7 @@ export class SentryClient implements ExternalErrors {
   }
 
   private static origin(s: ExternalConnection): string {
-    return new URL(s.apiUrl).origin;
+    return new URL(sentryProjectApiUrl(s.apiUrl)).origin;
   }
 
   async list(
@@ -108,17 +162,17 @@ export class SentryClient implements ExternalErrors {
     else if (sort === 'first_seen') q.set('sort', 'new');
     // Sentry pages by cursor: `0:<offset>:0` is the documented offset form.
     if (page.page > 1) q.set('cursor', `0:${(page.page - 1) * page.perPage}:0`);
-    const { body, headers } = await this.request(`${s.apiUrl.replace(/\/?$/, '/')}issues/?${q}`, s.token);
+    const { body, link } = await this.request(`${sentryProjectApiUrl(s.apiUrl)}issues/?${q}`, s.token);
     if (!Array.isArray(body)) throw fail('Sentry API response is malformed');
     const items = body.map(toError);
-    const hasNext = /rel="next";\s*results="true"/.test(headers.get('link') ?? '');
+    const hasNext = /rel="next";\s*results="true"/.test(link);
     // Sentry gives no total: report what is known so offset headers stay truthful.
     return { items, total: (page.page - 1) * page.perPage + items.length + (hasNext ? 1 : 0) };
   }
 
   async get(s: ExternalConnection, id: string): Promise<TrackedError> {
     const { body } = await this.request(
-      `${SentryClient.origin(s)}/api/0/issues/${encodeURIComponent(id)}/`,
+      `${SentryClient.origin(s)}/api/0/issues/${sentryIssueId(id)}/`,
       s.token,
     );
     return toError(body);
@@ -126,7 +180,7 @@ export class SentryClient implements ExternalErrors {
 
   async stackTrace(s: ExternalConnection, id: string): Promise<StackTrace> {
     const { body } = await this.request(
-      `${SentryClient.origin(s)}/api/0/issues/${encodeURIComponent(id)}/events/latest/`,
+      `${SentryClient.origin(s)}/api/0/issues/${sentryIssueId(id)}/events/latest/`,
       s.token,
     );
     const e = body as { groupID?: unknown; dateReceived?: unknown; entries?: unknown } | null;
@@ -158,23 +212,12 @@ export class SentryClient implements ExternalErrors {
   }
 
   async setStatus(s: ExternalConnection, id: string, status: ErrorStatus): Promise<TrackedError> {
-    await this.request(`${SentryClient.origin(s)}/api/0/issues/${encodeURIComponent(id)}/`, s.token, {
+    await this.request(`${SentryClient.origin(s)}/api/0/issues/${sentryIssueId(id)}/`, s.token, {
       method: 'PUT',
       body: { status },
     });
     return this.get(s, id);
   }
-}
-
-/** Every `code` in an error's cause chain (fetch wraps socket errors, sometimes in an AggregateError). */
-function errorCodes(err: unknown, depth = 0): string[] {
-  if (!err || typeof err !== 'object' || depth > 5) return [];
-  const e = err as { code?: unknown; cause?: unknown; errors?: unknown };
-  return [
-    ...(typeof e.code === 'string' ? [e.code] : []),
-    ...errorCodes(e.cause, depth + 1),
-    ...(Array.isArray(e.errors) ? e.errors.flatMap((x) => errorCodes(x, depth + 1)) : []),
-  ];
 }
 
 /** A Sentry issue as an error (GitLab's mapping: id must be numeric). */

@@ -58,10 +58,15 @@ async function readBody(response: Response): Promise<unknown> {
 /** A request body: a value sent as JSON, or text sent as is (`text/plain`). */
 type Body = { readonly json: unknown } | { readonly text: string };
 
-async function send<T>(method: string, path: string, body?: Body): Promise<{ data: T; headers: Headers }> {
+async function send<T>(
+  method: string,
+  path: string,
+  body?: Body,
+  withCsrf = method !== 'GET',
+): Promise<{ data: T; headers: Headers }> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'json' in body ? 'application/json' : 'text/plain';
-  if (method !== 'GET' && csrfToken !== null) headers['X-CSRF-Token'] = csrfToken;
+  if (withCsrf && csrfToken !== null) headers['X-CSRF-Token'] = csrfToken;
   const response = await fetch(path, {
     method,
     headers,
@@ -83,6 +88,14 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
 /** GET a JSON resource with the session cookie. */
 export function getJson<T>(path: string): Promise<T> {
   return request<T>('GET', path);
+}
+
+/**
+ * GET a JSON resource with the session cookie and the CSRF token: for reads that act with stored secrets
+ * (the error tracking Connect action), which the server refuses to a cookie alone.
+ */
+export async function getJsonWithCsrf<T>(path: string): Promise<T> {
+  return (await send<T>('GET', path, undefined, true)).data;
 }
 
 /** One page of a GitLab-paginated list, with the page numbers from the `X-*` headers (null when absent). */

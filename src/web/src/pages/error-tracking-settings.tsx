@@ -1,5 +1,5 @@
 import { type FormEvent, useId, useState } from 'react';
-import { describeError, getJson, sendJson } from '../api';
+import { describeError, getJsonWithCsrf, sendJson } from '../api';
 import { ConfirmDialog, CopyButton, ErrorNotice, ResourceView, SuccessNotice } from '../components';
 import { Link, paths } from '../router';
 import type { ClientKey, ErrorTrackingSettings, ExternalProject, Project } from '../types';
@@ -134,7 +134,7 @@ function ErrorTrackingForm({
     setConnecting(true);
     setConnectError(null);
     try {
-      const result = await getJson<{ projects: ExternalProject[] }>(
+      const result = await getJsonWithCsrf<{ projects: ExternalProject[] }>(
         connectPath(project, draft.apiHost.trim(), draft.token),
       );
       const list = Array.isArray(result.projects) ? result.projects : [];
