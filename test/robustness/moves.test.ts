@@ -229,3 +229,114 @@ describe.each(await databases())('concurrent repository storage moves (%s)', (da
     expect((await api.get('/-/health')).status).toBe(200);
   });
 });
+
+/**
+ * Issue 10, finding 14 (part): concurrent merge request creation for one branch pair. The database allows one open
+ * request per project, source and target branch; the others get GitLab's 409 naming the open one.
+ */
+describe.each(await databases())('concurrent merge request creation (%s)', (database) => {
+  let s: TestServer;
+  let api: ReturnType<typeof http>;
+  let p: { id: number; http_url_to_repo: string };
+  let work: string;
+
+  beforeAll(async () => {
+    s = await startTestServer({ database });
+    api = http(s.url);
+    p = (await api.post('/api/v4/projects', { token: s.rootToken, body: { name: 'mr-race' } })).body;
+    const first = await pushCommit(authUrl(p.http_url_to_repo, 'root', s.rootToken));
+    expect(first.push.code).toBe(0);
+    work = first.dir;
+  });
+  afterAll(async () => {
+    await s?.stop();
+  });
+
+  const branch = async (name: string) => {
+    const ident = ['-c', 'user.name=T', '-c', 'user.email=t@x'];
+    expect((await git(['checkout', '--quiet', '-B', name, 'main'], work)).code).toBe(0);
+    expect((await git([...ident, 'commit', '--quiet', '--allow-empty', '-m', name], work)).code).toBe(0);
+    expect((await git(['push', '--quiet', 'origin', `HEAD:refs/heads/${name}`], work)).code).toBe(0);
+  };
+  const path = () => `/api/v4/projects/${p.id}/merge_requests`;
+  const openFor = async (source: string) =>
+    (await api.get(`${path()}?state=opened&source_branch=${source}&per_page=100`, { token: s.rootToken }))
+      .body as { iid: number }[];
+
+  it('20 concurrent creations for one branch pair, 5 rounds: one 201 each, 19 clear 409s, no iid spent', async () => {
+    const winners: number[] = [];
+    for (let round = 0; round < 5; round++) {
+      const source = `feature-${round}`;
+      await branch(source);
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          api.post(path(), {
+            token: s.rootToken,
+            body: { source_branch: source, target_branch: 'main', title: `race ${round}.${i}` },
+          }),
+        ),
+      );
+      const created = answers.filter((a) => a.status === 201);
+      expect(created, `round ${round}`).toHaveLength(1);
+      const iid = created[0]!.body.iid as number;
+      winners.push(iid);
+      for (const a of answers.filter((x) => x.status !== 201))
+        expect(a).toMatchObject({
+          status: 409,
+          body: { message: `Another open merge request already exists for this source branch: !${iid}` },
+        });
+      expect((await openFor(source)).map((m) => m.iid)).toEqual([iid]);
+    }
+    // The losers rolled back their iid: the winners are numbered 1..5.
+    expect(winners).toEqual([1, 2, 3, 4, 5]);
+    expect((await api.get('/-/health')).status).toBe(200);
+  });
+
+  it('reopening or retargeting onto a pair that has an open request is a 409, also when racing', async () => {
+    await branch('topic');
+    const a = await api.post(path(), {
+      token: s.rootToken,
+      body: { source_branch: 'topic', target_branch: 'main', title: 'a' },
+    });
+    expect(a.status).toBe(201);
+    expect(
+      (await api.put(`${path()}/${a.body.iid}`, { token: s.rootToken, body: { state_event: 'close' } }))
+        .status,
+    ).toBe(200);
+    const b = await api.post(path(), {
+      token: s.rootToken,
+      body: { source_branch: 'topic', target_branch: 'main', title: 'b' },
+    });
+    expect(b.status).toBe(201);
+    expect(
+      await api.put(`${path()}/${a.body.iid}`, { token: s.rootToken, body: { state_event: 'reopen' } }),
+    ).toMatchObject({
+      status: 409,
+      body: { message: `Another open merge request already exists for this source branch: !${b.body.iid}` },
+    });
+    // Two closed requests of one pair reopened at once: exactly one is open afterwards.
+    expect(
+      (await api.put(`${path()}/${b.body.iid}`, { token: s.rootToken, body: { state_event: 'close' } }))
+        .status,
+    ).toBe(200);
+    const reopen = await Promise.all(
+      [a.body.iid, b.body.iid, a.body.iid, b.body.iid].map((iid) =>
+        api.put(`${path()}/${iid}`, { token: s.rootToken, body: { state_event: 'reopen' } }),
+      ),
+    );
+    for (const r of reopen) expect([200, 409]).toContain(r.status);
+    expect(await openFor('topic')).toHaveLength(1);
+    // Retargeting another request onto the open pair is refused too.
+    await branch('other');
+    const c = await api.post(path(), {
+      token: s.rootToken,
+      body: { source_branch: 'topic', target_branch: 'other', title: 'c' },
+    });
+    expect(c.status).toBe(201);
+    expect(
+      await api.put(`${path()}/${c.body.iid}`, { token: s.rootToken, body: { target_branch: 'main' } }),
+    ).toMatchObject({ status: 409, body: { message: expect.stringMatching(/^Another open merge request/) } });
+    expect(await openFor('topic')).toHaveLength(2);
+    expect((await api.get('/-/health')).status).toBe(200);
+  });
+});
