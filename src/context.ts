@@ -194,6 +194,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       async () => (await settings.get()).allow_local_requests_from_web_hooks_and_services,
       config.outboundTimeoutMs,
       clock,
+      cipher,
     ),
     storageMoves: new StorageMovesService(
       new StorageMovesRepository(k),

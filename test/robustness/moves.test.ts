@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -338,5 +339,77 @@ describe.each(await databases())('concurrent merge request creation (%s)', (data
     ).toMatchObject({ status: 409, body: { message: expect.stringMatching(/^Another open merge request/) } });
     expect(await openFor('topic')).toHaveLength(2);
     expect((await api.get('/-/health')).status).toBe(200);
+  });
+});
+
+/**
+ * Issue 10, finding 15 (part): runner registration tokens are only checked, so only their SHA-256 digest is stored;
+ * audit streaming verification tokens are shown again by the destinations API, so they are encrypted at rest.
+ * Neither is anywhere in the database in plain text.
+ */
+describe.each(await databases())('secrets at rest (%s)', (database) => {
+  let s: TestServer;
+  let api: ReturnType<typeof http>;
+
+  beforeAll(async () => {
+    // 16.11: registration tokens still register runners, so the stored digest is shown to work.
+    s = await startTestServer({ database, env: { SVC_RELEASE: '16.11' } });
+    api = http(s.url);
+  });
+  afterAll(async () => {
+    await s?.stop();
+  });
+
+  /** Every text value of every row of a table. */
+  const dump = async (table: 'runner_registration_tokens' | 'audit_event_destinations') =>
+    JSON.stringify(await s.server.ctx.db.kysely.selectFrom(table).selectAll().execute());
+
+  it('stores runner registration tokens as digests; the token still registers, a wrong one is refused', async () => {
+    const group = await api.post('/api/v4/groups', { token: s.rootToken, body: { name: 'g', path: 'g' } });
+    const project = await api.post('/api/v4/projects', { token: s.rootToken, body: { name: 'secrets' } });
+    const resets = await Promise.all(
+      [
+        '/api/v4/runners/reset_registration_token',
+        `/api/v4/projects/${project.body.id}/runners/reset_registration_token`,
+        `/api/v4/groups/${group.body.id}/runners/reset_registration_token`,
+      ].map((path) => api.post(path, { token: s.rootToken })),
+    );
+    const tokens = resets.map((r) => {
+      expect(r.status).toBe(201);
+      return r.body.token as string;
+    });
+    const stored = await dump('runner_registration_tokens');
+    for (const t of tokens) {
+      expect(stored).not.toContain(t);
+      expect(stored).toContain(createHash('sha256').update(t).digest('hex'));
+    }
+    for (const [i, t] of tokens.entries()) {
+      const r = await api.post('/api/v4/runners', { body: { token: t, description: `r${i}` } });
+      expect(r.status).toBe(201);
+      expect(r.body.token).toMatch(/^glrt-/);
+    }
+    // The digest itself is not a token, nor is a near miss.
+    const digestOfFirst = createHash('sha256').update(tokens[0]!).digest('hex');
+    for (const bad of [digestOfFirst, `${tokens[0]}x`, tokens[0]!.slice(0, -1), '', 'x'.repeat(10_000)])
+      expect(await api.post('/api/v4/runners', { body: { token: bad } })).toMatchObject({
+        status: 403,
+        body: { message: '403 Forbidden - invalid token supplied' },
+      });
+    expect((await api.get('/-/health')).status).toBe(200);
+  });
+
+  it('encrypts audit streaming verification tokens; the API shows them again', async () => {
+    const d = await api.post('/api/v4/admin/audit_events/streaming/destinations', {
+      token: s.rootToken,
+      body: { destination_url: 'https://audit.example.com/ingest' },
+    });
+    expect(d.status).toBe(201);
+    const token = d.body.verification_token as string;
+    expect(token).toMatch(/^[0-9a-f]{24}$/);
+    const stored = await dump('audit_event_destinations');
+    expect(stored).not.toContain(token);
+    expect(stored).toMatch(/"verification_token":"v1:/);
+    const list = await api.get('/api/v4/admin/audit_events/streaming/destinations', { token: s.rootToken });
+    expect(list.body).toEqual([expect.objectContaining({ id: d.body.id, verification_token: token })]);
   });
 });
