@@ -188,6 +188,30 @@ describe.each(await databases())('concurrent repository storage moves (%s)', (da
     expect((await api.get('/-/health')).status).toBe(200);
   });
 
+  it('20 concurrent moves of one group wiki: one move, the others a clear 400', async () => {
+    const g = await api.post('/api/v4/groups', {
+      token: s.rootToken,
+      body: { name: 'race-g', path: 'race-g' },
+    });
+    expect(g.status).toBe(201);
+    const answers = await held(() =>
+      Promise.all(
+        Array.from({ length: 20 }, () =>
+          api.post(`/api/v4/groups/${g.body.id}/repository_storage_moves`, { token: s.rootToken, body: {} }),
+        ),
+      ),
+    );
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
+    for (const a of answers.filter((x) => x.status !== 201))
+      expect(a).toMatchObject({ status: 400, body: { message: { group: ['is read-only'] } } });
+    const moves = await movesOf('groups', g.body.id);
+    expect(moves).toHaveLength(1);
+    expect(moves[0]!.state).toBe('finished');
+    const rel = relativePath('group', g.body.id);
+    const on = STORAGES.filter((name) => existsSync(join(root, name, rel)));
+    expect(on).toEqual([moves[0]!.destination_storage_name]);
+  });
+
   it('refuses hostile move requests clearly and stores nothing', async () => {
     const p = await project();
     const cases: [unknown, number, unknown][] = [
