@@ -189,7 +189,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       config.sharedRunnersRegistrationToken,
       clock,
     ),
-    audit: new AuditService(k, jobs, new ReleaseGates(parseRelease(config.release)), outbound, clock),
+    audit: new AuditService(k, jobs, new ReleaseGates(parseRelease(config.release)), outbound, clock, cipher),
     storageMoves: new StorageMovesService(
       new StorageMovesRepository(k),
       repositories,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { KeysetRequest, Project, User } from '../accounts/accounts.js';
 import type { Clock } from '../clock.js';
+import type { Cipher } from '../crypto.js';
 import { readTimestamp } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
 import { forbidden, invalidFields, notFound, unauthorized } from '../errors.js';
@@ -48,6 +49,8 @@ export class AuditService {
     private readonly gates: ReleaseGates,
     private readonly http: OutboundHttp,
     private readonly clock: Clock,
+    /** Verification tokens are shown again by the API, so they are encrypted at rest (migration 0008). */
+    private readonly cipher: Cipher,
   ) {
     jobs.register(AUDIT_STREAM_JOB, async (job) =>
       this.deliver(job.payload as { destinationId: number; event: ReturnType<typeof present> }),
@@ -128,7 +131,10 @@ export class AuditService {
     try {
       res = await this.http.request(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', [STREAMING_TOKEN_HEADER]: d.verification_token },
+        headers: {
+          'content-type': 'application/json',
+          [STREAMING_TOKEN_HEADER]: this.reveal(d.verification_token),
+        },
         body: JSON.stringify(p.event),
         maxResponseBytes: 64 * 1024,
       });
@@ -175,7 +181,7 @@ export class AuditService {
     return rows.map((r) => ({
       id: r.id,
       destinationUrl: r.destination_url,
-      verificationToken: r.verification_token,
+      verificationToken: this.reveal(r.verification_token),
     }));
   }
 
@@ -201,12 +207,20 @@ export class AuditService {
       .insertInto('audit_event_destinations')
       .values({
         destination_url: destinationUrl,
-        verification_token: token,
+        verification_token: this.cipher.encrypt(token),
         created_at: this.clock.now().toISOString(),
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    return { id: r.id, destinationUrl: r.destination_url, verificationToken: r.verification_token };
+    return { id: r.id, destinationUrl: r.destination_url, verificationToken: token };
+  }
+
+  /**
+   * A stored verification token in clear. Rows are encrypted (`v1:...`); a plain one can only come from an archive
+   * made before migration 0008 and restored as is, and is used as it is rather than breaking the destination.
+   */
+  private reveal(stored: string): string {
+    return stored.startsWith('v1:') ? this.cipher.decrypt(stored) : stored;
   }
 
   async deleteDestination(actor: User | null, id: number): Promise<void> {

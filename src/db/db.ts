@@ -10,6 +10,7 @@ import {
   SqliteDialect,
 } from 'kysely';
 import pg from 'pg';
+import { loadOrCreateSecretKey } from '../crypto.js';
 import type { DialectName } from './dialect.js';
 import { MIGRATIONS } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -18,6 +19,8 @@ import type { Database } from './schema.js';
 export interface Db {
   readonly kysely: Kysely<Database>;
   readonly dialect: DialectName;
+  /** The data directory (where the instance secret key lives). */
+  readonly dataDir: string;
   /** Checks the connection (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -38,6 +41,7 @@ export function createDb(opts: { databaseUrl: string | null; dataDir: string }):
     return {
       kysely,
       dialect: 'sqlite',
+      dataDir: opts.dataDir,
       ping: async () => {
         file.prepare('SELECT 1').get();
       },
@@ -52,6 +56,7 @@ export function createDb(opts: { databaseUrl: string | null; dataDir: string }):
   return {
     kysely,
     dialect: 'postgres',
+    dataDir: opts.dataDir,
     ping: async () => {
       await pool.query('SELECT 1');
     },
@@ -64,7 +69,8 @@ export async function migrate(db: Db): Promise<string[]> {
   const provider: MigrationProvider = {
     getMigrations: async () => {
       const out: Record<string, Migration> = {};
-      for (const [name, up] of MIGRATIONS) out[name] = { up: (k) => up(k as never, db.dialect) };
+      const env = { secretKey: () => loadOrCreateSecretKey(db.dataDir) };
+      for (const [name, up] of MIGRATIONS) out[name] = { up: (k) => up(k as never, db.dialect, env) };
       return out;
     },
   };

@@ -25,3 +25,21 @@ export function writeBool(value: boolean): number {
 export function readCount(value: string | number | bigint | undefined): number {
   return value === undefined ? 0 : Number(value);
 }
+
+/**
+ * Whether an error is a unique-constraint violation (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE), optionally
+ * of one index: PostgreSQL names it in `constraint`; SQLite names the columns (`UNIQUE constraint failed: t.a, t.b`).
+ */
+export function isUniqueViolation(
+  err: unknown,
+  index?: { name: string; table: string; columns: string[] },
+): boolean {
+  const e = err as { code?: string; constraint?: string; message?: string } | null;
+  if (!e) return false;
+  if (e.code === '23505') return index === undefined || e.constraint === index.name;
+  if (e.code !== 'SQLITE_CONSTRAINT_UNIQUE' && !/UNIQUE constraint failed/.test(e.message ?? ''))
+    return false;
+  if (index === undefined) return true;
+  const failed = (e.message ?? '').replace(/^.*UNIQUE constraint failed:\s*/, '');
+  return failed === index.columns.map((c) => `${index.table}.${c}`).join(', ');
+}

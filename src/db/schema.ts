@@ -343,6 +343,7 @@ export interface RunnerProjectsTable {
 
 export interface RunnerRegistrationTokensTable {
   scope: string;
+  /** The SHA-256 digest (hex) of the registration token, never the token (migration 0008). */
   token: string;
 }
 

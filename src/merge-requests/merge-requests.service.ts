@@ -3,7 +3,13 @@ import { AccessLevel, type Paged, type PageRequest, type Project, type User } fr
 import type { ProjectsService } from '../accounts/projects.service.js';
 import type { UsersRepository } from '../accounts/users.repository.js';
 import type { Clock } from '../clock.js';
-import { readBool, readNullableTimestamp, readTimestamp, writeBool } from '../db/dialect.js';
+import {
+  isUniqueViolation,
+  readBool,
+  readNullableTimestamp,
+  readTimestamp,
+  writeBool,
+} from '../db/dialect.js';
 import { nextIid } from '../db/internal-ids.js';
 import { fetchPage } from '../db/paged.js';
 import type { Database, MergeRequestsTable } from '../db/schema.js';
@@ -85,6 +91,16 @@ export interface MergeRequestFilter {
   readonly sourceBranch?: string;
   readonly targetBranch?: string;
 }
+
+/** The partial unique index allowing one open merge request per project, source and target branch (0008). */
+const ONE_OPEN_INDEX = {
+  name: 'merge_requests_one_open',
+  table: 'merge_requests',
+  columns: ['project_id', 'source_branch', 'target_branch'],
+};
+/** GitLab's 409 for a second open merge request of a branch pair (`branch_conflict`). */
+const duplicateOpen = (iid: number | null) =>
+  conflict(`Another open merge request already exists for this source branch: !${iid ?? '?'}`);
 
 const DRAFT = /^\s*(\[draft\]|\(draft\)|draft:|draft\s-\s|draft\s)/i;
 
@@ -220,6 +236,19 @@ export class MergeRequestsService {
     return r;
   }
 
+  /** The iid of the open merge request for a source and target branch, if any. */
+  private async openFor(projectId: number, source: string, target: string): Promise<number | null> {
+    const open = await this.db
+      .selectFrom('merge_requests')
+      .select('iid')
+      .where('project_id', '=', projectId)
+      .where('source_branch', '=', source)
+      .where('target_branch', '=', target)
+      .where('state', '=', 'opened')
+      .executeTakeFirst();
+    return open?.iid ?? null;
+  }
+
   async create(
     actor: User | null,
     idOrPath: string,
@@ -239,43 +268,46 @@ export class MergeRequestsService {
     if (!(await this.head(project, input.source_branch))) errors.source_branch = ['is invalid'];
     if (!(await this.head(project, input.target_branch))) errors.target_branch = ['is invalid'];
     if (Object.keys(errors).length > 0) throw invalidFields(errors);
-    const open = await this.db
-      .selectFrom('merge_requests')
-      .select('iid')
-      .where('project_id', '=', project.id)
-      .where('source_branch', '=', input.source_branch)
-      .where('target_branch', '=', input.target_branch)
-      .where('state', '=', 'opened')
-      .executeTakeFirst();
-    if (open)
-      throw conflict(`Another open merge request already exists for this source branch: !${open.iid}`);
+    const existing = await this.openFor(project.id, input.source_branch, input.target_branch);
+    if (existing !== null) throw duplicateOpen(existing);
     const now = this.clock.now().toISOString();
-    const iid = await nextIid(this.db, project.id, 'merge_requests');
-    await this.db
-      .insertInto('merge_requests')
-      .values({
-        project_id: project.id,
-        iid,
-        title: input.title.trim(),
-        description: input.description ?? '',
-        source_branch: input.source_branch,
-        target_branch: input.target_branch,
-        state: 'opened',
-        author_id: actor!.id,
-        merge_user_id: null,
-        merged_at: null,
-        closed_at: null,
-        closed_by_id: null,
-        merge_commit_sha: null,
-        force_remove_source_branch:
-          input.remove_source_branch === undefined ? null : writeBool(input.remove_source_branch),
-        should_remove_source_branch: null,
-        diff_base_sha: null,
-        diff_head_sha: null,
-        created_at: now,
-        updated_at: now,
+    // The iid and the row in one transaction; the partial unique index `merge_requests_one_open` (migration 0008)
+    // lets one of concurrent requests for a branch pair win: the others roll back (no iid spent) and get the 409.
+    const iid = await this.db
+      .transaction()
+      .execute(async (trx) => {
+        const next = await nextIid(trx, project.id, 'merge_requests');
+        await trx
+          .insertInto('merge_requests')
+          .values({
+            project_id: project.id,
+            iid: next,
+            title: input.title.trim(),
+            description: input.description ?? '',
+            source_branch: input.source_branch,
+            target_branch: input.target_branch,
+            state: 'opened',
+            author_id: actor!.id,
+            merge_user_id: null,
+            merged_at: null,
+            closed_at: null,
+            closed_by_id: null,
+            merge_commit_sha: null,
+            force_remove_source_branch:
+              input.remove_source_branch === undefined ? null : writeBool(input.remove_source_branch),
+            should_remove_source_branch: null,
+            diff_base_sha: null,
+            diff_head_sha: null,
+            created_at: now,
+            updated_at: now,
+          })
+          .execute();
+        return next;
       })
-      .execute();
+      .catch(async (err: unknown) => {
+        if (!isUniqueViolation(err, ONE_OPEN_INDEX)) throw err;
+        throw duplicateOpen(await this.openFor(project.id, input.source_branch, input.target_branch));
+      });
     return this.get(actor, String(project.id), iid);
   }
 
@@ -319,6 +351,14 @@ export class MergeRequestsService {
     if (mr.state === 'merged' && (input.state_event || input.target_branch))
       throw new AppError(405, { message: '405 Method Not Allowed' });
     const now = this.clock.now().toISOString();
+    const opensPair =
+      (input.state_event === 'reopen' && mr.state !== 'opened') ||
+      (input.target_branch !== undefined && input.state_event !== 'close' && mr.state === 'opened');
+    const targetBranch = input.target_branch ?? mr.targetBranch;
+    if (opensPair) {
+      const existing = await this.openFor(project.id, mr.sourceBranch, targetBranch);
+      if (existing !== null && existing !== mr.iid) throw duplicateOpen(existing);
+    }
     await this.db
       .updateTable('merge_requests')
       .set({
@@ -333,7 +373,11 @@ export class MergeRequestsService {
         updated_at: now,
       })
       .where('id', '=', mr.id)
-      .execute();
+      .execute()
+      .catch(async (err: unknown) => {
+        if (!isUniqueViolation(err, ONE_OPEN_INDEX)) throw err;
+        throw duplicateOpen(await this.openFor(project.id, mr.sourceBranch, targetBranch));
+      });
     return this.get(actor, String(project.id), iid);
   }
 

@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -177,6 +177,22 @@ export class Git {
 
   async remove(path: string): Promise<void> {
     await rm(path, { recursive: true, force: true });
+  }
+
+  /**
+   * Takes a repository out of its path at once (a rename beside it, `<path>.deleted-<hex>`): the path is free as
+   * soon as this returns, and the slow recursive delete of the returned path can run later, outside any lock.
+   * Null when there is nothing at the path.
+   */
+  async detach(path: string): Promise<string | null> {
+    const aside = `${path}.deleted-${randomBytes(6).toString('hex')}`;
+    try {
+      await rename(path, aside);
+      return aside;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
   }
 
   /** Writes a bundle of every ref (an empty repository gives no bundle: returns false). */

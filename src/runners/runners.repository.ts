@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { safeEqual } from '../crypto.js';
 import { readBool, readNullableTimestamp, readTimestamp, writeBool } from '../db/dialect.js';
 import type { Database, RunnersTable } from '../db/schema.js';
 import type { Runner, RunnerType } from './runners.js';
@@ -208,29 +209,23 @@ export class RunnersRepository {
       .execute();
   }
 
-  async registrationToken(scope: string): Promise<string | null> {
+  /** The scope (`instance`, `project:<id>`, `group:<id>`) of a registration token, found by its SHA-256 digest. */
+  async scopeOfRegistrationToken(tokenDigest: string): Promise<string | null> {
     const r = await this.db
       .selectFrom('runner_registration_tokens')
-      .select('token')
-      .where('scope', '=', scope)
+      .select(['scope', 'token'])
+      .where('token', '=', tokenDigest)
       .executeTakeFirst();
-    return r?.token ?? null;
+    // The index found the row; the digests are compared once more in constant time.
+    return r && safeEqual(r.token, tokenDigest) ? r.scope : null;
   }
 
-  async scopeOfRegistrationToken(token: string): Promise<string | null> {
-    const r = await this.db
-      .selectFrom('runner_registration_tokens')
-      .select('scope')
-      .where('token', '=', token)
-      .executeTakeFirst();
-    return r?.scope ?? null;
-  }
-
-  async setRegistrationToken(scope: string, token: string): Promise<void> {
+  /** Stores a scope's registration token as its SHA-256 digest (the token is shown once, when reset). */
+  async setRegistrationToken(scope: string, tokenDigest: string): Promise<void> {
     await this.db
       .insertInto('runner_registration_tokens')
-      .values({ scope, token })
-      .onConflict((oc) => oc.column('scope').doUpdateSet({ token }))
+      .values({ scope, token: tokenDigest })
+      .onConflict((oc) => oc.column('scope').doUpdateSet({ token: tokenDigest }))
       .execute();
   }
 }

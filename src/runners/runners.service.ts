@@ -153,7 +153,7 @@ export class RunnersService {
   private async resolveRegistrationToken(token: string): Promise<string | null> {
     // Before 18.0, SVC_SHARED_RUNNERS_REGISTRATION_TOKEN is the instance registration token (spec: 18.0 removal).
     if (this.sharedRegistrationToken && safeEqual(token, this.sharedRegistrationToken)) return 'instance';
-    return this.repo.scopeOfRegistrationToken(token);
+    return this.repo.scopeOfRegistrationToken(digest(token));
   }
 
   /** Reset endpoints for registration tokens: work before 18.0, 410 from 18.0 (spec). */
@@ -175,7 +175,8 @@ export class RunnersService {
     }
     if (this.gates.isRemoved('runner_reset_registration_token_api')) throw gone();
     const token = `GR1348941${randomBytes(15).toString('base64url')}`;
-    await this.repo.setRegistrationToken(key, token);
+    // Spec/ARCHITECTURE: a secret that needs only checking is stored as a digest; svc shows it once, here.
+    await this.repo.setRegistrationToken(key, digest(token));
     return { token, token_expires_at: null };
   }
 

@@ -1,9 +1,15 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { Paged, PageRequest } from '../accounts/accounts.js';
-import { readCount, readTimestamp, writeBool } from '../db/dialect.js';
+import { isUniqueViolation, readCount, readTimestamp, writeBool } from '../db/dialect.js';
 import { fetchPage } from '../db/paged.js';
 import type { Database, RepositoryStorageMovesTable } from '../db/schema.js';
-import { ACTIVE_STATES, type ContainerType, type MoveState, type StorageMove } from './storage-moves.js';
+import {
+  ACTIVE_STATES,
+  type ContainerType,
+  type MoveState,
+  ONE_ACTIVE_INDEX,
+  type StorageMove,
+} from './storage-moves.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -31,11 +37,16 @@ export class StorageMovesRepository {
     return this.db.transaction().execute(fn);
   }
 
+  /**
+   * Inserts a scheduled move; null when the container already has an active move (the database's partial unique
+   * index decides, so concurrent inserts on PostgreSQL cannot both win). On PostgreSQL the transaction is then
+   * aborted: the caller must end it.
+   */
   async insert(
     trx: Db,
     m: { containerType: ContainerType; containerId: number; source: string; destination: string },
     now: string,
-  ): Promise<StorageMove> {
+  ): Promise<StorageMove | null> {
     const r = await trx
       .insertInto('repository_storage_moves')
       .values({
@@ -49,8 +60,12 @@ export class StorageMovesRepository {
         updated_at: now,
       })
       .returningAll()
-      .executeTakeFirstOrThrow();
-    return toMove(r);
+      .executeTakeFirstOrThrow()
+      .catch((err: unknown) => {
+        if (isUniqueViolation(err, ONE_ACTIVE_INDEX)) return null;
+        throw err;
+      });
+    return r ? toMove(r) : null;
   }
 
   async find(id: number, type?: ContainerType): Promise<StorageMove | null> {
@@ -80,6 +95,50 @@ export class StorageMovesRepository {
       .where('state', 'in', [...ACTIVE_STATES])
       .executeTakeFirst();
     return r !== undefined;
+  }
+
+  /** Sets the state only when the move is in one of `from` (another run may have moved it on); true when it did. */
+  async setStateIf(
+    id: number,
+    from: readonly MoveState[],
+    state: MoveState,
+    errorMessage: string | null,
+    now: string,
+    trx: Db = this.db,
+  ): Promise<boolean> {
+    const r = await trx
+      .updateTable('repository_storage_moves')
+      .set({ state, error_message: errorMessage, updated_at: now })
+      .where('id', '=', id)
+      .where('state', 'in', [...from])
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  /**
+   * Locks the container's row until the transaction ends (PostgreSQL: a row lock; SQLite: the write lock) and
+   * returns its current storage (null when the container is gone). The switch of a move updates this row, so while
+   * the lock is held the storage cannot change: a path checked against it can be deleted safely.
+   */
+  async lockContainer(trx: Transaction<Database>, type: ContainerType, id: number): Promise<string | null> {
+    const r = await trx
+      .updateTable(TABLE[type])
+      .set({ repository_read_only: sql<number>`repository_read_only` })
+      .where('id', '=', id)
+      .returning('repository_storage')
+      .executeTakeFirst();
+    return (r?.repository_storage as string | null | undefined) ?? null;
+  }
+
+  /** Makes the container read-only and returns its current storage, under the same row lock (null when gone). */
+  async claimContainer(trx: Transaction<Database>, type: ContainerType, id: number): Promise<string | null> {
+    const r = await trx
+      .updateTable(TABLE[type])
+      .set({ repository_read_only: writeBool(true) })
+      .where('id', '=', id)
+      .returning('repository_storage')
+      .executeTakeFirst();
+    return (r?.repository_storage as string | null | undefined) ?? null;
   }
 
   async setState(
@@ -115,12 +174,15 @@ export class StorageMovesRepository {
       .execute();
   }
 
-  async setStorage(trx: Db, type: ContainerType, id: number, storage: string): Promise<void> {
-    await trx
+  /** The switch: the container's storage becomes `to`, only if it still is `from`; true when it switched. */
+  async switchStorage(trx: Db, type: ContainerType, id: number, from: string, to: string): Promise<boolean> {
+    const r = await trx
       .updateTable(TABLE[type])
-      .set({ repository_storage: storage, repository_read_only: writeBool(false) })
+      .set({ repository_storage: to, repository_read_only: writeBool(false) })
       .where('id', '=', id)
-      .execute();
+      .where('repository_storage', '=', from)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
   }
 
   /** Containers whose repository is on a storage (groups: their wiki). */

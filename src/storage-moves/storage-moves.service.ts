@@ -5,10 +5,26 @@ import { AppError, forbidden, notFound, paramError, unauthorized } from '../erro
 import type { JobQueue } from '../jobs/queue.js';
 import type { RepositoriesService } from '../repositories/repositories.service.js';
 import { pickStorage } from '../repositories/storages.js';
-import { type ContainerType, MOVE_JOB, type StorageMove } from './storage-moves.js';
+import { type ContainerType, MOVE_JOB, type MoveState, type StorageMove } from './storage-moves.js';
 import type { StorageMovesRepository } from './storage-moves.repository.js';
 
 const badRequest = (message: string) => new AppError(400, { message: `400 Bad request - ${message}` });
+
+/**
+ * GitLab's answer when the container already has an active move: its repository is read-only, a validation error
+ * on the container (`{"message": {"project": ["is read-only"]}}`, 400; `container_repository_writable`).
+ */
+export class MoveInProgressError extends AppError {
+  constructor(type: ContainerType) {
+    super(400, { message: { [type]: ['is read-only'] } });
+  }
+}
+
+/** The container left the source storage between reading it and scheduling (another move just switched it). */
+class SourceChanged extends Error {}
+
+/** A move's states before its switch; the move can still fail from these. */
+const BEFORE_SWITCH: readonly MoveState[] = ['initial', 'scheduled', 'started'];
 
 /**
  * Schedules and runs repository storage moves (admin only). A move is a durable job: copy, verify the ref
@@ -54,12 +70,27 @@ export class StorageMovesService {
     destination?: string,
   ): Promise<StorageMove> {
     this.check(actor, type);
-    const source = await this.repo.storageOf(type, id);
-    if (source === null)
-      throw notFound(type === 'project' ? 'Project' : type === 'snippet' ? 'Snippet' : 'Group');
-    return this.scheduleFrom(type, id, source, destination);
+    for (let attempt = 0; ; attempt++) {
+      const source = await this.repo.storageOf(type, id);
+      if (source === null)
+        throw notFound(type === 'project' ? 'Project' : type === 'snippet' ? 'Snippet' : 'Group');
+      try {
+        return await this.scheduleFrom(type, id, source, destination);
+      } catch (err) {
+        // A move that just ended switched the storage under us: read it again (bounded; a move takes a while).
+        if (err instanceof SourceChanged && attempt < 2) continue;
+        if (err instanceof SourceChanged) throw new MoveInProgressError(type);
+        throw err;
+      }
+    }
   }
 
+  /**
+   * Creates the move, makes the container read-only and enqueues the job in one transaction. The database allows
+   * one active move per container (partial unique index): of concurrent requests, one wins and the others get
+   * GitLab's 400. The container's row is updated (and so locked) in the same transaction and its storage checked
+   * against `source`, so a move is never scheduled from a storage the repository has already left.
+   */
   private async scheduleFrom(
     type: ContainerType,
     id: number,
@@ -77,13 +108,17 @@ export class StorageMovesService {
     }
     const now = this.clock.now().toISOString();
     return this.repo.transaction(async (trx) => {
-      if (await this.repo.active(trx, type, id)) throw badRequest('the repository is already being moved');
+      if (await this.repo.active(trx, type, id)) throw new MoveInProgressError(type);
       const move = await this.repo.insert(
         trx,
         { containerType: type, containerId: id, source, destination: dest },
         now,
       );
-      await this.repo.setReadOnly(type, id, true, trx);
+      if (!move) throw new MoveInProgressError(type);
+      const current = await this.repo.claimContainer(trx, type, id);
+      if (current === null)
+        throw notFound(type === 'project' ? 'Project' : type === 'snippet' ? 'Snippet' : 'Group');
+      if (current !== source) throw new SourceChanged();
       await this.jobs.enqueue(MOVE_JOB, { moveId: move.id }, { trx });
       return move;
     });
@@ -115,8 +150,9 @@ export class StorageMovesService {
         await this.scheduleFrom(type, id, source, destination);
         n++;
       } catch (err) {
-        // Containers already being moved keep their move; anything else stops the bulk request.
-        if (!(err instanceof AppError && /already being moved/.test(String(err.body.message)))) throw err;
+        // Containers already being moved keep their move, and containers that left the storage meanwhile are no
+        // longer the bulk request's business; anything else stops it.
+        if (!(err instanceof MoveInProgressError || err instanceof SourceChanged)) throw err;
       }
     }
     return n;
@@ -154,7 +190,11 @@ export class StorageMovesService {
     }));
   }
 
-  /** The job: idempotent, resumable after a crash at any step. */
+  /**
+   * The job: idempotent, resumable after a crash at any step, and safe when two runs of one move overlap (a lease
+   * that expired). Nothing is deleted unless, under the container's row lock, the path is not its repository: the
+   * copy only while the container is still on the source, the source only once the container is on the destination.
+   */
   async run(moveId: number): Promise<void> {
     const move = await this.repo.find(moveId);
     if (!move || !['scheduled', 'started', 'replicated', 'initial'].includes(move.state)) return;
@@ -170,21 +210,21 @@ export class StorageMovesService {
     const now = () => this.clock.now().toISOString();
 
     if (move.state !== 'replicated') {
-      await this.repo.setState(moveId, 'started', null, now());
-      const fail = async (message: string) => {
-        if (!same) await this.repos.git.remove(target).catch(() => undefined);
-        await this.repo.transaction(async (trx) => {
-          await this.repo.setState(moveId, 'failed', message, now(), trx);
-          await this.repo.setReadOnly(type, id, false, trx);
-        });
-      };
+      // Another run of this move (a lease that expired) may have ended or switched it meanwhile: then it owns it.
+      if (!(await this.repo.setStateIf(moveId, BEFORE_SWITCH, 'started', null, now()))) return;
+      const fail = (message: string) => this.fail(move, message, same ? null : target);
       if (same)
         return fail(
           `storages "${src}" and "${dst}" resolve to the same directory; nothing was moved or deleted`,
         );
-      if ((await this.repo.storageOf(type, id)) === null) {
+      const current = await this.repo.storageOf(type, id);
+      if (current === null) {
         return this.repo.setState(moveId, 'failed', 'the container no longer exists', now());
       }
+      if (current !== src)
+        return fail(
+          `the repository is no longer on storage "${src}" (it is on "${current}"); nothing was moved`,
+        );
       if (!(await this.repos.git.exists(source)))
         return fail(`the source repository is missing at ${source}`);
       try {
@@ -196,11 +236,20 @@ export class StorageMovesService {
       } catch (err) {
         return fail(`copy failed: ${err instanceof Error ? err.message : String(err)}`);
       }
-      // The switch: from here on, the destination is the repository.
-      await this.repo.transaction(async (trx) => {
-        await this.repo.setStorage(trx, type, id, dst);
-        await this.repo.setState(moveId, 'replicated', null, now(), trx);
-      });
+      // The switch: from here on, the destination is the repository. Both rows are conditional: when another run
+      // of this move ended it, or the container left the source, nothing switches.
+      const switched = await this.repo
+        .transaction(async (trx) => {
+          if (!(await this.repo.switchStorage(trx, type, id, src, dst))) throw new SourceChanged();
+          if (!(await this.repo.setStateIf(moveId, ['started'], 'replicated', null, now(), trx)))
+            throw new SourceChanged();
+          return true;
+        })
+        .catch((err: unknown) => {
+          if (err instanceof SourceChanged) return false;
+          throw err;
+        });
+      if (!switched) return;
       await this.moved(type, id);
     }
     if (same) return this.repo.setState(moveId, 'finished', null, now());
@@ -218,10 +267,41 @@ export class StorageMovesService {
           now(),
         );
       }
-      await this.repos.git.remove(source);
+      const aside = await this.repo.transaction(async (trx) => {
+        const current = await this.repo.lockContainer(trx, type, id);
+        if (current === src) return 'live' as const;
+        return this.repos.git.detach(source);
+      });
+      if (aside === 'live') {
+        return await this.repo.setState(
+          moveId,
+          'cleanup failed',
+          `the source at storage "${src}" is the repository's current location; it was not deleted`,
+          now(),
+        );
+      }
+      if (aside) await this.repos.git.remove(aside);
       await this.repo.setState(moveId, 'finished', null, now());
     } catch (err) {
       await this.repo.setState(moveId, 'cleanup failed', `deleting the source failed: ${String(err)}`, now());
     }
+  }
+
+  /**
+   * Ends a move that failed before its switch and deletes its copy, under the container's row lock: the copy is
+   * deleted only while the container is still on the move's source (so never the live repository), and only by
+   * the run that ended the move.
+   */
+  private async fail(move: StorageMove, message: string, target: string | null): Promise<void> {
+    const { id: moveId, containerType: type, containerId: id, sourceStorageName: src } = move;
+    const aside = await this.repo.transaction(async (trx) => {
+      const current = await this.repo.lockContainer(trx, type, id);
+      const now = this.clock.now().toISOString();
+      if (!(await this.repo.setStateIf(moveId, BEFORE_SWITCH, 'failed', message, now, trx))) return null;
+      await this.repo.setReadOnly(type, id, false, trx);
+      if (current !== src) return null;
+      return target === null ? null : this.repos.git.detach(target);
+    });
+    if (aside) await this.repos.git.remove(aside).catch(() => undefined);
   }
 }

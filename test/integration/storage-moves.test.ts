@@ -116,7 +116,7 @@ describe.each(await databases())('repositories and storage moves (%s)', (databas
       });
       expect(again).toMatchObject({
         status: 400,
-        body: { message: expect.stringMatching(/already being moved/) },
+        body: { message: { project: ['is read-only'] } },
       });
       // API writes to content are refused too.
       expect(await api.delete(`/api/v4/projects/${p.id}`, { token: s.rootToken })).toMatchObject({

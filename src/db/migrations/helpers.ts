@@ -9,7 +9,13 @@ import type { DialectName } from '../dialect.js';
 
 /** A migration that knows which dialect it runs on (ids, timestamps and booleans differ). */
 export interface DialectMigration {
-  up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
+  up(db: Kysely<unknown>, dialect: DialectName, env: MigrationEnv): Promise<void>;
+}
+
+/** What a migration may need besides the database: the instance secret key (to encrypt existing secrets). */
+export interface MigrationEnv {
+  /** The instance secret key (read, or created on first use, in the data directory). */
+  secretKey(): Buffer;
 }
 
 /** Column types per dialect. */

@@ -6,10 +6,12 @@ import * as m0004 from './0004_jobs.js';
 import * as m0005 from './0005_storage_moves.js';
 import * as m0006 from './0006_geo_audit.js';
 import * as m0007 from './0007_runners_mrs.js';
+import * as m0008 from './0008_hardening_moves.js';
+import type { MigrationEnv } from './helpers.js';
 
 /** Every migration in order; names are what the migrations table records. */
 export const MIGRATIONS: ReadonlyArray<
-  readonly [string, (db: never, dialect: DialectName) => Promise<void>]
+  readonly [string, (db: never, dialect: DialectName, env: MigrationEnv) => Promise<void>]
 > = [
   ['0001_accounts', m0001.up],
   ['0002_alerts', m0002.up],
@@ -18,4 +20,5 @@ export const MIGRATIONS: ReadonlyArray<
   ['0005_storage_moves', m0005.up],
   ['0006_geo_audit', m0006.up],
   ['0007_runners_mrs', m0007.up],
+  ['0008_hardening_moves', m0008.up],
 ];
