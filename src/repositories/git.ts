@@ -55,6 +55,15 @@ export class Git {
     };
   }
 
+  /**
+   * git runs under umask 077 whatever the server's umask: `--shared=0600` covers most of what git writes, but not
+   * all (receive-pack moves pushed objects out of quarantine into folders it creates with the umask's mode). `sh`
+   * sets the umask and `exec`s git, so the child's pid is git's own.
+   */
+  private argv(args: readonly string[]): string[] {
+    return ['-c', 'umask 077 && exec "$0" "$@"', this.binary, ...args];
+  }
+
   async run(
     args: readonly string[],
     opts: { cwd?: string; input?: string | Buffer; env?: NodeJS.ProcessEnv } = {},
@@ -62,7 +71,7 @@ export class Git {
     const env = opts.env ? { ...this.env, ...opts.env } : this.env;
     if (opts.input === undefined) {
       try {
-        const { stdout } = await run(this.binary, [...args], {
+        const { stdout } = await run('/bin/sh', this.argv(args), {
           cwd: opts.cwd,
           env,
           maxBuffer: 256 * 1024 * 1024,
@@ -76,7 +85,7 @@ export class Git {
         );
       }
     }
-    const child = spawn(this.binary, [...args], { cwd: opts.cwd, env });
+    const child = spawn('/bin/sh', this.argv(args), { cwd: opts.cwd, env });
     const out: Buffer[] = [];
     let err = '';
     child.stdout.on('data', (d: Buffer) => out.push(d));
@@ -127,7 +136,10 @@ export class Git {
 
   /** Starts git with piped stdio (smart HTTP streams pack data through it). */
   spawn(args: readonly string[], env: Record<string, string> = {}) {
-    return spawn(this.binary, [...args], { env: { ...this.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    return spawn('/bin/sh', this.argv(args), {
+      env: { ...this.env, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
   }
 
   async exists(path: string): Promise<boolean> {
@@ -217,7 +229,7 @@ export class Git {
 
   /** A tar.gz of a ref, streamed to `onData`; resolves when done. */
   archive(path: string, ref: string, prefix: string): NodeJS.ReadableStream & { done: Promise<void> } {
-    const child = spawn(this.binary, ['archive', '--format=tar.gz', `--prefix=${prefix}/`, ref], {
+    const child = spawn('/bin/sh', this.argv(['archive', '--format=tar.gz', `--prefix=${prefix}/`, ref]), {
       cwd: path,
       env: this.env,
     });
