@@ -116,6 +116,72 @@ async function walk(dir: string): Promise<string[]> {
   return out;
 }
 
+const KINDS: readonly ContainerKind[] = ['project', 'snippet', 'group'];
+const FILE_NAME = /^(db\/[a-z_]+\.jsonl|secret\.key|repos\/(project|snippet|group)-[1-9]\d{0,15}\.bundle)$/;
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+const isId = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) > 0;
+
+/**
+ * Reads and checks a backup manifest (the one file of an archive not covered by its checksums): every table and
+ * file listed, only known files, safe names and paths, well-formed checksums. Anything else is a BackupError.
+ */
+export function parseManifest(text: string): Manifest {
+  let m: unknown;
+  try {
+    m = JSON.parse(text);
+  } catch {
+    throw new BackupError('the archive has no readable manifest.json');
+  }
+  const bad = (what: string): never => {
+    throw new BackupError(`the archive's manifest.json is not valid: ${what}`);
+  };
+  if (!isObject(m)) return bad('not an object');
+  if (m.format !== FORMAT) throw new BackupError(`unsupported backup format ${JSON.stringify(m.format)}`);
+  if (typeof m.createdAt !== 'string' || typeof m.release !== 'string') return bad('createdAt or release');
+  if (!isObject(m.tables)) return bad('tables');
+  const tables: Record<string, number> = {};
+  for (const t of BACKUP_TABLES) {
+    const n = m.tables[t];
+    if (!Number.isSafeInteger(n) || (n as number) < 0) return bad(`tables.${t}`);
+    tables[t] = n as number;
+  }
+  if (Object.keys(m.tables).length !== BACKUP_TABLES.length) return bad('tables has unknown entries');
+  if (!isObject(m.files)) return bad('files');
+  const files: Record<string, string> = {};
+  for (const [name, sum] of Object.entries(m.files)) {
+    if (!FILE_NAME.test(name)) return bad(`unexpected file ${JSON.stringify(name.slice(0, 100))}`);
+    if (typeof sum !== 'string' || !/^[0-9a-f]{64}$/.test(sum)) return bad(`checksum of ${name}`);
+    files[name] = sum;
+  }
+  for (const t of BACKUP_TABLES) if (!(`db/${t}.jsonl` in files)) return bad(`db/${t}.jsonl is not listed`);
+  if (!('secret.key' in files)) return bad('secret.key is not listed');
+  if (!Array.isArray(m.repositories)) return bad('repositories');
+  const seen = new Set<string>();
+  const repositories: RepoEntry[] = m.repositories.map((r: unknown, i: number): RepoEntry => {
+    if (!isObject(r)) return bad(`repositories[${i}]`);
+    const { kind, id, storage, bundle, checksum, defaultBranch } = r;
+    if (!KINDS.includes(kind as ContainerKind) || !isId(id)) return bad(`repositories[${i}] kind or id`);
+    if (seen.has(`${kind}:${id}`)) return bad(`repositories[${i}] is listed twice`);
+    seen.add(`${kind}:${id}`);
+    if (typeof storage !== 'string' || !/^[a-z0-9][a-z0-9_-]{0,63}$/i.test(storage))
+      return bad(`repositories[${i}].storage`);
+    if (bundle !== null && (bundle !== `repos/${kind}-${id}.bundle` || !(bundle in files)))
+      return bad(`repositories[${i}].bundle`);
+    if (typeof checksum !== 'string' || !/^[0-9a-f]{40}$/.test(checksum))
+      return bad(`repositories[${i}].checksum`);
+    // A branch name git accepts, never an option.
+    if (
+      typeof defaultBranch !== 'string' ||
+      !/^[^-\s\p{Cc}][^\s\p{Cc}]{0,254}$/u.test(defaultBranch) ||
+      defaultBranch.includes('..')
+    )
+      return bad(`repositories[${i}].defaultBranch`);
+    return { kind: kind as ContainerKind, id, storage, bundle, checksum, defaultBranch };
+  });
+  return { format: FORMAT, createdAt: m.createdAt, release: m.release, tables, repositories, files };
+}
+
 /** Writes a file only its owner can read (0600 whatever the umask, also when it already existed). */
 async function writePrivate(file: string, data: string | Buffer): Promise<void> {
   await writeFile(file, data, { mode: 0o600 });
@@ -337,13 +403,10 @@ export class BackupService {
       } catch (err) {
         throw new BackupError(`the archive cannot be read: ${(err as Error).message.split('\n')[0]}`);
       }
-      let manifest: Manifest;
-      try {
-        manifest = JSON.parse(await readFile(join(work, 'manifest.json'), 'utf8')) as Manifest;
-      } catch {
+      const text = await readFile(join(work, 'manifest.json'), 'utf8').catch(() => {
         throw new BackupError('the archive has no readable manifest.json');
-      }
-      if (manifest.format !== FORMAT) throw new BackupError(`unsupported backup format ${manifest.format}`);
+      });
+      const manifest = parseManifest(text);
       for (const [file, expected] of Object.entries(manifest.files)) {
         const actual = await sha256(join(work, file)).catch(() => null);
         if (actual !== expected)
@@ -375,6 +438,26 @@ export class BackupService {
       progress.stop();
 
       progress.start('database', BACKUP_TABLES.length);
+      await this.restoreRows(work, manifest, placed, progress);
+      progress.stop();
+      await writePrivate(join(this.dataDir, 'secret.key'), await readFile(join(work, 'secret.key')));
+      return manifest;
+    } catch (err) {
+      for (const path of restored) await rm(path, { recursive: true, force: true });
+      throw err;
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  }
+
+  /** Inserts every row in one transaction: any failure (a row the database refuses) rolls all of it back. */
+  private async restoreRows(
+    work: string,
+    manifest: Manifest,
+    placed: ReadonlyMap<string, string>,
+    progress: Progress,
+  ): Promise<void> {
+    try {
       await this.db.transaction().execute(async (trx) => {
         for (const table of BACKUP_TABLES) {
           const text = await readFile(join(work, 'db', `${table}.jsonl`), 'utf8');
@@ -406,14 +489,10 @@ export class BackupService {
           }
         }
       });
-      progress.stop();
-      await writePrivate(join(this.dataDir, 'secret.key'), await readFile(join(work, 'secret.key')));
-      return manifest;
     } catch (err) {
-      for (const path of restored) await rm(path, { recursive: true, force: true });
-      throw err;
-    } finally {
-      await rm(work, { recursive: true, force: true });
+      throw new BackupError(
+        `the database content cannot be restored: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`,
+      );
     }
   }
 }
