@@ -29,6 +29,7 @@ import { geoRoutes } from './geo/geo.routes.js';
 import { issueRoutes } from './issues/issues.routes.js';
 import { approvalRoutes } from './merge-requests/approvals.routes.js';
 import { mergeRequestRoutes } from './merge-requests/merge-requests.routes.js';
+import { Readiness } from './readiness.js';
 import { repositoryRoutes } from './repositories/repositories.routes.js';
 import { installSmartHttp } from './repositories/smart-http.js';
 import { runnerRoutes } from './runners/runners.routes.js';
@@ -140,13 +141,18 @@ export async function buildApp(
   installDeprecationSignals(app, registry, ctx.config.externalUrl);
   installSmartHttp(app, ctx);
   app.get('/-/health', async () => ({ status: 'ok' }));
-  app.get('/-/readiness', async (_request, reply) => {
-    try {
-      await ctx.db.ping();
-      return { status: 'ok', checks: { database: 'ok' } };
-    } catch {
-      return reply.status(503).send({ status: 'failed', checks: { database: 'failed' } });
-    }
+  const readiness = new Readiness(ctx.db, ctx.config.dataDir, ctx.config.storages);
+  app.get('/-/readiness', async (request, reply) => {
+    const r = await readiness.check();
+    if (r.ok) return { status: 'ok', checks: r.checks };
+    // The reasons (paths, driver messages) go to the log only; the answer names the failing checks.
+    request.log.warn({ failures: r.failures }, 'readiness check failed');
+    const failed = r.failures.map((f) => f.check).join(', ');
+    return reply.status(503).send({
+      status: 'failed',
+      message: `503 Service Unavailable: ${failed} not writable`,
+      checks: r.checks,
+    });
   });
 
   await app.register(async (scope) => sessionRoutes(scope as unknown as ApiApp, ctx));

@@ -58,7 +58,7 @@ export async function verifyPassword(password: string, stored: string | null): P
 export function loadOrCreateSecretKey(dataDir: string): Buffer {
   const file = join(dataDir, 'secret.key');
   if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const key = randomBytes(32);
   writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);

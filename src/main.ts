@@ -6,6 +6,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { createContext } from './context.js';
 import { createDb, migrate } from './db/db.js';
 import { AppError } from './errors.js';
+import { restrictUmask, secureDataDir } from './file-modes.js';
 import { relativePath } from './repositories/git.js';
 import { bootstrap, start } from './server.js';
 import { filterCatalog } from './versioning/catalog.js';
@@ -32,10 +33,22 @@ function fail(err: unknown): never {
   process.exit(EXIT_FAILURE);
 }
 
+// Whatever the operator's umask, files and folders svc and its git processes create are owner-only.
+restrictUmask();
+
+/** Opens the configured database after making the data directory and storages owner-only. */
+function openDb(config: ReturnType<typeof loadConfig>) {
+  secureDataDir(
+    config.dataDir,
+    Object.values(config.storages).map((s) => s.path),
+  );
+  return createDb(config);
+}
+
 /** Runs `fn` with a migrated database and the composition root, then closes it. */
 async function withContext<T>(fn: (ctx: ReturnType<typeof createContext>) => Promise<T>): Promise<T> {
   const config = loadConfig(process.env);
-  const db = createDb(config);
+  const db = openDb(config);
   try {
     await migrate(db);
     const ctx = createContext(config, db);
@@ -79,7 +92,7 @@ program
   .action(async () => {
     try {
       const config = loadConfig(process.env);
-      const db = createDb(config);
+      const db = openDb(config);
       try {
         const applied = await migrate(db);
         process.stdout.write(
@@ -335,7 +348,7 @@ backup
   .action(async (file: string) => {
     try {
       const config = loadConfig(process.env);
-      const db = createDb(config);
+      const db = openDb(config);
       try {
         await migrate(db);
         // No bootstrap: the restored data brings its own users.

@@ -5,6 +5,7 @@ import { type AppContext, createContext } from './context.js';
 import { loadOrCreateSecretKey } from './crypto.js';
 import { createDb, migrate } from './db/db.js';
 import { scheduleRetention } from './error-tracking/retention.js';
+import { secureDataDir } from './file-modes.js';
 
 /** A running server. */
 export interface RunningServer {
@@ -36,6 +37,10 @@ export async function start(
   opts: { log?: boolean; print?: (line: string) => void } = {},
 ): Promise<RunningServer> {
   const print = opts.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  secureDataDir(
+    config.dataDir,
+    Object.values(config.storages).map((s) => s.path),
+  );
   loadOrCreateSecretKey(config.dataDir);
   const db = createDb(config);
   try {

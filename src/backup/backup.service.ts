@@ -1,9 +1,10 @@
-import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { execFile, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { type Kysely, sql } from 'kysely';
 import type { DialectName } from '../db/dialect.js';
@@ -115,6 +116,109 @@ async function walk(dir: string): Promise<string[]> {
   return out;
 }
 
+const KINDS: readonly ContainerKind[] = ['project', 'snippet', 'group'];
+const FILE_NAME = /^(db\/[a-z_]+\.jsonl|secret\.key|repos\/(project|snippet|group)-[1-9]\d{0,15}\.bundle)$/;
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+const isId = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) > 0;
+
+/**
+ * Reads and checks a backup manifest (the one file of an archive not covered by its checksums): every table and
+ * file listed, only known files, safe names and paths, well-formed checksums. Anything else is a BackupError.
+ */
+export function parseManifest(text: string): Manifest {
+  let m: unknown;
+  try {
+    m = JSON.parse(text);
+  } catch {
+    throw new BackupError('the archive has no readable manifest.json');
+  }
+  const bad = (what: string): never => {
+    throw new BackupError(`the archive's manifest.json is not valid: ${what}`);
+  };
+  if (!isObject(m)) return bad('not an object');
+  if (m.format !== FORMAT) throw new BackupError(`unsupported backup format ${JSON.stringify(m.format)}`);
+  if (typeof m.createdAt !== 'string' || typeof m.release !== 'string') return bad('createdAt or release');
+  if (!isObject(m.tables)) return bad('tables');
+  const tables: Record<string, number> = {};
+  for (const t of BACKUP_TABLES) {
+    const n = m.tables[t];
+    if (!Number.isSafeInteger(n) || (n as number) < 0) return bad(`tables.${t}`);
+    tables[t] = n as number;
+  }
+  if (Object.keys(m.tables).length !== BACKUP_TABLES.length) return bad('tables has unknown entries');
+  if (!isObject(m.files)) return bad('files');
+  const files: Record<string, string> = {};
+  for (const [name, sum] of Object.entries(m.files)) {
+    if (!FILE_NAME.test(name)) return bad(`unexpected file ${JSON.stringify(name.slice(0, 100))}`);
+    if (typeof sum !== 'string' || !/^[0-9a-f]{64}$/.test(sum)) return bad(`checksum of ${name}`);
+    files[name] = sum;
+  }
+  for (const t of BACKUP_TABLES) if (!(`db/${t}.jsonl` in files)) return bad(`db/${t}.jsonl is not listed`);
+  if (!('secret.key' in files)) return bad('secret.key is not listed');
+  if (!Array.isArray(m.repositories)) return bad('repositories');
+  const seen = new Set<string>();
+  const repositories: RepoEntry[] = m.repositories.map((r: unknown, i: number): RepoEntry => {
+    if (!isObject(r)) return bad(`repositories[${i}]`);
+    const { kind, id, storage, bundle, checksum, defaultBranch } = r;
+    if (!KINDS.includes(kind as ContainerKind) || !isId(id)) return bad(`repositories[${i}] kind or id`);
+    if (seen.has(`${kind}:${id}`)) return bad(`repositories[${i}] is listed twice`);
+    seen.add(`${kind}:${id}`);
+    if (typeof storage !== 'string' || !/^[a-z0-9][a-z0-9_-]{0,63}$/i.test(storage))
+      return bad(`repositories[${i}].storage`);
+    if (bundle !== null && (bundle !== `repos/${kind}-${id}.bundle` || !(bundle in files)))
+      return bad(`repositories[${i}].bundle`);
+    if (typeof checksum !== 'string' || !/^[0-9a-f]{40}$/.test(checksum))
+      return bad(`repositories[${i}].checksum`);
+    // A branch name git accepts, never an option.
+    if (
+      typeof defaultBranch !== 'string' ||
+      !/^[^-\s\p{Cc}][^\s\p{Cc}]{0,254}$/u.test(defaultBranch) ||
+      defaultBranch.includes('..')
+    )
+      return bad(`repositories[${i}].defaultBranch`);
+    return { kind: kind as ContainerKind, id, storage, bundle, checksum, defaultBranch };
+  });
+  return { format: FORMAT, createdAt: m.createdAt, release: m.release, tables, repositories, files };
+}
+
+/** Writes a file only its owner can read (0600 whatever the umask, also when it already existed). */
+async function writePrivate(file: string, data: string | Buffer): Promise<void> {
+  await writeFile(file, data, { mode: 0o600 });
+  await chmod(file, 0o600);
+}
+
+/**
+ * Packs `work` into `output` as .tar.gz, owner-only: the archive is created 0600 under a temporary name beside
+ * `output` and renamed into place once complete; members are stored owner-only too.
+ */
+async function writeArchive(work: string, output: string): Promise<void> {
+  await mkdir(dirname(output), { recursive: true, mode: 0o700 });
+  const partial = `${output}.partial-${randomBytes(6).toString('hex')}`;
+  try {
+    const file = createWriteStream(partial, { flags: 'wx', mode: 0o600 });
+    const tar = spawn('tar', ['-cz', '--mode=go-rwx', '-C', work, '.'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    tar.stderr.on('data', (d) => {
+      stderr += String(d);
+    });
+    const exited = new Promise<number | null>((resolve, reject) => {
+      tar.once('error', reject);
+      tar.once('close', resolve);
+    });
+    await pipeline(tar.stdout, file);
+    const code = await exited;
+    if (code !== 0) throw new Error(`tar failed: ${stderr.trim() || `exit ${code}`}`);
+    await chmod(partial, 0o600);
+    await rename(partial, output);
+  } catch (err) {
+    await rm(partial, { force: true });
+    throw err;
+  }
+}
+
 /** JSON-safe row values: Dates as ISO strings. */
 const encode = (row: Record<string, unknown>) =>
   JSON.stringify(row, (_k, v) => (v instanceof Date ? v.toISOString() : v));
@@ -138,12 +242,23 @@ export class BackupService {
     private readonly weights: () => Promise<Record<string, number>>,
   ) {}
 
-  /** Writes a .tar.gz backup to `output`. */
+  /**
+   * Writes a .tar.gz backup to `output` (mode 0600, written under a temporary name and renamed, so a failed backup
+   * never leaves a truncated archive under the final name).
+   *
+   * Every table is read from one consistent snapshot of the database, so a backup of a running instance restores
+   * cleanly: PostgreSQL reads inside one REPEATABLE READ READ ONLY transaction; SQLite reads inside one read
+   * transaction on its single connection (WAL keeps that snapshot while other processes go on writing; run it
+   * from another process, as the `svc backup create` command does, so the server's own writes are not queued
+   * behind it). Repositories are bundled after the snapshot: they are at least as new as the rows (never older),
+   * and each one's checksum is taken from its bundle, so a push during the backup cannot make it unrestorable.
+   */
   async create(output: string, progress: Progress = silentProgress): Promise<Manifest> {
     const work = await mkdtemp(join(tmpdir(), 'svc-backup-'));
     try {
-      await mkdir(join(work, 'db'));
-      await mkdir(join(work, 'repos'));
+      await chmod(work, 0o700);
+      await mkdir(join(work, 'db'), { mode: 0o700 });
+      await mkdir(join(work, 'repos'), { mode: 0o700 });
       const manifest: Manifest = {
         format: FORMAT,
         createdAt: new Date().toISOString(),
@@ -153,52 +268,91 @@ export class BackupService {
         files: {},
       };
       progress.start('database', BACKUP_TABLES.length);
-      for (const table of BACKUP_TABLES) {
-        const rows = (await this.db.selectFrom(table).selectAll().execute()) as Record<string, unknown>[];
-        rows.sort((a, b) => Number(a.id ?? 0) - Number(b.id ?? 0));
-        await writeFile(join(work, 'db', `${table}.jsonl`), rows.map((r) => `${encode(r)}\n`).join(''));
-        manifest.tables[table] = rows.length;
-        progress.tick();
-      }
+      const containers = await this.snapshot(async (trx) => {
+        for (const table of BACKUP_TABLES) {
+          const rows = (await trx.selectFrom(table).selectAll().execute()) as Record<string, unknown>[];
+          rows.sort((a, b) => Number(a.id ?? 0) - Number(b.id ?? 0));
+          await writePrivate(join(work, 'db', `${table}.jsonl`), rows.map((r) => `${encode(r)}\n`).join(''));
+          manifest.tables[table] = rows.length;
+          progress.tick();
+        }
+        return this.containers(trx);
+      });
       progress.stop();
-      const containers = await this.containers();
       progress.start('repositories', containers.length);
       for (const c of containers) {
-        const path = this.repos.path(c.kind, c.id, c.storage);
-        const file = join(work, 'repos', `${c.kind}-${c.id}.bundle`);
-        const exists = await this.repos.git.exists(path);
-        const bundled = exists && (await this.repos.git.bundle(path, file));
-        manifest.repositories.push({
-          ...c,
-          bundle: bundled ? relative(work, file) : null,
-          checksum: exists ? await this.repos.git.checksum(path) : '0'.repeat(40),
-        });
+        manifest.repositories.push(await this.bundleOne(c, work));
         progress.tick();
       }
       progress.stop();
-      await writeFile(join(work, 'secret.key'), await readFile(join(this.dataDir, 'secret.key')));
-      for (const f of await walk(work)) manifest.files[relative(work, f)] = await sha256(f);
-      await writeFile(join(work, 'manifest.json'), JSON.stringify(manifest, null, 2));
-      await mkdir(dirname(output), { recursive: true });
-      await run('tar', ['-czf', output, '-C', work, '.']);
+      await writePrivate(join(work, 'secret.key'), await readFile(join(this.dataDir, 'secret.key')));
+      for (const f of await walk(work)) {
+        await chmod(f, 0o600);
+        manifest.files[relative(work, f)] = await sha256(f);
+      }
+      await writePrivate(join(work, 'manifest.json'), JSON.stringify(manifest, null, 2));
+      await writeArchive(work, output);
       return manifest;
     } finally {
       await rm(work, { recursive: true, force: true });
     }
   }
 
-  private async containers(): Promise<Omit<RepoEntry, 'bundle' | 'checksum'>[]> {
-    const projects = await this.db
+  /** Runs `fn` on one consistent, read-only snapshot of the whole database. */
+  private snapshot<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    if (this.dialect === 'postgres') {
+      return this.db
+        .transaction()
+        .setIsolationLevel('repeatable read')
+        .setAccessMode('read only')
+        .execute(fn);
+    }
+    // better-sqlite3 behind Kysely has one connection: the transaction pins it, and SQLite's deferred BEGIN takes
+    // its WAL read snapshot at the first SELECT and keeps it until COMMIT, across every table read here.
+    return this.db.transaction().execute(fn);
+  }
+
+  /**
+   * Bundles one repository. A repository moved to another storage since the snapshot is read where it is now; its
+   * checksum is computed from the bundle's refs, which are exactly what restore brings back.
+   */
+  private async bundleOne(c: Omit<RepoEntry, 'bundle' | 'checksum'>, work: string): Promise<RepoEntry> {
+    let path = this.repos.path(c.kind, c.id, c.storage);
+    if (!(await this.repos.git.exists(path))) {
+      const now = await this.currentStorage(c.kind, c.id);
+      if (now && now !== c.storage && this.repos.hasStorage(now)) path = this.repos.path(c.kind, c.id, now);
+    }
+    const file = join(work, 'repos', `${c.kind}-${c.id}.bundle`);
+    const bundled = (await this.repos.git.exists(path)) && (await this.repos.git.bundle(path, file));
+    return {
+      ...c,
+      bundle: bundled ? relative(work, file) : null,
+      checksum: bundled ? await this.repos.git.bundleChecksum(file) : '0'.repeat(40),
+    };
+  }
+
+  private async currentStorage(kind: ContainerKind, id: number): Promise<string | null> {
+    const table = kind === 'project' ? 'projects' : kind === 'snippet' ? 'snippets' : 'namespaces';
+    const row = await this.db
+      .selectFrom(table)
+      .select('repository_storage')
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row?.repository_storage ?? null;
+  }
+
+  private async containers(db: Kysely<Database>): Promise<Omit<RepoEntry, 'bundle' | 'checksum'>[]> {
+    const projects = await db
       .selectFrom('projects')
       .select(['id', 'repository_storage', 'default_branch'])
       .orderBy('id')
       .execute();
-    const snippets = await this.db
+    const snippets = await db
       .selectFrom('snippets')
       .select(['id', 'repository_storage'])
       .orderBy('id')
       .execute();
-    const groups = await this.db
+    const groups = await db
       .selectFrom('namespaces')
       .select(['id', 'repository_storage'])
       .where('kind', '=', 'group')
@@ -249,13 +403,10 @@ export class BackupService {
       } catch (err) {
         throw new BackupError(`the archive cannot be read: ${(err as Error).message.split('\n')[0]}`);
       }
-      let manifest: Manifest;
-      try {
-        manifest = JSON.parse(await readFile(join(work, 'manifest.json'), 'utf8')) as Manifest;
-      } catch {
+      const text = await readFile(join(work, 'manifest.json'), 'utf8').catch(() => {
         throw new BackupError('the archive has no readable manifest.json');
-      }
-      if (manifest.format !== FORMAT) throw new BackupError(`unsupported backup format ${manifest.format}`);
+      });
+      const manifest = parseManifest(text);
       for (const [file, expected] of Object.entries(manifest.files)) {
         const actual = await sha256(join(work, file)).catch(() => null);
         if (actual !== expected)
@@ -287,6 +438,26 @@ export class BackupService {
       progress.stop();
 
       progress.start('database', BACKUP_TABLES.length);
+      await this.restoreRows(work, manifest, placed, progress);
+      progress.stop();
+      await writePrivate(join(this.dataDir, 'secret.key'), await readFile(join(work, 'secret.key')));
+      return manifest;
+    } catch (err) {
+      for (const path of restored) await rm(path, { recursive: true, force: true });
+      throw err;
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  }
+
+  /** Inserts every row in one transaction: any failure (a row the database refuses) rolls all of it back. */
+  private async restoreRows(
+    work: string,
+    manifest: Manifest,
+    placed: ReadonlyMap<string, string>,
+    progress: Progress,
+  ): Promise<void> {
+    try {
       await this.db.transaction().execute(async (trx) => {
         for (const table of BACKUP_TABLES) {
           const text = await readFile(join(work, 'db', `${table}.jsonl`), 'utf8');
@@ -318,16 +489,10 @@ export class BackupService {
           }
         }
       });
-      progress.stop();
-      await writeFile(join(this.dataDir, 'secret.key'), await readFile(join(work, 'secret.key')), {
-        mode: 0o600,
-      });
-      return manifest;
     } catch (err) {
-      for (const path of restored) await rm(path, { recursive: true, force: true });
-      throw err;
-    } finally {
-      await rm(work, { recursive: true, force: true });
+      throw new BackupError(
+        `the database content cannot be restored: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`,
+      );
     }
   }
 }

@@ -1,16 +1,19 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import {
+  DEFAULT_MIGRATION_LOCK_TABLE,
   Kysely,
+  MIGRATION_LOCK_ID,
   type Migration,
   type MigrationProvider,
   Migrator,
   PostgresDialect,
   SqliteDialect,
+  sql,
 } from 'kysely';
 import pg from 'pg';
 import { loadOrCreateSecretKey } from '../crypto.js';
+import { ensurePrivateDir, ensurePrivateFile, restrictIfPresent } from '../file-modes.js';
 import type { DialectName } from './dialect.js';
 import { MIGRATIONS } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -23,15 +26,26 @@ export interface Db {
   readonly dataDir: string;
   /** Checks the connection (readiness probe). */
   ping(): Promise<void>;
+  /**
+   * Checks that the database accepts a committed write (readiness probe): a no-op update of the one row of
+   * Kysely's migration lock table, which exists on both databases once migrated. A full disk, a read-only file
+   * or a read-only PostgreSQL (standby, `default_transaction_read_only`) makes it throw.
+   */
+  pingWrite(): Promise<void>;
   close(): Promise<void>;
 }
 
 /** Opens SQLite in the data directory when `databaseUrl` is null, PostgreSQL otherwise. */
 export function createDb(opts: { databaseUrl: string | null; dataDir: string }): Db {
   if (opts.databaseUrl === null) {
-    mkdirSync(opts.dataDir, { recursive: true });
-    const file = new SQLite(join(opts.dataDir, 'svc.sqlite3'));
+    // Owner-only whatever the umask: SQLite creates its WAL and shared-memory files with the database file's mode.
+    ensurePrivateDir(opts.dataDir);
+    const path = join(opts.dataDir, 'svc.sqlite3');
+    ensurePrivateFile(path);
+    const file = new SQLite(path);
     file.pragma('journal_mode = WAL');
+    restrictIfPresent(`${path}-wal`);
+    restrictIfPresent(`${path}-shm`);
     file.pragma('foreign_keys = ON');
     file.pragma('busy_timeout = 5000');
     file.pragma('synchronous = NORMAL');
@@ -44,6 +58,13 @@ export function createDb(opts: { databaseUrl: string | null; dataDir: string }):
       dataDir: opts.dataDir,
       ping: async () => {
         file.prepare('SELECT 1').get();
+      },
+      pingWrite: async () => {
+        const r =
+          await sql`UPDATE ${sql.table(DEFAULT_MIGRATION_LOCK_TABLE)} SET is_locked = is_locked WHERE id = ${MIGRATION_LOCK_ID}`.execute(
+            kysely,
+          );
+        if (Number(r.numAffectedRows ?? 0) !== 1) throw new Error('the migration lock row is missing');
       },
       close: () => kysely.destroy(),
     };
@@ -59,6 +80,25 @@ export function createDb(opts: { databaseUrl: string | null; dataDir: string }):
     dataDir: opts.dataDir,
     ping: async () => {
       await pool.query('SELECT 1');
+    },
+    pingWrite: async () => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        // A migration holds this row locked: do not queue behind it for long.
+        await client.query("SET LOCAL lock_timeout = '2s'");
+        const r = await client.query(
+          `UPDATE ${DEFAULT_MIGRATION_LOCK_TABLE} SET is_locked = is_locked WHERE id = $1`,
+          [MIGRATION_LOCK_ID],
+        );
+        await client.query('COMMIT');
+        if (r.rowCount !== 1) throw new Error('the migration lock row is missing');
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
     },
     close: () => kysely.destroy(),
   };

@@ -18,6 +18,16 @@ export function relativePath(kind: ContainerKind, id: number): string {
   return `@groups/${dir}.wiki.git`;
 }
 
+/** Gitaly's checksum of `<oid> <ref>` lines: the XOR of their SHA-1s; 40 zeros when there are none. */
+export function refsChecksum(lines: readonly string[]): string {
+  const acc = Buffer.alloc(20);
+  for (const line of lines) {
+    const h = createHash('sha1').update(line).digest();
+    for (let i = 0; i < 20; i++) acc[i]! ^= h[i]!;
+  }
+  return acc.toString('hex');
+}
+
 /** Git failed: the command's stderr, trimmed, and its exit status when it ran. */
 export class GitError extends Error {
   constructor(
@@ -45,6 +55,15 @@ export class Git {
     };
   }
 
+  /**
+   * git runs under umask 077 whatever the server's umask: `--shared=0600` covers most of what git writes, but not
+   * all (receive-pack moves pushed objects out of quarantine into folders it creates with the umask's mode). `sh`
+   * sets the umask and `exec`s git, so the child's pid is git's own.
+   */
+  private argv(args: readonly string[]): string[] {
+    return ['-c', 'umask 077 && exec "$0" "$@"', this.binary, ...args];
+  }
+
   async run(
     args: readonly string[],
     opts: { cwd?: string; input?: string | Buffer; env?: NodeJS.ProcessEnv } = {},
@@ -52,7 +71,7 @@ export class Git {
     const env = opts.env ? { ...this.env, ...opts.env } : this.env;
     if (opts.input === undefined) {
       try {
-        const { stdout } = await run(this.binary, [...args], {
+        const { stdout } = await run('/bin/sh', this.argv(args), {
           cwd: opts.cwd,
           env,
           maxBuffer: 256 * 1024 * 1024,
@@ -66,7 +85,7 @@ export class Git {
         );
       }
     }
-    const child = spawn(this.binary, [...args], { cwd: opts.cwd, env });
+    const child = spawn('/bin/sh', this.argv(args), { cwd: opts.cwd, env });
     const out: Buffer[] = [];
     let err = '';
     child.stdout.on('data', (d: Buffer) => out.push(d));
@@ -117,7 +136,10 @@ export class Git {
 
   /** Starts git with piped stdio (smart HTTP streams pack data through it). */
   spawn(args: readonly string[], env: Record<string, string> = {}) {
-    return spawn(this.binary, [...args], { env: { ...this.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    return spawn('/bin/sh', this.argv(args), {
+      env: { ...this.env, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
   }
 
   async exists(path: string): Promise<boolean> {
@@ -130,9 +152,11 @@ export class Git {
   /** Creates a bare repository (idempotent) with the given default branch. */
   async init(path: string, defaultBranch = 'main'): Promise<void> {
     if (await this.exists(path)) return;
-    await mkdir(dirname(path), { recursive: true });
-    // Smart HTTP runs receive-pack directly, so no http.receivepack setting is needed.
-    await this.run(['init', '--bare', '--quiet', `--initial-branch=${defaultBranch}`, path]);
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    // Smart HTTP runs receive-pack directly, so no http.receivepack setting is needed. `--shared=0600` makes git
+    // create every file of the repository 0600 and every folder 0700, whatever the umask of the git that writes
+    // (receive-pack, gc, fetch).
+    await this.run(['init', '--bare', '--quiet', '--shared=0600', `--initial-branch=${defaultBranch}`, path]);
   }
 
   /** `<oid> <ref>` lines of every ref. */
@@ -143,12 +167,13 @@ export class Git {
 
   /** Gitaly's repository checksum: the XOR of the SHA-1 of each `<oid> <ref>` line; 40 zeros when empty. */
   async checksum(path: string): Promise<string> {
-    const acc = Buffer.alloc(20);
-    for (const line of await this.refs(path)) {
-      const h = createHash('sha1').update(line).digest();
-      for (let i = 0; i < 20; i++) acc[i]! ^= h[i]!;
-    }
-    return acc.toString('hex');
+    return refsChecksum(await this.refs(path));
+  }
+
+  /** The checksum the repository restored from a bundle will have: computed from the bundle's refs (HEAD aside). */
+  async bundleChecksum(file: string): Promise<string> {
+    const out = await this.run(['bundle', 'list-heads', file]);
+    return refsChecksum(out.split('\n').filter((l) => / refs\//.test(l)));
   }
 
   /** `git fsck` clean, or throws with its complaints. */
@@ -162,16 +187,23 @@ export class Git {
    */
   async mirror(source: string, target: string): Promise<void> {
     if (await this.exists(target)) {
-      await this.run(['fetch', '--quiet', '--prune', '--force', source, '+refs/*:refs/*'], { cwd: target });
+      await this.run(
+        ['fetch', '--quiet', '--no-write-fetch-head', '--prune', '--force', source, '+refs/*:refs/*'],
+        {
+          cwd: target,
+        },
+      );
       // Keep HEAD pointing at the same default branch as the source.
       const head = (await this.run(['symbolic-ref', 'HEAD'], { cwd: source }).catch(() => '')).trim();
       if (head) await this.run(['symbolic-ref', 'HEAD', head], { cwd: target });
       return;
     }
-    await mkdir(dirname(target), { recursive: true });
+    await mkdir(dirname(target), { recursive: true, mode: 0o700 });
     // A local mirror clone copies (or, on the same filesystem, hard-links) the object files and keeps HEAD: as
     // fast as a copy, and still verified by the ref checksum and fsck. The copy keeps no link to the source.
-    await this.run(['clone', '--quiet', '--mirror', source, target]);
+    // Owner-only files while cloning, and kept for every later write (as `init --shared=0600`).
+    await this.run(['-c', 'core.sharedRepository=0600', 'clone', '--quiet', '--mirror', source, target]);
+    await this.run(['config', 'core.sharedRepository', '0600'], { cwd: target });
     await this.run(['config', '--remove-section', 'remote.origin'], { cwd: target }).catch(() => undefined);
   }
 
@@ -206,12 +238,14 @@ export class Git {
   async unbundle(file: string, target: string, defaultBranch: string): Promise<void> {
     await this.init(target, defaultBranch);
     await this.run(['bundle', 'verify', '--quiet', file], { cwd: target });
-    await this.run(['fetch', '--quiet', '--force', file, '+refs/*:refs/*'], { cwd: target });
+    await this.run(['fetch', '--quiet', '--no-write-fetch-head', '--force', file, '+refs/*:refs/*'], {
+      cwd: target,
+    });
   }
 
   /** A tar.gz of a ref, streamed to `onData`; resolves when done. */
   archive(path: string, ref: string, prefix: string): NodeJS.ReadableStream & { done: Promise<void> } {
-    const child = spawn(this.binary, ['archive', '--format=tar.gz', `--prefix=${prefix}/`, ref], {
+    const child = spawn('/bin/sh', this.argv(['archive', '--format=tar.gz', `--prefix=${prefix}/`, ref]), {
       cwd: path,
       env: this.env,
     });
