@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { AccessLevel, type Project, type User } from '../accounts/accounts.js';
 import type { ProjectsService } from '../accounts/projects.service.js';
 import type { SettingsService } from '../accounts/settings.service.js';
@@ -181,7 +182,10 @@ export class IntakeService {
     return this.withRetry(() =>
       this.repo.transaction(async (trx) => {
         const out: IntakeResult[] = [];
-        for (const p of parsed) {
+        for (const [i, p] of parsed.entries()) {
+          // SQLite answers synchronously, so a payload's queries would otherwise run as one chain of microtasks
+          // and hold the event loop (every other request) until the last alert; yield between alerts.
+          if (i > 0) await yieldToEventLoop();
           const r = await this.processOne(
             trx,
             project,
