@@ -12,6 +12,7 @@ import { SnippetsRepository } from './accounts/snippets.repository.js';
 import { SnippetsService } from './accounts/snippets.service.js';
 import { UsersRepository } from './accounts/users.repository.js';
 import { UsersService } from './accounts/users.service.js';
+import { DEFAULT_MAX_ALERTS } from './alerts/alerts.js';
 import { AlertsRepository } from './alerts/alerts.repository.js';
 import { AlertsService } from './alerts/alerts.service.js';
 import { IntakeService } from './alerts/intake.service.js';
@@ -96,6 +97,8 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       throttle_incident_management_notification_enabled: false,
       throttle_incident_management_notification_per_period: 3600,
       throttle_incident_management_notification_period_in_seconds: 3600,
+      // GitLab's PROCESS_MAX_ALERTS: at most 100 alerts per Alertmanager payload.
+      incident_management_notification_max_alerts: DEFAULT_MAX_ALERTS,
       error_tracking_rate_limit_per_minute: 0,
       error_tracking_retention_days: 90,
       allow_local_requests_from_web_hooks_and_services: false,

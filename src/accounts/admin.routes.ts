@@ -68,6 +68,7 @@ export function adminRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void
             throttle_incident_management_notification_enabled: Type.Boolean(),
             throttle_incident_management_notification_per_period: Type.Integer(),
             throttle_incident_management_notification_period_in_seconds: Type.Integer(),
+            incident_management_notification_max_alerts: Type.Integer(),
             error_tracking_rate_limit_per_minute: Type.Integer(),
             error_tracking_retention_days: Type.Integer(),
             allow_local_requests_from_web_hooks_and_services: Type.Boolean(),

@@ -14,6 +14,8 @@ export interface ApplicationSettings {
   throttle_incident_management_notification_enabled: boolean;
   throttle_incident_management_notification_per_period: number;
   throttle_incident_management_notification_period_in_seconds: number;
+  /** Alerts one metrics-alerting (Alertmanager) payload may carry; 413 beyond (GitLab processes 100). */
+  incident_management_notification_max_alerts: number;
   /** Events per minute per client key; 0 turns the limit off. */
   error_tracking_rate_limit_per_minute: number;
   /** Days error events are kept (spec: 90). */
@@ -64,6 +66,11 @@ const VALIDATORS: { [K in SettingKey]: (v: unknown, storages: readonly string[])
     Number.isInteger(v) && (v as number) > 0 ? null : 'must be a positive integer',
   throttle_incident_management_notification_period_in_seconds: (v) =>
     Number.isInteger(v) && (v as number) > 0 ? null : 'must be a positive integer',
+  // At most 1000: one payload is processed in one transaction, which must stay short.
+  incident_management_notification_max_alerts: (v) =>
+    Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1000
+      ? null
+      : 'must be an integer from 1 to 1000',
   error_tracking_rate_limit_per_minute: (v) =>
     Number.isInteger(v) && (v as number) >= 0 ? null : 'must be an integer of 0 or more',
   error_tracking_retention_days: (v) =>

@@ -17,6 +17,16 @@ import type {
 
 type Db = Kysely<Database> | Transaction<Database>;
 
+/** Whether a database error is a unique-constraint violation (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE). */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return (
+    e.code === '23505' ||
+    e.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    /UNIQUE constraint failed/.test(e.message ?? '')
+  );
+}
+
 function toIntegration(r: Selectable<AlertIntegrationsTable>): Integration & { tokenEncrypted: string } {
   return {
     id: r.id,

@@ -1,9 +1,14 @@
 import { AccessLevel, type Paged, type PageRequest, type Project, type User } from '../accounts/accounts.js';
 import type { ProjectsService } from '../accounts/projects.service.js';
 import type { Clock } from '../clock.js';
-import { notFound } from '../errors.js';
+import { type AppError, conflict, notFound } from '../errors.js';
 import type { Alert, AlertNote, AlertStatus } from './alerts.js';
-import type { AlertFilter, AlertOrder, AlertsRepository } from './alerts.repository.js';
+import {
+  type AlertFilter,
+  type AlertOrder,
+  type AlertsRepository,
+  isUniqueViolation,
+} from './alerts.repository.js';
 
 const STATUS_LABEL: Record<AlertStatus, string> = {
   triggered: 'Triggered',
@@ -11,6 +16,13 @@ const STATUS_LABEL: Record<AlertStatus, string> = {
   resolved: 'Resolved',
   ignored: 'Ignored',
 };
+
+/** GitLab's answer (AlertManagement::Alerts::UpdateService) to reopening an alert whose fingerprint is open. */
+const fingerprintOpen = (openIid: number | null): AppError =>
+  conflict(
+    `An alert${openIid === null ? '' : ` (^alert#${openIid})`} with the same fingerprint is already open. ` +
+      'To change the status of this alert, resolve the linked alert.',
+  );
 
 /** Alerts of a project: Reporters read, Developers change the status, Maintainers change the settings. */
 export class AlertsService {
@@ -58,13 +70,35 @@ export class AlertsService {
     return this.repo.notes(alert.id);
   }
 
-  /** Changes the status; resolved sets the end time, any other status clears it (GitLab's state machine). */
+  /**
+   * Changes the status; resolved sets the end time, any other status clears it (GitLab's state machine). A
+   * resolved alert cannot be reopened while another alert with its fingerprint is open (409, GitLab's message):
+   * one open alert per fingerprint, which the database enforces too (a concurrent reopen also gets the 409).
+   */
   async setStatus(actor: User | null, idOrPath: string, iid: number, status: AlertStatus): Promise<Alert> {
     const project = await this.project(actor, idOrPath, AccessLevel.Developer);
+    try {
+      return await this.changeStatus(actor, project, iid, status);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw fingerprintOpen(null);
+      throw err;
+    }
+  }
+
+  private changeStatus(
+    actor: User | null,
+    project: Project,
+    iid: number,
+    status: AlertStatus,
+  ): Promise<Alert> {
     return this.repo.transaction(async (trx) => {
       const alert = await this.repo.alert(project.id, iid, trx);
       if (!alert) throw notFound('Alert');
       if (alert.status === status) return alert;
+      if (alert.status === 'resolved' && alert.fingerprint !== null) {
+        const open = await this.repo.openAlert(trx, project.id, alert.fingerprint);
+        if (open && open.id !== alert.id) throw fingerprintOpen(open.iid);
+      }
       const now = this.clock.now().toISOString();
       await this.repo.setStatus(trx, alert.id, status, status === 'resolved' ? now : null, now);
       await this.repo.addNote(

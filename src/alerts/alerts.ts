@@ -100,6 +100,12 @@ export interface ParsedAlert {
 /** A payload that cannot be processed: 422 with this message. */
 export class PayloadShapeError extends Error {}
 
+/** A metrics-alerting payload with more items than one request may carry: 413 with this message. */
+export class TooManyAlertsError extends PayloadShapeError {}
+
+/** Alerts accepted per metrics-alerting payload by default (GitLab's PROCESS_MAX_ALERTS). */
+export const DEFAULT_MAX_ALERTS = 100;
+
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
@@ -118,12 +124,40 @@ const truncate = (s: string, max: number) => (s.length > max ? `${s.slice(0, max
 const str = (v: unknown): string | null =>
   isBlank(v) ? null : typeof v === 'string' ? v : JSON.stringify(v);
 
-/** Parses a time string (ISO 8601 and the like) or epoch milliseconds; null if unparseable. */
-export function parseTime(v: unknown, allowEpochMs = false): string | null {
-  if (typeof v === 'number' && allowEpochMs && Number.isFinite(v)) return new Date(v).toISOString();
+/**
+ * Times svc stores: years 0001 to 9999. Both databases and ISO-8601 text (which SQLite stores and sorts) hold
+ * these; JavaScript's wider range (to year 275760, or an Invalid Date beyond) does not fit them.
+ */
+export const MIN_TIME_MS = Date.parse('0001-01-01T00:00:00.000Z');
+export const MAX_TIME_MS = Date.parse('9999-12-31T23:59:59.999Z');
+
+/** Epoch milliseconds of a time string or (with `allowEpochMs`) a number; null if unparseable. */
+function timeMs(v: unknown, allowEpochMs: boolean): number | null {
+  if (typeof v === 'number') return allowEpochMs && Number.isFinite(v) ? v : null;
   if (typeof v !== 'string' || v.trim() === '') return null;
   const ms = Date.parse(v);
-  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+  return Number.isNaN(ms) ? null : ms;
+}
+
+const inTimeRange = (ms: number): boolean => ms >= MIN_TIME_MS && ms <= MAX_TIME_MS;
+
+/** Parses a time string (ISO 8601 and the like) or epoch milliseconds; null if unparseable or out of range. */
+export function parseTime(v: unknown, allowEpochMs = false): string | null {
+  const ms = timeMs(v, allowEpochMs);
+  return ms === null || !inTimeRange(ms) ? null : new Date(ms).toISOString();
+}
+
+/**
+ * A time field of a payload. Unparseable values count as absent (GitLab's `parse_time` gives nil); a value that
+ * is a time but outside years 0001 to 9999 (`end_time: 1e20`) is refused with a PayloadShapeError naming it.
+ */
+function payloadTime(v: unknown, field: string, allowEpochMs = false): string | null {
+  const ms = timeMs(v, allowEpochMs);
+  if (ms === null) return null;
+  if (!inTimeRange(ms)) {
+    throw new PayloadShapeError(`${field} is out of range: times must lie in the years 0001 to 9999`);
+  }
+  return new Date(ms).toISOString();
 }
 
 // Severities
@@ -309,13 +343,13 @@ export function parseGeneric(
     }
     return payload[fallbackKey];
   };
-  const endedAt = parseTime(get('end_time'), true);
+  const endedAt = payloadTime(get('end_time'), 'end_time', true);
   const explicit = explicitFingerprint(get('fingerprint'));
   return {
     title: truncate(str(get('title'))?.trim() || 'New: Alert', 200),
     description: mapNull(str(get('description')), (d) => truncate(d, 1000)),
     severity: genericSeverity(get('severity')),
-    startedAt: parseTime(get('start_time')) ?? opts.now.toISOString(),
+    startedAt: payloadTime(get('start_time'), 'start_time') ?? opts.now.toISOString(),
     endedAt,
     resolves: endedAt !== null,
     fingerprint: explicit ?? (opts.autoFingerprint ? automaticFingerprint(payload) : null),
@@ -358,7 +392,7 @@ export function generatorQuery(url: unknown): string | null {
 /** Parses a metrics-alerting payload into one alert per item; throws PayloadShapeError naming what is wrong. */
 export function parsePrometheus(
   payload: unknown,
-  opts: { mapping: PayloadMapping | null; now: Date },
+  opts: { mapping: PayloadMapping | null; now: Date; maxAlerts?: number },
 ): ParsedAlert[] {
   if (!isObject(payload))
     throw new PayloadShapeError('The payload must be a JSON object in the Alertmanager webhook format');
@@ -367,6 +401,14 @@ export function parsePrometheus(
     throw new PayloadShapeError(`The Alertmanager payload is missing ${missing.join(', ')}`);
   }
   if (!Array.isArray(payload.alerts)) throw new PayloadShapeError('alerts must be an array');
+  // Checked before any item is read: a flood of items is refused at once, never processed.
+  const maxAlerts = opts.maxAlerts ?? DEFAULT_MAX_ALERTS;
+  if (payload.alerts.length > maxAlerts) {
+    throw new TooManyAlertsError(
+      `The payload has ${payload.alerts.length} alerts; at most ${maxAlerts} are accepted per request ` +
+        `(Alertmanager: set max_alerts: ${maxAlerts} in the webhook_config)`,
+    );
+  }
   return payload.alerts.map((item, index) => {
     if (!isObject(item)) throw new PayloadShapeError(`alerts[${index}] must be an object`);
     const annotations = isObject(item.annotations) ? item.annotations : {};
@@ -390,13 +432,16 @@ export function parsePrometheus(
     }
     const query = generatorQuery(item.generatorURL ?? item.generatorUrl);
     const resolves = item.status === 'resolved';
+    const startedAt = payloadTime(item.startsAt, `alerts[${index}].startsAt`);
+    // A firing item's endsAt is only Alertmanager's expected end (or Go's zero time): it is not read.
+    const endedAt = resolves ? payloadTime(item.endsAt, `alerts[${index}].endsAt`) : null;
     const explicit = explicitFingerprint(mapped('fingerprint'));
     return {
       title: truncate(title.trim(), 200),
       description: mapNull(str(mapped('description') ?? annotations.description), (d) => truncate(d, 1000)),
       severity: prometheusSeverity(mapped('severity') ?? labels.severity),
-      startedAt: parseTime(item.startsAt) ?? opts.now.toISOString(),
-      endedAt: resolves ? (parseTime(item.endsAt) ?? opts.now.toISOString()) : null,
+      startedAt: startedAt ?? opts.now.toISOString(),
+      endedAt: resolves ? (endedAt ?? opts.now.toISOString()) : null,
       resolves,
       fingerprint: explicit ?? prometheusIdentity(item.startsAt, title, query, item.fingerprint),
       hosts: hosts(mapped('hosts')),

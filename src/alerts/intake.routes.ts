@@ -1,13 +1,36 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { AppError } from '../errors.js';
-import { FixedWindowThrottle } from '../throttle.js';
+import { AppError, badRequest } from '../errors.js';
 import { IntakeService } from './intake.service.js';
 
 /** `/<namespace>/<project>/alerts/notify/<name>/<endpoint_identifier>.json` (GitLab's route). */
 const HTTP_NOTIFY = /^\/(.+)\/alerts\/notify\/[^/]+\/([A-Za-z0-9]+)(?:\.json)?$/;
 /** `/<namespace>/<project>/prometheus/alerts/notify.json`: the project's default metrics-alerting integration. */
 const PROMETHEUS_NOTIFY = /^\/(.+)\/prometheus\/alerts\/notify(?:\.json)?$/;
+
+/** What a notify URL names: the project (full path or numeric id) and the endpoint identifier (none: Prometheus). */
+export interface NotifyPath {
+  readonly projectPath: string;
+  readonly identifier: string | null;
+}
+
+/**
+ * Parses the path of a notify request URL (the query is ignored): null when it is no notify URL (404), a 400
+ * AppError when its percent-encoding is malformed.
+ */
+export function parseNotifyPath(url: string): NotifyPath | null {
+  const raw = url.split('?')[0] ?? '';
+  let path: string;
+  try {
+    path = decodeURIComponent(raw);
+  } catch {
+    throw badRequest('The URL is not valid percent-encoded UTF-8');
+  }
+  const http = HTTP_NOTIFY.exec(path);
+  if (http) return { projectPath: http[1]!, identifier: http[2]! };
+  const prometheus = PROMETHEUS_NOTIFY.exec(path);
+  return prometheus ? { projectPath: prometheus[1]!, identifier: null } : null;
+}
 
 /**
  * The integration key: `Authorization: Bearer <key>`, or Basic with the key as the password (the username is
@@ -27,7 +50,6 @@ export function keyFrom(request: FastifyRequest): string | null {
 
 /** The alert notify endpoints, outside /api: they authenticate with the integration's key, not a user. */
 export async function intakeRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const throttle = new FixedWindowThrottle();
   // The body is read as text here so that size (413), depth and JSON errors (400) get their own messages.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
@@ -37,28 +59,13 @@ export async function intakeRoutes(app: FastifyInstance, ctx: AppContext): Promi
   );
 
   app.post('/*', async (request, reply) => {
-    const path = decodeURIComponent(request.url.split('?')[0] ?? '');
-    const http = HTTP_NOTIFY.exec(path);
-    const prometheus = http ? null : PROMETHEUS_NOTIFY.exec(path);
-    const match = http ?? prometheus;
-    if (!match) return reply.status(404).send({ error: '404 Not Found' });
+    const target = parseNotifyPath(request.url);
+    if (!target) return reply.status(404).send({ error: '404 Not Found' });
 
-    const settings = await ctx.settings.get();
-    if (settings.throttle_incident_management_notification_enabled) {
-      const wait = throttle.hit(
-        path,
-        settings.throttle_incident_management_notification_per_period,
-        settings.throttle_incident_management_notification_period_in_seconds,
-        ctx.clock.now().getTime(),
-      );
-      if (wait > 0) {
-        throw new AppError(429, { message: 'Retry later' }, { 'Retry-After': String(wait) });
-      }
-    }
-
+    // Authentication, then the throttle (per integration, when enabled): both decided by the service.
     const { project, integration } = await ctx.alertIntake.authenticate(
-      match[1]!,
-      http ? match[2]! : null,
+      target.projectPath,
+      target.identifier,
       keyFrom(request),
     );
     const text = typeof request.body === 'string' ? request.body : '';

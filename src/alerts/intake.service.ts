@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { AccessLevel, type Project, type User } from '../accounts/accounts.js';
 import type { ProjectsService } from '../accounts/projects.service.js';
 import type { SettingsService } from '../accounts/settings.service.js';
@@ -13,9 +14,11 @@ import {
   PayloadShapeError,
   parseGeneric,
   parsePrometheus,
+  TooManyAlertsError,
 } from './alerts.js';
-import type { AlertsRepository } from './alerts.repository.js';
+import { type AlertsRepository, isUniqueViolation } from './alerts.repository.js';
 import type { IntegrationsService, IntegrationView } from './integrations.service.js';
+import { NotifyThrottle } from './notify-throttle.js';
 
 /** Nesting depth allowed in alert payloads (GitLab's DeepSize limit). */
 export const MAX_PAYLOAD_DEPTH = 100;
@@ -27,27 +30,23 @@ export interface IntakeResult {
   readonly title: string;
 }
 
-const isUniqueViolation = (err: unknown): boolean => {
-  const e = err as { code?: string; message?: string };
-  return (
-    e.code === '23505' ||
-    e.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
-    /UNIQUE constraint failed/.test(e.message ?? '')
-  );
-};
-
 /**
  * How long a notify URL's project and integration are reused without reading the database. Changes made through
  * this process (key reset, deactivation, deletion, project changes) clear the cache at once; with several
  * processes on one PostgreSQL database, another process's change applies within this time.
  */
 const RESOLVE_CACHE_MS = 1000;
+/** Entries of that cache, and the longest notify path it keeps (longer ones are looked up every time). */
+const RESOLVE_CACHE_MAX_ENTRIES = 10_000;
+const RESOLVE_CACHE_MAX_KEY = 512;
 
 type Resolved = { project: Project; integration: IntegrationView | null } | null;
 
 /** Alert intake: authenticates a notify request, parses the payload and applies the spec's alert state table. */
 export class IntakeService {
   private readonly resolved = new Map<string, { value: Promise<Resolved>; at: number }>();
+  /** Notifications per integration, counted after authentication (see `authenticate`). */
+  readonly throttle = new NotifyThrottle();
 
   constructor(
     private readonly repo: AlertsRepository,
@@ -75,7 +74,10 @@ export class IntakeService {
       const integration = await this.integrations.forIntake(project, identifier);
       return { project, integration };
     })();
-    if (this.resolved.size > 10_000) this.resolved.clear();
+    // Bounded memory: unknown paths are cached too (they cost a lookup each), so long keys and a flood of
+    // distinct paths must not grow the map.
+    if (key.length > RESOLVE_CACHE_MAX_KEY) return value;
+    if (this.resolved.size >= RESOLVE_CACHE_MAX_ENTRIES) this.resolved.clear();
     this.resolved.set(key, { value, at: now });
     value.catch(() => this.resolved.delete(key));
     return value;
@@ -83,7 +85,10 @@ export class IntakeService {
 
   /**
    * Resolves the integration of a notify URL and checks its key: unknown project 404, unknown or inactive
-   * integration 403, missing or wrong key 401 (compared in constant time).
+   * integration 403, missing or wrong key 401 (compared in constant time). Then, when the admin turned the
+   * notification throttle on, counts the request against the integration (429 with Retry-After beyond): only
+   * requests with the right key count, so strangers cannot lock out the sender, and every spelling of the URL
+   * (name segment, `.json`, case, numeric project id) shares the integration's one counter.
    */
   async authenticate(
     projectPath: string,
@@ -95,7 +100,20 @@ export class IntakeService {
     const { project, integration } = resolved;
     if (!integration?.effectiveActive) throw forbidden();
     if (key === null || !safeEqual(key, integration.authorizationKey)) throw unauthorized();
+    await this.checkThrottle(integration);
     return { project, integration };
+  }
+
+  private async checkThrottle(integration: IntegrationView): Promise<void> {
+    const settings = await this.settings.get();
+    if (!settings.throttle_incident_management_notification_enabled) return;
+    const wait = this.throttle.hit(
+      integration.id,
+      settings.throttle_incident_management_notification_per_period,
+      settings.throttle_incident_management_notification_period_in_seconds,
+      this.clock.now().getTime(),
+    );
+    if (wait > 0) throw new AppError(429, { message: 'Retry later' }, { 'Retry-After': String(wait) });
   }
 
   /**
@@ -114,16 +132,13 @@ export class IntakeService {
     if (!integration.effectiveActive) throw forbidden('The integration is not active');
     const payload = typeof body === 'string' ? IntakeService.parseBody(body) : body;
     if (payload === undefined || payload === null) throw badRequest('The test payload is empty');
+    if (valueDepth(payload, MAX_PAYLOAD_DEPTH) > MAX_PAYLOAD_DEPTH) throw tooDeep();
     return this.receive(project, integration, payload);
   }
 
   /** Parses JSON text with the depth limit; 400 with a message when it is not acceptable JSON. */
   static parseBody(text: string): unknown {
-    if (jsonDepth(text, MAX_PAYLOAD_DEPTH) > MAX_PAYLOAD_DEPTH) {
-      throw new AppError(400, {
-        message: `400 Bad request - The payload is nested deeper than ${MAX_PAYLOAD_DEPTH} levels`,
-      });
-    }
+    if (jsonDepth(text, MAX_PAYLOAD_DEPTH) > MAX_PAYLOAD_DEPTH) throw tooDeep();
     try {
       return JSON.parse(text) as unknown;
     } catch (err) {
@@ -133,7 +148,10 @@ export class IntakeService {
     }
   }
 
-  /** Parses and stores a payload for an integration; 422 for the wrong shape. Nothing is stored on error. */
+  /**
+   * Parses and stores a payload for an integration; 422 for the wrong shape, 413 for more alerts than the
+   * `incident_management_notification_max_alerts` setting allows. Nothing is stored on error.
+   */
   async receive(project: Project, integration: IntegrationView, payload: unknown): Promise<IntakeResult[]> {
     const now = this.clock.now();
     const mapping =
@@ -143,7 +161,8 @@ export class IntakeService {
     let parsed: ParsedAlert[];
     try {
       if (integration.type === 'prometheus') {
-        parsed = parsePrometheus(payload, { mapping, now });
+        const maxAlerts = (await this.settings.get()).incident_management_notification_max_alerts;
+        parsed = parsePrometheus(payload, { mapping, now, maxAlerts });
       } else {
         // Spec: automatic grouping needs Premium or Ultimate and the flag (on unless an admin turns it off).
         const autoFingerprint =
@@ -152,6 +171,8 @@ export class IntakeService {
         parsed = [parseGeneric(payload, { mapping, autoFingerprint, now })];
       }
     } catch (err) {
+      if (err instanceof TooManyAlertsError)
+        throw new AppError(413, { message: `413 Request Entity Too Large - ${err.message}` });
       if (err instanceof PayloadShapeError)
         throw new AppError(422, { message: `422 Unprocessable Entity - ${err.message}` });
       throw err;
@@ -161,7 +182,10 @@ export class IntakeService {
     return this.withRetry(() =>
       this.repo.transaction(async (trx) => {
         const out: IntakeResult[] = [];
-        for (const p of parsed) {
+        for (const [i, p] of parsed.entries()) {
+          // SQLite answers synchronously, so a payload's queries would otherwise run as one chain of microtasks
+          // and hold the event loop (every other request) until the last alert; yield between alerts.
+          if (i > 0) await yieldToEventLoop();
           const r = await this.processOne(
             trx,
             project,
@@ -240,6 +264,25 @@ export class IntakeService {
     }
     return alert;
   }
+}
+
+const tooDeep = (): AppError =>
+  new AppError(400, {
+    message: `400 Bad request - The payload is nested deeper than ${MAX_PAYLOAD_DEPTH} levels`,
+  });
+
+/** Nesting depth of a parsed JSON value (objects and arrays), without recursion; stops early past `limit`. */
+export function valueDepth(value: unknown, limit: number): number {
+  let max = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > max) max = depth;
+    if (max > limit) return max;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return max;
 }
 
 /** The incident's description: the alert summary, the metric, then the payload's incident markdown (spec). */

@@ -134,6 +134,7 @@ export const SettingsEntity = Type.Object({
   throttle_incident_management_notification_enabled: Bool,
   throttle_incident_management_notification_per_period: Int,
   throttle_incident_management_notification_period_in_seconds: Int,
+  incident_management_notification_max_alerts: Int,
   error_tracking_rate_limit_per_minute: Int,
   error_tracking_retention_days: Int,
   allow_local_requests_from_web_hooks_and_services: Bool,
