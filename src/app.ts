@@ -17,6 +17,7 @@ import { deprecationRoutes, installDeprecationSignals } from './api/deprecations
 import { installErrorHandling } from './api/errors.js';
 import { installMetrics } from './api/metrics.js';
 import { OpenApiCollector } from './api/openapi.js';
+import { redactUrl } from './api/redact.js';
 import { sessionRoutes } from './api/session.routes.js';
 import { FORM_BODY, parseForm, validatorCompiler } from './api/validation.js';
 import { API_VERSIONS, type ApiApp } from './api/version.js';
@@ -33,14 +34,6 @@ import { repositoryRoutes } from './repositories/repositories.routes.js';
 import { installSmartHttp } from './repositories/smart-http.js';
 import { runnerRoutes } from './runners/runners.routes.js';
 import { storageMoveRoutes } from './storage-moves/storage-moves.routes.js';
-
-/** Query parameters that carry secrets and are masked in logged URLs. */
-const SECRET_PARAMS = /([?&](?:private_token|access_token|sentry_key|sentry_secret|token|key)=)[^&]*/gi;
-
-/** A URL safe to log: secret query parameters and userinfo masked. */
-export function redactUrl(url: string): string {
-  return url.replace(SECRET_PARAMS, '$1[REDACTED]').replace(/\/\/[^/@]*@/, '//[REDACTED]@');
-}
 
 /** Pino options: JSON logs with request ids; credentials never logged. */
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
