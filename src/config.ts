@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { type CidrBlock, parseCidrList } from './ip-allowlist.js';
+import { parseCidrList } from './ip-allowlist.js';
 import { isRemovedAt } from './versioning/gates.js';
 import { parseRelease } from './versioning/release.js';
 
@@ -39,8 +39,11 @@ export interface Config {
   readonly jobLeaseSeconds: number;
   /** Deprecated registration token for shared runners (removed in 18.0; see versioning). */
   readonly sharedRunnersRegistrationToken: string | null;
-  /** Who may read `/-/metrics` (GitLab's monitoring IP whitelist): loopback by default; 404 for others. */
-  readonly metricsAllowlist: readonly CidrBlock[];
+  /**
+   * Who may read `/-/metrics` (GitLab's monitoring IP whitelist): CIDR blocks, validated here (kept as text so the
+   * configuration prints as JSON); loopback by default; 404 for others.
+   */
+  readonly metricsAllowlist: readonly string[];
   /** Failed sign-ins (web or git password) that lock an account (GitLab: 10). */
   readonly maxLoginAttempts: number;
   /** How long a locked account stays locked, in minutes (GitLab: 10). */
@@ -209,15 +212,17 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
   }
 
   const allowlistValue = get('metricsAllowlist');
-  let metricsAllowlist: CidrBlock[];
+  const metricsAllowlist = (
+    allowlistValue === undefined
+      ? DEFAULT_METRICS_ALLOWLIST
+      : Array.isArray(allowlistValue.value)
+        ? allowlistValue.value.map(String).join(',')
+        : String(allowlistValue.value)
+  )
+    .split(/[\s,]+/)
+    .filter(Boolean);
   try {
-    metricsAllowlist = parseCidrList(
-      allowlistValue === undefined
-        ? DEFAULT_METRICS_ALLOWLIST
-        : Array.isArray(allowlistValue.value)
-          ? allowlistValue.value.map(String).join(',')
-          : String(allowlistValue.value),
-    );
+    parseCidrList(metricsAllowlist.join(','));
   } catch (err) {
     throw new ConfigError(
       `${allowlistValue?.from ?? 'SVC_METRICS_ALLOWLIST'} must be a comma-separated list of CIDR blocks: ${(err as Error).message}`,

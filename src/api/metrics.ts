@@ -1,13 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
-import { addressAllowed, type CidrBlock } from '../ip-allowlist.js';
+import { addressAllowed, parseCidrList } from '../ip-allowlist.js';
 
 /**
  * Prometheus metrics of one app instance: request counts and latencies by route, plus process metrics.
  * `/-/metrics` answers only clients inside `allowlist` (GitLab's `monitoring_whitelist`, loopback by default) and
  * 404 to everyone else, as GitLab does. The socket's address is used (svc does not trust forwarding headers).
  */
-export function installMetrics(app: FastifyInstance, allowlist: readonly CidrBlock[]): Registry {
+export function installMetrics(app: FastifyInstance, allowlistText: readonly string[]): Registry {
+  const allowlist = parseCidrList(allowlistText.join(','));
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({
