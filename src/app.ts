@@ -17,6 +17,7 @@ import { deprecationRoutes, installDeprecationSignals } from './api/deprecations
 import { installErrorHandling } from './api/errors.js';
 import { installMetrics } from './api/metrics.js';
 import { OpenApiCollector } from './api/openapi.js';
+import { redactUrl } from './api/redact.js';
 import { sessionRoutes } from './api/session.routes.js';
 import { FORM_BODY, parseForm, validatorCompiler } from './api/validation.js';
 import { API_VERSIONS, type ApiApp } from './api/version.js';
@@ -32,16 +33,28 @@ import { mergeRequestRoutes } from './merge-requests/merge-requests.routes.js';
 import { Readiness } from './readiness.js';
 import { repositoryRoutes } from './repositories/repositories.routes.js';
 import { installSmartHttp } from './repositories/smart-http.js';
+import { runInRequestContext } from './request-context.js';
 import { runnerRoutes } from './runners/runners.routes.js';
 import { storageMoveRoutes } from './storage-moves/storage-moves.routes.js';
 
-/** Query parameters that carry secrets and are masked in logged URLs. */
-const SECRET_PARAMS = /([?&](?:private_token|access_token|sentry_key|sentry_secret|token|key)=)[^&]*/gi;
-
-/** A URL safe to log: secret query parameters and userinfo masked. */
-export function redactUrl(url: string): string {
-  return url.replace(SECRET_PARAMS, '$1[REDACTED]').replace(/\/\/[^/@]*@/, '//[REDACTED]@');
-}
+/**
+ * The UI's Content-Security-Policy: the built React app loads its own module scripts and stylesheets only (no
+ * inline script), talks to its own origin, and may not be framed (clickjacking).
+ */
+const UI_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+/** API answers are data, never documents: nothing may run or load from them, nor frame them. */
+const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 
 /** Pino options: JSON logs with request ids; credentials never logged. */
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
@@ -98,8 +111,21 @@ export async function buildApp(
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandling(app);
   await app.register(fastifyCookie);
+  // The client address, for services that limit by it (password guessing), without passing HTTP objects down.
+  // Registered before git smart HTTP's hook, which runs inside this context.
+  app.addHook('onRequest', (request, _reply, done) => runInRequestContext({ ip: request.ip }, done));
+  // Headers on every answer, set on the raw response so that hijacked answers (git smart HTTP) carry them too.
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.raw.setHeader('X-Content-Type-Options', 'nosniff');
+    reply.raw.setHeader('X-Frame-Options', 'DENY');
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    // A 304 has no body and no type: browsers merge its headers into the cached page, so it must not carry
+    // the API policy over the UI's.
+    if (reply.statusCode === 304) return;
+    const type = String(reply.getHeader('content-type') ?? '');
+    reply.header('Content-Security-Policy', type.startsWith('text/html') ? UI_CSP : API_CSP);
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>
     done(null, parseForm(body as string)),
@@ -137,7 +163,7 @@ export async function buildApp(
     else request.body = Object.defineProperty({}, FORM_BODY, { value: true });
   });
 
-  const registry = installMetrics(app);
+  const registry = installMetrics(app, ctx.config.metricsAllowlist);
   installDeprecationSignals(app, registry, ctx.config.externalUrl);
   installSmartHttp(app, ctx);
   app.get('/-/health', async () => ({ status: 'ok' }));

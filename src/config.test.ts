@@ -61,3 +61,31 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 });
+
+describe('sign-in limits and the metrics allowlist', () => {
+  it('defaults to GitLab values and loopback, and prints as JSON (config check)', () => {
+    const c = loadConfig({}, '/srv/svc');
+    expect(c).toMatchObject({
+      metricsAllowlist: ['127.0.0.0/8', '::1/128'],
+      maxLoginAttempts: 10,
+      loginLockMinutes: 10,
+      loginFailuresPerIp: 10,
+      loginFailureWindowSeconds: 60,
+    });
+    expect(() => JSON.stringify(c)).not.toThrow();
+    expect(loadConfig({ SVC_METRICS_ALLOWLIST: '10.0.0.0/8, fd00::/8' }).metricsAllowlist).toEqual([
+      '10.0.0.0/8',
+      'fd00::/8',
+    ]);
+  });
+
+  it.each([
+    [{ SVC_METRICS_ALLOWLIST: '10.0.0.0/33' }, 'SVC_METRICS_ALLOWLIST'],
+    [{ SVC_METRICS_ALLOWLIST: 'localhost' }, 'SVC_METRICS_ALLOWLIST'],
+    [{ SVC_MAX_LOGIN_ATTEMPTS: '0' }, 'SVC_MAX_LOGIN_ATTEMPTS'],
+    [{ SVC_LOGIN_FAILURES_PER_IP: 'many' }, 'SVC_LOGIN_FAILURES_PER_IP'],
+  ])('names the bad key: %o', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { parseCidrList } from './ip-allowlist.js';
 import { isRemovedAt } from './versioning/gates.js';
 import { parseRelease } from './versioning/release.js';
 
@@ -38,6 +39,19 @@ export interface Config {
   readonly jobLeaseSeconds: number;
   /** Deprecated registration token for shared runners (removed in 18.0; see versioning). */
   readonly sharedRunnersRegistrationToken: string | null;
+  /**
+   * Who may read `/-/metrics` (GitLab's monitoring IP whitelist): CIDR blocks, validated here (kept as text so the
+   * configuration prints as JSON); loopback by default; 404 for others.
+   */
+  readonly metricsAllowlist: readonly string[];
+  /** Failed sign-ins (web or git password) that lock an account (GitLab: 10). */
+  readonly maxLoginAttempts: number;
+  /** How long a locked account stays locked, in minutes (GitLab: 10). */
+  readonly loginLockMinutes: number;
+  /** Failed sign-ins one client address may make per window before it is refused (429) until the window ends. */
+  readonly loginFailuresPerIp: number;
+  /** The window of the per-address limit, in seconds. */
+  readonly loginFailureWindowSeconds: number;
 }
 
 /** A configuration problem, reported with the key that caused it. */
@@ -53,6 +67,8 @@ type Raw = Record<string, unknown>;
 const TIERS: readonly Tier[] = ['free', 'premium', 'ultimate'];
 const OFFERINGS: readonly Offering[] = ['self-managed', 'hosted'];
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+/** GitLab's `monitoring_whitelist` default: loopback only. */
+const DEFAULT_METRICS_ALLOWLIST = '127.0.0.0/8,::1/128';
 const STORAGE_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
 
 /** Each key: its environment variable and YAML name. */
@@ -77,6 +93,11 @@ const KEYS = {
     'SVC_SHARED_RUNNERS_REGISTRATION_TOKEN',
     'shared_runners_registration_token',
   ],
+  metricsAllowlist: ['SVC_METRICS_ALLOWLIST', 'metrics_allowlist'],
+  maxLoginAttempts: ['SVC_MAX_LOGIN_ATTEMPTS', 'max_login_attempts'],
+  loginLockMinutes: ['SVC_LOGIN_LOCK_MINUTES', 'login_lock_minutes'],
+  loginFailuresPerIp: ['SVC_LOGIN_FAILURES_PER_IP', 'login_failures_per_ip'],
+  loginFailureWindowSeconds: ['SVC_LOGIN_FAILURE_WINDOW_SECONDS', 'login_failure_window_seconds'],
 } as const;
 
 type Key = keyof typeof KEYS;
@@ -190,6 +211,24 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     );
   }
 
+  const allowlistValue = get('metricsAllowlist');
+  const metricsAllowlist = (
+    allowlistValue === undefined
+      ? DEFAULT_METRICS_ALLOWLIST
+      : Array.isArray(allowlistValue.value)
+        ? allowlistValue.value.map(String).join(',')
+        : String(allowlistValue.value)
+  )
+    .split(/[\s,]+/)
+    .filter(Boolean);
+  try {
+    parseCidrList(metricsAllowlist.join(','));
+  } catch (err) {
+    throw new ConfigError(
+      `${allowlistValue?.from ?? 'SVC_METRICS_ALLOWLIST'} must be a comma-separated list of CIDR blocks: ${(err as Error).message}`,
+    );
+  }
+
   return Object.freeze({
     host,
     port,
@@ -208,6 +247,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     jobConcurrency: int('jobConcurrency', 10, 1, 100),
     jobLeaseSeconds: int('jobLeaseSeconds', 60, 1, 3600),
     sharedRunnersRegistrationToken,
+    metricsAllowlist: Object.freeze(metricsAllowlist),
+    maxLoginAttempts: int('maxLoginAttempts', 10, 1, 1000),
+    loginLockMinutes: int('loginLockMinutes', 10, 1, 100_000),
+    loginFailuresPerIp: int('loginFailuresPerIp', 10, 1, 100_000),
+    loginFailureWindowSeconds: int('loginFailureWindowSeconds', 60, 1, 86_400),
   });
 }
 

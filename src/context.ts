@@ -159,7 +159,12 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     clock,
     release: parseRelease(config.release),
     gates: new ReleaseGates(parseRelease(config.release)),
-    users: new UsersService(usersRepo, namespacesRepo, settings, clock),
+    users: new UsersService(usersRepo, namespacesRepo, settings, clock, {
+      maxAttempts: config.maxLoginAttempts,
+      lockMs: config.loginLockMinutes * 60_000,
+      failuresPerAddress: config.loginFailuresPerIp,
+      windowMs: config.loginFailureWindowSeconds * 1000,
+    }),
     groups,
     projects,
     members: new MembersService(membersRepo, usersRepo, clock),

@@ -96,14 +96,70 @@ export class UsersRepository {
     return row ? toUser(row) : null;
   }
 
-  async findByLogin(login: string): Promise<{ user: User; passwordDigest: string | null } | null> {
+  async findByLogin(
+    login: string,
+  ): Promise<{ user: User; passwordDigest: string | null; lockedAt: string | null } | null> {
     const l = login.toLowerCase();
     const row = await this.db
       .selectFrom('users')
       .selectAll()
       .where((eb) => eb.or([eb(sql`lower(username)`, '=', l), eb(sql`lower(email)`, '=', l)]))
       .executeTakeFirst();
-    return row ? { user: toUser(row), passwordDigest: row.password_digest } : null;
+    return row
+      ? {
+          user: toUser(row),
+          passwordDigest: row.password_digest,
+          lockedAt: readNullableTimestamp(row.locked_at),
+        }
+      : null;
+  }
+
+  // Sign-in lockout (GitLab's Devise lockable)
+
+  /** Unlocks an account whose lock started at or before `cutoff` (the lock has run out). */
+  async unlockExpired(id: number, cutoff: string): Promise<void> {
+    await this.db
+      .updateTable('users')
+      .set({ failed_attempts: 0, locked_at: null })
+      .where('id', '=', id)
+      .where('locked_at', 'is not', null)
+      .where('locked_at', '<=', cutoff)
+      .execute();
+  }
+
+  /**
+   * Reserves one password attempt before the password is checked, atomically: returns the attempt's number
+   * since the last success, or null when the account is locked. Reserving first keeps concurrent guesses within
+   * the limit (PostgreSQL re-checks `locked_at IS NULL` on the row it waited for; SQLite has one writer).
+   */
+  async reserveAttempt(id: number): Promise<number | null> {
+    const row = await this.db
+      .updateTable('users')
+      .set((eb) => ({ failed_attempts: eb('failed_attempts', '+', 1) }))
+      .where('id', '=', id)
+      .where('locked_at', 'is', null)
+      .returning('failed_attempts')
+      .executeTakeFirst();
+    return row ? Number(row.failed_attempts) : null;
+  }
+
+  /** Locks an account (its attempts reached the limit), unless it is locked already. */
+  async lock(id: number, now: string): Promise<void> {
+    await this.db
+      .updateTable('users')
+      .set({ locked_at: now })
+      .where('id', '=', id)
+      .where('locked_at', 'is', null)
+      .execute();
+  }
+
+  /** Clears failed attempts and any lock (a successful sign-in, a password reset). */
+  async clearAttempts(id: number): Promise<void> {
+    await this.db
+      .updateTable('users')
+      .set({ failed_attempts: 0, locked_at: null })
+      .where('id', '=', id)
+      .execute();
   }
 
   async existsWith(field: 'username' | 'email', value: string, exceptId?: number): Promise<boolean> {
@@ -317,5 +373,12 @@ export class UsersRepository {
 
   async deleteSession(d: string): Promise<void> {
     await this.db.deleteFrom('sessions').where('token_digest', '=', d).execute();
+  }
+
+  /** Ends every session of a user, except the one with digest `keep` (if given). */
+  async deleteSessionsOf(userId: number, keep: string | null): Promise<void> {
+    let q = this.db.deleteFrom('sessions').where('user_id', '=', userId);
+    if (keep !== null) q = q.where('token_digest', '!=', keep);
+    await q.execute();
   }
 }

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { requireAdmin, requireUser } from '../api/auth.js';
+import { requireAdmin, requireUser, SESSION_COOKIE } from '../api/auth.js';
 import {
   decodeCursor,
   encodeCursor,
@@ -167,15 +167,22 @@ export function userRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void 
     async (req, reply) => {
       const b = req.body;
       if (b.private_profile === null) reply.deprecated('users_private_profile_null');
-      const user = await ctx.users.update(req.actor.user, req.params.id, {
-        name: b.name,
-        username: b.username,
-        email: b.email,
-        password: b.password,
-        admin: b.admin,
-        bio: b.bio,
-        privateProfile: b.private_profile,
-      });
+      // A password change ends the user's other sessions; the one making the change stays signed in.
+      const currentSession = req.actor.via === 'session' ? (req.cookies[SESSION_COOKIE] ?? null) : null;
+      const user = await ctx.users.update(
+        req.actor.user,
+        req.params.id,
+        {
+          name: b.name,
+          username: b.username,
+          email: b.email,
+          password: b.password,
+          admin: b.admin,
+          bio: b.bio,
+          privateProfile: b.private_profile,
+        },
+        currentSession,
+      );
       return P.userDetail(user, viewOf(req, url));
     },
   );

@@ -1,6 +1,15 @@
 import type { Clock } from '../clock.js';
 import { digest, hashPassword, randomToken, verifyPassword } from '../crypto.js';
-import { conflict, forbidden, invalidFields, invalidToken, notFound, unauthorized } from '../errors.js';
+import {
+  AppError,
+  conflict,
+  forbidden,
+  invalidFields,
+  invalidToken,
+  notFound,
+  unauthorized,
+} from '../errors.js';
+import { currentClientAddress } from '../request-context.js';
 import {
   type CreatedToken,
   isExpired,
@@ -15,6 +24,7 @@ import {
 } from './accounts.js';
 import type { NamespacesRepository } from './namespaces.repository.js';
 import type { SettingsService } from './settings.service.js';
+import { SignInLimiter } from './sign-in-limiter.js';
 import type { UserFilter, UsersRepository } from './users.repository.js';
 
 export const TOKEN_PREFIX = 'svcpat-';
@@ -42,14 +52,49 @@ export interface NewSession {
   readonly expiresAt: string;
 }
 
+/** Limits on password guessing (GitLab: 10 failures lock an account for 10 minutes). */
+export interface SignInLimits {
+  /** Failed attempts that lock an account. */
+  readonly maxAttempts: number;
+  /** How long a lock lasts, in milliseconds. */
+  readonly lockMs: number;
+  /** Failed attempts one client address may make per window. */
+  readonly failuresPerAddress: number;
+  readonly windowMs: number;
+}
+
+const DEFAULT_LIMITS: SignInLimits = {
+  maxAttempts: 10,
+  lockMs: 10 * 60_000,
+  failuresPerAddress: 10,
+  windowMs: 60_000,
+};
+
+/** The outcome of one password check. */
+type PasswordCheck =
+  | { readonly kind: 'ok'; readonly user: User }
+  | { readonly kind: 'wrong' }
+  | { readonly kind: 'locked' }
+  | { readonly kind: 'limited'; readonly retryAfter: number };
+
+/** GitLab's (Devise's) message for a locked account; the same whether or not the password was right. */
+export const LOCKED_MESSAGE = 'Your account is locked.';
+
 /** Users, personal access tokens, sign-in and sessions. */
 export class UsersService {
+  private readonly limiter: SignInLimiter;
+
   constructor(
     private readonly users: UsersRepository,
     private readonly namespaces: NamespacesRepository,
     private readonly settings: SettingsService,
     private readonly clock: Clock,
-  ) {}
+    private readonly limits: SignInLimits = DEFAULT_LIMITS,
+  ) {
+    this.limiter = new SignInLimiter(limits.failuresPerAddress, limits.windowMs, () =>
+      this.clock.now().getTime(),
+    );
+  }
 
   private now(): string {
     return this.clock.now().toISOString();
@@ -83,27 +128,91 @@ export class UsersService {
     return { user, csrfToken: s.csrfToken };
   }
 
-  /** Signs in with username or email and password; 401 with one message for every failure. */
-  async signIn(login: string, password: string): Promise<NewSession> {
+  /**
+   * Checks a password with GitLab's guards against guessing, in one place for web sign-in and git Basic auth:
+   * a client address with too many recent failures is refused before anything is checked; a locked account is
+   * refused without checking the password (the answer does not tell whether it was right); every attempt is
+   * counted before the password is checked, so concurrent guesses cannot exceed the limit; the attempt that
+   * reaches the limit locks the account; a success clears the count.
+   */
+  private async checkAttempt(
+    login: string,
+    password: string,
+    address: string | undefined,
+  ): Promise<PasswordCheck> {
+    const retryAfter = this.limiter.retryAfter(address);
+    if (retryAfter > 0) return { kind: 'limited', retryAfter };
     const found = await this.users.findByLogin(login);
-    const ok = await verifyPassword(password, found?.passwordDigest ?? null);
-    if (!found || !ok) throw unauthorized('Invalid login or password.');
-    if (found.user.state === 'blocked') throw forbidden('Your account has been blocked.');
+    if (!found) {
+      // Same work as for a real account, so timing does not tell which logins exist.
+      await verifyPassword(password, null);
+      this.limiter.fail(address);
+      return { kind: 'wrong' };
+    }
+    const now = this.clock.now();
+    if (found.lockedAt !== null) {
+      if (now.getTime() - Date.parse(found.lockedAt) < this.limits.lockMs) {
+        this.limiter.fail(address);
+        return { kind: 'locked' };
+      }
+      await this.users.unlockExpired(
+        found.user.id,
+        new Date(now.getTime() - this.limits.lockMs).toISOString(),
+      );
+    }
+    const attempt = await this.users.reserveAttempt(found.user.id);
+    if (attempt === null || attempt > this.limits.maxAttempts) {
+      if (attempt !== null) await this.users.lock(found.user.id, now.toISOString());
+      this.limiter.fail(address);
+      return { kind: 'locked' };
+    }
+    if (attempt === this.limits.maxAttempts) await this.users.lock(found.user.id, now.toISOString());
+    if (await verifyPassword(password, found.passwordDigest)) {
+      await this.users.clearAttempts(found.user.id);
+      return { kind: 'ok', user: found.user };
+    }
+    this.limiter.fail(address);
+    return attempt >= this.limits.maxAttempts ? { kind: 'locked' } : { kind: 'wrong' };
+  }
+
+  /**
+   * Signs in with username or email and password; 401 with one message for every wrong login or password, 401
+   * "locked" for a locked account, 429 for a client address with too many failures.
+   */
+  async signIn(login: string, password: string, address = currentClientAddress()): Promise<NewSession> {
+    const check = await this.checkAttempt(login, password, address);
+    if (check.kind === 'limited') {
+      throw new AppError(
+        429,
+        { message: '429 Too Many Requests - Retry later' },
+        { 'Retry-After': String(check.retryAfter) },
+      );
+    }
+    if (check.kind === 'locked') throw unauthorized(LOCKED_MESSAGE);
+    if (check.kind === 'wrong') throw unauthorized('Invalid login or password.');
+    const { user } = check;
+    if (user.state === 'blocked') throw forbidden('Your account has been blocked.');
     const token = randomToken(32);
     const csrfToken = randomToken(32);
     const expiresAt = new Date(this.clock.now().getTime() + SESSION_DAYS * 86_400_000).toISOString();
     await this.users.insertSession(
-      { digest: digest(token), csrfToken, userId: found.user.id, expiresAt },
+      { digest: digest(token), csrfToken, userId: user.id, expiresAt },
       this.now(),
     );
-    return { token, csrfToken, user: found.user, expiresAt };
+    return { token, csrfToken, user, expiresAt };
   }
 
-  /** Checks a username (or email) and password, for git over HTTP; null when wrong. */
-  async checkPassword(login: string, password: string): Promise<User | null> {
-    const found = await this.users.findByLogin(login);
-    const ok = await verifyPassword(password, found?.passwordDigest ?? null);
-    return found && ok && found.user.state === 'active' ? found.user : null;
+  /**
+   * Checks a username (or email) and password, for git over HTTP; null when wrong, locked, blocked or when the
+   * client address has too many failures (git shows "HTTP Basic: Access denied" for all of them).
+   */
+  async checkPassword(
+    login: string,
+    password: string,
+    address = currentClientAddress(),
+  ): Promise<User | null> {
+    const check = await this.checkAttempt(login, password, address);
+    return check.kind === 'ok' && check.user.state === 'active' ? check.user : null;
   }
 
   async signOut(raw: string): Promise<void> {
@@ -174,7 +283,16 @@ export class UsersService {
     return user;
   }
 
-  async update(actor: User | null, id: number, input: UpdateUserInput): Promise<User> {
+  /**
+   * Updates a user (admin). A new password ends all of the user's sessions and clears any lock, except the
+   * session making the change (`currentSession`, the raw cookie) when admins change their own password.
+   */
+  async update(
+    actor: User | null,
+    id: number,
+    input: UpdateUserInput,
+    currentSession: string | null = null,
+  ): Promise<User> {
     this.requireAdmin(actor);
     const existing = await this.users.findById(id);
     if (!existing) throw notFound('User');
@@ -199,6 +317,11 @@ export class UsersService {
       this.now(),
     );
     if (!updated) throw notFound('User');
+    if (input.password !== undefined) {
+      const keep = currentSession !== null && actor.id === id ? digest(currentSession) : null;
+      await this.users.deleteSessionsOf(id, keep);
+      await this.users.clearAttempts(id);
+    }
     return updated;
   }
 

@@ -77,6 +77,9 @@ export function authenticate(users: UsersService) {
         if (!read && request.headers['x-csrf-token'] !== session.csrfToken) {
           throw forbidden('CSRF token is missing or invalid');
         }
+        if (sudoTarget(request) !== null) {
+          throw forbidden('Must be authenticated using an OAuth or Personal Access Token to use sudo');
+        }
         request.actor = { user: session.user, via: 'session', scopes: null, csrfToken: session.csrfToken };
         return;
       }
@@ -85,17 +88,26 @@ export function authenticate(users: UsersService) {
   };
 }
 
-/** GitLab's Sudo: an admin with a `sudo`-scoped token acts as another user (`Sudo` header or `sudo` param). */
-async function sudo(request: FastifyRequest, users: UsersService, actor: Actor): Promise<Actor> {
+/** The Sudo target named by the `Sudo` header or the `sudo` parameter, if any. */
+function sudoTarget(request: FastifyRequest): string | null {
   const header = request.headers.sudo;
   const param = (request.query as Record<string, unknown> | undefined)?.sudo;
-  const target =
-    typeof header === 'string' && header !== '' ? header : typeof param === 'string' ? param : null;
+  if (typeof header === 'string' && header !== '') return header;
+  return typeof param === 'string' && param !== '' ? param : null;
+}
+
+/**
+ * GitLab's Sudo (lib/api/helpers.rb `sudo!`): only an admin, only with a token that has the `sudo` scope, and
+ * only to act as an existing, active user; a blocked target is refused as its own requests would be.
+ */
+async function sudo(request: FastifyRequest, users: UsersService, actor: Actor): Promise<Actor> {
+  const target = sudoTarget(request);
   if (target === null) return actor;
-  if (!actor.scopes?.has('sudo')) throw insufficientScope('sudo');
   if (!actor.user?.admin) throw forbidden('Must be admin to use sudo');
+  if (!actor.scopes?.has('sudo')) throw insufficientScope('sudo');
   const user = await users.resolve(target);
   if (!user) throw new AppError(404, { message: `404 User with ID or username '${target}' Not Found` });
+  if (user.state !== 'active') throw forbidden('Your account has been blocked.');
   return { ...actor, user };
 }
 

@@ -1,8 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { addressAllowed, parseCidrList } from '../ip-allowlist.js';
 
-/** Prometheus metrics of one app instance: request counts and latencies by route, plus process metrics. */
-export function installMetrics(app: FastifyInstance): Registry {
+/**
+ * Prometheus metrics of one app instance: request counts and latencies by route, plus process metrics.
+ * `/-/metrics` answers only clients inside `allowlist` (GitLab's `monitoring_whitelist`, loopback by default) and
+ * 404 to everyone else, as GitLab does. The socket's address is used (svc does not trust forwarding headers).
+ */
+export function installMetrics(app: FastifyInstance, allowlistText: readonly string[]): Registry {
+  const allowlist = parseCidrList(allowlistText.join(','));
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({
@@ -28,8 +34,11 @@ export function installMetrics(app: FastifyInstance): Registry {
     requests.inc(labels);
     duration.observe(labels, reply.elapsedTime / 1000);
   });
-  app.get('/-/metrics', async (_request, reply) =>
-    reply.header('content-type', registry.contentType).send(await registry.metrics()),
-  );
+  app.get('/-/metrics', async (request, reply) => {
+    if (!addressAllowed(request.socket.remoteAddress, allowlist)) {
+      return reply.status(404).send({ error: '404 Not Found' });
+    }
+    return reply.header('content-type', registry.contentType).send(await registry.metrics());
+  });
   return registry;
 }

@@ -29,7 +29,7 @@ export function sessionRoutes(app: ApiApp, ctx: AppContext): void {
       },
     },
     async (req, reply) => {
-      const s = await ctx.users.signIn(req.body.login, req.body.password);
+      const s = await ctx.users.signIn(req.body.login, req.body.password, req.ip);
       reply.setCookie(SESSION_COOKIE, s.token, {
         path: '/',
         httpOnly: true,

@@ -18,6 +18,8 @@ export interface UsersTable {
   bio: string;
   created_at: Timestamp;
   updated_at: Timestamp;
+  failed_attempts: ColumnType<number, number | undefined, number>;
+  locked_at: NullableTimestamp;
 }
 
 export interface PersonalAccessTokensTable {
