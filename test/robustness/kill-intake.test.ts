@@ -1,0 +1,340 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createIntegration } from '../helpers/alerts.js';
+import { createPostgresDatabase, databases } from '../helpers/databases.js';
+import { http } from '../helpers/http.js';
+import { createSentryProject } from '../helpers/sentry.js';
+import { freePort } from '../helpers/server.js';
+
+/**
+ * kill -9 under load: concurrent senders post distinct alerts (notify URL) and distinct Sentry events (store and
+ * envelope); once enough are acknowledged, the server process is SIGKILLed while requests are in flight. After a
+ * restart on the same data directory and database, every acknowledged alert and event is there, exactly once.
+ *
+ * The server runs the current source (`node --import tsx src/main.ts server`), not a build that may be stale.
+ */
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const MAIN = join(REPO_ROOT, 'src/main.ts');
+
+/** Concurrent senders. */
+const SENDERS = 8;
+/** The server is killed once this many alerts AND this many events have been acknowledged. */
+const ACKS_BEFORE_KILL = 150;
+/** Upper bounds on the load: requests in all, and time to reach the kill point. */
+const MAX_REQUESTS = 6_000;
+const LOAD_DEADLINE_MS = 25_000;
+/** Every request gives up after this long (a request still open at the kill fails at once anyway). */
+const REQUEST_TIMEOUT_MS = 10_000;
+const PER_PAGE = 100;
+
+const hex = () => randomBytes(16).toString('hex');
+
+async function until<T>(
+  fn: () => Promise<T | null | undefined | false> | T | null | undefined | false,
+  what: () => string,
+  ms: number,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The server as a child process: its output (tail) and a promise of its exit. */
+interface Child {
+  readonly proc: ChildProcess;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  output(): string;
+}
+
+/** Starts `svc server` from the current source; resolves once it listens and answers /-/health. */
+async function startServer(env: Record<string, string>, base: string): Promise<Child> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', MAIN, 'server'], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const keep = (d: Buffer) => {
+    out = (out + String(d)).slice(-20_000);
+  };
+  proc.stdout!.on('data', keep);
+  proc.stderr!.on('data', keep);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    proc.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const child: Child = { proc, exited, output: () => out };
+  await until(
+    async () => {
+      if (proc.exitCode !== null || proc.signalCode !== null)
+        throw new Error(`the server exited while starting:\n${out}`);
+      if (!out.includes('listening on')) return false;
+      const res = await fetch(`${base}/-/health`).catch(() => null);
+      return res?.status === 200;
+    },
+    () => `the server to start:\n${out}`,
+    40_000,
+  );
+  return child;
+}
+
+/** Every item of a paginated list (GitLab offset pagination), bounded by `maxItems`. */
+async function listAll<T>(
+  api: ReturnType<typeof http>,
+  token: string,
+  path: string,
+  maxItems: number,
+): Promise<T[]> {
+  const all: T[] = [];
+  const sep = path.includes('?') ? '&' : '?';
+  for (let page = 1; page <= Math.ceil(maxItems / PER_PAGE) + 1; page++) {
+    const res = await api.get<T[]>(`${path}${sep}per_page=${PER_PAGE}&page=${page}`, { token });
+    if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    all.push(...res.body);
+    if (res.body.length < PER_PAGE) return all;
+  }
+  throw new Error(`${path} has more than ${maxItems} items`);
+}
+
+/** The names that occur more than once. */
+const duplicates = (names: readonly string[]) => {
+  const seen = new Set<string>();
+  return [...new Set(names.filter((n) => seen.has(n) || !seen.add(n)))];
+};
+
+type Kind = 'alert' | 'store' | 'envelope';
+
+describe.each(await databases())('kill -9 of the server during alert and event intake (%s)', (database) => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-kill-intake-'));
+  let child: Child | null = null;
+  let dropDb: (() => Promise<void>) | null = null;
+
+  afterAll(async () => {
+    if (child && child.proc.exitCode === null && child.proc.signalCode === null) {
+      child.proc.kill('SIGKILL');
+      await child.exited;
+    }
+    await dropDb?.();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps every acknowledged alert and event, once each, and takes new ones after the restart', async () => {
+    const pg = database === 'postgres' ? await createPostgresDatabase() : null;
+    dropDb = pg?.drop ?? null;
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const token = `svcpat-kill-intake-${randomBytes(8).toString('hex')}`;
+    const env = {
+      SVC_HOST: '127.0.0.1',
+      SVC_PORT: String(port),
+      SVC_DATA_DIR: join(dir, 'data'),
+      SVC_STORAGES: `default=${join(dir, 'repositories')}`,
+      SVC_ROOT_PASSWORD: 'kill-intake-password',
+      SVC_ROOT_TOKEN: token,
+      SVC_LOG_LEVEL: 'warn',
+      // Integrated error tracking is on by default only on the hosted offering.
+      SVC_OFFERING: 'hosted',
+      ...(pg && { SVC_DATABASE_URL: pg.url }),
+    };
+    const t0 = Date.now();
+    child = await startServer(env, base);
+    const started = Date.now() - t0;
+    const api = http(base);
+
+    // One project with an HTTP alert integration and integrated error tracking with a client key.
+    const project = await createSentryProject(base, token, 'kill-intake');
+    const integration = await createIntegration(api, token, project.id, { name: 'Load', type: 'http' });
+    const dsn = new URL(project.dsn);
+    const collector = `${dsn.origin}${dsn.pathname.replace(/\/\d+$/, '')}/api/${project.id}`;
+    const storeUrl = `${collector}/store/?sentry_key=${project.publicKey}`;
+    const envelopeUrl = `${collector}/envelope/?sentry_key=${project.publicKey}`;
+
+    const sent = { alert: new Set<string>(), event: new Set<string>() };
+    const acked = { alert: new Set<string>(), event: new Set<string>() };
+    const refused: string[] = [];
+    let unanswered = 0;
+    let inFlight = 0;
+    let requests = 0;
+    let killedWithInFlight = -1;
+    const server = child;
+
+    const request = (kind: Kind, name: string): [string, RequestInit] => {
+      const signal = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+      if (kind === 'alert') {
+        return [
+          integration.url,
+          {
+            method: 'POST',
+            signal,
+            headers: {
+              authorization: `Bearer ${integration.authorization_key}`,
+              'content-type': 'application/json',
+            },
+            body: JSON.stringify({ title: `kill ${name}`, fingerprint: name, severity: 'high' }),
+          },
+        ];
+      }
+      const event = {
+        event_id: name,
+        timestamp: Date.now() / 1000,
+        platform: 'node',
+        level: 'error',
+        message: `kill ${name}`,
+        // One group, so that the events are read back through one paginated list.
+        fingerprint: ['kill-intake'],
+      };
+      const body =
+        kind === 'store'
+          ? JSON.stringify(event)
+          : `${JSON.stringify({ event_id: name })}\n${JSON.stringify({ type: 'event' })}\n${JSON.stringify(event)}\n`;
+      return [
+        kind === 'store' ? storeUrl : envelopeUrl,
+        {
+          method: 'POST',
+          signal,
+          headers: {
+            'content-type': kind === 'store' ? 'application/json' : 'application/x-sentry-envelope',
+          },
+          body,
+        },
+      ];
+    };
+
+    const kill = () => {
+      if (killedWithInFlight >= 0) return;
+      killedWithInFlight = inFlight;
+      server.proc.kill('SIGKILL');
+    };
+
+    const loadStart = Date.now();
+    const loadDeadline = loadStart + LOAD_DEADLINE_MS;
+    const sender = async (i: number) => {
+      const kinds: Kind[] = ['alert', i % 2 === 0 ? 'store' : 'envelope'];
+      for (let n = 0; killedWithInFlight < 0 && requests < MAX_REQUESTS && Date.now() < loadDeadline; n++) {
+        const kind = kinds[n % kinds.length]!;
+        const name = kind === 'alert' ? `alert-${i}-${n}-${hex().slice(0, 8)}` : hex();
+        const set = kind === 'alert' ? 'alert' : 'event';
+        sent[set].add(name);
+        requests++;
+        inFlight++;
+        try {
+          const [url, init] = request(kind, name);
+          const res = await fetch(url, init);
+          await res.text();
+          if (res.status >= 200 && res.status < 300) acked[set].add(name);
+          else refused.push(`${kind} ${res.status}`);
+        } catch {
+          unanswered++;
+        } finally {
+          inFlight--;
+        }
+        // Kill right after an acknowledgement: the other senders' requests are in flight at that moment.
+        if (acked.alert.size >= ACKS_BEFORE_KILL && acked.event.size >= ACKS_BEFORE_KILL) kill();
+      }
+    };
+    await Promise.all(Array.from({ length: SENDERS }, (_, i) => sender(i)));
+    const loadMs = Date.now() - loadStart;
+    const exit = await until(
+      () => (server.proc.signalCode !== null || server.proc.exitCode !== null ? server.exited : null),
+      () => 'the killed server to exit',
+      10_000,
+    );
+
+    // The load reached the kill point, the kill hit requests in flight, and the server was refused nothing.
+    expect(
+      killedWithInFlight,
+      `kill point not reached: ${acked.alert.size} alerts and ${acked.event.size} events acknowledged, ` +
+        `${requests} requests, refused: ${refused.slice(0, 5).join(', ')}\n${server.output()}`,
+    ).toBeGreaterThan(0);
+    expect(exit).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(refused).toEqual([]);
+
+    // Restart on the same data directory and database.
+    const t1 = Date.now();
+    child = await startServer(env, base);
+    const restarted = Date.now() - t1;
+    const health = await api.get('/-/health');
+    expect(health.status).toBe(200);
+    expect(health.body).toEqual({ status: 'ok' });
+
+    // Every acknowledged alert is there once; nothing is there that was never sent.
+    const alerts = await listAll<{
+      iid: number;
+      title: string;
+      fingerprint: string | null;
+      event_count: number;
+    }>(api, token, `/api/v4/projects/${project.id}/alert_management/alerts`, sent.alert.size + 10);
+    const alertNames = alerts.map((a) => a.title.replace(/^kill /, ''));
+    expect(duplicates(alertNames), 'alerts stored twice').toEqual([]);
+    expect(duplicates(alerts.map((a) => String(a.iid))), 'alert iids used twice').toEqual([]);
+    const storedAlerts = new Set(alertNames);
+    expect(
+      [...acked.alert].filter((n) => !storedAlerts.has(n)),
+      'acknowledged alerts lost',
+    ).toEqual([]);
+    expect(
+      alertNames.filter((n) => !sent.alert.has(n)),
+      'alerts that were never sent',
+    ).toEqual([]);
+    expect(alerts.filter((a) => a.event_count !== 1 || a.fingerprint === null)).toEqual([]);
+
+    // Every acknowledged event is there once, in one error whose count matches its events.
+    const errorsPath = `/api/v4/projects/${project.id}/error_tracking/errors`;
+    const errors = await listAll<{ id: number; count: number }>(api, token, errorsPath, 10);
+    expect(errors).toHaveLength(1);
+    const events = await listAll<{ event_id: string; message: string }>(
+      api,
+      token,
+      `${errorsPath}/${errors[0]!.id}/events`,
+      sent.event.size + 10,
+    );
+    const eventIds = events.map((e) => e.event_id);
+    expect(duplicates(eventIds), 'events stored twice').toEqual([]);
+    const storedEvents = new Set(eventIds);
+    expect(
+      [...acked.event].filter((id) => !storedEvents.has(id)),
+      'acknowledged events lost',
+    ).toEqual([]);
+    expect(
+      eventIds.filter((id) => !sent.event.has(id)),
+      'events that were never sent',
+    ).toEqual([]);
+    expect(events.filter((e) => e.message !== `kill ${e.event_id}`)).toEqual([]);
+    expect(errors[0]!.count).toBe(events.length);
+
+    console.info(
+      `[kill-intake ${database}] start ${started} ms, load ${loadMs} ms, restart ${restarted} ms, ` +
+        `verify ${Date.now() - t1 - restarted} ms; ${requests} requests by ${SENDERS} senders; killed with ${killedWithInFlight} ` +
+        `in flight (${unanswered} unanswered); acknowledged ${acked.alert.size} alerts and ${acked.event.size} ` +
+        `events; after restart ${storedAlerts.size} alerts and ${storedEvents.size} events ` +
+        `(${storedAlerts.size - acked.alert.size} + ${storedEvents.size - acked.event.size} unacknowledged but kept)`,
+    );
+
+    // The restarted server takes new alerts and events.
+    const [alertUrl, alertInit] = request('alert', 'after-restart');
+    const newAlert = await fetch(alertUrl, alertInit);
+    expect(newAlert.status).toBe(200);
+    expect(await newAlert.json()).toEqual([{ iid: expect.any(Number), title: 'kill after-restart' }]);
+    const eventId = hex();
+    const [eventUrl, eventInit] = request('envelope', eventId);
+    const newEvent = await fetch(eventUrl, eventInit);
+    expect(newEvent.status).toBe(200);
+    expect(await newEvent.json()).toEqual({ id: eventId });
+    const found = await api.get(
+      `/api/v4/projects/${project.id}/alert_management/alerts?search=${encodeURIComponent('kill after-restart')}`,
+      { token },
+    );
+    expect(found.body.map((a: { title: string }) => a.title)).toEqual(['kill after-restart']);
+    const after = await api.get(`${errorsPath}/${errors[0]!.id}`, { token });
+    expect(after.body.count).toBe(events.length + 1);
+  });
+});
