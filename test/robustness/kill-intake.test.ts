@@ -13,8 +13,10 @@ import { freePort } from '../helpers/server.js';
 
 /**
  * kill -9 under load: concurrent senders post distinct alerts (notify URL) and distinct Sentry events (store and
- * envelope); once enough are acknowledged, the server process is SIGKILLed while requests are in flight. After a
- * restart on the same data directory and database, every acknowledged alert and event is there, exactly once.
+ * envelope); once enough are acknowledged, the server process is SIGKILLed right after one acknowledgement, while
+ * the other senders' requests are in flight. After a restart on the same data directory and database, every
+ * acknowledged alert and event is there, exactly once. Two rounds: one killed right after an alert was
+ * acknowledged, one right after an event was, so that an answer sent before its commit is caught on either path.
  *
  * The server runs the current source (`node --import tsx src/main.ts server`), not a build that may be stale.
  */
@@ -24,11 +26,11 @@ const MAIN = join(REPO_ROOT, 'src/main.ts');
 
 /** Concurrent senders. */
 const SENDERS = 8;
-/** The server is killed once this many alerts AND this many events have been acknowledged. */
+/** Each round kills the server once this many alerts AND this many events were acknowledged in the round. */
 const ACKS_BEFORE_KILL = 150;
-/** Upper bounds on the load: requests in all, and time to reach the kill point. */
+/** Upper bounds on each round's load: requests, and time to reach the kill point. */
 const MAX_REQUESTS = 6_000;
-const LOAD_DEADLINE_MS = 25_000;
+const LOAD_DEADLINE_MS = 30_000;
 /** Every request gives up after this long (a request still open at the kill fails at once anyway). */
 const REQUEST_TIMEOUT_MS = 10_000;
 const PER_PAGE = 100;
@@ -56,6 +58,9 @@ interface Child {
   output(): string;
 }
 
+const alive = (c: Child): boolean => c.proc.exitCode === null && c.proc.signalCode === null;
+const running = (c: Child | null): c is Child => !!c && alive(c);
+
 /** Starts `svc server` from the current source; resolves once it listens and answers /-/health. */
 async function startServer(env: Record<string, string>, base: string): Promise<Child> {
   const proc = spawn(process.execPath, ['--import', 'tsx', MAIN, 'server'], {
@@ -75,8 +80,7 @@ async function startServer(env: Record<string, string>, base: string): Promise<C
   const child: Child = { proc, exited, output: () => out };
   await until(
     async () => {
-      if (proc.exitCode !== null || proc.signalCode !== null)
-        throw new Error(`the server exited while starting:\n${out}`);
+      if (!alive(child)) throw new Error(`the server exited while starting:\n${out}`);
       if (!out.includes('listening on')) return false;
       const res = await fetch(`${base}/-/health`).catch(() => null);
       return res?.status === 200;
@@ -112,6 +116,8 @@ const duplicates = (names: readonly string[]) => {
 };
 
 type Kind = 'alert' | 'store' | 'envelope';
+type Family = 'alert' | 'event';
+const family = (kind: Kind): Family => (kind === 'alert' ? 'alert' : 'event');
 
 /** Whether a 200 body names what was sent: the new alert (notify) or the event id (collector). */
 function acknowledges(kind: Kind, name: string, text: string): boolean {
@@ -131,7 +137,7 @@ describe.each(await databases())('kill -9 of the server during alert and event i
   let dropDb: (() => Promise<void>) | null = null;
 
   afterAll(async () => {
-    if (child && child.proc.exitCode === null && child.proc.signalCode === null) {
+    if (running(child)) {
       // A clean stop (drains, closes the database); SIGKILL if it does not stop within 10 s.
       const proc = child.proc;
       proc.kill('SIGTERM');
@@ -143,7 +149,7 @@ describe.each(await databases())('kill -9 of the server during alert and event i
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('keeps every acknowledged alert and event, once each, and takes new ones after the restart', async () => {
+  it('keeps every acknowledged alert and event, once each, and takes new ones after each restart', async () => {
     const pg = database === 'postgres' ? await createPostgresDatabase() : null;
     dropDb = pg?.drop ?? null;
     const port = await freePort();
@@ -161,9 +167,14 @@ describe.each(await databases())('kill -9 of the server during alert and event i
       SVC_OFFERING: 'hosted',
       ...(pg && { SVC_DATABASE_URL: pg.url }),
     };
-    const t0 = Date.now();
-    child = await startServer(env, base);
-    const started = Date.now() - t0;
+    const timings: string[] = [];
+    const timed = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+      const t = Date.now();
+      const v = await fn();
+      timings.push(`${what} ${Date.now() - t} ms`);
+      return v;
+    };
+    child = await timed('start', () => startServer(env, base));
     const api = http(base);
 
     // One project with an HTTP alert integration and integrated error tracking with a client key.
@@ -174,14 +185,9 @@ describe.each(await databases())('kill -9 of the server during alert and event i
     const storeUrl = `${collector}/store/?sentry_key=${project.publicKey}`;
     const envelopeUrl = `${collector}/envelope/?sentry_key=${project.publicKey}`;
 
+    /** Over all rounds: what was sent and what was acknowledged (a 200 naming it). */
     const sent = { alert: new Set<string>(), event: new Set<string>() };
     const acked = { alert: new Set<string>(), event: new Set<string>() };
-    const refused: string[] = [];
-    let unanswered = 0;
-    let inFlight = 0;
-    let requests = 0;
-    let killedWithInFlight = -1;
-    const server = child;
 
     const request = (kind: Kind, name: string): [string, RequestInit] => {
       const signal = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
@@ -225,123 +231,138 @@ describe.each(await databases())('kill -9 of the server during alert and event i
       ];
     };
 
-    const kill = () => {
-      if (killedWithInFlight >= 0) return;
-      killedWithInFlight = inFlight;
-      server.proc.kill('SIGKILL');
-    };
-
-    const loadStart = Date.now();
-    const loadDeadline = loadStart + LOAD_DEADLINE_MS;
-    const sender = async (i: number) => {
-      const kinds: Kind[] = ['alert', i % 2 === 0 ? 'store' : 'envelope'];
-      for (let n = 0; killedWithInFlight < 0 && requests < MAX_REQUESTS && Date.now() < loadDeadline; n++) {
-        const kind = kinds[n % kinds.length]!;
-        const name = kind === 'alert' ? `alert-${i}-${n}-${hex().slice(0, 8)}` : hex();
-        const set = kind === 'alert' ? 'alert' : 'event';
-        sent[set].add(name);
-        requests++;
-        inFlight++;
-        try {
-          const [url, init] = request(kind, name);
-          const res = await fetch(url, init);
-          const text = await res.text();
-          if (res.status === 200 && acknowledges(kind, name, text)) acked[set].add(name);
-          else refused.push(`${kind} ${res.status} ${text.slice(0, 200)}`);
-        } catch {
-          unanswered++;
-        } finally {
-          inFlight--;
+    /**
+     * Loads the server with SENDERS concurrent senders until the round has ACKS_BEFORE_KILL acknowledgements of
+     * each family, then SIGKILLs it right after the next acknowledgement of `trigger`.
+     */
+    const loadAndKill = async (server: Child, round: number, trigger: Family) => {
+      const ackedInRound = { alert: 0, event: 0 };
+      const refused: string[] = [];
+      let unanswered = 0;
+      let inFlight = 0;
+      let requests = 0;
+      let killedWithInFlight = -1;
+      const deadline = Date.now() + LOAD_DEADLINE_MS;
+      const sender = async (i: number) => {
+        const kinds: Kind[] = ['alert', i % 2 === 0 ? 'store' : 'envelope'];
+        for (let n = 0; killedWithInFlight < 0 && requests < MAX_REQUESTS && Date.now() < deadline; n++) {
+          const kind = kinds[n % kinds.length]!;
+          const name = kind === 'alert' ? `alert-${round}-${i}-${n}-${hex().slice(0, 8)}` : hex();
+          sent[family(kind)].add(name);
+          requests++;
+          inFlight++;
+          let ok = false;
+          try {
+            const [url, init] = request(kind, name);
+            const res = await fetch(url, init);
+            const text = await res.text();
+            ok = res.status === 200 && acknowledges(kind, name, text);
+            if (ok) {
+              acked[family(kind)].add(name);
+              ackedInRound[family(kind)]++;
+            } else refused.push(`${kind} ${res.status} ${text.slice(0, 200)}`);
+          } catch {
+            unanswered++;
+          } finally {
+            inFlight--;
+          }
+          const enough = ackedInRound.alert >= ACKS_BEFORE_KILL && ackedInRound.event >= ACKS_BEFORE_KILL;
+          if (ok && enough && family(kind) === trigger && killedWithInFlight < 0) {
+            // Right after this acknowledgement, while the other senders' requests are in flight.
+            killedWithInFlight = inFlight;
+            server.proc.kill('SIGKILL');
+          }
         }
-        // Kill right after an acknowledgement: the other senders' requests are in flight at that moment.
-        if (acked.alert.size >= ACKS_BEFORE_KILL && acked.event.size >= ACKS_BEFORE_KILL) kill();
-      }
+      };
+      const t = Date.now();
+      await Promise.all(Array.from({ length: SENDERS }, (_, i) => sender(i)));
+      timings.push(`load ${Date.now() - t} ms`);
+      const exit = await until(
+        () => (alive(server) ? null : server.exited),
+        () => 'the server to exit',
+        10_000,
+      );
+      expect(
+        killedWithInFlight,
+        `round ${round}: kill point not reached: ${JSON.stringify(ackedInRound)} acknowledged, ` +
+          `${requests} requests, refused: ${refused.slice(0, 5).join(', ')}\n${server.output()}`,
+      ).toBeGreaterThan(0);
+      expect(exit).toEqual({ code: null, signal: 'SIGKILL' });
+      expect(refused).toEqual([]);
+      return `round ${round} (killed after an ${trigger}): ${requests} requests, ${ackedInRound.alert} alerts and ${ackedInRound.event} events acknowledged, ${killedWithInFlight} in flight at the kill, ${unanswered} unanswered`;
     };
-    await Promise.all(Array.from({ length: SENDERS }, (_, i) => sender(i)));
-    const loadMs = Date.now() - loadStart;
-    const exit = await until(
-      () => (server.proc.signalCode !== null || server.proc.exitCode !== null ? server.exited : null),
-      () => 'the killed server to exit',
-      10_000,
-    );
 
-    // The load reached the kill point, the kill hit requests in flight, and the server was refused nothing.
-    expect(
-      killedWithInFlight,
-      `kill point not reached: ${acked.alert.size} alerts and ${acked.event.size} events acknowledged, ` +
-        `${requests} requests, refused: ${refused.slice(0, 5).join(', ')}\n${server.output()}`,
-    ).toBeGreaterThan(0);
-    expect(exit).toEqual({ code: null, signal: 'SIGKILL' });
-    expect(refused).toEqual([]);
+    let storedEventCount = 0;
+    /** After a restart: every acknowledged alert and event is there once; nothing that was never sent. */
+    const verify = async () => {
+      const health = await api.get('/-/health');
+      expect(health.status).toBe(200);
+      expect(health.body).toEqual({ status: 'ok' });
 
-    // Restart on the same data directory and database.
-    const t1 = Date.now();
-    child = await startServer(env, base);
-    const restarted = Date.now() - t1;
-    const health = await api.get('/-/health');
-    expect(health.status).toBe(200);
-    expect(health.body).toEqual({ status: 'ok' });
+      const alerts = await listAll<{
+        iid: number;
+        title: string;
+        fingerprint: string | null;
+        event_count: number;
+      }>(api, token, `/api/v4/projects/${project.id}/alert_management/alerts`, sent.alert.size + 10);
+      const alertNames = alerts.map((a) => a.title.replace(/^kill /, ''));
+      expect(duplicates(alertNames), 'alerts stored twice').toEqual([]);
+      expect(duplicates(alerts.map((a) => String(a.iid))), 'alert iids used twice').toEqual([]);
+      const storedAlerts = new Set(alertNames);
+      expect(
+        [...acked.alert].filter((n) => !storedAlerts.has(n)),
+        'acknowledged alerts lost',
+      ).toEqual([]);
+      expect(
+        alertNames.filter((n) => !sent.alert.has(n)),
+        'alerts that were never sent',
+      ).toEqual([]);
+      expect(alerts.filter((a) => a.event_count !== 1 || a.fingerprint === null)).toEqual([]);
+      // An alert whose request was cut by the kill is all there or not at all: with its system note.
+      for (const a of alerts.filter((x) => !acked.alert.has(x.title.replace(/^kill /, '')))) {
+        const notes = await api.get(`/api/v4/projects/${project.id}/alert_management/alerts/${a.iid}/notes`, {
+          token,
+        });
+        expect(notes.status).toBe(200);
+        expect(notes.body.map((n: { body: string }) => n.body)).toEqual(['logged an alert from **Load**']);
+      }
 
-    // Every acknowledged alert is there once; nothing is there that was never sent.
-    const alerts = await listAll<{
-      iid: number;
-      title: string;
-      fingerprint: string | null;
-      event_count: number;
-    }>(api, token, `/api/v4/projects/${project.id}/alert_management/alerts`, sent.alert.size + 10);
-    const alertNames = alerts.map((a) => a.title.replace(/^kill /, ''));
-    expect(duplicates(alertNames), 'alerts stored twice').toEqual([]);
-    expect(duplicates(alerts.map((a) => String(a.iid))), 'alert iids used twice').toEqual([]);
-    const storedAlerts = new Set(alertNames);
-    expect(
-      [...acked.alert].filter((n) => !storedAlerts.has(n)),
-      'acknowledged alerts lost',
-    ).toEqual([]);
-    expect(
-      alertNames.filter((n) => !sent.alert.has(n)),
-      'alerts that were never sent',
-    ).toEqual([]);
-    expect(alerts.filter((a) => a.event_count !== 1 || a.fingerprint === null)).toEqual([]);
-    // An alert whose request was cut by the kill is all there or not at all: with its system note.
-    for (const a of alerts.filter((x) => !acked.alert.has(x.title.replace(/^kill /, '')))) {
-      const notes = await api.get(`/api/v4/projects/${project.id}/alert_management/alerts/${a.iid}/notes`, {
+      const errorsPath = `/api/v4/projects/${project.id}/error_tracking/errors`;
+      const errors = await listAll<{ id: number; count: number }>(api, token, errorsPath, 10);
+      expect(errors).toHaveLength(1);
+      const events = await listAll<{ event_id: string; message: string }>(
+        api,
         token,
-      });
-      expect(notes.status).toBe(200);
-      expect(notes.body.map((n: { body: string }) => n.body)).toEqual(['logged an alert from **Load**']);
+        `${errorsPath}/${errors[0]!.id}/events`,
+        sent.event.size + 10,
+      );
+      const eventIds = events.map((e) => e.event_id);
+      expect(duplicates(eventIds), 'events stored twice').toEqual([]);
+      const storedEvents = new Set(eventIds);
+      expect(
+        [...acked.event].filter((id) => !storedEvents.has(id)),
+        'acknowledged events lost',
+      ).toEqual([]);
+      expect(
+        eventIds.filter((id) => !sent.event.has(id)),
+        'events that were never sent',
+      ).toEqual([]);
+      expect(events.filter((e) => e.message !== `kill ${e.event_id}`)).toEqual([]);
+      // The error's counter matches its events: no event counted without being stored, or the reverse.
+      expect(errors[0]!.count).toBe(events.length);
+      storedEventCount = storedEvents.size;
+      return `${storedAlerts.size} alerts and ${storedEvents.size} events stored (${storedAlerts.size - acked.alert.size} + ${storedEvents.size - acked.event.size} unacknowledged but kept)`;
+    };
+
+    const summary: string[] = [];
+    for (const [round, trigger] of [
+      [1, 'alert'],
+      [2, 'event'],
+    ] as const) {
+      summary.push(await loadAndKill(child, round, trigger));
+      child = await timed('restart', () => startServer(env, base));
+      summary.push(await timed('verify', verify));
     }
-
-    // Every acknowledged event is there once, in one error whose count matches its events.
-    const errorsPath = `/api/v4/projects/${project.id}/error_tracking/errors`;
-    const errors = await listAll<{ id: number; count: number }>(api, token, errorsPath, 10);
-    expect(errors).toHaveLength(1);
-    const events = await listAll<{ event_id: string; message: string }>(
-      api,
-      token,
-      `${errorsPath}/${errors[0]!.id}/events`,
-      sent.event.size + 10,
-    );
-    const eventIds = events.map((e) => e.event_id);
-    expect(duplicates(eventIds), 'events stored twice').toEqual([]);
-    const storedEvents = new Set(eventIds);
-    expect(
-      [...acked.event].filter((id) => !storedEvents.has(id)),
-      'acknowledged events lost',
-    ).toEqual([]);
-    expect(
-      eventIds.filter((id) => !sent.event.has(id)),
-      'events that were never sent',
-    ).toEqual([]);
-    expect(events.filter((e) => e.message !== `kill ${e.event_id}`)).toEqual([]);
-    expect(errors[0]!.count).toBe(events.length);
-
-    console.info(
-      `[kill-intake ${database}] start ${started} ms, load ${loadMs} ms, restart ${restarted} ms, ` +
-        `verify ${Date.now() - t1 - restarted} ms; ${requests} requests by ${SENDERS} senders; killed with ${killedWithInFlight} ` +
-        `in flight (${unanswered} unanswered); acknowledged ${acked.alert.size} alerts and ${acked.event.size} ` +
-        `events; after restart ${storedAlerts.size} alerts and ${storedEvents.size} events ` +
-        `(${storedAlerts.size - acked.alert.size} + ${storedEvents.size - acked.event.size} unacknowledged but kept)`,
-    );
 
     // The restarted server takes new alerts and events.
     const [alertUrl, alertInit] = request('alert', 'after-restart');
@@ -358,8 +379,12 @@ describe.each(await databases())('kill -9 of the server during alert and event i
       { token },
     );
     expect(found.body.map((a: { title: string }) => a.title)).toEqual(['kill after-restart']);
-    const after = await api.get(`${errorsPath}/${errors[0]!.id}`, { token });
-    expect(after.body.count).toBe(events.length + 1);
-    // Bounded: the load stops by LOAD_DEADLINE_MS; the rest is two starts and the reads (slower on a busy machine).
-  }, 150_000);
+    const errors = await api.get(`/api/v4/projects/${project.id}/error_tracking/errors`, { token });
+    expect(errors.body).toHaveLength(1);
+    expect(errors.body[0].count).toBe(storedEventCount + 1);
+
+    console.info(`[kill-intake ${database}] ${[...summary, timings.join(', ')].join('; ')}`);
+    // Bounded: each round's load stops by LOAD_DEADLINE_MS; the rest is three starts and the reads (slower on a
+    // busy machine).
+  }, 240_000);
 });
