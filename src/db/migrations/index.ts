@@ -6,6 +6,7 @@ import * as m0004 from './0004_jobs.js';
 import * as m0005 from './0005_storage_moves.js';
 import * as m0006 from './0006_geo_audit.js';
 import * as m0007 from './0007_runners_mrs.js';
+import * as m0009 from './0009_event_dedupe.js';
 
 /** Every migration in order; names are what the migrations table records. */
 export const MIGRATIONS: ReadonlyArray<
@@ -18,4 +19,5 @@ export const MIGRATIONS: ReadonlyArray<
   ['0005_storage_moves', m0005.up],
   ['0006_geo_audit', m0006.up],
   ['0007_runners_mrs', m0007.up],
+  ['0009_event_dedupe', m0009.up],
 ];
