@@ -133,10 +133,17 @@ describe('collector parsers never throw anything but a typed 4xx', () => {
       RUNS,
     );
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.webUrl({ withUserInfo: true }), fc.jsonValue()), (dsn) => {
-        const key = keyFromDsn(dsn);
-        expect(key === null || typeof key === 'string').toBe(true);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.webUrl().map((u) => u.replace('://', '://glet_key@')),
+          fc.jsonValue(),
+        ),
+        (dsn) => {
+          const key = keyFromDsn(dsn);
+          expect(key === null || typeof key === 'string').toBe(true);
+        },
+      ),
       RUNS,
     );
   });
@@ -166,7 +173,7 @@ describe('collector parsers never throw anything but a typed 4xx', () => {
               expect(n).toBeGreaterThanOrEqual(0);
               expect(n).toBeLessThanOrEqual(MAX_SESSION_COUNT);
             }
-            expect(row.release).not.toMatch(/\u0000/);
+            expect(row.release.includes('\u0000')).toBe(false);
           }
         } catch (err) {
           expect4xx(err);
