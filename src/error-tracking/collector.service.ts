@@ -23,11 +23,12 @@ import {
 export const EVENT_LIMIT = 1024 * 1024;
 export const ENVELOPE_LIMIT = 20 * 1024 * 1024;
 /**
- * Items per envelope, after Relay: one event (a second is a "duplicate item"), at most 100 session items
- * (`limits.max_session_count`), and 200 items in all (attachments, client reports, transactions...).
- * Beyond: 400 and nothing stored, so a small compressed envelope can never turn into thousands of writes.
+ * Items per envelope. SDKs send one event per envelope; a few more are tolerated (hand-built envelopes batch
+ * some), each counted against the rate limit. Session items: at most 100 (Relay's `limits.max_session_count`),
+ * and 200 items in all (attachments, client reports, transactions...). Beyond: 400 and nothing stored, so a
+ * small compressed envelope can never turn into thousands of writes.
  */
-export const MAX_EVENT_ITEMS = 1;
+export const MAX_EVENT_ITEMS = 10;
 export const MAX_SESSION_ITEMS = 100;
 export const MAX_ENVELOPE_ITEMS = 200;
 /** Longest envelope header read to find the `dsn` of a request with no key in its URL or headers. */
@@ -164,11 +165,17 @@ export class CollectorService {
     if (!key) throw new ProtocolError(400, '400 Bad request - Failed to parse sentry request');
     if (!target.keys.some((k) => safeEqual(k, key))) throw new ProtocolError(404, '404 Not Found');
 
+    // The rate limit counts events: one for the request here (before any decoding), one more for each further
+    // event of an envelope once they are counted (below).
     const limit = (await this.settings.get()).error_tracking_rate_limit_per_minute;
-    if (limit > 0) {
-      const wait = this.throttle.hit(key, limit, 60, this.clock.now().getTime());
-      if (wait > 0) throw new RateLimited(wait);
-    }
+    const throttle = (events: number) => {
+      if (limit <= 0) return;
+      for (let i = 0; i < events; i++) {
+        const wait = this.throttle.hit(key, limit, 60, this.clock.now().getTime());
+        if (wait > 0) throw new RateLimited(wait);
+      }
+    };
+    throttle(1);
 
     const now = this.clock.now();
     const normalize = (raw: unknown, text: string, eventId?: string): NormalizedEvent => {
@@ -205,12 +212,16 @@ export class CollectorService {
     );
     // Counted before anything is parsed or stored: an envelope beyond the limits changes nothing.
     if (eventItems.length > MAX_EVENT_ITEMS)
-      throw new ProtocolError(400, '400 Bad request - duplicate item in envelope: more than one event');
+      throw new ProtocolError(
+        400,
+        `400 Bad request - too many events in envelope (at most ${MAX_EVENT_ITEMS})`,
+      );
     if (sessionItems.length > MAX_SESSION_ITEMS)
       throw new ProtocolError(
         400,
         `400 Bad request - too many session items in envelope (at most ${MAX_SESSION_ITEMS})`,
       );
+    throttle(eventItems.length - 1);
     const events: NormalizedEvent[] = [];
     const sessions: SessionCounts[] = [];
     for (const item of eventItems) {
@@ -218,8 +229,18 @@ export class CollectorService {
         throw new ProtocolError(413, '413 Request Entity Too Large - event larger than 1 MB');
       const raw = parseJson(item.payload);
       const withId = withEventId(raw, headerId);
+      // The event's own event_id first: the envelope header's names the (usual) single event when it has none,
+      // and must not make several events of one envelope duplicates of each other.
+      const own =
+        typeof raw === 'object' &&
+        raw !== null &&
+        typeof (raw as { event_id?: unknown }).event_id === 'string';
       events.push(
-        normalize(withId, withId === raw ? item.payload.toString('utf8') : JSON.stringify(withId), headerId),
+        normalize(
+          withId,
+          withId === raw ? item.payload.toString('utf8') : JSON.stringify(withId),
+          own ? undefined : headerId,
+        ),
       );
     }
     for (const item of sessionItems) {

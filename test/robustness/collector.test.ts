@@ -93,18 +93,17 @@ describe.each(await databases())('collector under hostile input (%s)', (database
     expect(r.body).toEqual({ message: expect.stringMatching(/^400 Bad request - .*envelope/) });
     expect(await p.errors()).toEqual([]);
 
-    // Two events (Relay: a duplicate event item) are refused as well, before either is stored.
-    const two = await post(
+    // Eleven events: over the ten an envelope may carry; refused before any is stored.
+    const eleven = await post(
       p.envelope,
-      envelope({}, [
-        [{ type: 'event' }, event()],
-        [{ type: 'event' }, event()],
-      ]),
+      envelope(
+        {},
+        Array.from({ length: 11 }, (): [object, object] => [{ type: 'event' }, event()]),
+      ),
     );
-    expect(two.status).toBe(400);
-    expect(two.body).toEqual({
-      message: '400 Bad request - duplicate item in envelope: more than one event',
-    });
+    expect(eleven.status).toBe(400);
+    expect(eleven.body).toEqual({ message: '400 Bad request - too many events in envelope (at most 10)' });
+    expect(await p.errors()).toEqual([]);
 
     const sessions: [object, object][] = [];
     for (let i = 0; i < 20_000; i++)
@@ -125,6 +124,30 @@ describe.each(await databases())('collector under hostile input (%s)', (database
     ).toBe(400);
     expect((await p.sessions()).body).toEqual([]);
     expect(await p.errors()).toEqual([]);
+    await healthy();
+  });
+
+  it('counts the rate limit in events: an envelope of 6 events is over a limit of 5 per minute', async () => {
+    const p = await project();
+    const set = (n: number) =>
+      api.put('/api/v4/application/settings', {
+        token: s.rootToken,
+        body: { error_tracking_rate_limit_per_minute: n },
+      });
+    expect((await set(5)).status).toBe(200);
+    try {
+      const six = envelope(
+        {},
+        Array.from({ length: 6 }, (): [object, object] => [{ type: 'event' }, event()]),
+      );
+      const r = await post(p.envelope, six);
+      expect(r.status).toBe(429);
+      expect(r.body).toEqual({ message: '429 Too Many Requests' });
+      expect(r.headers.get('x-sentry-rate-limits')).toMatch(/^\d+::key$/);
+      expect(await p.errors()).toEqual([]);
+    } finally {
+      expect((await set(0)).status).toBe(200);
+    }
     await healthy();
   });
 
