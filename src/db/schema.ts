@@ -232,6 +232,8 @@ export interface ErrorTrackingErrorsTable {
 export interface ErrorTrackingEventsTable {
   id: Generated<number>;
   error_id: number;
+  /** Set by migration 0009 (null only in rows written before it); unique with event_id. */
+  project_id: number | null;
   event_id: string;
   level: string;
   environment: string | null;

@@ -6,6 +6,9 @@ import { ProtocolError } from './protocol.js';
 /** Largest request body accepted before decompression (Sentry's 20 MB). */
 const BODY_LIMIT = 20 * 1024 * 1024;
 
+const single = (v: string | string[] | undefined): string | undefined =>
+  typeof v === 'string' ? v : undefined;
+
 function cors(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('Access-Control-Allow-Origin', '*');
   reply.header('Access-Control-Expose-Headers', 'X-Sentry-Error, X-Sentry-Rate-Limits, Retry-After');
@@ -63,9 +66,11 @@ export async function collectorRoutes(app: FastifyInstance, ctx: AppContext): Pr
           const result = await ctx.collector.ingest({
             projectId: request.params.id,
             kind,
-            queryKey: request.query.sentry_key || null,
-            authHeader: request.headers['x-sentry-auth'] as string | undefined,
-            contentEncoding: request.headers['content-encoding'],
+            // A repeated parameter or header arrives as a list: only a single value is a key.
+            queryKey: typeof request.query.sentry_key === 'string' ? request.query.sentry_key || null : null,
+            authHeader: single(request.headers['x-sentry-auth']),
+            authorization: single(request.headers.authorization),
+            contentEncoding: single(request.headers['content-encoding']),
             body,
             clientIp: request.ip,
           });

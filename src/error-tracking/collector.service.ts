@@ -10,17 +10,29 @@ import type { ErrorTrackingService } from './error-tracking.service.js';
 import { EventError, type NormalizedEvent, normalizeEvent } from './events.js';
 import {
   decodeBody,
-  type Envelope,
+  decodeFirstLine,
   keyFromAuthHeader,
   keyFromDsn,
   ProtocolError,
   parseEnvelope,
+  parseHeader,
   parseJson,
 } from './protocol.js';
 
 /** Decompressed size limits (Sentry's): one event 1 MB, one envelope 20 MB. */
 export const EVENT_LIMIT = 1024 * 1024;
 export const ENVELOPE_LIMIT = 20 * 1024 * 1024;
+/**
+ * Items per envelope. SDKs send one event per envelope; a few more are tolerated (hand-built envelopes batch
+ * some), each counted against the rate limit. Session items: at most 100 (Relay's `limits.max_session_count`),
+ * and 200 items in all (attachments, client reports, transactions...). Beyond: 400 and nothing stored, so a
+ * small compressed envelope can never turn into thousands of writes.
+ */
+export const MAX_EVENT_ITEMS = 10;
+export const MAX_SESSION_ITEMS = 100;
+export const MAX_ENVELOPE_ITEMS = 200;
+/** Longest envelope header read to find the `dsn` of a request with no key in its URL or headers. */
+const HEADER_LIMIT = 64 * 1024;
 const CACHE_MS = 1000;
 /** Most requests written in one group-commit transaction. */
 const MAX_BATCH = 64;
@@ -30,7 +42,10 @@ export interface CollectorRequest {
   readonly projectId: string;
   readonly kind: 'store' | 'envelope';
   readonly queryKey: string | null;
+  /** `X-Sentry-Auth`. */
   readonly authHeader: string | undefined;
+  /** `Authorization` (used only with the `Sentry` scheme). */
+  readonly authorization?: string | undefined;
   readonly contentEncoding: string | undefined;
   readonly body: Buffer;
   readonly clientIp: string | null;
@@ -135,23 +150,32 @@ export class CollectorService {
     if (!target) throw new ProtocolError(404, '404 Project Not Found');
     if (!target.enabled) throw new ProtocolError(404, '404 Not Found');
 
-    let key = req.queryKey || keyFromAuthHeader(req.authHeader);
-    let decoded: Buffer | null = null;
-    let envelope: Envelope | null = null;
+    // The key is checked before the body is decompressed: from the URL or a header when there, else from the
+    // envelope header's `dsn` (the third way), for which only the first line is decompressed.
+    let key =
+      req.queryKey ||
+      keyFromAuthHeader(req.authHeader) ||
+      (typeof req.authorization === 'string' && /^sentry\s/i.test(req.authorization)
+        ? keyFromAuthHeader(req.authorization)
+        : null);
     if (!key && req.kind === 'envelope') {
-      // The envelope header's `dsn` is the third way to authenticate.
-      decoded = await decodeBody(req.body, req.contentEncoding, ENVELOPE_LIMIT);
-      envelope = parseEnvelope(decoded);
-      key = keyFromDsn(envelope.headers.dsn);
+      const head = await decodeFirstLine(req.body, req.contentEncoding, HEADER_LIMIT);
+      key = keyFromDsn(parseHeader(head, 'envelope header').dsn);
     }
     if (!key) throw new ProtocolError(400, '400 Bad request - Failed to parse sentry request');
     if (!target.keys.some((k) => safeEqual(k, key))) throw new ProtocolError(404, '404 Not Found');
 
+    // The rate limit counts events: one for the request here (before any decoding), one more for each further
+    // event of an envelope once they are counted (below).
     const limit = (await this.settings.get()).error_tracking_rate_limit_per_minute;
-    if (limit > 0) {
-      const wait = this.throttle.hit(key, limit, 60, this.clock.now().getTime());
-      if (wait > 0) throw new RateLimited(wait);
-    }
+    const throttle = (events: number) => {
+      if (limit <= 0) return;
+      for (let i = 0; i < events; i++) {
+        const wait = this.throttle.hit(key, limit, 60, this.clock.now().getTime());
+        if (wait > 0) throw new RateLimited(wait);
+      }
+    };
+    throttle(1);
 
     const now = this.clock.now();
     const normalize = (raw: unknown, text: string, eventId?: string): NormalizedEvent => {
@@ -177,30 +201,56 @@ export class CollectorService {
       return { id: event.eventId };
     }
 
-    decoded ??= await decodeBody(req.body, req.contentEncoding, ENVELOPE_LIMIT);
-    envelope ??= parseEnvelope(decoded);
+    const envelope = parseEnvelope(
+      await decodeBody(req.body, req.contentEncoding, ENVELOPE_LIMIT),
+      MAX_ENVELOPE_ITEMS,
+    );
     const headerId = typeof envelope.headers.event_id === 'string' ? envelope.headers.event_id : undefined;
+    const eventItems = envelope.items.filter((i) => i.headers.type === 'event');
+    const sessionItems = envelope.items.filter(
+      (i) => i.headers.type === 'session' || i.headers.type === 'sessions',
+    );
+    // Counted before anything is parsed or stored: an envelope beyond the limits changes nothing.
+    if (eventItems.length > MAX_EVENT_ITEMS)
+      throw new ProtocolError(
+        400,
+        `400 Bad request - too many events in envelope (at most ${MAX_EVENT_ITEMS})`,
+      );
+    if (sessionItems.length > MAX_SESSION_ITEMS)
+      throw new ProtocolError(
+        400,
+        `400 Bad request - too many session items in envelope (at most ${MAX_SESSION_ITEMS})`,
+      );
+    throttle(eventItems.length - 1);
     const events: NormalizedEvent[] = [];
     const sessions: SessionCounts[] = [];
-    for (const item of envelope.items) {
-      const type = item.headers.type;
-      if (type === 'event') {
-        if (item.payload.length > EVENT_LIMIT)
-          throw new ProtocolError(413, '413 Request Entity Too Large - event larger than 1 MB');
-        const raw = parseJson(item.payload);
-        const withId = withEventId(raw, headerId);
-        events.push(
-          normalize(
-            withId,
-            withId === raw ? item.payload.toString('utf8') : JSON.stringify(withId),
-            headerId,
-          ),
-        );
-      } else if (type === 'session' || type === 'sessions') {
-        sessions.push(...sessionCounts(type, parseJson(item.payload)));
-      }
-      // transaction, client_report, attachment and unknown types: accepted, not stored (Sentry: skip unknown items).
+    for (const item of eventItems) {
+      if (item.payload.length > EVENT_LIMIT)
+        throw new ProtocolError(413, '413 Request Entity Too Large - event larger than 1 MB');
+      const raw = parseJson(item.payload);
+      const withId = withEventId(raw, headerId);
+      // The event's own event_id first: the envelope header's names the (usual) single event when it has none,
+      // and must not make several events of one envelope duplicates of each other.
+      const own =
+        typeof raw === 'object' &&
+        raw !== null &&
+        typeof (raw as { event_id?: unknown }).event_id === 'string';
+      events.push(
+        normalize(
+          withId,
+          withId === raw ? item.payload.toString('utf8') : JSON.stringify(withId),
+          own ? undefined : headerId,
+        ),
+      );
     }
+    for (const item of sessionItems) {
+      if (item.payload.length > EVENT_LIMIT)
+        throw new ProtocolError(413, '413 Request Entity Too Large - session item larger than 1 MB');
+      // Each item is parsed in its own turn of the event loop: other requests (and /-/health) go in between.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      sessions.push(...sessionCounts(item.headers.type as string, parseJson(item.payload)));
+    }
+    // transaction, client_report, attachment and unknown types: accepted, not stored (Sentry: skip unknown items).
     if (events.length > 0) await this.commit(target.project.id, events);
     await this.repo.addSessions(target.project.id, sessions);
     return { id: events[0]?.eventId ?? (headerId ? headerId.replace(/-/g, '') : null) };
@@ -215,37 +265,110 @@ function withEventId(raw: unknown, headerId?: string): unknown {
   return { ...r, event_id: randomUUID().replace(/-/g, '') };
 }
 
+/** Largest count one session field may carry or accumulate (PostgreSQL `integer`; Relay takes u32). */
+export const MAX_SESSION_COUNT = 2_147_483_647;
+const SESSION_STATUSES = new Set(['ok', 'exited', 'crashed', 'abnormal', 'errored']);
+
+const invalidSession = (reason: string) =>
+  new ProtocolError(400, `400 Bad request - Invalid session: ${reason}`);
+
+/** A count field: absent is 0; else a non-negative integer within bounds (Sentry's session schema). */
+function count(o: Record<string, unknown>, key: string): number {
+  const v = o[key];
+  if (v === undefined || v === null) return 0;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_SESSION_COUNT)
+    throw invalidSession(`${key} must be an integer between 0 and ${MAX_SESSION_COUNT}`);
+  return v;
+}
+
+/** A timestamp field: absent, or an RFC 3339 string / epoch seconds that is a real date. */
+function checkTime(o: Record<string, unknown>, key: string): void {
+  const v = o[key];
+  if (v === undefined || v === null) return;
+  const ms = typeof v === 'number' ? v * 1000 : typeof v === 'string' ? Date.parse(v) : Number.NaN;
+  if (!Number.isFinite(ms) || Number.isNaN(new Date(ms).getTime()) || ms < 0)
+    throw invalidSession(`${key} must be a timestamp`);
+}
+
+/**
+ * Release and environment as Sentry accepts them: release 1 to 200 characters without control characters and
+ * not `.`, `..` or blank; environment at most 64 characters without control characters or `/`.
+ */
+function sessionAttrs(p: Record<string, unknown>): { release: string; environment: string } | null {
+  const attrs = (typeof p.attrs === 'object' && p.attrs !== null ? p.attrs : {}) as Record<string, unknown>;
+  const release = attrs.release;
+  if (release === undefined || release === null || release === '') return null;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
+  const control = /[\u0000-\u001f\u007f]/;
+  if (
+    typeof release !== 'string' ||
+    release.length > 200 ||
+    control.test(release) ||
+    release.trim() === '' ||
+    release === '.' ||
+    release === '..'
+  )
+    throw invalidSession('attrs.release is not a valid release name');
+  const env = attrs.environment;
+  if (env === undefined || env === null || env === '') return { release, environment: 'production' };
+  if (typeof env !== 'string' || env.length > 64 || control.test(env) || env.includes('/'))
+    throw invalidSession('attrs.environment is not a valid environment name');
+  return { release, environment: env };
+}
+
+const cap = (n: number) => Math.min(n, MAX_SESSION_COUNT);
+
 /**
  * Session updates counted per release and environment. A `session` item: `init` counts a start; a final status
  * `crashed` counts a crash; `errored`, or an exited/abnormal session with errors, counts an errored session.
- * A `sessions` item carries pre-aggregated buckets.
+ * A `sessions` item carries pre-aggregated buckets (summed here into one row). Invalid numbers, statuses,
+ * timestamps or names are refused with 400 (they would otherwise poison the stored aggregates).
  */
 export function sessionCounts(type: string, payload: unknown): SessionCounts[] {
-  if (typeof payload !== 'object' || payload === null) return [];
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+    throw invalidSession('not a JSON object');
   const p = payload as Record<string, unknown>;
-  const attrs = (typeof p.attrs === 'object' && p.attrs !== null ? p.attrs : {}) as Record<string, unknown>;
-  const release = typeof attrs.release === 'string' ? attrs.release : null;
-  if (!release) return [];
-  const environment = typeof attrs.environment === 'string' ? attrs.environment : 'production';
   if (type === 'sessions') {
-    const buckets = Array.isArray(p.aggregates) ? p.aggregates : [];
-    const n = (b: Record<string, unknown>, k: string) => (typeof b[k] === 'number' ? (b[k] as number) : 0);
-    return buckets
-      .filter((b): b is Record<string, unknown> => typeof b === 'object' && b !== null)
-      .map((b) => ({
-        release,
-        environment,
-        started: n(b, 'exited') + n(b, 'errored') + n(b, 'crashed') + n(b, 'abnormal'),
-        errored: n(b, 'errored'),
-        crashed: n(b, 'crashed'),
-      }));
+    if (p.aggregates !== undefined && !Array.isArray(p.aggregates))
+      throw invalidSession('aggregates must be a list');
+    const attrs = sessionAttrs(p);
+    let started = 0;
+    let errored = 0;
+    let crashed = 0;
+    for (const b of (p.aggregates ?? []) as unknown[]) {
+      if (typeof b !== 'object' || b === null || Array.isArray(b))
+        throw invalidSession('aggregates must hold objects');
+      const bucket = b as Record<string, unknown>;
+      checkTime(bucket, 'started');
+      const e = count(bucket, 'errored');
+      const c = count(bucket, 'crashed');
+      started = cap(started + count(bucket, 'exited') + e + c + count(bucket, 'abnormal'));
+      errored = cap(errored + e);
+      crashed = cap(crashed + c);
+    }
+    return attrs ? [{ ...attrs, started, errored, crashed }] : [];
   }
-  const status = typeof p.status === 'string' ? p.status : 'ok';
-  const errors = typeof p.errors === 'number' ? p.errors : 0;
+  const status = p.status ?? 'ok';
+  if (typeof status !== 'string' || !SESSION_STATUSES.has(status))
+    throw invalidSession('status must be one of ok, exited, crashed, abnormal, errored');
+  if (p.init !== undefined && p.init !== null && typeof p.init !== 'boolean')
+    throw invalidSession('init must be a boolean');
+  const errors = count(p, 'errors');
+  if (p.seq !== undefined && p.seq !== null && !(Number.isSafeInteger(p.seq) && (p.seq as number) >= 0))
+    throw invalidSession('seq must be a non-negative integer');
+  if (
+    p.duration !== undefined &&
+    p.duration !== null &&
+    (typeof p.duration !== 'number' || !Number.isFinite(p.duration) || p.duration < 0)
+  )
+    throw invalidSession('duration must be a non-negative number');
+  checkTime(p, 'timestamp');
+  checkTime(p, 'started');
+  const attrs = sessionAttrs(p);
+  if (!attrs) return [];
   return [
     {
-      release,
-      environment,
+      ...attrs,
       started: p.init === true ? 1 : 0,
       errored: status === 'errored' || ((status === 'exited' || status === 'abnormal') && errors > 0) ? 1 : 0,
       crashed: status === 'crashed' ? 1 : 0,

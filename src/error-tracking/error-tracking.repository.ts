@@ -47,6 +47,9 @@ function toEvent(r: Selectable<ErrorTrackingEventsTable>): ErrorEvent {
   };
 }
 
+/** Largest stored session count (PostgreSQL `integer`). */
+const MAX_COUNT = 2_147_483_647;
+
 export interface SessionCounts {
   readonly release: string;
   readonly environment: string;
@@ -54,6 +57,9 @@ export interface SessionCounts {
   readonly errored: number;
   readonly crashed: number;
 }
+
+/** Another transaction stored the same event_id first: the batch is run again (and skips it then). */
+class DuplicateRace extends Error {}
 
 export type ErrorSort = 'last_seen' | 'first_seen' | 'frequency';
 
@@ -157,9 +163,29 @@ export class ErrorTrackingRepository {
     batches: readonly { projectId: number; events: readonly NormalizedEvent[] }[],
     now: string,
   ): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      for (const b of batches) for (const e of b.events) await this.recordOne(trx, b.projectId, e, now);
-    });
+    // A concurrent transaction (PostgreSQL) may commit the same (project, event_id) between our check and our
+    // insert: the insert then does nothing, and the whole transaction is run again, where the check sees it.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.db.transaction().execute(async (trx) => {
+          for (const b of batches) for (const e of b.events) await this.recordOne(trx, b.projectId, e, now);
+        });
+        return;
+      } catch (err) {
+        if (!(err instanceof DuplicateRace) || attempt >= 3) throw err;
+      }
+    }
+  }
+
+  /** Whether the project already has an event with this id (Sentry deduplicates by event_id per project). */
+  private async seen(trx: Transaction<Database>, projectId: number, eventId: string): Promise<boolean> {
+    const r = await trx
+      .selectFrom('error_tracking_events')
+      .select('id')
+      .where('project_id', '=', projectId)
+      .where('event_id', '=', eventId)
+      .executeTakeFirst();
+    return r !== undefined;
   }
 
   private async recordOne(
@@ -168,6 +194,8 @@ export class ErrorTrackingRepository {
     e: NormalizedEvent,
     now: string,
   ): Promise<void> {
+    // A repeated event_id (an SDK retry, or a replay) is accepted and not stored again.
+    if (await this.seen(trx, projectId, e.eventId)) return;
     const least = this.dialect === 'postgres' ? sql`LEAST` : sql`min`;
     const greatest = this.dialect === 'postgres' ? sql`GREATEST` : sql`max`;
     const tags = JSON.stringify({ ...e.tags, level: e.level });
@@ -225,10 +253,11 @@ export class ErrorTrackingRepository {
           .execute();
       }
     }
-    await trx
+    const inserted = await trx
       .insertInto('error_tracking_events')
       .values({
         error_id: error.id,
+        project_id: projectId,
         event_id: e.eventId,
         level: e.level,
         environment: e.environment,
@@ -239,7 +268,10 @@ export class ErrorTrackingRepository {
         payload: e.payloadJson,
         created_at: now,
       })
-      .execute();
+      .onConflict((oc) => oc.columns(['project_id', 'event_id']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (!inserted) throw new DuplicateRace();
   }
 
   async addSessions(projectId: number, rows: readonly SessionCounts[]): Promise<void> {
@@ -251,9 +283,9 @@ export class ErrorTrackingRepository {
           .values({ project_id: projectId, ...r })
           .onConflict((oc) =>
             oc.columns(['project_id', 'release', 'environment']).doUpdateSet({
-              started: sql`error_tracking_sessions.started + excluded.started`,
-              errored: sql`error_tracking_sessions.errored + excluded.errored`,
-              crashed: sql`error_tracking_sessions.crashed + excluded.crashed`,
+              started: this.saturatingAdd('started'),
+              errored: this.saturatingAdd('errored'),
+              crashed: this.saturatingAdd('crashed'),
             }),
           )
           .execute();
@@ -261,14 +293,35 @@ export class ErrorTrackingRepository {
     });
   }
 
+  /** `column + excluded.column`, saturating at the column's maximum instead of failing (or growing) past it. */
+  private saturatingAdd(column: 'started' | 'errored' | 'crashed') {
+    const cur = sql.ref(`error_tracking_sessions.${column}`);
+    const add = sql.ref(`excluded.${column}`);
+    return this.dialect === 'postgres'
+      ? sql<number>`LEAST(${cur}::bigint + ${add}, ${sql.lit(MAX_COUNT)})::integer`
+      : sql<number>`min(${cur} + ${add}, ${sql.lit(MAX_COUNT)})`;
+  }
+
   async sessions(projectId: number): Promise<SessionCounts[]> {
-    return this.db
+    const rows = await this.db
       .selectFrom('error_tracking_sessions')
       .select(['release', 'environment', 'started', 'errored', 'crashed'])
       .where('project_id', '=', projectId)
       .orderBy('release')
       .orderBy('environment')
       .execute();
+    // Rows written before sessions were validated may hold negative, fractional or non-finite numbers.
+    const clean = (n: unknown) => {
+      const v = Number(n);
+      return Number.isFinite(v) ? Math.min(Math.max(Math.trunc(v), 0), MAX_COUNT) : 0;
+    };
+    return rows.map((r) => ({
+      release: r.release,
+      environment: r.environment,
+      started: clean(r.started),
+      errored: clean(r.errored),
+      crashed: clean(r.crashed),
+    }));
   }
 
   // Reading

@@ -63,10 +63,16 @@ export function scrubNul(v: unknown): unknown {
  * digits (Python µs, Go ns), or no timezone at all (raven: taken as UTC). Missing or unparseable: now.
  */
 export function parseTimestamp(v: unknown, now: Date): string {
-  if (typeof v === 'number' && Number.isFinite(v)) return new Date(v * 1000).toISOString();
+  // Relay replaces timestamps from the future (beyond 60 s of clock drift) and unrepresentable ones with the
+  // receive time, so that one broken clock cannot pin an error to the year 275760 (or fail the request).
+  const sane = (ms: number): string =>
+    Number.isFinite(ms) && ms >= 0 && ms <= now.getTime() + MAX_FUTURE_MS
+      ? new Date(ms).toISOString()
+      : now.toISOString();
+  if (typeof v === 'number' && Number.isFinite(v)) return sane(v * 1000);
   if (typeof v === 'string' && v.trim() !== '') {
     const s = v.trim();
-    if (/^\d+(\.\d+)?$/.test(s)) return new Date(Number(s) * 1000).toISOString();
+    if (/^\d+(\.\d+)?$/.test(s)) return sane(Number(s) * 1000);
     const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})?$/i.exec(s);
     if (m) {
       const frac = m[3] ? m[3].slice(0, 4).padEnd(4, '0') : '.000';
@@ -76,12 +82,32 @@ export function parseTimestamp(v: unknown, now: Date): string {
           : m[4].replace(/^([+-]\d{2})(\d{2})$/, '$1:$2')
         : 'Z';
       const ms = Date.parse(`${m[1]}T${m[2]}${frac}${zone}`);
-      if (!Number.isNaN(ms)) return new Date(ms).toISOString();
+      if (!Number.isNaN(ms)) return sane(ms);
     }
     const ms = Date.parse(s);
-    if (!Number.isNaN(ms)) return new Date(ms).toISOString();
+    if (!Number.isNaN(ms)) return sane(ms);
   }
   return now.toISOString();
+}
+
+/** Clock drift tolerated before an event's timestamp is replaced by the receive time (Relay: 60 s). */
+const MAX_FUTURE_MS = 60_000;
+
+/** Deepest nesting of objects and arrays accepted in an event (SDKs normalise to a depth of 3 to 10). */
+export const MAX_EVENT_DEPTH = 100;
+
+/** Whether `v` nests objects/arrays deeper than `max` levels; iterative, so any depth is safe to check. */
+export function nestedDeeperThan(v: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[v, 1]];
+  while (stack.length > 0) {
+    const [x, d] = stack.pop()!;
+    if (typeof x !== 'object' || x === null) continue;
+    if (d > max) return true;
+    for (const child of Array.isArray(x) ? x : Object.values(x)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, d + 1]);
+    }
+  }
+  return false;
 }
 
 /** The exception values, whether sent as `{values: [...]}` or as a list. */
@@ -213,6 +239,8 @@ export function normalizeEvent(
   },
 ): NormalizedEvent {
   if (!isObject(raw)) throw new EventError('Unsupported sentry payload');
+  if (nestedDeeperThan(raw, MAX_EVENT_DEPTH))
+    throw new EventError(`Unsupported sentry payload: nested deeper than ${MAX_EVENT_DEPTH} levels`);
   // JSON text can only carry NUL as the escape \u0000: without it, there is nothing to scrub.
   const clean = opts.text !== undefined && !opts.text.includes('\\u0000');
   const event = clean ? raw : (scrubNul(raw) as JsonObject);

@@ -2,6 +2,10 @@ import { promisify } from 'node:util';
 import {
   brotliDecompress,
   brotliDecompressSync,
+  createBrotliDecompress,
+  createGunzip,
+  createInflate,
+  createInflateRaw,
   gunzip,
   gunzipSync,
   inflate,
@@ -9,24 +13,24 @@ import {
   inflateRawSync,
   inflateSync,
 } from 'node:zlib';
+import { AppError } from '../errors.js';
 
 /** The Sentry wire protocol: body decoding (bounded), envelopes, auth. Pure apart from zlib. */
 
-/** A request the collector refuses: status and message (GitLab-shaped body built by the caller). */
-export class ProtocolError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
+/** A request the collector refuses: status and GitLab-shaped body `{"message": ...}`. */
+export class ProtocolError extends AppError {
+  constructor(status: number, message: string) {
+    super(status, { message });
+    this.name = 'ProtocolError';
   }
 }
 
 /**
  * Small bodies (the usual single event) are decompressed synchronously: a thread-pool round trip costs more
- * than inflating a few kilobytes. Larger ones go to the thread pool so the event loop keeps serving.
+ * than inflating a few kilobytes. Larger ones go to the thread pool so the event loop keeps serving. Deflate
+ * expands at most ~1032:1, so a synchronous inflate produces at most ~8 MB (a few milliseconds).
  */
-const SYNC_BELOW = 64 * 1024;
+const SYNC_BELOW = 8 * 1024;
 type Inflate = (b: Buffer, o: object) => Promise<Buffer>;
 const either = (sync: (b: Buffer, o: object) => Buffer, async: Inflate): Inflate => {
   const viaPool = promisify(async) as Inflate;
@@ -39,6 +43,7 @@ const brotliAsync = either(brotliDecompressSync, brotliDecompress as never);
 
 const tooLarge = (limit: number) =>
   new ProtocolError(413, `413 Request Entity Too Large - more than ${limit} bytes once decompressed`);
+const undecodable = () => new ProtocolError(400, '400 Bad request - Failed to decompress the request body');
 
 /** Decompresses with a hard output cap: a compression bomb stops at `limit` bytes, whatever its size. */
 async function bounded(
@@ -51,37 +56,52 @@ async function bounded(
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) throw tooLarge(limit);
-    throw new ProtocolError(400, '400 Bad request - Failed to decompress the request body');
+    throw undecodable();
   }
+}
+
+type Coding = 'gzip' | 'deflate' | 'br' | null;
+
+/**
+ * The one content coding of a request: gzip, deflate or br (or none). Several codings (`gzip, gzip`) are
+ * refused: no SDK sends them, and each layer would multiply the work (issue 10, finding 5).
+ */
+export function contentCoding(contentEncoding: string | undefined): Coding {
+  const encodings = (contentEncoding ?? '')
+    .split(',')
+    .map((e) => e.trim().toLowerCase())
+    .filter((e) => e !== '' && e !== 'identity');
+  if (encodings.length > 1)
+    throw new ProtocolError(415, '415 Unsupported Media Type - at most one Content-Encoding is supported');
+  const enc = encodings[0];
+  if (enc === undefined) return null;
+  if (enc === 'gzip' || enc === 'x-gzip') return 'gzip';
+  if (enc === 'deflate' || enc === 'br') return enc;
+  throw new ProtocolError(
+    415,
+    `415 Unsupported Media Type - Content-Encoding ${enc.slice(0, 40)} is not supported`,
+  );
 }
 
 /**
  * The request body as JSON text: Content-Encoding gzip, deflate (zlib or raw) or br, and raven-ruby's base64 of
- * zlib data (sent as application/octet-stream with no Content-Encoding, detected by its `eJ` prefix).
+ * zlib data (sent as application/octet-stream with no Content-Encoding, detected by its `eJ` prefix). One layer
+ * at most, and at most `limit` bytes out.
  */
 export async function decodeBody(
   body: Buffer,
   contentEncoding: string | undefined,
   limit: number,
 ): Promise<Buffer> {
+  const coding = contentCoding(contentEncoding);
   let out = body;
-  const encodings = (contentEncoding ?? '')
-    .split(',')
-    .map((e) => e.trim().toLowerCase())
-    .filter((e) => e !== '' && e !== 'identity');
-  for (const enc of encodings.reverse()) {
-    if (enc === 'gzip' || enc === 'x-gzip') out = await bounded(gunzipAsync, out, limit);
-    else if (enc === 'deflate') {
-      // RFC 9110 deflate is zlib-wrapped; some clients send raw deflate.
-      out =
-        out[0] === 0x78
-          ? await bounded(inflateAsync, out, limit)
-          : await bounded(inflateRawAsync, out, limit);
-    } else if (enc === 'br') out = await bounded(brotliAsync, out, limit);
-    else
-      throw new ProtocolError(415, `415 Unsupported Media Type - Content-Encoding ${enc} is not supported`);
-  }
-  if (encodings.length === 0 && out.length > 2 && out[0] === 0x65 && out[1] === 0x4a) {
+  if (coding === 'gzip') out = await bounded(gunzipAsync, out, limit);
+  else if (coding === 'deflate') {
+    // RFC 9110 deflate is zlib-wrapped; some clients send raw deflate.
+    out =
+      out[0] === 0x78 ? await bounded(inflateAsync, out, limit) : await bounded(inflateRawAsync, out, limit);
+  } else if (coding === 'br') out = await bounded(brotliAsync, out, limit);
+  else if (out.length > 2 && out[0] === 0x65 && out[1] === 0x4a) {
     // base64("x\x9c...") starts with "eJ": zlib inside base64 (the store endpoint's legacy wrapper).
     const text = out.toString('latin1').trim();
     if (/^[A-Za-z0-9+/=\r\n]+$/.test(text))
@@ -91,10 +111,68 @@ export async function decodeBody(
   return out;
 }
 
-/** Reads `sentry_key` from an `X-Sentry-Auth` header (`Sentry sentry_version=7, sentry_key=..., ...`). */
-export function keyFromAuthHeader(header: string | undefined): string | null {
-  if (!header) return null;
-  const m = /(?:^|[\s,])sentry_key\s*=\s*([A-Za-z0-9_-]+)/.exec(header);
+/**
+ * The first line of the decoded body (an envelope's header), decompressing no more than `limit` bytes: enough
+ * to read the `dsn` that authenticates the request before the body is decompressed in full. Streams on the
+ * thread pool and stops as soon as the line ends, so a bomb behind an unknown key costs next to nothing.
+ */
+export async function decodeFirstLine(
+  body: Buffer,
+  contentEncoding: string | undefined,
+  limit: number,
+): Promise<Buffer> {
+  const coding = contentCoding(contentEncoding);
+  const firstLine = (b: Buffer) => {
+    const nl = b.indexOf(0x0a);
+    if (nl !== -1) return b.subarray(0, nl);
+    if (b.length > limit) throw new ProtocolError(400, '400 Bad request - Envelope header is too long');
+    return b;
+  };
+  if (coding === null) return firstLine(body.subarray(0, limit + 1));
+  const stream =
+    coding === 'gzip'
+      ? createGunzip()
+      : coding === 'br'
+        ? createBrotliDecompress()
+        : body[0] === 0x78
+          ? createInflate()
+          : createInflateRaw();
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (err: unknown, value?: Buffer) => {
+      if (done) return;
+      done = true;
+      stream.removeAllListeners('data');
+      stream.on('error', () => undefined);
+      stream.destroy();
+      if (err) reject(err);
+      else resolve(value!);
+    };
+    stream.on('data', (chunk: Buffer) => {
+      const nl = chunk.indexOf(0x0a);
+      if (nl !== -1) {
+        chunks.push(chunk.subarray(0, nl));
+        return finish(null, Buffer.concat(chunks));
+      }
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size > limit) finish(new ProtocolError(400, '400 Bad request - Envelope header is too long'));
+    });
+    stream.on('end', () => finish(null, Buffer.concat(chunks)));
+    stream.on('error', () => finish(chunks.length > 0 ? null : undecodable(), Buffer.concat(chunks)));
+    stream.end(body);
+  });
+}
+
+/**
+ * Reads `sentry_key` from an `X-Sentry-Auth` or `Authorization` header
+ * (`Sentry sentry_version=7, sentry_key=..., ...`); an `Authorization` header of another scheme carries none.
+ */
+export function keyFromAuthHeader(header: unknown): string | null {
+  if (typeof header !== 'string' || header === '' || header.length > 8192) return null;
+  const m = /(?:^|[\s,])sentry_key\s*=\s*([A-Za-z0-9_-]{1,256})(?![A-Za-z0-9_-])/.exec(header);
   return m ? m[1]! : null;
 }
 
@@ -119,7 +197,8 @@ export interface Envelope {
   readonly items: EnvelopeItem[];
 }
 
-function parseHeader(line: Buffer, what: string): Record<string, unknown> {
+/** Parses one header line (the envelope's or an item's): a JSON object, else 400. */
+export function parseHeader(line: Buffer, what: string): Record<string, unknown> {
   let v: unknown;
   try {
     v = JSON.parse(line.toString('utf8'));
@@ -133,9 +212,10 @@ function parseHeader(line: Buffer, what: string): Record<string, unknown> {
 
 /**
  * Parses an envelope (Sentry's "Serialization Format"): a header line, then items of a header line and a
- * payload that is `length` bytes when given, else runs to the next newline or the end.
+ * payload that is `length` bytes when given, else runs to the next newline or the end. More than `maxItems`
+ * items: 400, before any of the excess is parsed.
  */
-export function parseEnvelope(body: Buffer): Envelope {
+export function parseEnvelope(body: Buffer, maxItems = Number.POSITIVE_INFINITY): Envelope {
   const NL = 0x0a;
   let pos = body.indexOf(NL);
   const headerEnd = pos === -1 ? body.length : pos;
@@ -151,6 +231,8 @@ export function parseEnvelope(body: Buffer): Envelope {
     }
     const lineEnd = body.indexOf(NL, pos);
     const itemHeaderEnd = lineEnd === -1 ? body.length : lineEnd;
+    if (items.length >= maxItems)
+      throw new ProtocolError(400, `400 Bad request - too many items in envelope (at most ${maxItems})`);
     const itemHeaders = parseHeader(body.subarray(pos, itemHeaderEnd), 'item header');
     pos = itemHeaderEnd + 1;
     const length = itemHeaders.length;

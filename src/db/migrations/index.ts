@@ -7,6 +7,7 @@ import * as m0005 from './0005_storage_moves.js';
 import * as m0006 from './0006_geo_audit.js';
 import * as m0007 from './0007_runners_mrs.js';
 import * as m0008 from './0008_hardening_moves.js';
+import * as m0009 from './0009_event_dedupe.js';
 import * as m0010 from './0010_sign_in_lockout.js';
 import type { MigrationEnv } from './helpers.js';
 
@@ -22,5 +23,6 @@ export const MIGRATIONS: ReadonlyArray<
   ['0006_geo_audit', m0006.up],
   ['0007_runners_mrs', m0007.up],
   ['0008_hardening_moves', m0008.up],
+  ['0009_event_dedupe', m0009.up],
   ['0010_sign_in_lockout', m0010.up],
 ];
