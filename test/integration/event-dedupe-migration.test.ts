@@ -27,10 +27,12 @@ describe.each(await databases())('migration 0009_event_dedupe (%s)', (database) 
         : new SqliteDialect({ database: sqliteWithoutForeignKeys() }),
     });
     const dialect: DialectName = database;
+    // Migration 0008 encrypts existing secrets; these rows have none, so any key will do.
+    const env = { secretKey: () => Buffer.alloc(32, 1) };
     try {
       const upTo = MIGRATIONS.findIndex(([name]) => name === '0009_event_dedupe');
       expect(upTo).toBeGreaterThan(0);
-      for (const [, up] of MIGRATIONS.slice(0, upTo)) await up(db as never, dialect);
+      for (const [, up] of MIGRATIONS.slice(0, upTo)) await up(db as never, dialect, env);
       if (pool) await sql`SET session_replication_role = replica`.execute(db);
       const now = new Date().toISOString();
       const error = (id: number, project: number, count: number) => ({
@@ -69,7 +71,7 @@ describe.each(await databases())('migration 0009_event_dedupe (%s)', (database) 
         .values([ev(1, 'a'), ev(1, 'a'), ev(1, 'a'), ev(2, 'a'), ev(3, 'a')])
         .execute();
       const migration = MIGRATIONS[upTo]![1];
-      await migration(db as never, dialect);
+      await migration(db as never, dialect, env);
 
       const events = await db
         .selectFrom('error_tracking_events')
