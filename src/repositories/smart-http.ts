@@ -154,6 +154,9 @@ async function authenticate(
 
 /** Resolves the container a git path names, for this caller. */
 async function resolve(ctx: AppContext, user: User | null, path: string): Promise<Target | null> {
+  // No repository path holds control characters (PostgreSQL refuses a NUL in a query parameter).
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
+  if (/[\u0000-\u001f\u007f]/.test(path)) return null;
   // Ids beyond the databases' integer range name nothing (PostgreSQL would refuse the query).
   if (/(?:^|\/)\d{10,}(?:\.wiki)?$/.test(path) && path.match(/\d+/g)!.some((n) => Number(n) > MAX_ID)) {
     return null;

@@ -187,6 +187,14 @@ describe.each(await databases())('git smart HTTP and snippets under hostile inpu
         'HTTP Basic: Access denied\n',
       ],
       ['GET', '/groups/x.wiki.git/info/refs?service=git-upload-pack', 401, 'HTTP Basic: Access denied\n'],
+      [
+        'GET',
+        '/root/open-source%00.git/info/refs?service=git-upload-pack',
+        401,
+        'HTTP Basic: Access denied\n',
+      ],
+      // A newline ends the path pattern: no git path, the API's not-found answer.
+      ['POST', '/root/open-source%0A.git/git-upload-pack', 404, '{"error":"404 Not Found"}'],
     ];
     for (const [method, path, status, text] of cases) {
       const r = await raw(s.url, method, path);
