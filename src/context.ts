@@ -102,6 +102,8 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       error_tracking_rate_limit_per_minute: 0,
       error_tracking_retention_days: 90,
       allow_local_requests_from_web_hooks_and_services: false,
+      // GitLab's default: no maximum push size.
+      receive_max_input_size: 0,
       sign_in_text: '',
       help_text: '',
     },

@@ -72,6 +72,7 @@ export function adminRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void
             error_tracking_rate_limit_per_minute: Type.Integer(),
             error_tracking_retention_days: Type.Integer(),
             allow_local_requests_from_web_hooks_and_services: Type.Boolean(),
+            receive_max_input_size: Type.Integer(),
             sign_in_text: Type.String(),
             help_text: Type.String(),
           }),

@@ -22,6 +22,8 @@ export interface ApplicationSettings {
   error_tracking_retention_days: number;
   /** Whether outbound requests (external Sentry) may go to loopback and private addresses. */
   allow_local_requests_from_web_hooks_and_services: boolean;
+  /** GitLab's "Maximum push size (MB)": larger git pushes are refused; 0 means unlimited (GitLab's default). */
+  receive_max_input_size: number;
   /** Deprecated in 16.2, removed in 17.0 (the Appearance API's description replaces them). */
   sign_in_text: string;
   help_text: string;
@@ -77,6 +79,11 @@ const VALIDATORS: { [K in SettingKey]: (v: unknown, storages: readonly string[])
     Number.isInteger(v) && (v as number) >= 1 ? null : 'must be a positive integer',
   allow_local_requests_from_web_hooks_and_services: (v) =>
     typeof v === 'boolean' ? null : 'must be a boolean',
+  // Megabytes; 0 is unlimited. The cap keeps the byte count a safe integer.
+  receive_max_input_size: (v) =>
+    Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 1_048_576
+      ? null
+      : 'must be an integer from 0 to 1048576',
   sign_in_text: (v) =>
     typeof v === 'string' && v.length <= 10_000 ? null : 'must be a text of at most 10000 characters',
   help_text: (v) =>

@@ -13,6 +13,7 @@ import {
 } from './accounts.js';
 import type { ProjectsService, StoragePicker } from './projects.service.js';
 import type { SettingsService } from './settings.service.js';
+import { snippetFileNameProblem } from './snippet-file-name.js';
 import type { SnippetsRepository } from './snippets.repository.js';
 
 export interface SnippetInput {
@@ -85,8 +86,8 @@ export class SnippetsService {
     if (input.title !== undefined && input.title.trim() === '') errors.title = ["can't be blank"];
     if (creating && (input.content === undefined || input.content === ''))
       errors.content = ["can't be blank"];
-    if (input.fileName !== undefined && /[/\\]|^\.\.?$/.test(input.fileName))
-      errors.file_name = ['is invalid'];
+    const nameProblem = input.fileName === undefined ? null : snippetFileNameProblem(input.fileName);
+    if (nameProblem) errors.file_name = [nameProblem];
     if (Object.keys(errors).length > 0) throw invalidFields(errors);
   }
 

@@ -92,6 +92,8 @@ export class Git {
     child.stderr.on('data', (d) => {
       err += String(d);
     });
+    // git may exit before reading all of its input (EPIPE): its exit status reports the failure.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(opts.input);
     const code = await new Promise<number | null>((resolve, reject) => {
       child.once('error', reject);
@@ -112,11 +114,19 @@ export class Git {
     message: string,
     author: { name: string; email: string },
   ): Promise<string> {
+    // The name is one path component (the snippets service validated it); checked again here because a
+    // newline would start another mktree entry (a gitlink, a `.git` directory) and a NUL would end this one.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
+    if (/[\u0000-\u001f\u007f/\\]/.test(file.name) || ['', '.', '..'].includes(file.name)) {
+      throw new GitError(`invalid file name ${JSON.stringify(file.name)}`);
+    }
     const blob = (
       await this.run(['hash-object', '-w', '--stdin'], { cwd: path, input: file.content })
     ).trim();
+    if (!/^[0-9a-f]{40,64}$/.test(blob)) throw new GitError(`unexpected object id from hash-object: ${blob}`);
+    // Always a regular file (mode 100644, type blob); NUL-terminated (-z) so the name is taken verbatim.
     const tree = (
-      await this.run(['mktree'], { cwd: path, input: `100644 blob ${blob}\t${file.name}\n` })
+      await this.run(['mktree', '-z'], { cwd: path, input: `100644 blob ${blob}\t${file.name}\0` })
     ).trim();
     const ref = `refs/heads/${branch}`;
     const parent = (

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Transform, type TransformCallback } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { AccessLevel, canSee, type User } from '../accounts/accounts.js';
 import type { AppContext } from '../context.js';
 import { AppError, READ_ONLY_MESSAGE } from '../errors.js';
@@ -10,6 +11,99 @@ import type { ContainerKind } from './git.js';
 const GIT_PATH = /^\/(.+?)\.git\/(info\/refs|git-upload-pack|git-receive-pack)$/;
 
 type Service = 'git-upload-pack' | 'git-receive-pack';
+type Action = 'info/refs' | Service;
+
+const MIB = 1024 * 1024;
+/**
+ * Largest fetch negotiation (wants and haves) taken, after decompression. Real ones are kilobytes to a few
+ * megabytes even for very large repositories.
+ */
+export const MAX_UPLOAD_PACK_REQUEST_BYTES = 64 * MIB;
+/** A gzip request body may expand this many times its compressed size (beyond its first MiB); git's do ~3x. */
+export const MAX_GZIP_RATIO = 100;
+/**
+ * Request body read and thrown away after git stopped reading (so that the client reads git's answer, e.g. the
+ * push size error); beyond it the connection is closed.
+ */
+const MAX_DRAIN_BYTES = 64 * MIB;
+/** Room for the ref update commands in front of the pack when checking the push size ourselves. */
+const PUSH_COMMANDS_SLACK_BYTES = MIB;
+/** Largest id the databases store (PostgreSQL `integer`): larger numbers name nothing. */
+const MAX_ID = 2_147_483_647;
+
+/** A git smart HTTP request: the repository path a client addresses and what it asks for. */
+export interface GitRequest {
+  readonly repoPath: string;
+  readonly action: Action;
+  readonly service: Service;
+}
+
+/** The message of a git request svc refuses: sent as text/plain, which git shows to its user as `remote: ...`. */
+const refuse = (status: number, message: string) => new AppError(status, { message });
+
+/**
+ * Parses the request line of a git smart HTTP request. Returns null when the URL is no git path (the API
+ * routes answer it); throws a 4xx AppError for a git path asked the wrong way.
+ */
+export function parseGitRequest(method: string | undefined, url: string): GitRequest | null {
+  const q = url.indexOf('?');
+  const rawPath = q >= 0 ? url.slice(0, q) : url;
+  let pathname: string;
+  try {
+    pathname = decodeURIComponent(rawPath);
+  } catch {
+    return null; // Not valid percent-encoding: no repository path; the router answers it.
+  }
+  const m = GIT_PATH.exec(pathname);
+  if (!m) return null;
+  const action = m[2] as Action;
+  const service =
+    action === 'info/refs' ? new URLSearchParams(q >= 0 ? url.slice(q + 1) : '').get('service') : action;
+  if (service !== 'git-upload-pack' && service !== 'git-receive-pack') {
+    throw refuse(403, 'Only the smart HTTP protocol is supported');
+  }
+  if ((action === 'info/refs') !== (method === 'GET')) throw refuse(405, 'Method Not Allowed');
+  return { repoPath: m[1]!, action, service };
+}
+
+/**
+ * The content coding of a git request body: none, or one gzip layer (what git sends for large fetch
+ * negotiations). Anything else, stacked layers included, is refused with 415.
+ */
+export function gitRequestEncoding(header: string | string[] | undefined): 'identity' | 'gzip' {
+  if (header === undefined) return 'identity';
+  const layers = (Array.isArray(header) ? header.join(',') : header)
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter((s) => s !== '' && s !== 'identity');
+  if (layers.length === 0) return 'identity';
+  if (layers.length === 1 && (layers[0] === 'gzip' || layers[0] === 'x-gzip')) return 'gzip';
+  throw refuse(415, 'Unsupported Content-Encoding: git requests take at most one layer of gzip');
+}
+
+/**
+ * Counts the bytes a request feeds git and fails the stream beyond `limit` (and, for gzip bodies, beyond
+ * MAX_GZIP_RATIO times the compressed size read so far).
+ */
+class ByteLimit extends Transform {
+  private seen = 0;
+
+  constructor(
+    private readonly limit: number,
+    private readonly tooLarge: () => AppError,
+    private readonly compressed: (() => number) | null,
+  ) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    this.seen += chunk.length;
+    if (this.seen > this.limit) done(this.tooLarge());
+    else if (this.compressed && this.seen > MIB && this.seen > MAX_GZIP_RATIO * this.compressed()) {
+      done(refuse(413, 'The gzip request body expands too much'));
+    } else done(null, chunk);
+  }
+}
 
 /** A repository as a git client addresses it, with what the caller may do. */
 interface Target {
@@ -60,6 +154,13 @@ async function authenticate(
 
 /** Resolves the container a git path names, for this caller. */
 async function resolve(ctx: AppContext, user: User | null, path: string): Promise<Target | null> {
+  // No repository path holds control characters (PostgreSQL refuses a NUL in a query parameter).
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
+  if (/[\u0000-\u001f\u007f]/.test(path)) return null;
+  // Ids beyond the databases' integer range name nothing (PostgreSQL would refuse the query).
+  if (/(?:^|\/)\d{10,}(?:\.wiki)?$/.test(path) && path.match(/\d+/g)!.some((n) => Number(n) > MAX_ID)) {
+    return null;
+  }
   try {
     const wiki = /^groups\/(.+)\.wiki$/.exec(path);
     if (wiki) {
@@ -106,28 +207,27 @@ async function resolve(ctx: AppContext, user: User | null, path: string): Promis
 
 /**
  * Git smart HTTP (clone, fetch, push) with the system git in `--stateless-rpc` mode, answered before Fastify
- * parses anything so pack data streams straight between the client and git.
+ * parses anything so pack data streams straight between the client and git. No request can end the process:
+ * every stream has its errors handled, git is killed when the client goes away, and bad input is a 4xx.
  */
 export function installSmartHttp(app: FastifyInstance, ctx: AppContext): void {
   app.addHook('onRequest', async (request, reply) => {
-    const url = new URL(request.url, 'http://svc');
-    const m = GIT_PATH.exec(decodeURIComponent(url.pathname));
-    if (!m) return;
+    let parsed: GitRequest | null;
+    try {
+      parsed = parseGitRequest(request.raw.method, request.url);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      reply.hijack();
+      return fail(reply.raw, err.status, err.message);
+    }
+    if (!parsed) return;
     reply.hijack();
     const req = request.raw;
     const res = reply.raw;
+    const { action, service } = parsed;
     try {
-      const action = m[2]!;
-      const service: Service | null =
-        action === 'info/refs'
-          ? ((url.searchParams.get('service') as Service | null) ?? null)
-          : (action as Service);
-      if (service !== 'git-upload-pack' && service !== 'git-receive-pack') {
-        return fail(res, 403, 'Only the smart HTTP protocol is supported');
-      }
-      if ((action === 'info/refs') !== (req.method === 'GET')) return fail(res, 405, 'Method Not Allowed');
       const { user, scopes } = await authenticate(ctx, req);
-      const target = await resolve(ctx, user, m[1]!);
+      const target = await resolve(ctx, user, parsed.repoPath);
       const write = service === 'git-receive-pack';
       const challenge = { 'www-authenticate': 'Basic realm="svc"' };
       if (!target)
@@ -142,6 +242,9 @@ export function installSmartHttp(app: FastifyInstance, ctx: AppContext): void {
           : fail(res, 401, 'HTTP Basic: Access denied', challenge);
       }
       const path = ctx.repositories.path(target.kind, target.id, target.storage);
+      if (!(await ctx.repositories.git.exists(path))) {
+        return fail(res, 404, 'The project you were looking for could not be found.');
+      }
       const env = {
         GIT_PROTOCOL: typeof req.headers['git-protocol'] === 'string' ? req.headers['git-protocol'] : '',
       };
@@ -155,19 +258,50 @@ export function installSmartHttp(app: FastifyInstance, ctx: AppContext): void {
           // git prints "remote error: <message>" for an ERR packet.
           return void res.end(pkt(`ERR ${READ_ONLY_MESSAGE}`));
         }
-        return await pipeGit(ctx, service, ['--stateless-rpc', '--advertise-refs', path], null, res, env);
+        const run = await runGit(ctx, [service.slice(4), '--stateless-rpc', '--advertise-refs', path], env, {
+          req,
+          res,
+          input: null,
+        });
+        return void finish(request.log, service, run, res);
       }
       if (write && target.readOnly) return fail(res, 403, READ_ONLY_MESSAGE);
-      const input = req.headers['content-encoding'] === 'gzip' ? req.pipe(createGunzip()) : req;
-      res.writeHead(200, { 'content-type': `application/x-${service}-result`, 'cache-control': 'no-cache' });
-      const done = pipeGit(ctx, service, ['--stateless-rpc', path], input, res, env);
+      const gzip = gitRequestEncoding(req.headers['content-encoding']) === 'gzip';
+      // GitLab's receive_max_input_size (MB, 0 = unlimited): git itself refuses a larger pack with a message
+      // the client shows ("pack exceeds maximum allowed size"); our count is the backstop for the whole body.
+      const maxPushMb = write ? (await ctx.settings.get()).receive_max_input_size : 0;
+      const limit = write
+        ? maxPushMb > 0
+          ? maxPushMb * MIB + PUSH_COMMANDS_SLACK_BYTES
+          : Number.POSITIVE_INFINITY
+        : MAX_UPLOAD_PACK_REQUEST_BYTES;
+      const tooLarge = () =>
+        write
+          ? refuse(413, `You are attempting to push more than the maximum push size of ${maxPushMb} MB.`)
+          : refuse(413, `The fetch request is larger than ${MAX_UPLOAD_PACK_REQUEST_BYTES / MIB} MiB`);
+      const args = [
+        ...(maxPushMb > 0 ? ['-c', `receive.maxInputSize=${maxPushMb * MIB}`] : []),
+        service.slice(4),
+        '--stateless-rpc',
+        path,
+      ];
+      res.setHeader('content-type', `application/x-${service}-result`);
+      res.setHeader('cache-control', 'no-cache');
+      const done = runGit(ctx, args, env, { req, res, input: { gzip, limit, tooLarge } });
       if (write) {
-        await ctx.repositories.trackWrite(path, done);
-        if (target.kind === 'project') await ctx.projects.touchActivity(target.id);
+        const settled = done.then((run) => {
+          if (run.exitCode !== 0) throw new Error('push failed');
+        });
+        settled.catch(() => undefined);
+        await ctx.repositories.trackWrite(path, settled).catch(() => undefined);
+        const run = await done;
+        if (finish(request.log, service, run, res) && target.kind === 'project') {
+          await ctx.projects.touchActivity(target.id);
+        }
       } else {
-        await done;
+        const run = await done;
         // A clone or fetch of a project is a repository download (audit events; spec 17.0 change).
-        if (target.kind === 'project') {
+        if (finish(request.log, service, run, res) && target.kind === 'project') {
           const { project } = await ctx.projects.find(user, String(target.id));
           await ctx.audit.recordDownload(user, project, request.ip, 'git');
         }
@@ -176,6 +310,7 @@ export function installSmartHttp(app: FastifyInstance, ctx: AppContext): void {
       if (err instanceof AppError && err.status === 401) {
         return fail(res, 401, 'HTTP Basic: Access denied', { 'www-authenticate': 'Basic realm="svc"' });
       }
+      if (err instanceof AppError && err.status < 500) return fail(res, err.status, err.message);
       request.log.error({ err }, 'git smart HTTP failed');
       if (!res.headersSent) fail(res, 500, 'Internal error');
       else res.end();
@@ -183,26 +318,134 @@ export function installSmartHttp(app: FastifyInstance, ctx: AppContext): void {
   });
 }
 
-function pipeGit(
+/** How a git run ended. */
+interface GitRun {
+  /** git's exit status; null when it was killed. */
+  readonly exitCode: number | null;
+  readonly stderr: string;
+  /** Why the request body could not be fed to git (bad gzip, over a limit), if so. */
+  readonly inputError: AppError | null;
+  /** The client went away before the answer was complete. */
+  readonly clientGone: boolean;
+}
+
+/**
+ * Answers after git ended: ends the response (with a 4xx when git wrote nothing because the request was bad)
+ * and says whether git did its work.
+ */
+function finish(log: FastifyBaseLogger, service: Service, run: GitRun, res: ServerResponse): boolean {
+  const ok = run.exitCode === 0 && !run.inputError && !run.clientGone;
+  if (!ok && !run.clientGone) {
+    log.info({ service, exitCode: run.exitCode, stderr: run.stderr.slice(0, 500) }, 'git request failed');
+  }
+  if (run.clientGone || res.writableEnded) return ok;
+  if (!res.headersSent && !ok) {
+    const err = run.inputError ?? refuse(400, `git ${service.slice(4)} could not read the request`);
+    res.removeHeader('cache-control');
+    fail(res, err.status, err.message, { connection: 'close' });
+    return false;
+  }
+  res.end();
+  return ok;
+}
+
+/**
+ * Runs git with the request body (after at most one gzip layer, counted against `limit`) on its stdin and its
+ * stdout streamed into the response. Resolves when git has exited; never rejects for what the client does.
+ */
+function runGit(
   ctx: AppContext,
-  service: Service,
   args: string[],
-  input: NodeJS.ReadableStream | null,
-  res: ServerResponse,
   env: Record<string, string>,
-): Promise<void> {
-  const child = ctx.repositories.git.spawn([service.slice(4), ...args], env);
-  if (input) input.pipe(child.stdin);
-  else child.stdin.end();
-  child.stdout.pipe(res);
+  io: {
+    req: IncomingMessage;
+    res: ServerResponse;
+    input: { gzip: boolean; limit: number; tooLarge: () => AppError } | null;
+  },
+): Promise<GitRun> {
+  const { req, res } = io;
+  const child = ctx.repositories.git.spawn(args, env);
   let stderr = '';
-  child.stderr.on('data', (d) => {
-    stderr += String(d);
+  let inputError: AppError | null = null;
+  let clientGone = false;
+  let exited = false;
+  const kill = () => {
+    if (!exited) child.kill('SIGKILL');
+  };
+  // git may stop reading early (an upload-pack request that ends with a flush, a push over the size limit):
+  // writes to its stdin then fail with EPIPE; its exit status and output say how it went.
+  child.stdin.on('error', () => undefined);
+  child.stdout.on('error', kill);
+  child.stderr.on('error', kill);
+  child.stderr.on('data', (d: Buffer) => {
+    if (stderr.length < 4096) stderr += String(d);
   });
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) =>
-      code === 0 ? resolve() : reject(new Error(`git ${service} exited ${code}: ${stderr.trim()}`)),
-    );
+  const onClose = () => {
+    if (!res.writableFinished) {
+      clientGone = true;
+      kill();
+    }
+  };
+  res.once('close', onClose);
+  res.on('error', kill);
+  req.on('error', kill);
+  child.stdout.pipe(res, { end: false });
+
+  let compressed = 0;
+  if (io.input) {
+    const { gzip, limit, tooLarge } = io.input;
+    const failInput = (err: unknown) => {
+      inputError ??= err instanceof AppError ? err : refuse(400, 'The request body is not valid gzip');
+      req.unpipe();
+      child.stdin.destroy();
+      kill();
+    };
+    const counter = new ByteLimit(limit, tooLarge, gzip ? () => compressed : null);
+    counter.on('error', failInput);
+    if (gzip) {
+      const gunzip = createGunzip();
+      gunzip.on('error', failInput);
+      req.on('data', (d: Buffer) => {
+        compressed += d.length;
+      });
+      req.pipe(gunzip).pipe(counter).pipe(child.stdin);
+    } else {
+      req.pipe(counter).pipe(child.stdin);
+    }
+  } else {
+    child.stdin.end();
+  }
+
+  return new Promise((resolvePromise) => {
+    let settled = false;
+    const settle = (exitCode: number | null) => {
+      if (settled) return;
+      settled = true;
+      exited = true;
+      res.off('close', onClose);
+      child.stdout.unpipe(res);
+      drain(req);
+      resolvePromise({ exitCode, stderr, inputError, clientGone });
+    };
+    child.once('error', (err) => {
+      stderr += String(err);
+      settle(null);
+    });
+    child.once('close', (code) => settle(code));
   });
+}
+
+/**
+ * After git ended, reads and discards what is left of the request body (up to MAX_DRAIN_BYTES) so the
+ * client, still sending, gets to read the answer; beyond that, closes the connection.
+ */
+function drain(req: IncomingMessage): void {
+  if (req.complete || req.destroyed) return;
+  req.unpipe();
+  let left = MAX_DRAIN_BYTES;
+  req.on('data', (d: Buffer) => {
+    left -= d.length;
+    if (left < 0) req.socket.destroy();
+  });
+  req.resume();
 }

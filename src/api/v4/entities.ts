@@ -138,6 +138,7 @@ export const SettingsEntity = Type.Object({
   error_tracking_rate_limit_per_minute: Int,
   error_tracking_retention_days: Int,
   allow_local_requests_from_web_hooks_and_services: Bool,
+  receive_max_input_size: Int,
   /** Present only before 17.0 (removed then; see the deprecation catalog). */
   sign_in_text: Type.Optional(Str),
   help_text: Type.Optional(Str),
