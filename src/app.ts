@@ -14,7 +14,7 @@ import { alertRoutes } from './alerts/alerts.routes.js';
 import { intakeRoutes } from './alerts/intake.routes.js';
 import { authenticate } from './api/auth.js';
 import { deprecationRoutes, installDeprecationSignals } from './api/deprecations.js';
-import { installErrorHandling } from './api/errors.js';
+import { frameworkErrors, installErrorHandling } from './api/errors.js';
 import { installMetrics } from './api/metrics.js';
 import { OpenApiCollector } from './api/openapi.js';
 import { redactUrl } from './api/redact.js';
@@ -106,6 +106,7 @@ export async function buildApp(
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

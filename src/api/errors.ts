@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 
 /** Turns one Ajv error into GitLab's (Grape's) parameter message: `name is missing`, `id is invalid`. */
@@ -14,6 +14,27 @@ function describe(err: NonNullable<FastifyError['validation']>[number], part: st
   return `${name} is invalid`;
 }
 
+/**
+ * PostgreSQL's data exceptions (SQLSTATE class 22) that only a client's value can cause: a number out of the
+ * column's range (an id like 99999999999999 in a path) or text PostgreSQL cannot store (`\u0000`). SQLite
+ * stores 64-bit integers and NULs, so it raises none of these.
+ */
+function clientDataError(error: unknown): string | null {
+  const code = (error as { code?: unknown }).code;
+  if (code === '22003') return 'a number is out of range';
+  if (code === '22021' || code === '22P05' || code === '22P02') return 'a value is invalid';
+  return null;
+}
+
+/** Answers the router's own refusals (a malformed percent-encoding in the path) with GitLab's body shape. */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  if (error.code === 'FST_ERR_BAD_URL') {
+    reply.status(400).send({ error: '400 Bad request - the URL is not valid' });
+    return;
+  }
+  reply.status(error.statusCode ?? 400).send({ message: `${error.statusCode ?? 400} Bad request` });
+}
+
 /** Installs GitLab-shaped error handling: AppError bodies as thrown, validation as `{"error": ...}`, 500s opaque. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
@@ -22,6 +43,13 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     if (error.validation) {
       return reply.status(400).send({ error: describe(error.validation[0]!, error.validationContext) });
+    }
+    const dataError = clientDataError(error);
+    if (dataError) {
+      // The database refused a value the client sent (a number beyond its integer range, a NUL in text):
+      // the request was bad, the transaction rolled back, nothing changed.
+      request.log.warn({ err: error }, 'the database refused a value from the request');
+      return reply.status(400).send({ message: `400 Bad request - ${dataError}` });
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
