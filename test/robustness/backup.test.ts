@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BackupService } from '../../src/backup/backup.service.js';
 import { type Config, loadConfig } from '../../src/config.js';
@@ -13,8 +11,6 @@ import { createPostgresDatabase, databases } from '../helpers/databases.js';
 import { authUrl, pushCommit } from '../helpers/git.js';
 import { http } from '../helpers/http.js';
 import { startTestServer } from '../helpers/server.js';
-
-const run = promisify(execFile);
 
 /** A backup service on its own database connection, as the `svc backup` command opens one beside a running server. */
 function openBackup(config: Config) {
