@@ -21,7 +21,7 @@ import { freePort } from '../helpers/server.js';
  *
  * The server runs the current source, not a `dist` that may be stale: src/main.ts is bundled once per run with
  * esbuild (tsx's own transpiler; the packages stay external and resolve from the checkout's node_modules), which
- * starts in a third of the time `node --import tsx src/main.ts` takes, and this test starts the server six times.
+ * loads in less than half the time `node --import tsx src/main.ts` takes (3 server starts per database).
  */
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
