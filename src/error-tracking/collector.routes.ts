@@ -33,6 +33,19 @@ export async function collectorRoutes(app: FastifyInstance, ctx: AppContext): Pr
     done(null, body),
   );
   app.addHook('onRequest', async (request, reply) => cors(request, reply));
+  // A wrong key in the URL or a header is refused before the body is read (issue 10, finding 5).
+  app.addHook('onRequest', async (request) => {
+    if (request.method !== 'POST') return;
+    const params = request.params as { id?: string };
+    const query = request.query as Record<string, unknown>;
+    if (!params.id) return;
+    await ctx.collector.precheck({
+      projectId: params.id,
+      queryKey: typeof query.sentry_key === 'string' ? query.sentry_key || null : null,
+      authHeader: single(request.headers['x-sentry-auth']),
+      authorization: single(request.headers.authorization),
+    });
+  });
 
   app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
     if (error instanceof RateLimited) {

@@ -144,6 +144,21 @@ export class CollectorService {
     }
   }
 
+  /**
+   * Checks a key given in the URL or a header before the request body is even read: a wrong key costs no upload,
+   * no decompression. Without such a key nothing is decided here (the envelope header may carry it).
+   */
+  async precheck(
+    req: Omit<CollectorRequest, 'body' | 'contentEncoding' | 'clientIp' | 'kind'>,
+  ): Promise<void> {
+    const key = requestKey(req);
+    if (!key) return;
+    const target = await this.target(req.projectId);
+    if (!target) throw new ProtocolError(404, '404 Project Not Found');
+    if (!target.enabled) throw new ProtocolError(404, '404 Not Found');
+    if (!target.keys.some((k) => safeEqual(k, key))) throw new ProtocolError(404, '404 Not Found');
+  }
+
   /** Handles one store or envelope request; returns the event id answered to the SDK. */
   async ingest(req: CollectorRequest): Promise<{ id: string | null }> {
     const target = await this.target(req.projectId);
@@ -152,12 +167,7 @@ export class CollectorService {
 
     // The key is checked before the body is decompressed: from the URL or a header when there, else from the
     // envelope header's `dsn` (the third way), for which only the first line is decompressed.
-    let key =
-      req.queryKey ||
-      keyFromAuthHeader(req.authHeader) ||
-      (typeof req.authorization === 'string' && /^sentry\s/i.test(req.authorization)
-        ? keyFromAuthHeader(req.authorization)
-        : null);
+    let key = requestKey(req);
     if (!key && req.kind === 'envelope') {
       const head = await decodeFirstLine(req.body, req.contentEncoding, HEADER_LIMIT);
       key = keyFromDsn(parseHeader(head, 'envelope header').dsn);
@@ -255,6 +265,17 @@ export class CollectorService {
     await this.repo.addSessions(target.project.id, sessions);
     return { id: events[0]?.eventId ?? (headerId ? headerId.replace(/-/g, '') : null) };
   }
+}
+
+/** The key from `sentry_key=`, `X-Sentry-Auth` or `Authorization: Sentry ...`, in that order. */
+function requestKey(req: Pick<CollectorRequest, 'queryKey' | 'authHeader' | 'authorization'>): string | null {
+  return (
+    req.queryKey ||
+    keyFromAuthHeader(req.authHeader) ||
+    (typeof req.authorization === 'string' && /^sentry\s/i.test(req.authorization)
+      ? keyFromAuthHeader(req.authorization)
+      : null)
+  );
 }
 
 /** An event without an id gets one (SDKs always send it; hand-written payloads may not). */

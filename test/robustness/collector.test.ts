@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databases } from '../helpers/databases.js';
@@ -226,6 +227,29 @@ describe.each(await databases())('collector under hostile input (%s)', (database
       authorization: `Sentry sentry_version=7, sentry_key=${wrong}`,
     });
     expect(a).toMatchObject({ status: 404, body: { message: '404 Not Found' } });
+    // A wrong key is answered before the body is read: the upload below never ends, the answer comes anyway.
+    let answered = false;
+    const early = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        `${p.base}/envelope/?sentry_key=${wrong}`,
+        { method: 'POST', headers: { 'content-encoding': 'gzip' } },
+        (res) => {
+          let text = '';
+          res.on('data', (c) => {
+            text += c;
+          });
+          res.on('end', () => {
+            answered = true;
+            req.destroy();
+            resolve({ status: res.statusCode ?? 0, body: text });
+          });
+        },
+      );
+      req.on('error', (err) => (answered ? undefined : reject(err)));
+      req.write(bomb.subarray(0, 1024));
+    });
+    expect(early.status).toBe(404);
+    expect(JSON.parse(early.body)).toEqual({ message: '404 Not Found' });
     // Key only in the envelope header: only that line is decompressed, the bomb behind it never is.
     const dsn = p.dsn.replace(p.key, wrong);
     const headerThenBomb = gzipSync(
