@@ -62,7 +62,7 @@ export function parseGitRequest(method: string | undefined, url: string): GitReq
   if (service !== 'git-upload-pack' && service !== 'git-receive-pack') {
     throw refuse(403, 'Only the smart HTTP protocol is supported');
   }
-  if ((action === 'info/refs') !== (method === 'GET')) throw refuse(405, 'Method Not Allowed');
+  if (method !== (action === 'info/refs' ? 'GET' : 'POST')) throw refuse(405, 'Method Not Allowed');
   return { repoPath: m[1]!, action, service };
 }
 
