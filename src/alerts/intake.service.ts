@@ -7,6 +7,7 @@ import type { Tier } from '../config.js';
 import { safeEqual } from '../crypto.js';
 import { AppError, badRequest, forbidden, notFound, unauthorized } from '../errors.js';
 import type { IssuesRepository } from '../issues/issues.repository.js';
+import { FixedWindowThrottle } from '../throttle.js';
 import {
   type Alert,
   jsonDepth,
@@ -18,7 +19,6 @@ import {
 } from './alerts.js';
 import { type AlertsRepository, isUniqueViolation } from './alerts.repository.js';
 import type { IntegrationsService, IntegrationView } from './integrations.service.js';
-import { NotifyThrottle } from './notify-throttle.js';
 
 /** Nesting depth allowed in alert payloads (GitLab's DeepSize limit). */
 export const MAX_PAYLOAD_DEPTH = 100;
@@ -46,7 +46,7 @@ type Resolved = { project: Project; integration: IntegrationView | null } | null
 export class IntakeService {
   private readonly resolved = new Map<string, { value: Promise<Resolved>; at: number }>();
   /** Notifications per integration, counted after authentication (see `authenticate`). */
-  readonly throttle = new NotifyThrottle();
+  readonly throttle = new FixedWindowThrottle<number>();
 
   constructor(
     private readonly repo: AlertsRepository,

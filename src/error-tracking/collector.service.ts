@@ -66,7 +66,7 @@ export class RateLimited extends ProtocolError {
  */
 export class CollectorService {
   private readonly targets = new Map<string, { value: Promise<Target>; at: number }>();
-  private readonly throttle = new FixedWindowThrottle();
+  private readonly throttle = new FixedWindowThrottle<string>();
   private readonly pending: {
     projectId: number;
     events: readonly NormalizedEvent[];
