@@ -127,6 +127,18 @@ export async function buildApp(
     if (reply.statusCode === 304) return;
     const type = String(reply.getHeader('content-type') ?? '');
     reply.header('Content-Security-Policy', type.startsWith('text/html') ? UI_CSP : API_CSP);
+    // GitLab answers JSON as exactly `application/json` (JSON is UTF-8 by definition, RFC 8259), and clients
+    // compare it exactly: python-gitlab 3.x (Debian 12's) refuses anything else (its issue 2503).
+    if (type === 'application/json; charset=utf-8') reply.header('Content-Type', 'application/json');
+  });
+  // An empty body with `Content-Type: application/json` is no body (python-gitlab sends that on every DELETE;
+  // GitLab accepts it). Anything else goes through Fastify's own parser, prototype-poisoning checks included.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    parseJson(req, text, done);
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>
     done(null, parseForm(body as string)),

@@ -16,7 +16,13 @@ const strict = addFormats(new Ajv({ ...base, coerceTypes: false }));
  * validated as sent, so `null` stays `null` (v5 rejects `private_profile: null`; coercion would turn it into false).
  */
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
-  const loose: ValidateFunction = coercing.compile(schema);
+  const coerced: ValidateFunction = coercing.compile(schema);
+  const loose = ((data: unknown) => {
+    grapeBooleans(schema, data);
+    const ok = coerced(data);
+    (loose as unknown as { errors: unknown }).errors = coerced.errors;
+    return ok;
+  }) as unknown as ValidateFunction;
   if (httpPart !== 'body') return loose;
   const exact: ValidateFunction = strict.compile(schema);
   const validate = (data: unknown) => {
@@ -27,6 +33,38 @@ export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpP
   };
   return validate as unknown as ValidateFunction;
 };
+
+// Grape's Boolean coercion (dry-types `Params::Bool`): python-gitlab sends `True`, Perl clients `1`.
+const TRUE_WORDS = new Set(['1', 'on', 't', 'true', 'y', 'yes']);
+const FALSE_WORDS = new Set(['0', 'off', 'f', 'false', 'n', 'no']);
+
+type Node = { type?: unknown; anyOf?: Node[]; properties?: Record<string, Node> };
+
+const accepts = (s: Node | undefined, type: string): boolean =>
+  s !== undefined &&
+  (s.type === type ||
+    (Array.isArray(s.type) && s.type.includes(type)) ||
+    (s.anyOf ?? []).some((x) => accepts(x, type)));
+
+/**
+ * Turns Grape's spellings of booleans in text parameters (query strings, path parameters, form bodies) into
+ * booleans, in place, where the schema takes a boolean and no string; Ajv's own coercion knows only
+ * `true`/`false`. Anything else is left for the schema to refuse.
+ */
+function grapeBooleans(schema: Node, data: unknown): void {
+  if (typeof data !== 'object' || data === null || !schema.properties) return;
+  const record = data as Record<string, unknown>;
+  for (const [key, prop] of Object.entries(schema.properties)) {
+    const value = record[key];
+    if (typeof value === 'string' && accepts(prop, 'boolean') && !accepts(prop, 'string')) {
+      const word = value.toLowerCase();
+      if (TRUE_WORDS.has(word)) record[key] = true;
+      else if (FALSE_WORDS.has(word)) record[key] = false;
+    } else if (typeof value === 'object') {
+      grapeBooleans(prop, value);
+    }
+  }
+}
 
 /** Parses `application/x-www-form-urlencoded`, with Rails-style `key[]=a&key[]=b` arrays. */
 export function parseForm(text: string): Record<string, unknown> {

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databases } from '../helpers/databases.js';
+import { http } from '../helpers/http.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/**
+ * What GitLab clients rely on at the HTTP level (issue 11): JSON answers typed exactly `application/json`
+ * (python-gitlab 3.x compares it exactly), and `Content-Type: application/json` with an empty body accepted as
+ * no body (python-gitlab sends that on every DELETE).
+ */
+describe.each(await databases())('GitLab clients at the HTTP level (%s)', (database) => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ database });
+  });
+  afterAll(async () => s?.stop());
+
+  it('types JSON answers exactly application/json, errors included', async () => {
+    const api = http(s.url);
+    for (const res of [
+      await api.get('/api/v4/user', { token: s.rootToken }),
+      await api.get('/api/v4/version', { token: s.rootToken }),
+      await api.get('/api/v4/projects/404404', { token: s.rootToken }),
+      await api.get('/api/v4/user'),
+    ]) {
+      expect(res.headers.get('content-type')).toBe('application/json');
+    }
+  });
+
+  it('takes an empty JSON body as no body on DELETE, POST and PUT', async () => {
+    const api = http(s.url);
+    const headers = { 'content-type': 'application/json' };
+    const created = await api.post('/api/v4/projects', { token: s.rootToken, body: { name: 'empty-body' } });
+    expect(created.status).toBe(201);
+    const id = (created.body as { id: number }).id;
+    // PUT with nothing to change: answered with the project, as GitLab does.
+    const put = await api.put(`/api/v4/projects/${id}`, { token: s.rootToken, headers, raw: '' });
+    expect(put.status).toBe(200);
+    const del = await api.delete(`/api/v4/projects/${id}`, { token: s.rootToken, headers, raw: '' });
+    expect(del.status).toBe(202);
+    expect((await api.get(`/api/v4/projects/${id}`, { token: s.rootToken })).status).toBe(404);
+    // Parameters in the query string with an empty JSON body (python-gitlab's create with query_data).
+    const viaQuery = await api.post('/api/v4/projects?name=from-query', {
+      token: s.rootToken,
+      headers,
+      raw: '',
+    });
+    expect(viaQuery.status).toBe(201);
+    // A body that is not JSON is still refused, and whitespace alone is no body.
+    const bad = await api.post('/api/v4/projects', { token: s.rootToken, headers, raw: '{"name":' });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toHaveProperty('message');
+    const blank = await api.post('/api/v4/projects?name=blank-body', {
+      token: s.rootToken,
+      headers,
+      raw: ' \n',
+    });
+    expect(blank.status).toBe(201);
+  });
+
+  it("reads Grape's boolean spellings in query strings and forms (True, 1, yes, on, t and their false forms)", async () => {
+    const api = http(s.url);
+    const other = await api.post('/api/v4/users', {
+      token: s.rootToken,
+      body: { username: 'bool-user', email: 'bool@example.com', name: 'B', password: 'bool-user-pass-1' },
+    });
+    expect(other.status).toBe(201);
+    const project = await api.post(`/api/v4/projects/user/${(other.body as { id: number }).id}`, {
+      token: s.rootToken,
+      body: { name: 'not-mine' },
+    });
+    expect(project.status).toBe(201);
+    const names = async (q: string) => {
+      const res = await api.get<{ name: string }[]>(`/api/v4/projects?${q}`, { token: s.rootToken });
+      expect(res.status, q).toBe(200);
+      return res.body.map((p) => p.name);
+    };
+    const all = await names('owned=false');
+    expect(all).toContain('not-mine');
+    for (const yes of ['True', 'true', '1', 'yes', 'on', 't', 'Y'])
+      expect(await names(`owned=${yes}`)).not.toContain('not-mine');
+    for (const no of ['False', '0', 'no', 'off', 'f', 'N']) expect(await names(`owned=${no}`)).toEqual(all);
+    const bad = await api.get('/api/v4/projects?owned=maybe', { token: s.rootToken });
+    expect(bad).toMatchObject({ status: 400, body: { error: 'owned is invalid' } });
+
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const on = await api.put('/api/v4/application/settings', {
+      token: s.rootToken,
+      headers: form,
+      raw: 'allow_local_requests_from_web_hooks_and_services=True',
+    });
+    expect(on.status).toBe(200);
+    expect(on.body).toMatchObject({ allow_local_requests_from_web_hooks_and_services: true });
+    const off = await api.put('/api/v4/application/settings', {
+      token: s.rootToken,
+      headers: form,
+      raw: 'allow_local_requests_from_web_hooks_and_services=0',
+    });
+    expect(off.body).toMatchObject({ allow_local_requests_from_web_hooks_and_services: false });
+  });
+});
