@@ -378,8 +378,10 @@ describe('alert management UI (Chromium)', () => {
       const confirm = page.getByRole('dialog', { name: 'Delete integration?' });
       await confirm.getByRole('button', { name: 'Delete integration' }).click();
       await page.getByText('Integration "Prometheus" deleted.').waitFor();
+      // Its row has two such cells (name and type) until the list reloads: wait until none is left.
       await integrationsTable(page)
         .getByRole('cell', { name: 'Prometheus', exact: true })
+        .first()
         .waitFor({ state: 'detached' });
       await page.screenshot({ path: '/tmp/svc-alerts-settings.png', fullPage: true });
     });
