@@ -18,6 +18,7 @@ import { AlertsService } from './alerts/alerts.service.js';
 import { IntakeService } from './alerts/intake.service.js';
 import { IntegrationsService } from './alerts/integrations.service.js';
 import { AuditService } from './audit/audit.service.js';
+import { BackupService } from './backup/backup.service.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { createCipher, loadOrCreateSecretKey } from './crypto.js';
@@ -213,4 +214,16 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     ),
     collector: new CollectorService(errorTrackingRepo, projects, errorTracking, settings, clock),
   };
+}
+
+/** The backup service over a context (the `svc backup` commands open their own, beside a running server). */
+export function createBackupService(ctx: AppContext): BackupService {
+  return new BackupService(
+    ctx.db.kysely,
+    ctx.db.dialect,
+    ctx.repositories,
+    ctx.config.dataDir,
+    ctx.config.release,
+    async () => (await ctx.settings.get()).repository_storages_weighted,
+  );
 }

@@ -1,9 +1,9 @@
 import { Presets, SingleBar } from 'cli-progress';
 import { Command, Option } from 'commander';
 import { TOKEN_SCOPES, type TokenScope } from './accounts/accounts.js';
-import { BackupError, BackupService, type Progress, silentProgress } from './backup/backup.service.js';
+import { BackupError, type Progress, silentProgress } from './backup/backup.service.js';
 import { ConfigError, loadConfig } from './config.js';
-import { createContext } from './context.js';
+import { createBackupService, createContext } from './context.js';
 import { createDb, migrate } from './db/db.js';
 import { AppError } from './errors.js';
 import { restrictUmask, secureDataDir } from './file-modes.js';
@@ -307,17 +307,6 @@ function terminalProgress(): Progress {
   };
 }
 
-function backupService(ctx: ReturnType<typeof createContext>): BackupService {
-  return new BackupService(
-    ctx.db.kysely,
-    ctx.db.dialect,
-    ctx.repositories,
-    ctx.config.dataDir,
-    ctx.config.release,
-    async () => (await ctx.settings.get()).repository_storages_weighted,
-  );
-}
-
 const backup = program
   .command('backup')
   .description('back up or restore the whole instance (database, repositories, secret key)');
@@ -332,7 +321,7 @@ backup
   .action(async (o: { output: string }) => {
     try {
       await withContext(async (ctx) => {
-        const manifest = await backupService(ctx).create(o.output, terminalProgress());
+        const manifest = await createBackupService(ctx).create(o.output, terminalProgress());
         const rows = Object.values(manifest.tables).reduce((a, b) => a + b, 0);
         process.stdout.write(
           `svc: wrote ${o.output}: ${rows} rows, ${manifest.repositories.length} repositories\n`,
@@ -352,7 +341,10 @@ backup
       try {
         await migrate(db);
         // No bootstrap: the restored data brings its own users.
-        const manifest = await backupService(createContext(config, db)).restore(file, terminalProgress());
+        const manifest = await createBackupService(createContext(config, db)).restore(
+          file,
+          terminalProgress(),
+        );
         const rows = Object.values(manifest.tables).reduce((a, b) => a + b, 0);
         process.stdout.write(
           `svc: restored ${rows} rows and ${manifest.repositories.length} repositories (checksums verified)\n`,

@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { seedProjectRows } from '../../test/helpers/rows.js';
 import { systemClock } from '../clock.js';
 import { createDb, type Db, migrate } from '../db/db.js';
 import { JobQueue } from '../jobs/queue.js';
@@ -31,53 +32,7 @@ describe('storage move job', () => {
     await migrate(db);
     const k = db.kysely;
     const now = new Date().toISOString();
-    await k
-      .insertInto('users')
-      .values({
-        username: 'u',
-        name: 'u',
-        email: 'u@x',
-        password_digest: null,
-        admin: 1,
-        state: 'active',
-        private_profile: 0,
-        bio: '',
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
-    await k
-      .insertInto('namespaces')
-      .values({
-        kind: 'user',
-        name: 'u',
-        path: 'u',
-        full_path: 'u',
-        parent_id: null,
-        owner_id: 1,
-        visibility: 'public',
-        description: '',
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
-    await k
-      .insertInto('projects')
-      .values({
-        namespace_id: 1,
-        name: 'p',
-        path: 'p',
-        description: '',
-        visibility: 'private',
-        default_branch: 'main',
-        monitor_enabled: 1,
-        repository_storage: 'a',
-        creator_id: 1,
-        created_at: now,
-        updated_at: now,
-        last_activity_at: now,
-      })
-      .execute();
+    await seedProjectRows(k, 'a');
     const git = new MismatchingGit();
     const repos = new RepositoriesService(git, {
       a: { path: join(dir, 'a'), weight: 100 },
@@ -136,53 +91,7 @@ describe('storage move job', () => {
     await migrate(db);
     const k = db.kysely;
     const now = new Date().toISOString();
-    await k
-      .insertInto('users')
-      .values({
-        username: 'u',
-        name: 'u',
-        email: 'u@x',
-        password_digest: null,
-        admin: 1,
-        state: 'active',
-        private_profile: 0,
-        bio: '',
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
-    await k
-      .insertInto('namespaces')
-      .values({
-        kind: 'user',
-        name: 'u',
-        path: 'u',
-        full_path: 'u',
-        parent_id: null,
-        owner_id: 1,
-        visibility: 'public',
-        description: '',
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
-    await k
-      .insertInto('projects')
-      .values({
-        namespace_id: 1,
-        name: 'p',
-        path: 'p',
-        description: '',
-        visibility: 'private',
-        default_branch: 'main',
-        monitor_enabled: 1,
-        repository_storage: 'a',
-        creator_id: 1,
-        created_at: now,
-        updated_at: now,
-        last_activity_at: now,
-      })
-      .execute();
+    await seedProjectRows(k, 'a');
     const git = new Git();
     const repos = new RepositoriesService(git, {
       a: { path: join(dir, 'a'), weight: 100 },

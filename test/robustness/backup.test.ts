@@ -2,9 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BackupService } from '../../src/backup/backup.service.js';
 import { type Config, loadConfig } from '../../src/config.js';
-import { createContext } from '../../src/context.js';
+import { createBackupService, createContext } from '../../src/context.js';
 import { createDb, migrate } from '../../src/db/db.js';
 import { createIntegration, notify } from '../helpers/alerts.js';
 import { createPostgresDatabase, databases } from '../helpers/databases.js';
@@ -16,14 +15,7 @@ import { startTestServer } from '../helpers/server.js';
 function openBackup(config: Config) {
   const db = createDb(config);
   const ctx = createContext(config, db);
-  const service = new BackupService(
-    db.kysely,
-    db.dialect,
-    ctx.repositories,
-    config.dataDir,
-    config.release,
-    async () => (await ctx.settings.get()).repository_storages_weighted,
-  );
+  const service = createBackupService(ctx);
   return { service, db, close: () => db.close() };
 }
 

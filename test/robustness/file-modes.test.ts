@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BackupService } from '../../src/backup/backup.service.js';
 import { type Config, loadConfig } from '../../src/config.js';
-import { createContext } from '../../src/context.js';
+import { createBackupService, createContext } from '../../src/context.js';
 import { createDb, migrate } from '../../src/db/db.js';
 import { type RunningServer, start } from '../../src/server.js';
 import { createIntegration, notify } from '../helpers/alerts.js';
@@ -33,14 +32,7 @@ function opened(dir: string): string[] {
 function backupService(config: Config) {
   const db = createDb(config);
   const ctx = createContext(config, db);
-  const service = new BackupService(
-    db.kysely,
-    db.dialect,
-    ctx.repositories,
-    config.dataDir,
-    config.release,
-    async () => (await ctx.settings.get()).repository_storages_weighted,
-  );
+  const service = createBackupService(ctx);
   return { service, db };
 }
 

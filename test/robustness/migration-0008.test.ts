@@ -8,6 +8,7 @@ import { createCipher, loadOrCreateSecretKey } from '../../src/crypto.js';
 import { createDb, type Db, migrate } from '../../src/db/db.js';
 import { MIGRATIONS } from '../../src/db/migrations/index.js';
 import { createPostgresDatabase, databases } from '../helpers/databases.js';
+import { seedProjectRows } from '../helpers/rows.js';
 
 /**
  * Migration 0008 on a database that the races of issue 10 (findings 3, 14) already damaged, with secrets stored
@@ -41,54 +42,7 @@ describe.each(await databases())('migration 0008 on existing rows (%s)', (databa
 
     const k = db.kysely;
     const now = new Date().toISOString();
-    const bool = (v: boolean) => (v ? 1 : 0);
-    await k
-      .insertInto('users')
-      .values({
-        username: 'u',
-        name: 'u',
-        email: 'u@x',
-        password_digest: null,
-        admin: bool(true),
-        state: 'active',
-        private_profile: bool(false),
-        bio: '',
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
-    await k
-      .insertInto('namespaces')
-      .values({
-        kind: 'user',
-        name: 'u',
-        path: 'u',
-        full_path: 'u',
-        parent_id: null,
-        owner_id: 1,
-        visibility: 'public',
-        description: '',
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
-    await k
-      .insertInto('projects')
-      .values({
-        namespace_id: 1,
-        name: 'p',
-        path: 'p',
-        description: '',
-        visibility: 'private',
-        default_branch: 'main',
-        monitor_enabled: bool(true),
-        repository_storage: 'b',
-        creator_id: 1,
-        created_at: now,
-        updated_at: now,
-        last_activity_at: now,
-      })
-      .execute();
+    await seedProjectRows(k, 'b');
     // What the race left: three active moves of project 1 (the second one already switched), one of project 2.
     const move = (containerId: number, state: string) =>
       k
