@@ -5,11 +5,6 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
-import { adminRoutes } from './accounts/admin.routes.js';
-import { groupRoutes } from './accounts/groups.routes.js';
-import { projectRoutes } from './accounts/projects.routes.js';
-import { snippetRoutes } from './accounts/snippets.routes.js';
-import { userRoutes } from './accounts/users.routes.js';
 import { alertRoutes } from './alerts/alerts.routes.js';
 import { intakeRoutes } from './alerts/intake.routes.js';
 import { authenticate } from './api/auth.js';
@@ -27,15 +22,20 @@ import { collectorRoutes } from './error-tracking/collector.routes.js';
 import { errorTrackingRoutes } from './error-tracking/error-tracking.routes.js';
 import { forbidden, paramError } from './errors.js';
 import { geoRoutes } from './geo/geo.routes.js';
+import { repositoryRoutes } from './git/repositories.routes.js';
+import { installSmartHttp } from './git/smart-http.js';
+import { groupRoutes } from './groups/groups.routes.js';
 import { issueRoutes } from './issues/issues.routes.js';
 import { approvalRoutes } from './merge-requests/approvals.routes.js';
 import { mergeRequestRoutes } from './merge-requests/merge-requests.routes.js';
+import { projectRoutes } from './projects/projects.routes.js';
 import { Readiness } from './readiness.js';
-import { repositoryRoutes } from './repositories/repositories.routes.js';
-import { installSmartHttp } from './repositories/smart-http.js';
 import { runInRequestContext } from './request-context.js';
 import { runnerRoutes } from './runners/runners.routes.js';
+import { adminRoutes } from './settings/admin.routes.js';
+import { snippetRoutes } from './snippets/snippets.routes.js';
 import { storageMoveRoutes } from './storage-moves/storage-moves.routes.js';
+import { userRoutes } from './users/users.routes.js';
 
 /**
  * The UI's Content-Security-Policy: the built React app loads its own module scripts and stylesheets only (no

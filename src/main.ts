@@ -1,14 +1,14 @@
 import { Presets, SingleBar } from 'cli-progress';
 import { Command, Option } from 'commander';
-import { TOKEN_SCOPES, type TokenScope } from './accounts/accounts.js';
 import { BackupError, type Progress, silentProgress } from './backup/backup.service.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createBackupService, createContext } from './context.js';
 import { createDb, migrate } from './db/db.js';
 import { AppError } from './errors.js';
 import { restrictUmask, secureDataDir } from './file-modes.js';
-import { relativePath } from './repositories/git.js';
+import { relativePath } from './git/git.js';
 import { bootstrap, start } from './server.js';
+import { TOKEN_SCOPES, type TokenScope } from './users/users.js';
 import { filterCatalog } from './versioning/catalog.js';
 import { ReleaseGates } from './versioning/gates.js';
 import { parseRelease } from './versioning/release.js';

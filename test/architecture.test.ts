@@ -48,7 +48,7 @@ describe('architecture (ARCHITECTURE.md dependency rules)', () => {
 
   it('only config.ts, the CLI entry and the git adapter (PATH and HOME for the child) read process.env', () => {
     const readers = sources.filter((f) => /process\.env/.test(f.text)).map((f) => f.path);
-    expect(readers.sort()).toEqual(['config.ts', 'main.ts', 'repositories/git.ts']);
+    expect(readers.sort()).toEqual(['config.ts', 'git/git.ts', 'main.ts']);
   });
 
   it('has no default exports', () => {

@@ -1,9 +1,9 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
-import type { Paged, PageRequest } from '../accounts/accounts.js';
 import { readBool, readCount, readNullableTimestamp, readTimestamp, writeBool } from '../db/dialect.js';
 import { nextIid } from '../db/internal-ids.js';
 import { fetchPage } from '../db/paged.js';
 import type { AlertIntegrationsTable, AlertsTable, Database } from '../db/schema.js';
+import type { Paged, PageRequest } from '../paging.js';
 import type {
   Alert,
   AlertNote,

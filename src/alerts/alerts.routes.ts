@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
-import type { User } from '../accounts/accounts.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../api/pagination.js';
 import { SortInput } from '../api/schemas.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
 import type { AppContext } from '../context.js';
+import type { User } from '../users/users.js';
 import { ALERT_STATUSES, type AlertStatus, INTEGRATION_TYPES } from './alerts.js';
 import type { IntegrationInput, IntegrationView } from './integrations.service.js';
 

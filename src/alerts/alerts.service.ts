@@ -1,7 +1,10 @@
-import { AccessLevel, type Paged, type PageRequest, type Project, type User } from '../accounts/accounts.js';
-import type { ProjectsService } from '../accounts/projects.service.js';
 import type { Clock } from '../clock.js';
 import { type AppError, conflict, notFound } from '../errors.js';
+import { AccessLevel } from '../members/members.js';
+import type { Paged, PageRequest } from '../paging.js';
+import type { Project } from '../projects/projects.js';
+import type { ProjectsService } from '../projects/projects.service.js';
+import type { User } from '../users/users.js';
 import type { Alert, AlertNote, AlertStatus } from './alerts.js';
 import {
   type AlertFilter,

@@ -1,13 +1,15 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { AccessLevel, type Project, type User } from '../accounts/accounts.js';
-import type { ProjectsService } from '../accounts/projects.service.js';
-import type { SettingsService } from '../accounts/settings.service.js';
 import type { Clock } from '../clock.js';
 import type { Tier } from '../config.js';
 import { safeEqual } from '../crypto.js';
 import { AppError, badRequest, forbidden, notFound, unauthorized } from '../errors.js';
 import type { IssuesRepository } from '../issues/issues.repository.js';
+import { AccessLevel } from '../members/members.js';
+import type { Project } from '../projects/projects.js';
+import type { ProjectsService } from '../projects/projects.service.js';
+import type { SettingsService } from '../settings/settings.service.js';
 import { FixedWindowThrottle } from '../throttle.js';
+import type { User } from '../users/users.js';
 import {
   type Alert,
   jsonDepth,

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { AccessLevel, type Project, type User } from '../accounts/accounts.js';
-import type { ProjectsService } from '../accounts/projects.service.js';
 import type { Clock } from '../clock.js';
 import type { Tier } from '../config.js';
 import type { Cipher } from '../crypto.js';
 import { forbidden, invalidFields, notFound, unprocessable } from '../errors.js';
+import { AccessLevel } from '../members/members.js';
+import type { Project } from '../projects/projects.js';
+import type { ProjectsService } from '../projects/projects.service.js';
+import type { User } from '../users/users.js';
 import {
   type Integration,
   type IntegrationType,

@@ -1,8 +1,8 @@
 import type {} from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { PersonalAccessToken, TokenScope, User } from '../accounts/accounts.js';
-import type { UsersService } from '../accounts/users.service.js';
 import { AppError, forbidden, insufficientScope, unauthorized } from '../errors.js';
+import type { PersonalAccessToken, TokenScope, User } from '../users/users.js';
+import type { UsersService } from '../users/users.service.js';
 
 export const SESSION_COOKIE = '_svc_session';
 

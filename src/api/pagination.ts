@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { PageRequest } from '../accounts/accounts.js';
 import { paramError } from '../errors.js';
+import type { PageRequest } from '../paging.js';
 
 /** Offset pagination query parameters: `page` (default 1) and `per_page` (default 20, at most 100). */
 export const PageQuery = Type.Object({

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AccessLevel } from '../accounts/accounts.js';
 import { requireAdmin, requireUser } from '../api/auth.js';
 import { decodeCursor, encodeCursor, setKeysetHeaders } from '../api/pagination.js';
 import type { ApiApp } from '../api/version.js';
 import type { AppContext } from '../context.js';
 import { forbidden } from '../errors.js';
+import { AccessLevel } from '../members/members.js';
 import { type AuditFilter, present } from './audit.service.js';
 
 const EventEntity = Type.Object({

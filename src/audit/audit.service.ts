@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { KeysetRequest, Project, User } from '../accounts/accounts.js';
 import type { Clock } from '../clock.js';
 import type { Cipher } from '../crypto.js';
 import { readTimestamp } from '../db/dialect.js';
@@ -8,6 +7,9 @@ import type { Database } from '../db/schema.js';
 import { forbidden, invalidFields, notFound, unauthorized } from '../errors.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { OutboundError, type OutboundHttp } from '../outbound.js';
+import type { KeysetRequest } from '../paging.js';
+import type { Project } from '../projects/projects.js';
+import type { User } from '../users/users.js';
 import type { ReleaseGates } from '../versioning/gates.js';
 
 export const AUDIT_STREAM_JOB = 'audit_event_stream';

@@ -9,9 +9,9 @@ import { promisify } from 'node:util';
 import { type Kysely, sql } from 'kysely';
 import type { DialectName } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
-import type { ContainerKind } from '../repositories/git.js';
-import type { RepositoriesService } from '../repositories/repositories.service.js';
-import { pickStorage } from '../repositories/storages.js';
+import type { ContainerKind } from '../git/git.js';
+import type { RepositoriesService } from '../git/repositories.service.js';
+import { pickStorage } from '../git/storages.js';
 
 const run = promisify(execFile);
 

@@ -1,5 +1,5 @@
 import type { SelectQueryBuilder } from 'kysely';
-import type { PageRequest } from '../accounts/accounts.js';
+import type { PageRequest } from '../paging.js';
 import { readCount } from './dialect.js';
 
 /**

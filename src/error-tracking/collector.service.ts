@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Project } from '../accounts/accounts.js';
-import type { ProjectsService } from '../accounts/projects.service.js';
-import type { SettingsService } from '../accounts/settings.service.js';
 import type { Clock } from '../clock.js';
 import { safeEqual } from '../crypto.js';
+import type { Project } from '../projects/projects.js';
+import type { ProjectsService } from '../projects/projects.service.js';
+import type { SettingsService } from '../settings/settings.service.js';
 import { FixedWindowThrottle } from '../throttle.js';
 import type { ErrorTrackingRepository, SessionCounts } from './error-tracking.repository.js';
 import type { ErrorTrackingService } from './error-tracking.service.js';

@@ -1,8 +1,8 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
-import type { Paged, PageRequest } from '../accounts/accounts.js';
 import { type DialectName, readBool, readCount, readTimestamp, writeBool } from '../db/dialect.js';
 import { fetchPage } from '../db/paged.js';
 import type { Database, ErrorTrackingErrorsTable, ErrorTrackingEventsTable } from '../db/schema.js';
+import type { Paged, PageRequest } from '../paging.js';
 import type {
   ClientKey,
   ErrorEvent,

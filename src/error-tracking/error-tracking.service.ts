@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { AccessLevel, type Paged, type PageRequest, type Project, type User } from '../accounts/accounts.js';
-import type { ProjectsService } from '../accounts/projects.service.js';
-import type { SettingsService } from '../accounts/settings.service.js';
 import type { Clock } from '../clock.js';
 import type { Offering } from '../config.js';
 import type { Cipher } from '../crypto.js';
 import { AppError, forbidden, invalidFields, notFound } from '../errors.js';
+import { AccessLevel } from '../members/members.js';
+import type { Paged, PageRequest } from '../paging.js';
+import type { Project } from '../projects/projects.js';
+import type { ProjectsService } from '../projects/projects.service.js';
+import type { SettingsService } from '../settings/settings.service.js';
+import type { User } from '../users/users.js';
 import type {
   ClientKey,
   ErrorEvent,

@@ -1,6 +1,6 @@
-import type { SettingsService } from '../accounts/settings.service.js';
 import type { Clock } from '../clock.js';
 import type { JobQueue } from '../jobs/queue.js';
+import type { SettingsService } from '../settings/settings.service.js';
 import type { ErrorTrackingRepository } from './error-tracking.repository.js';
 
 export const RETENTION_JOB = 'error_tracking_retention';

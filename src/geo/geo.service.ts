@@ -1,9 +1,9 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { User } from '../accounts/accounts.js';
 import type { Clock } from '../clock.js';
 import { readBool, readCount, readTimestamp, writeBool } from '../db/dialect.js';
 import type { Database, GeoSitesTable } from '../db/schema.js';
 import { conflict, forbidden, invalidFields, notFound, unauthorized } from '../errors.js';
+import type { User } from '../users/users.js';
 
 export interface GeoSite {
   readonly id: number;

@@ -1,8 +1,8 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { Paged, PageRequest } from '../accounts/accounts.js';
 import { readNullableTimestamp, readTimestamp } from '../db/dialect.js';
 import { fetchPage } from '../db/paged.js';
 import type { Database, IssuesTable } from '../db/schema.js';
+import type { Paged, PageRequest } from '../paging.js';
 import type { Issue, IssueType } from './issues.js';
 
 type Db = Kysely<Database> | Transaction<Database>;

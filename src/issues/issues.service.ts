@@ -1,6 +1,7 @@
-import type { Paged, PageRequest, User } from '../accounts/accounts.js';
-import type { ProjectsService } from '../accounts/projects.service.js';
 import { notFound } from '../errors.js';
+import type { Paged, PageRequest } from '../paging.js';
+import type { ProjectsService } from '../projects/projects.service.js';
+import type { User } from '../users/users.js';
 import type { Issue, IssueType } from './issues.js';
 import type { IssuesRepository } from './issues.repository.js';
 

@@ -1,12 +1,14 @@
 import type { Kysely, Selectable } from 'kysely';
-import { AccessLevel, type Namespace, type User } from '../accounts/accounts.js';
-import type { NamespacesRepository } from '../accounts/namespaces.repository.js';
-import type { ProjectsService } from '../accounts/projects.service.js';
-import type { UsersRepository } from '../accounts/users.repository.js';
 import type { Clock } from '../clock.js';
 import { readBool, writeBool } from '../db/dialect.js';
 import type { Database, ProjectApprovalSettingsTable } from '../db/schema.js';
 import { conflict, invalidFields, notFound, paramError } from '../errors.js';
+import type { Namespace } from '../groups/namespaces.js';
+import type { NamespacesRepository } from '../groups/namespaces.repository.js';
+import { AccessLevel } from '../members/members.js';
+import type { ProjectsService } from '../projects/projects.service.js';
+import type { User } from '../users/users.js';
+import type { UsersRepository } from '../users/users.repository.js';
 
 /** A project's merge request approval configuration (`GET/POST /projects/:id/approvals`). */
 export interface ApprovalSettings {

@@ -1,7 +1,4 @@
 import type { Kysely, Selectable } from 'kysely';
-import { AccessLevel, type Paged, type PageRequest, type Project, type User } from '../accounts/accounts.js';
-import type { ProjectsService } from '../accounts/projects.service.js';
-import type { UsersRepository } from '../accounts/users.repository.js';
 import type { Clock } from '../clock.js';
 import {
   isUniqueViolation,
@@ -14,8 +11,14 @@ import { nextIid } from '../db/internal-ids.js';
 import { fetchPage } from '../db/paged.js';
 import type { Database, MergeRequestsTable } from '../db/schema.js';
 import { AppError, conflict, invalidFields, notFound, readOnlyError } from '../errors.js';
-import { GitError } from '../repositories/git.js';
-import type { RepositoriesService } from '../repositories/repositories.service.js';
+import { GitError } from '../git/git.js';
+import type { RepositoriesService } from '../git/repositories.service.js';
+import { AccessLevel } from '../members/members.js';
+import type { Paged, PageRequest } from '../paging.js';
+import type { Project } from '../projects/projects.js';
+import type { ProjectsService } from '../projects/projects.service.js';
+import type { User } from '../users/users.js';
+import type { UsersRepository } from '../users/users.repository.js';
 import { type FileDiff, parseDiff } from './diff.js';
 
 export type DetailedMergeStatus =

@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Namespace, Project } from '../accounts/accounts.js';
 import { requireUser } from '../api/auth.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../api/pagination.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
 import type { AppContext } from '../context.js';
 import { paramError } from '../errors.js';
+import type { Namespace } from '../groups/namespaces.js';
+import type { Project } from '../projects/projects.js';
 import { RUNNER_TYPES, type Runner } from './runners.js';
 import type { RunnerFilter, RunnerOptions } from './runners.service.js';
 

@@ -1,7 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { AccessLevel, type TokenScope, type User } from '../accounts/accounts.js';
-import type { GroupsService } from '../accounts/groups.service.js';
-import type { ProjectsService } from '../accounts/projects.service.js';
 import type { Clock } from '../clock.js';
 import { digest, safeEqual } from '../crypto.js';
 import {
@@ -13,6 +10,10 @@ import {
   paramError,
   unauthorized,
 } from '../errors.js';
+import type { GroupsService } from '../groups/groups.service.js';
+import { AccessLevel } from '../members/members.js';
+import type { ProjectsService } from '../projects/projects.service.js';
+import type { TokenScope, User } from '../users/users.js';
 import type { ReleaseGates } from '../versioning/gates.js';
 import { contactStatus, legacyStatus, type Runner, type RunnerType } from './runners.js';
 import type { RunnersRepository } from './runners.repository.js';

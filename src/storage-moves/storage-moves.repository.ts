@@ -1,8 +1,8 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
-import type { Paged, PageRequest } from '../accounts/accounts.js';
 import { isUniqueViolation, readCount, readTimestamp, writeBool } from '../db/dialect.js';
 import { fetchPage } from '../db/paged.js';
 import type { Database, RepositoryStorageMovesTable } from '../db/schema.js';
+import type { Paged, PageRequest } from '../paging.js';
 import {
   ACTIVE_STATES,
   type ContainerType,

@@ -5,9 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { seedProjectRows } from '../../test/helpers/rows.js';
 import { systemClock } from '../clock.js';
 import { createDb, type Db, migrate } from '../db/db.js';
+import { Git } from '../git/git.js';
+import { RepositoriesService } from '../git/repositories.service.js';
 import { JobQueue } from '../jobs/queue.js';
-import { Git } from '../repositories/git.js';
-import { RepositoriesService } from '../repositories/repositories.service.js';
 import { StorageMovesRepository } from './storage-moves.repository.js';
 import { StorageMovesService } from './storage-moves.service.js';
 

@@ -1,10 +1,11 @@
-import type { Paged, PageRequest, User } from '../accounts/accounts.js';
 import type { Clock } from '../clock.js';
 import type { Offering, Tier } from '../config.js';
 import { AppError, forbidden, notFound, paramError, unauthorized } from '../errors.js';
+import type { RepositoriesService } from '../git/repositories.service.js';
+import { pickStorage } from '../git/storages.js';
 import type { JobQueue } from '../jobs/queue.js';
-import type { RepositoriesService } from '../repositories/repositories.service.js';
-import { pickStorage } from '../repositories/storages.js';
+import type { Paged, PageRequest } from '../paging.js';
+import type { User } from '../users/users.js';
 import { type ContainerType, MOVE_JOB, type MoveState, type StorageMove } from './storage-moves.js';
 import type { StorageMovesRepository } from './storage-moves.repository.js';
 

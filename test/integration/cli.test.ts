@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { relativePath } from '../../src/repositories/git.js';
+import { relativePath } from '../../src/git/git.js';
 import { http } from '../helpers/http.js';
 import { freePort, startTestServer } from '../helpers/server.js';
 

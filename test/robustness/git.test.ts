@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { relativePath } from '../../src/repositories/git.js';
+import { relativePath } from '../../src/git/git.js';
 import { databases } from '../helpers/databases.js';
 import { authUrl, git, pushCommit } from '../helpers/git.js';
 import { http } from '../helpers/http.js';

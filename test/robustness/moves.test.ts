@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { relativePath } from '../../src/repositories/git.js';
+import { relativePath } from '../../src/git/git.js';
 import { databases } from '../helpers/databases.js';
 import { authUrl, git, pushCommit } from '../helpers/git.js';
 import { http } from '../helpers/http.js';

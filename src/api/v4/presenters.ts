@@ -1,15 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
-import type {
-  Member,
-  Namespace,
-  PersonalAccessToken,
-  Project,
-  Snippet,
-  User,
-} from '../../accounts/accounts.js';
-import type { FeatureGates } from '../../accounts/settings.repository.js';
-import type { ApplicationSettings } from '../../accounts/settings.service.js';
 import type { Alert, AlertNote } from '../../alerts/alerts.js';
 import type { IntegrationView } from '../../alerts/integrations.service.js';
 import type {
@@ -20,7 +10,9 @@ import type {
   TrackedError,
 } from '../../error-tracking/error-tracking.js';
 import { errorTitle } from '../../error-tracking/events.js';
+import type { Namespace } from '../../groups/namespaces.js';
 import type { Issue } from '../../issues/issues.js';
+import type { Member } from '../../members/members.js';
 import type {
   ApprovalRule,
   ApprovalSettings,
@@ -28,8 +20,13 @@ import type {
 } from '../../merge-requests/approvals.service.js';
 import type { FileDiff } from '../../merge-requests/diff.js';
 import type { Commit, MergeRequestView } from '../../merge-requests/merge-requests.service.js';
+import type { Project } from '../../projects/projects.js';
 import { isOnline, legacyStatus, type Runner } from '../../runners/runners.js';
+import type { FeatureGates } from '../../settings/settings.repository.js';
+import type { ApplicationSettings } from '../../settings/settings.service.js';
+import type { Snippet } from '../../snippets/snippets.js';
 import type { StorageMove } from '../../storage-moves/storage-moves.js';
+import type { PersonalAccessToken, User } from '../../users/users.js';
 import type * as E from './entities.js';
 
 /** What a presenter needs besides the model: the base URL and who is looking. */

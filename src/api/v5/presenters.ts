@@ -1,7 +1,8 @@
 import type { Static } from '@sinclair/typebox';
-import type { Namespace, Project } from '../../accounts/accounts.js';
+import type { Namespace } from '../../groups/namespaces.js';
 import type { ApprovalSettings } from '../../merge-requests/approvals.service.js';
 import type { MergeRequestView } from '../../merge-requests/merge-requests.service.js';
+import type { Project } from '../../projects/projects.js';
 import { contactStatus, type Runner } from '../../runners/runners.js';
 import type * as E from '../v4/entities.js';
 import * as v4 from '../v4/presenters.js';

@@ -4,8 +4,8 @@ import { SortInput, VisibilityInput } from '../api/schemas.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
 import type { AppContext } from '../context.js';
 import { paramError } from '../errors.js';
-import type { ProjectOrder } from './accounts.js';
-import { memberRoutes } from './members.routes.js';
+import { memberRoutes } from '../members/members.routes.js';
+import type { ProjectOrder } from './projects.js';
 
 const MonitorInput = Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]);
 const OrderBy = Type.Union(

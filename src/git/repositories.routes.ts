@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { AccessLevel } from '../accounts/accounts.js';
 import type { ApiApp } from '../api/version.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
+import { AccessLevel } from '../members/members.js';
 
 /** `GET /projects/:id/repository/archive`: a tar.gz of the default branch (or `sha`), for readers of the code. */
 export function repositoryRoutes(app: ApiApp, ctx: AppContext): void {

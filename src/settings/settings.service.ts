@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { forbidden, invalidFields, notFound, unauthorized } from '../errors.js';
-import { type User, VISIBILITIES, type Visibility } from './accounts.js';
+import { VISIBILITIES, type Visibility } from '../members/members.js';
+import type { User } from '../users/users.js';
 import type { FeatureGates, SettingsRepository } from './settings.repository.js';
 
 /** Application settings with their defaults; the API exposes exactly these keys. */

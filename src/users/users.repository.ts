@@ -2,15 +2,8 @@ import { type Kysely, type Selectable, sql } from 'kysely';
 import { readBool, readCount, readNullableTimestamp, readTimestamp, writeBool } from '../db/dialect.js';
 import { fetchPage } from '../db/paged.js';
 import type { Database, PersonalAccessTokensTable, UsersTable } from '../db/schema.js';
-import type {
-  KeysetRequest,
-  Paged,
-  PageRequest,
-  PersonalAccessToken,
-  TokenScope,
-  User,
-  UserOrder,
-} from './accounts.js';
+import type { KeysetRequest, Paged, PageRequest } from '../paging.js';
+import type { PersonalAccessToken, TokenScope, User, UserOrder } from './users.js';
 
 export function toUser(row: Selectable<UsersTable>): User {
   return {

@@ -8,27 +8,17 @@ import {
   readOnlyError,
   unauthorized,
 } from '../errors.js';
-import {
-  AccessLevel,
-  canSee,
-  type KeysetRequest,
-  type Namespace,
-  PATH_PATTERN,
-  type Paged,
-  type PageRequest,
-  type Project,
-  type ProjectOrder,
-  pathFromName,
-  type RepositoryLifecycle,
-  type User,
-  type Visibility,
-} from './accounts.js';
-import type { MembersRepository } from './members.repository.js';
-import type { SourceAccess } from './members.service.js';
-import type { NamespacesRepository } from './namespaces.repository.js';
-import type { PermissionsService } from './permissions.service.js';
+import { type Namespace, PATH_PATTERN, pathFromName } from '../groups/namespaces.js';
+import type { NamespacesRepository } from '../groups/namespaces.repository.js';
+import { AccessLevel, canSee, type Visibility } from '../members/members.js';
+import type { MembersRepository } from '../members/members.repository.js';
+import type { SourceAccess } from '../members/members.service.js';
+import type { PermissionsService } from '../members/permissions.service.js';
+import type { KeysetRequest, Paged, PageRequest } from '../paging.js';
+import type { SettingsService } from '../settings/settings.service.js';
+import type { User } from '../users/users.js';
+import type { Project, ProjectOrder, RepositoryLifecycle } from './projects.js';
 import type { ProjectFilter, ProjectsRepository } from './projects.repository.js';
-import type { SettingsService } from './settings.service.js';
 
 export interface CreateProjectInput {
   name?: string;

@@ -5,7 +5,7 @@ import { VisibilityInput } from '../api/schemas.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
 import type { AppContext } from '../context.js';
 import { paramError } from '../errors.js';
-import type { Snippet } from './accounts.js';
+import type { Snippet } from './snippets.js';
 
 const Editable = {
   title: Type.String(),

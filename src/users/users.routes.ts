@@ -14,7 +14,7 @@ import { SortInput } from '../api/schemas.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
 import type { AppContext } from '../context.js';
 import { forbidden, paramError } from '../errors.js';
-import { type PersonalAccessToken, TOKEN_SCOPES, type UserOrder } from './accounts.js';
+import { type PersonalAccessToken, TOKEN_SCOPES, type UserOrder } from './users.js';
 
 const UserOrderBy = Type.Union(
   ['id', 'name', 'username', 'created_at', 'updated_at'].map((v) => Type.Literal(v)),

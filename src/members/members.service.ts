@@ -1,16 +1,10 @@
 import type { Clock } from '../clock.js';
 import { conflict, forbidden, invalidFields, notFound } from '../errors.js';
-import {
-  AccessLevel,
-  MEMBER_ACCESS_LEVELS,
-  type Member,
-  type MemberSource,
-  type Paged,
-  type PageRequest,
-  type User,
-} from './accounts.js';
+import type { Paged, PageRequest } from '../paging.js';
+import type { User } from '../users/users.js';
+import type { UsersRepository } from '../users/users.repository.js';
+import { AccessLevel, MEMBER_ACCESS_LEVELS, type Member, type MemberSource } from './members.js';
 import type { MembersRepository } from './members.repository.js';
-import type { UsersRepository } from './users.repository.js';
 
 /** The caller's standing on a group or project, resolved by the groups or projects service. */
 export interface SourceAccess {

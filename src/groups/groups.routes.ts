@@ -3,8 +3,8 @@ import { PageQuery, pageRequest, setPageHeaders } from '../api/pagination.js';
 import { VisibilityInput } from '../api/schemas.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
 import type { AppContext } from '../context.js';
-import { AccessLevel } from './accounts.js';
-import { memberRoutes } from './members.routes.js';
+import { AccessLevel } from '../members/members.js';
+import { memberRoutes } from '../members/members.routes.js';
 
 const Params = Type.Object({ id: Type.String() });
 

@@ -1,22 +1,14 @@
 import type { Clock } from '../clock.js';
 import { conflict, forbidden, invalidFields, notFound, readOnlyError, unauthorized } from '../errors.js';
-import {
-  AccessLevel,
-  type Group,
-  type Namespace,
-  PATH_PATTERN,
-  type Paged,
-  type PageRequest,
-  pathFromName,
-  type RepositoryLifecycle,
-  type User,
-  VISIBILITIES,
-  type Visibility,
-} from './accounts.js';
-import type { MembersRepository } from './members.repository.js';
+import { AccessLevel, VISIBILITIES, type Visibility } from '../members/members.js';
+import type { MembersRepository } from '../members/members.repository.js';
+import { PermissionsService } from '../members/permissions.service.js';
+import type { Paged, PageRequest } from '../paging.js';
+import type { RepositoryLifecycle } from '../projects/projects.js';
+import type { SettingsService } from '../settings/settings.service.js';
+import type { User } from '../users/users.js';
+import { type Group, type Namespace, PATH_PATTERN, pathFromName } from './namespaces.js';
 import type { NamespacesRepository } from './namespaces.repository.js';
-import { PermissionsService } from './permissions.service.js';
-import type { SettingsService } from './settings.service.js';
 
 export interface CreateGroupInput {
   name: string;

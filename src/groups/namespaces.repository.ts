@@ -2,7 +2,9 @@ import { type Kysely, type Selectable, sql } from 'kysely';
 import { readBool, readTimestamp } from '../db/dialect.js';
 import { fetchPage } from '../db/paged.js';
 import type { Database, NamespacesTable } from '../db/schema.js';
-import type { Namespace, Paged, PageRequest, Visibility } from './accounts.js';
+import type { Visibility } from '../members/members.js';
+import type { Paged, PageRequest } from '../paging.js';
+import type { Namespace } from './namespaces.js';
 
 export function toNamespace(row: Selectable<NamespacesTable>): Namespace {
   return {

@@ -1,8 +1,11 @@
 import type { Clock } from '../clock.js';
-import { AccessLevel, canSee, type Namespace, type Project, type User, type Visibility } from './accounts.js';
+import type { Namespace } from '../groups/namespaces.js';
+import type { NamespacesRepository } from '../groups/namespaces.repository.js';
+import type { Project } from '../projects/projects.js';
+import type { ProjectScope } from '../projects/projects.repository.js';
+import type { User } from '../users/users.js';
+import { AccessLevel, canSee, type Visibility } from './members.js';
 import type { MembersRepository } from './members.repository.js';
-import type { NamespacesRepository } from './namespaces.repository.js';
-import type { ProjectScope } from './projects.repository.js';
 
 /** Computes access levels (direct and inherited from groups) and visibility. Admins are Owners everywhere. */
 export class PermissionsService {

@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
 import { readCount, readTimestamp } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
-import type { Member, MemberSource, Paged, PageRequest } from './accounts.js';
-import { toUser } from './users.repository.js';
+import type { Paged, PageRequest } from '../paging.js';
+import { toUser } from '../users/users.repository.js';
+import type { Member, MemberSource } from './members.js';
 
 /** Memberships of users in groups (namespaces) and projects. */
 export class MembersRepository {

@@ -2,9 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Transform, type TransformCallback } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { AccessLevel, canSee, type User } from '../accounts/accounts.js';
 import type { AppContext } from '../context.js';
 import { AppError, READ_ONLY_MESSAGE } from '../errors.js';
+import { AccessLevel, canSee } from '../members/members.js';
+import type { User } from '../users/users.js';
 import type { ContainerKind } from './git.js';
 
 /** `/<path>.git/info/refs`, `/<path>.git/git-upload-pack`, `/<path>.git/git-receive-pack`. */

@@ -1,16 +1,11 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { readBool, readCount, readTimestamp, writeBool } from '../db/dialect.js';
 import type { Database, NamespacesTable, ProjectsTable } from '../db/schema.js';
-import type {
-  KeysetRequest,
-  Namespace,
-  Paged,
-  PageRequest,
-  Project,
-  ProjectOrder,
-  Visibility,
-} from './accounts.js';
-import { toNamespace } from './namespaces.repository.js';
+import type { Namespace } from '../groups/namespaces.js';
+import { toNamespace } from '../groups/namespaces.repository.js';
+import type { Visibility } from '../members/members.js';
+import type { KeysetRequest, Paged, PageRequest } from '../paging.js';
+import type { Project, ProjectOrder } from './projects.js';
 
 type NamespaceRow = Selectable<NamespacesTable>;
 type ProjectRow = Selectable<ProjectsTable> & { [K in keyof NamespaceRow as `ns_${K}`]: NamespaceRow[K] };

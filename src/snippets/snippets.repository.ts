@@ -1,8 +1,10 @@
 import type { Kysely } from 'kysely';
 import { readBool, readCount, readTimestamp } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
-import type { Paged, PageRequest, Snippet, Visibility } from './accounts.js';
-import { toUser } from './users.repository.js';
+import type { Visibility } from '../members/members.js';
+import type { Paged, PageRequest } from '../paging.js';
+import { toUser } from '../users/users.repository.js';
+import type { Snippet } from './snippets.js';
 
 export interface SnippetFilter {
   projectId?: number | null;

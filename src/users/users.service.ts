@@ -9,22 +9,20 @@ import {
   notFound,
   unauthorized,
 } from '../errors.js';
+import { PATH_PATTERN } from '../groups/namespaces.js';
+import type { NamespacesRepository } from '../groups/namespaces.repository.js';
+import type { KeysetRequest, Paged, PageRequest } from '../paging.js';
 import { currentClientAddress } from '../request-context.js';
+import type { SettingsService } from '../settings/settings.service.js';
+import { SignInLimiter } from './sign-in-limiter.js';
 import {
   type CreatedToken,
   isExpired,
-  type KeysetRequest,
-  PATH_PATTERN,
-  type Paged,
-  type PageRequest,
   type PersonalAccessToken,
   type TokenScope,
   type User,
   type UserOrder,
-} from './accounts.js';
-import type { NamespacesRepository } from './namespaces.repository.js';
-import type { SettingsService } from './settings.service.js';
-import { SignInLimiter } from './sign-in-limiter.js';
+} from './users.js';
 import type { UserFilter, UsersRepository } from './users.repository.js';
 
 export const TOKEN_PREFIX = 'svcpat-';
