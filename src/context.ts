@@ -17,6 +17,8 @@ import { registerRetention } from './error-tracking/retention.js';
 import { SentryClient } from './error-tracking/sentry-client.js';
 import { GeoService } from './geo/geo.service.js';
 import { Git } from './git/git.js';
+import { InventoryRepository } from './git/inventory.repository.js';
+import { InventoryService } from './git/inventory.service.js';
 import { RepositoriesService, repositoryLifecycle } from './git/repositories.service.js';
 import { configuredWeights, pickStorage } from './git/storages.js';
 import { GroupsService } from './groups/groups.service.js';
@@ -59,6 +61,7 @@ export interface AppContext {
   readonly snippets: SnippetsService;
   readonly settings: SettingsService;
   readonly repositories: RepositoriesService;
+  readonly inventory: InventoryService;
   readonly integrations: IntegrationsService;
   readonly alertIntake: IntakeService;
   readonly alerts: AlertsService;
@@ -173,6 +176,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     members: new MembersService(membersRepo, usersRepo, clock),
     snippets: new SnippetsService(snippetsRepo, projects, settings, pick, lifecycle, clock),
     repositories,
+    inventory: new InventoryService(new InventoryRepository(k)),
     settings,
     integrations,
     alertIntake: new IntakeService(

@@ -3,7 +3,7 @@ import { buildApp, loggerOptions } from './app.js';
 import type { Config } from './config.js';
 import { type AppContext, createContext } from './context.js';
 import { loadOrCreateSecretKey } from './crypto.js';
-import { createDb, migrate } from './db/db.js';
+import { createDb, type Db, migrate } from './db/db.js';
 import { scheduleRetention } from './error-tracking/retention.js';
 import { secureDataDir } from './file-modes.js';
 
@@ -31,19 +31,55 @@ export async function bootstrap(ctx: AppContext, print: (line: string) => void):
   }
 }
 
+/** Opens the configured database after making the data directory and storages owner-only. */
+function openDb(config: Config): Db {
+  secureDataDir(
+    config.dataDir,
+    Object.values(config.storages).map((s) => s.path),
+  );
+  return createDb(config);
+}
+
+/** Opens the database and applies pending migrations; the migrations applied, by name (`svc migrate`). */
+export async function migrateDatabase(config: Config): Promise<string[]> {
+  const db = openDb(config);
+  try {
+    return await migrate(db);
+  } finally {
+    await db.close();
+  }
+}
+
+/**
+ * Runs `fn` with a migrated database and the composition root, then closes the database: the CLI's commands
+ * reach the database only through here (and `start`). With `print`, the first admin is created if needed;
+ * without it (a restore brings its own users), nothing is written before `fn`.
+ */
+export async function withContext<T>(
+  config: Config,
+  opts: { print?: (line: string) => void },
+  fn: (ctx: AppContext) => Promise<T>,
+): Promise<T> {
+  const db = openDb(config);
+  try {
+    await migrate(db);
+    const ctx = createContext(config, db);
+    if (opts.print) await bootstrap(ctx, opts.print);
+    return await fn(ctx);
+  } finally {
+    await db.close();
+  }
+}
+
 /** Opens the database, migrates, creates the first admin if needed, and listens. */
 export async function start(
   config: Config,
   opts: { log?: boolean; print?: (line: string) => void } = {},
 ): Promise<RunningServer> {
   const print = opts.print ?? ((line: string) => process.stdout.write(`${line}\n`));
-  secureDataDir(
-    config.dataDir,
-    Object.values(config.storages).map((s) => s.path),
-  );
-  loadOrCreateSecretKey(config.dataDir);
-  const db = createDb(config);
+  const db = openDb(config);
   try {
+    loadOrCreateSecretKey(config.dataDir);
     await migrate(db);
   } catch (err) {
     await db.close();

@@ -48,7 +48,11 @@ describe('architecture (ARCHITECTURE.md dependency rules)', () => {
 
   it('only config.ts, the CLI entry and the git adapter (PATH and HOME for the child) read process.env', () => {
     const readers = sources.filter((f) => /process\.env/.test(f.text)).map((f) => f.path);
-    expect(readers.sort()).toEqual(['config.ts', 'git/git.ts', 'main.ts']);
+    expect(readers.sort()).toEqual(['cli/main.ts', 'config.ts', 'git/git.ts']);
+  });
+
+  it('the CLI never imports Kysely or the database: it opens one only through the composition root', () => {
+    expect(violations(/^cli\//, /^kysely$|\/db\//)).toEqual([]);
   });
 
   it('has no default exports', () => {

@@ -19,9 +19,9 @@ import { freePort } from '../helpers/server.js';
  * acknowledged alert and event is there, exactly once. Two rounds: one killed right after an alert was
  * acknowledged, one right after an event was, so that an answer sent before its commit is caught on either path.
  *
- * The server runs the current source, not a `dist` that may be stale: src/main.ts is bundled once per run with
+ * The server runs the current source, not a `dist` that may be stale: src/cli/main.ts is bundled once per run with
  * esbuild (tsx's own transpiler; the packages stay external and resolve from the checkout's node_modules), which
- * loads in less than half the time `node --import tsx src/main.ts` takes (3 server starts per database).
+ * loads in less than half the time `node --import tsx src/cli/main.ts` takes (3 server starts per database).
  */
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -29,7 +29,7 @@ const BUNDLE_DIR = mkdtempSync(join(tmpdir(), 'svc-kill-intake-bundle-'));
 const MAIN = join(BUNDLE_DIR, 'main.mjs');
 symlinkSync(join(REPO_ROOT, 'node_modules'), join(BUNDLE_DIR, 'node_modules'));
 await build({
-  entryPoints: [join(REPO_ROOT, 'src/main.ts')],
+  entryPoints: [join(REPO_ROOT, 'src/cli/main.ts')],
   outfile: MAIN,
   bundle: true,
   packages: 'external',
