@@ -4,7 +4,14 @@ import type { Registry } from 'prom-client';
 import { Counter } from 'prom-client';
 import type { AppContext } from '../context.js';
 import { notFound } from '../errors.js';
-import { announcedAt, CATALOG, filterCatalog, findDeprecation, sunsetAt } from '../versioning/catalog.js';
+import {
+  announcedAt,
+  type DeprecationId,
+  filterCatalog,
+  findDeprecation,
+  isDeprecationId,
+  sunsetAt,
+} from '../versioning/catalog.js';
 import type { Deprecation } from '../versioning/deprecation.js';
 import { formatRelease } from '../versioning/release.js';
 import { requireUser } from './auth.js';
@@ -13,7 +20,7 @@ import type { ApiApp } from './version.js';
 declare module 'fastify' {
   interface FastifyReply {
     /** Marks this response as having used something deprecated (catalog id): headers and a metric. */
-    deprecated(id: string): FastifyReply;
+    deprecated(id: DeprecationId): FastifyReply;
   }
 }
 
@@ -33,7 +40,7 @@ export function installDeprecationSignals(
     labelNames: ['deprecation'] as const,
     registers: [registry],
   });
-  app.decorateReply('deprecated', function (this: FastifyReply, id: string) {
+  app.decorateReply('deprecated', function (this: FastifyReply, id: DeprecationId) {
     const d = findDeprecation(id);
     const announced = announcedAt(d);
     if (announced !== null) this.header('Deprecation', `@${announced}`);
@@ -63,7 +70,7 @@ const Entry = Type.Object({
 
 /** `GET /deprecations` (any signed-in user) and `GET /deprecations/:id`: the catalog, with what applies here. */
 export function deprecationRoutes(app: ApiApp, ctx: AppContext): void {
-  const present = (d: (typeof CATALOG)[number]) => ({
+  const present = (d: Deprecation) => ({
     ...d,
     applies: d.removal !== null && d.removal !== 'v5' && ctx.gates.isRemoved(d.id),
   });
@@ -105,9 +112,9 @@ export function deprecationRoutes(app: ApiApp, ctx: AppContext): void {
     },
     async (req) => {
       requireUser(req);
-      const d = CATALOG.find((x: Deprecation) => x.id === req.params.id);
-      if (!d) throw notFound('Deprecation');
-      return present(d);
+      const { id } = req.params;
+      if (!isDeprecationId(id)) throw notFound('Deprecation');
+      return present(findDeprecation(id));
     },
   );
 }

@@ -7,7 +7,7 @@ import type {
   RawRequestDefaultExpression,
   RawServerDefault,
 } from 'fastify';
-import { findDeprecation } from '../versioning/catalog.js';
+import { type DeprecationId, findDeprecation } from '../versioning/catalog.js';
 import * as v4Entities from './v4/entities.js';
 import type { View } from './v4/presenters.js';
 import * as v4Presenters from './v4/presenters.js';
@@ -20,7 +20,7 @@ export interface ApiVersion {
   readonly present: typeof v4Presenters;
   readonly entities: Entities;
   /** Whether this version removed a catalog entry (v5 removes the v4-to-v5 table's items). */
-  removes(id: string): boolean;
+  removes(id: DeprecationId): boolean;
 }
 
 /** The schemas every version provides; input schemas may differ between versions. */

@@ -1,5 +1,7 @@
-/** One entry of the deprecation catalog (see catalog.ts): the single source of truth for gating, CLI, API and UI. */
-export interface Deprecation {
+import type { DeprecationId } from './catalog.js';
+
+/** One row of a spec deprecation table, as the catalog's data files (catalog/*.ts) write it. */
+export interface DeprecationRow {
   /** Stable id, snake_case, e.g. `users_offset_pagination`, `runner_registration_token`. */
   readonly id: string;
   readonly title: string;
@@ -16,6 +18,11 @@ export interface Deprecation {
   readonly replacement: string | null;
   /** Whether svc itself enforces the change (gates behaviour on it), as opposed to listing it for information. */
   readonly enforced: boolean;
+}
+
+/** One entry of the deprecation catalog (see catalog.ts): the single source of truth for gating, CLI, API and UI. */
+export interface Deprecation extends DeprecationRow {
+  readonly id: DeprecationId;
   /** Which spec table the entry comes from. */
   readonly source: 'v4-to-v5' | 'removals-18.0' | 'removals-17.0' | 'alerts-errors-storage';
 }

@@ -1,4 +1,4 @@
-import { findDeprecation, isDatedRelease } from './catalog.js';
+import { type DeprecationId, findDeprecation, isDatedRelease } from './catalog.js';
 import type { Deprecation } from './deprecation.js';
 import { compareRelease, parseRelease, type Release } from './release.js';
 
@@ -31,7 +31,7 @@ export interface Finding {
 }
 
 interface Hit {
-  readonly id: string;
+  readonly id: DeprecationId;
   readonly line: number;
   readonly match: string;
 }
@@ -133,7 +133,7 @@ function isComment(line: string): boolean {
 }
 
 interface LineRule {
-  readonly id: string;
+  readonly id: DeprecationId;
   readonly pattern: RegExp;
 }
 
@@ -236,7 +236,7 @@ function commandHits(file: Scanned): Hit[] {
     file.lines.filter((l) => !isComment(l)).join('\n'),
   );
   for (const cmd of commands(file.lines)) {
-    const add = (id: string, m: RegExpMatchArray) =>
+    const add = (id: DeprecationId, m: RegExpMatchArray) =>
       hits.push({ id, line: lineAt(cmd, m.index ?? 0), match: m[0].trim() });
 
     if (
@@ -365,7 +365,7 @@ const DB_CONNECTION_KEYS = /^(adapter|database|host|port|username|password|url|s
 
 function yamlHits(file: Scanned, nodes: readonly YamlNode[]): Hit[] {
   const hits: Hit[] = [];
-  const add = (id: string, n: YamlNode) => hits.push({ id, line: n.line, match: n.raw.trim() });
+  const add = (id: DeprecationId, n: YamlNode) => hits.push({ id, line: n.line, match: n.raw.trim() });
   const includesModuleTemplate = /Terraform(?:-Module|\/Module-Base)\.gitlab-ci\.yml/.test(file.text);
   const usesModuleFmt = /\.terraform-module:fmt\b/.test(file.text);
   const hasIdTokens = nodes.some((n) => n.key === 'id_tokens');
