@@ -9,6 +9,7 @@ import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import { FixedWindowThrottle } from '../throttle.js';
+import { TtlCache } from '../ttl-cache.js';
 import type { User } from '../users/users.js';
 import {
   type Alert,
@@ -38,15 +39,14 @@ export interface IntakeResult {
  * processes on one PostgreSQL database, another process's change applies within this time.
  */
 const RESOLVE_CACHE_MS = 1000;
-/** Entries of that cache, and the longest notify path it keeps (longer ones are looked up every time). */
-const RESOLVE_CACHE_MAX_ENTRIES = 10_000;
+/** The longest notify path that cache keeps (longer ones are looked up every time). */
 const RESOLVE_CACHE_MAX_KEY = 512;
 
 type Resolved = { project: Project; integration: IntegrationView | null } | null;
 
 /** Alert intake: authenticates a notify request, parses the payload and applies the spec's alert state table. */
 export class IntakeService {
-  private readonly resolved = new Map<string, { value: Promise<Resolved>; at: number }>();
+  private readonly resolved: TtlCache<string, Resolved>;
   /** Notifications per integration, counted after authentication (see `authenticate`). */
   readonly throttle = new FixedWindowThrottle<number>();
 
@@ -59,6 +59,7 @@ export class IntakeService {
     private readonly tier: Tier,
     private readonly clock: Clock,
   ) {
+    this.resolved = new TtlCache(clock, RESOLVE_CACHE_MS);
     const clear = () => this.resolved.clear();
     integrations.onChange(clear);
     projects.onChange(clear);
@@ -67,22 +68,16 @@ export class IntakeService {
   /** The project and integration a notify URL names (cached briefly; see RESOLVE_CACHE_MS). */
   private resolve(projectPath: string, identifier: string | null): Promise<Resolved> {
     const key = `${projectPath}\n${identifier ?? ''}`;
-    const now = this.clock.now().getTime();
-    const hit = this.resolved.get(key);
-    if (hit && now - hit.at <= RESOLVE_CACHE_MS) return hit.value;
-    const value = (async (): Promise<Resolved> => {
+    const lookup = async (): Promise<Resolved> => {
       const project = await this.projects.findForIntake(projectPath);
       if (!project) return null;
       const integration = await this.integrations.forIntake(project, identifier);
       return { project, integration };
-    })();
-    // Bounded memory: unknown paths are cached too (they cost a lookup each), so long keys and a flood of
-    // distinct paths must not grow the map.
-    if (key.length > RESOLVE_CACHE_MAX_KEY) return value;
-    if (this.resolved.size >= RESOLVE_CACHE_MAX_ENTRIES) this.resolved.clear();
-    this.resolved.set(key, { value, at: now });
-    value.catch(() => this.resolved.delete(key));
-    return value;
+    };
+    // Bounded memory: unknown paths are cached too (they cost a lookup each), so long keys must not fill the
+    // cache (a flood of distinct paths only makes it start over).
+    if (key.length > RESOLVE_CACHE_MAX_KEY) return lookup();
+    return this.resolved.get(key, lookup);
   }
 
   /**

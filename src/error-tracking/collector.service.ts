@@ -5,6 +5,7 @@ import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import { FixedWindowThrottle } from '../throttle.js';
+import { TtlCache } from '../ttl-cache.js';
 import type { ErrorTrackingRepository, SessionCounts } from './error-tracking.repository.js';
 import type { ErrorTrackingService } from './error-tracking.service.js';
 import { EventError, type NormalizedEvent, normalizeEvent } from './events.js';
@@ -65,7 +66,7 @@ export class RateLimited extends ProtocolError {
  * session aggregates. Refusals follow GitLab: unknown project, disabled feature or unknown key 404; no key 400.
  */
 export class CollectorService {
-  private readonly targets = new Map<string, { value: Promise<Target>; at: number }>();
+  private readonly targets: TtlCache<string, Target>;
   private readonly throttle = new FixedWindowThrottle<string>();
   private readonly pending: {
     projectId: number;
@@ -82,6 +83,7 @@ export class CollectorService {
     private readonly settings: SettingsService,
     private readonly clock: Clock,
   ) {
+    this.targets = new TtlCache(clock, CACHE_MS);
     const clear = () => this.targets.clear();
     errorTracking.onChange(clear);
     projects.onChange(clear);
@@ -89,10 +91,7 @@ export class CollectorService {
 
   /** The project, whether the integrated collector is on for it, and its active keys (cached for a second). */
   private target(projectId: string): Promise<Target> {
-    const now = this.clock.now().getTime();
-    const hit = this.targets.get(projectId);
-    if (hit && now - hit.at <= CACHE_MS) return hit.value;
-    const value = (async (): Promise<Target> => {
+    return this.targets.get(projectId, async (): Promise<Target> => {
       const project = await this.projects.findForIntake(projectId);
       if (!project) return null;
       const s = await this.repo.settings(project.id);
@@ -102,11 +101,7 @@ export class CollectorService {
         ? (await this.repo.keys(project.id)).filter((k) => k.active).map((k) => k.publicKey)
         : [];
       return { project, keys, enabled };
-    })();
-    if (this.targets.size > 10_000) this.targets.clear();
-    this.targets.set(projectId, { value, at: now });
-    value.catch(() => this.targets.delete(projectId));
-    return value;
+    });
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { forbidden, invalidFields, notFound, unauthorized } from '../errors.js';
 import { VISIBILITIES, type Visibility } from '../members/members.js';
+import { TtlCache } from '../ttl-cache.js';
 import type { User } from '../users/users.js';
 import type { FeatureGates, SettingsRepository } from './settings.repository.js';
 
@@ -112,26 +113,21 @@ const CACHE_MS = 1000;
 
 /** Application settings and feature flags (admin-managed). */
 export class SettingsService {
-  private settingsCache: { value: Promise<ApplicationSettings>; at: number } | null = null;
-  private readonly flagCache = new Map<string, { value: Promise<FeatureGates | undefined>; at: number }>();
+  private readonly settingsCache: TtlCache<'settings', ApplicationSettings>;
+  private readonly flagCache: TtlCache<string, FeatureGates | undefined>;
 
   constructor(
     private readonly repo: SettingsRepository,
     private readonly defaults: Readonly<ApplicationSettings>,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.settingsCache = new TtlCache(clock, CACHE_MS);
+    this.flagCache = new TtlCache(clock, CACHE_MS);
+  }
 
   /** The settings (cached briefly; see CACHE_MS). */
   get(): Promise<ApplicationSettings> {
-    const now = this.clock.now().getTime();
-    if (!this.settingsCache || now - this.settingsCache.at > CACHE_MS) {
-      const value = this.load();
-      value.catch(() => {
-        this.settingsCache = null;
-      });
-      this.settingsCache = { value, at: now };
-    }
-    return this.settingsCache.value;
+    return this.settingsCache.get('settings', () => this.load());
   }
 
   private async load(): Promise<ApplicationSettings> {
@@ -166,7 +162,7 @@ export class SettingsService {
     }
     if (Object.keys(errors).length > 0) throw invalidFields(errors);
     if (Object.keys(changes).length > 0) await this.repo.put(changes);
-    this.settingsCache = null;
+    this.settingsCache.clear();
     return this.get();
   }
 
@@ -233,13 +229,7 @@ export class SettingsService {
    * set has its default (`generic_alert_fingerprinting` is on by default).
    */
   async isEnabled(name: string, projectId?: number, defaultValue = false): Promise<boolean> {
-    const now = this.clock.now().getTime();
-    let cached = this.flagCache.get(name);
-    if (!cached || now - cached.at > CACHE_MS) {
-      cached = { value: this.repo.features(name).then(([f]) => f), at: now };
-      this.flagCache.set(name, cached);
-    }
-    const f = await cached.value;
+    const f = await this.flagCache.get(name, async () => (await this.repo.features(name))[0]);
     if (projectId !== undefined && f?.projectIds.includes(projectId)) return true;
     return f?.enabled ?? defaultValue;
   }
