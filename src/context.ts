@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto';
 import { DEFAULT_MAX_ALERTS } from './alerts/alerts.js';
 import { AlertsRepository } from './alerts/alerts.repository.js';
 import { AlertsService } from './alerts/alerts.service.js';
@@ -20,7 +19,7 @@ import { Git } from './git/git.js';
 import { InventoryRepository } from './git/inventory.repository.js';
 import { InventoryService } from './git/inventory.service.js';
 import { RepositoriesService, repositoryLifecycle } from './git/repositories.service.js';
-import { configuredWeights, pickStorage } from './git/storages.js';
+import { configuredWeights, WeightedStorages } from './git/storages.js';
 import { GroupsService } from './groups/groups.service.js';
 import { NamespacesRepository } from './groups/namespaces.repository.js';
 import { IssuesRepository } from './issues/issues.repository.js';
@@ -61,6 +60,8 @@ export interface AppContext {
   readonly snippets: SnippetsService;
   readonly settings: SettingsService;
   readonly repositories: RepositoriesService;
+  /** Where new repositories go, by the weights in application settings. */
+  readonly storagePicker: WeightedStorages;
   readonly inventory: InventoryService;
   readonly integrations: IntegrationsService;
   readonly alertIntake: IntakeService;
@@ -116,8 +117,8 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   const permissions = new PermissionsService(membersRepo, namespacesRepo, clock);
   const repositories = new RepositoriesService(new Git(), config.storages);
   const lifecycle = repositoryLifecycle(repositories);
-  const pick = async () =>
-    pickStorage((await settings.get()).repository_storages_weighted, randomInt(1_000_000) / 1_000_000);
+  const storagePicker = new WeightedStorages(async () => (await settings.get()).repository_storages_weighted);
+  const pick = () => storagePicker.pick();
   const projects = new ProjectsService(
     projectsRepo,
     namespacesRepo,
@@ -176,6 +177,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     members: new MembersService(membersRepo, usersRepo, clock),
     snippets: new SnippetsService(snippetsRepo, projects, settings, pick, lifecycle, clock),
     repositories,
+    storagePicker,
     inventory: new InventoryService(new InventoryRepository(k)),
     settings,
     integrations,
@@ -209,7 +211,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       new StorageMovesRepository(k),
       repositories,
       jobs,
-      async () => (await settings.get()).repository_storages_weighted,
+      storagePicker,
       config.offering,
       config.tier,
       clock,
@@ -228,6 +230,6 @@ export function createBackupService(ctx: AppContext): BackupService {
     ctx.repositories,
     ctx.config.dataDir,
     ctx.config.release,
-    async () => (await ctx.settings.get()).repository_storages_weighted,
+    ctx.storagePicker,
   );
 }

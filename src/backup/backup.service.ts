@@ -11,7 +11,7 @@ import type { DialectName } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
 import type { ContainerKind } from '../git/git.js';
 import type { RepositoriesService } from '../git/repositories.service.js';
-import { pickStorage } from '../git/storages.js';
+import type { WeightedStorages } from '../git/storages.js';
 
 const run = promisify(execFile);
 
@@ -239,7 +239,7 @@ export class BackupService {
     private readonly repos: RepositoriesService,
     private readonly dataDir: string,
     private readonly release: string,
-    private readonly weights: () => Promise<Record<string, number>>,
+    private readonly storagePicker: WeightedStorages,
   ) {}
 
   /**
@@ -416,13 +416,12 @@ export class BackupService {
       }
 
       // Repositories first, into their final places; removed again if anything later fails.
-      const weights = await this.weights();
-      const storageFor = (name: string) =>
-        this.repos.hasStorage(name) ? name : pickStorage(weights, Math.random());
+      const storageFor = async (name: string) =>
+        this.repos.hasStorage(name) ? name : await this.storagePicker.pick();
       const placed = new Map<string, string>();
       progress.start('repositories', manifest.repositories.length);
       for (const r of manifest.repositories) {
-        const storage = storageFor(r.storage);
+        const storage = await storageFor(r.storage);
         placed.set(`${r.kind}:${r.id}`, storage);
         const path = this.repos.path(r.kind, r.id, storage);
         if (await this.repos.git.exists(path))

@@ -7,6 +7,7 @@ import { systemClock } from '../clock.js';
 import { createDb, type Db, migrate } from '../db/db.js';
 import { Git } from '../git/git.js';
 import { RepositoriesService } from '../git/repositories.service.js';
+import { WeightedStorages } from '../git/storages.js';
 import { JobQueue } from '../jobs/queue.js';
 import { StorageMovesRepository } from './storage-moves.repository.js';
 import { StorageMovesService } from './storage-moves.service.js';
@@ -49,7 +50,7 @@ describe('storage move job', () => {
       new StorageMovesRepository(k),
       repos,
       jobs,
-      async () => ({ a: 100, b: 100 }),
+      new WeightedStorages(async () => ({ a: 100, b: 100 })),
       'self-managed',
       'free',
       systemClock,
@@ -107,7 +108,7 @@ describe('storage move job', () => {
       new StorageMovesRepository(k),
       repos,
       jobs,
-      async () => ({ a: 100, b: 100 }),
+      new WeightedStorages(async () => ({ a: 100, b: 100 })),
       'self-managed',
       'free',
       systemClock,

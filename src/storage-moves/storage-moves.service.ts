@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import type { Offering, Tier } from '../config.js';
 import { AppError, forbidden, notFound, paramError, unauthorized } from '../errors.js';
 import type { RepositoriesService } from '../git/repositories.service.js';
-import { pickStorage } from '../git/storages.js';
+import { NoWeightedStorage, type WeightedStorages } from '../git/storages.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { Paged, PageRequest } from '../paging.js';
 import type { User } from '../users/users.js';
@@ -37,7 +37,7 @@ export class StorageMovesService {
     private readonly repo: StorageMovesRepository,
     private readonly repos: RepositoriesService,
     private readonly jobs: JobQueue,
-    private readonly weights: () => Promise<Record<string, number>>,
+    private readonly storagePicker: WeightedStorages,
     private readonly offering: Offering,
     private readonly tier: Tier,
     private readonly clock: Clock,
@@ -126,12 +126,12 @@ export class StorageMovesService {
   }
 
   private async pickDestination(source: string): Promise<string> {
-    const weights = { ...(await this.weights()) };
-    delete weights[source];
     try {
-      return pickStorage(weights, Math.random());
-    } catch {
-      throw badRequest('no other storage with a weight above 0; name destination_storage_name');
+      return await this.storagePicker.pick(source);
+    } catch (err) {
+      if (err instanceof NoWeightedStorage)
+        throw badRequest('no other storage with a weight above 0; name destination_storage_name');
+      throw err;
     }
   }
 
@@ -182,7 +182,7 @@ export class StorageMovesService {
   async storages(actor: User | null) {
     if (!actor) throw unauthorized();
     if (!actor.admin) throw forbidden();
-    const [weights, counts] = await Promise.all([this.weights(), this.repo.counts()]);
+    const [weights, counts] = await Promise.all([this.storagePicker.weights(), this.repo.counts()]);
     return this.repos.storageNames().map((name) => ({
       name,
       path: this.repos.storagePath(name),
