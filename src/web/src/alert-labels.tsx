@@ -29,7 +29,7 @@ export const INTEGRATION_TYPE_LABELS: Readonly<Record<IntegrationType, string>> 
 export const INTEGRATION_TYPES = Object.keys(INTEGRATION_TYPE_LABELS) as IntegrationType[];
 
 /** The readable word for a severity; an unexpected value is shown as it came. */
-export function severityLabel(severity: string): string {
+function severityLabel(severity: string): string {
   return SEVERITY_LABELS[severity] ?? severity;
 }
 

@@ -13,6 +13,7 @@ import { SignInPage } from './pages/sign-in';
 import { StoragesPage } from './pages/storages';
 import { Link, parseRoute, paths, type Route, usePathname } from './router';
 import type { Session, SessionUser } from './types';
+import { useAction } from './use-action';
 
 type SessionState =
   | { readonly status: 'loading' }
@@ -72,23 +73,17 @@ export function App() {
 
 function Shell({ user, onSignedOut }: { readonly user: SessionUser; readonly onSignedOut: () => void }) {
   const route = parseRoute(usePathname());
-  const [signOutError, setSignOutError] = useState<string | null>(null);
-  const [signingOut, setSigningOut] = useState(false);
+  const signOutAction = useAction();
 
   useEffect(() => {
     document.title = `${titleOf(route)} · svc`;
   });
 
   const doSignOut = async (): Promise<void> => {
-    setSigningOut(true);
-    setSignOutError(null);
-    try {
+    await signOutAction.run(async () => {
       await signOut();
       onSignedOut();
-    } catch (err) {
-      setSignOutError(describeError(err));
-      setSigningOut(false);
-    }
+    });
   };
 
   return (
@@ -113,14 +108,16 @@ function Shell({ user, onSignedOut }: { readonly user: SessionUser; readonly onS
             type="button"
             className="button button-small"
             onClick={() => void doSignOut()}
-            disabled={signingOut}
+            disabled={signOutAction.busy}
           >
             Sign out
           </button>
         </div>
       </header>
       <main className="content">
-        {signOutError !== null && <ErrorNotice message={`Could not sign out: ${signOutError}`} />}
+        {signOutAction.error !== null && (
+          <ErrorNotice message={`Could not sign out: ${signOutAction.error}`} />
+        )}
         <RouteView route={route} user={user} />
       </main>
     </>

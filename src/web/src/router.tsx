@@ -1,7 +1,7 @@
 import { type AnchorHTMLAttributes, type MouseEvent, useEffect, useState } from 'react';
 
 /** Client routes live under this prefix so they never collide with API, git or health paths. */
-export const UI_PREFIX = '/-/ui';
+const UI_PREFIX = '/-/ui';
 
 /** The screen a URL path stands for. */
 export type Route =

@@ -1,6 +1,6 @@
 import { type ReactNode, useId, useState } from 'react';
 import { ALERT_STATUSES, SeverityBadge, STATUS_LABELS, StatusBadge } from '../alert-labels';
-import { describeError, sendJson } from '../api';
+import { sendJson } from '../api';
 import {
   Breadcrumbs,
   ErrorNotice,
@@ -12,6 +12,7 @@ import {
 } from '../components';
 import { Link, paths } from '../router';
 import type { Alert, AlertNote, AlertStatus, Project } from '../types';
+import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
 
 /** Annotations that already show as the alert's own fields; the others are listed separately. */
@@ -170,23 +171,14 @@ function StatusControl({
   readonly onChanged: (alert: Alert) => void;
 }) {
   const id = useId();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [done, setDone] = useState<string | null>(null);
+  const action = useAction();
 
   const change = async (status: AlertStatus): Promise<void> => {
-    setBusy(true);
-    setError(null);
-    setDone(null);
-    try {
+    await action.run(async () => {
       const next = await sendJson<Alert>('PUT', apiPath, { status });
       onChanged(next);
-      setDone(`Status changed to ${STATUS_LABELS[next.status] ?? next.status}.`);
-    } catch (err) {
-      setError(describeError(err));
-    } finally {
-      setBusy(false);
-    }
+      return `Status changed to ${STATUS_LABELS[next.status] ?? next.status}.`;
+    });
   };
 
   return (
@@ -196,7 +188,7 @@ function StatusControl({
         <select
           id={id}
           value={alert.status}
-          disabled={busy}
+          disabled={action.busy}
           onChange={(event) => void change(event.target.value as AlertStatus)}
         >
           {ALERT_STATUSES.map((s) => (
@@ -206,8 +198,8 @@ function StatusControl({
           ))}
         </select>
       </div>
-      {error !== null && <ErrorNotice message={`Could not change the status: ${error}`} />}
-      {done !== null && <SuccessNotice>{done}</SuccessNotice>}
+      {action.error !== null && <ErrorNotice message={`Could not change the status: ${action.error}`} />}
+      {action.done !== null && <SuccessNotice>{action.done}</SuccessNotice>}
     </div>
   );
 }

@@ -1,8 +1,9 @@
 import { type FormEvent, useId, useState } from 'react';
-import { describeError, getJsonWithCsrf, sendJson } from '../api';
+import { getJsonWithCsrf, sendJson } from '../api';
 import { ConfirmDialog, CopyButton, ErrorNotice, ResourceView, SuccessNotice } from '../components';
 import { Link, paths } from '../router';
 import type { ClientKey, ErrorTrackingSettings, ExternalProject, Project } from '../types';
+import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
 
 /** What the token field shows while a token is stored; the server reads it as "keep the stored token". */
@@ -106,11 +107,8 @@ function ErrorTrackingForm({
   const [saved, setSaved] = useState(initial);
   const [draft, setDraft] = useState<Draft>(() => draftOf(initial));
   const [projects, setProjects] = useState<readonly ExternalProject[] | null>(null);
-  const [connecting, setConnecting] = useState(false);
-  const [connectError, setConnectError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [done, setDone] = useState(false);
+  const connection = useAction();
+  const saving = useAction();
   const [keysVersion, setKeysVersion] = useState(0);
   const ids = {
     active: useId(),
@@ -126,34 +124,25 @@ function ErrorTrackingForm({
   };
   const change = (patch: Partial<Draft>): void => {
     setDraft((d) => ({ ...d, ...patch }));
-    setDone(false);
+    saving.reset();
   };
   const external = draft.backend === 'external';
 
   const connect = async (): Promise<void> => {
-    setConnecting(true);
-    setConnectError(null);
-    try {
+    const ok = await connection.run(async () => {
       const result = await getJsonWithCsrf<{ projects: ExternalProject[] }>(
         connectPath(project, draft.apiHost.trim(), draft.token),
       );
       const list = Array.isArray(result.projects) ? result.projects : [];
       setProjects(list);
       if (!list.some((p) => projectKey(p) === draft.projectKey)) change({ projectKey: '' });
-    } catch (err) {
-      setProjects(null);
-      setConnectError(describeError(err));
-    } finally {
-      setConnecting(false);
-    }
+    });
+    if (!ok) setProjects(null);
   };
 
   const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
     event.preventDefault();
-    if (busy) return;
-    setBusy(true);
-    setError(null);
-    setDone(false);
+    if (saving.busy) return;
     const body: Record<string, unknown> = { active: draft.active, integrated: !external };
     if (external) {
       const host = draft.apiHost.trim();
@@ -171,19 +160,15 @@ function ErrorTrackingForm({
         };
       }
     }
-    try {
+    await saving.run(async () => {
       const next = await sendJson<ErrorTrackingSettings>('PUT', path, body);
       setSaved(next);
       setDraft(draftOf(next));
       setProjects(null);
-      setConnectError(null);
-      setDone(true);
+      connection.reset();
       setKeysVersion((v) => v + 1);
-    } catch (err) {
-      setError(describeError(err));
-    } finally {
-      setBusy(false);
-    }
+      return 'Error tracking settings saved.';
+    });
   };
 
   const storedKey = storedProjectKey(saved);
@@ -197,8 +182,8 @@ function ErrorTrackingForm({
   return (
     <>
       <form aria-label="Error tracking settings" onSubmit={(event) => void submit(event)}>
-        {error !== null && <ErrorNotice message={error} />}
-        {done && <SuccessNotice>Error tracking settings saved.</SuccessNotice>}
+        {saving.error !== null && <ErrorNotice message={saving.error} />}
+        {saving.done !== null && <SuccessNotice>{saving.done}</SuccessNotice>}
         <div className="checkbox">
           <input
             id={ids.active}
@@ -279,10 +264,10 @@ function ErrorTrackingForm({
                 <button
                   type="button"
                   className="button"
-                  disabled={connecting || draft.apiHost.trim() === '' || draft.token === ''}
+                  disabled={connection.busy || draft.apiHost.trim() === '' || draft.token === ''}
                   onClick={() => void connect()}
                 >
-                  {connecting ? 'Connecting…' : 'Connect'}
+                  {connection.busy ? 'Connecting…' : 'Connect'}
                 </button>
               </div>
               <span id={ids.tokenHelp} className="help">
@@ -290,10 +275,10 @@ function ErrorTrackingForm({
                 {isMasked(draft.token) ? ' A token is stored; leave it to keep using it.' : ''}
               </span>
             </div>
-            {connectError !== null && (
+            {connection.error !== null && (
               <div className="notice notice-error" role="alert">
                 <strong>Connection failed. Check auth token and try again.</strong>
-                <span className="notice-detail">{connectError}</span>
+                <span className="notice-detail">{connection.error}</span>
               </div>
             )}
             {projects !== null && (
@@ -334,8 +319,8 @@ function ErrorTrackingForm({
           </fieldset>
         )}
         <div className="actions">
-          <button type="submit" className="button button-primary" disabled={busy}>
-            {busy ? 'Saving…' : 'Save error tracking settings'}
+          <button type="submit" className="button button-primary" disabled={saving.busy}>
+            {saving.busy ? 'Saving…' : 'Save error tracking settings'}
           </button>
         </div>
       </form>
@@ -380,11 +365,9 @@ function ClientKeys({
   const [localVersion, setLocalVersion] = useState(0);
   const keys = useResource<ClientKey[]>(path, version + localVersion);
   const [notice, setNotice] = useState<string | null>(null);
-  const [failure, setFailure] = useState<string | null>(null);
-  const [creating, setCreating] = useState(false);
+  const creation = useAction();
   const [deleting, setDeleting] = useState<ClientKey | null>(null);
-  const [deleteBusy, setDeleteBusy] = useState(false);
-  const [deleteError, setDeleteError] = useState<string | null>(null);
+  const deletion = useAction();
   const headingId = useId();
   const ids = {
     dsn: useId(),
@@ -397,36 +380,24 @@ function ClientKeys({
   const refresh = (): void => setLocalVersion((v) => v + 1);
 
   const create = async (): Promise<void> => {
-    setCreating(true);
-    setFailure(null);
     setNotice(null);
-    try {
+    await creation.run(async () => {
       const key = await sendJson<ClientKey>('POST', path);
       setNotice(
         `New client key ${key.public_key} created. Move your clients to its DSN, then delete the old key.`,
       );
       refresh();
-    } catch (err) {
-      setFailure(describeError(err));
-    } finally {
-      setCreating(false);
-    }
+    });
   };
 
   const remove = async (key: ClientKey): Promise<void> => {
-    setDeleteBusy(true);
-    setDeleteError(null);
-    try {
+    await deletion.run(async () => {
       await sendJson<ClientKey>('DELETE', `${path}/${key.id}`);
       setDeleting(null);
       setNotice(`Client key ${key.public_key} deleted. Clients that still use it are refused.`);
-      setFailure(null);
+      creation.reset();
       refresh();
-    } catch (err) {
-      setDeleteError(describeError(err));
-    } finally {
-      setDeleteBusy(false);
-    }
+    });
   };
 
   return (
@@ -436,10 +407,10 @@ function ClientKeys({
         <button
           type="button"
           className="button button-primary button-small"
-          disabled={creating}
+          disabled={creation.busy}
           onClick={() => void create()}
         >
-          {creating ? 'Creating…' : 'Create new key'}
+          {creation.busy ? 'Creating…' : 'Create new key'}
         </button>
       </div>
       {!active && (
@@ -448,7 +419,7 @@ function ClientKeys({
         </p>
       )}
       {notice !== null && <SuccessNotice>{notice}</SuccessNotice>}
-      {failure !== null && <ErrorNotice message={failure} />}
+      {creation.error !== null && <ErrorNotice message={creation.error} />}
       <ResourceView resource={keys}>
         {(list) => {
           const activeKeys = list.filter((k) => k.active);
@@ -531,7 +502,7 @@ function ClientKeys({
                             className="button button-small button-danger-outline"
                             aria-label={`Delete key ${k.public_key}`}
                             onClick={() => {
-                              setDeleteError(null);
+                              deletion.reset();
                               setDeleting(k);
                             }}
                           >
@@ -575,18 +546,18 @@ function ClientKeys({
         title="Delete client key?"
         confirmLabel="Delete key"
         danger
-        busy={deleteBusy}
+        busy={deletion.busy}
         onConfirm={() => deleting && void remove(deleting)}
         onCancel={() => {
           setDeleting(null);
-          setDeleteError(null);
+          deletion.reset();
         }}
       >
         <p>
           Clients that send events with <code>{deleting?.public_key}</code> will be refused. This cannot be
           undone.
         </p>
-        {deleteError !== null && <ErrorNotice message={deleteError} />}
+        {deletion.error !== null && <ErrorNotice message={deletion.error} />}
       </ConfirmDialog>
     </section>
   );

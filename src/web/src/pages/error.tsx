@@ -1,5 +1,5 @@
 import { type ReactNode, useState } from 'react';
-import { describeError, sendJson } from '../api';
+import { sendJson } from '../api';
 import {
   Breadcrumbs,
   ErrorNotice,
@@ -17,6 +17,7 @@ import {
 } from '../error-labels';
 import { paths } from '../router';
 import type { ErrorEvent, ErrorStatus, Project, StackTrace, StackTraceEntry, TrackedError } from '../types';
+import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
 
 const EVENTS_PER_PAGE = 20;
@@ -141,23 +142,17 @@ function StatusActions({
   readonly apiPath: string;
   readonly onChanged: (error: TrackedError) => void;
 }) {
-  const [busy, setBusy] = useState<ErrorStatus | null>(null);
-  const [failure, setFailure] = useState<string | null>(null);
-  const [done, setDone] = useState<string | null>(null);
+  const action = useAction();
+  // Which button's change is running (it says so while the others are only disabled).
+  const [pending, setPending] = useState<ErrorStatus | null>(null);
 
   const change = async (status: ErrorStatus): Promise<void> => {
-    setBusy(status);
-    setFailure(null);
-    setDone(null);
-    try {
+    setPending(status);
+    await action.run(async () => {
       const next = await sendJson<TrackedError>('PUT', apiPath, { status });
       onChanged(next);
-      setDone(`Status changed to ${ERROR_STATUS_LABELS[next.status] ?? next.status}.`);
-    } catch (err) {
-      setFailure(describeError(err));
-    } finally {
-      setBusy(null);
-    }
+      return `Status changed to ${ERROR_STATUS_LABELS[next.status] ?? next.status}.`;
+    });
   };
 
   // Every status but the current one; "Resolve" first, as the most common action.
@@ -171,15 +166,15 @@ function StatusActions({
             key={s}
             type="button"
             className={s === 'resolved' ? 'button button-primary' : 'button'}
-            disabled={busy !== null}
+            disabled={action.busy}
             onClick={() => void change(s)}
           >
-            {busy === s ? 'Saving…' : ERROR_STATUS_ACTIONS[s]}
+            {action.busy && pending === s ? 'Saving…' : ERROR_STATUS_ACTIONS[s]}
           </button>
         ))}
       </div>
-      {failure !== null && <ErrorNotice message={`Could not change the status: ${failure}`} />}
-      {done !== null && <SuccessNotice>{done}</SuccessNotice>}
+      {action.error !== null && <ErrorNotice message={`Could not change the status: ${action.error}`} />}
+      {action.done !== null && <SuccessNotice>{action.done}</SuccessNotice>}
     </div>
   );
 }

@@ -3,7 +3,7 @@ import { Breadcrumbs, projectLabel, ResourceView, TabList, Timestamp } from '../
 import { navigate, PROJECT_TABS, type ProjectTab, paths } from '../router';
 import type { Project } from '../types';
 import { useResource } from '../use-resource';
-import { AlertsSettings } from './alert-settings';
+import { AlertsSettings } from './alert-settings/alert-settings';
 import { AlertsPanel } from './alerts';
 import { ErrorTrackingSettingsSection } from './error-tracking-settings';
 import { ErrorsPanel } from './errors';

@@ -2,35 +2,27 @@ import { type FormEvent, useId, useState } from 'react';
 import { ApiError, describeError, signIn } from '../api';
 import { ErrorNotice } from '../components';
 import type { Session } from '../types';
+import { useAction } from '../use-action';
 
 /** The sign-in form: username or email plus password, posted to `/-/session`. */
 export function SignInPage({ onSignedIn }: { readonly onSignedIn: (session: Session) => void }) {
   const [login, setLogin] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useAction(signInError);
   const loginId = useId();
   const passwordId = useId();
 
   const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
     event.preventDefault();
-    if (busy) return;
-    setBusy(true);
-    setError(null);
-    try {
-      onSignedIn(await signIn(login.trim(), password));
-    } catch (err) {
-      setError(signInError(err));
-      setPassword('');
-      setBusy(false);
-    }
+    const ok = await action.run(async () => onSignedIn(await signIn(login.trim(), password)));
+    if (!ok) setPassword('');
   };
 
   return (
     <main className="sign-in">
       <div className="card sign-in-card">
         <h1>Sign in to svc</h1>
-        {error !== null && <ErrorNotice message={error} />}
+        {action.error !== null && <ErrorNotice message={action.error} />}
         <form onSubmit={(event) => void submit(event)} aria-label="Sign in">
           <div className="field">
             <label htmlFor={loginId}>Username or email</label>
@@ -57,8 +49,8 @@ export function SignInPage({ onSignedIn }: { readonly onSignedIn: (session: Sess
               onChange={(event) => setPassword(event.target.value)}
             />
           </div>
-          <button type="submit" className="button button-primary button-block" disabled={busy}>
-            {busy ? 'Signing in…' : 'Sign in'}
+          <button type="submit" className="button button-primary button-block" disabled={action.busy}>
+            {action.busy ? 'Signing in…' : 'Sign in'}
           </button>
         </form>
       </div>

@@ -1,5 +1,5 @@
 import { type FormEvent, useCallback, useEffect, useId, useRef, useState } from 'react';
-import { describeError, getPage, type Page, sendJson } from '../api';
+import { getPage, type Page, sendJson } from '../api';
 import {
   Breadcrumbs,
   ConfirmDialog,
@@ -19,6 +19,7 @@ import type {
   StorageMoveState,
   StorageSettings,
 } from '../types';
+import { useAction } from '../use-action';
 import { type Resource, useLoader, useResource } from '../use-resource';
 import { AdminNav } from './admin';
 
@@ -171,9 +172,7 @@ function WeightsForm({
 }) {
   // Edited weights by storage name; a storage without an entry shows the server's weight.
   const [drafts, setDrafts] = useState<Readonly<Record<string, string>>>({});
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [done, setDone] = useState(false);
+  const action = useAction();
   const baseId = useId();
   const weightText = (s: RepositoryStorage): string => drafts[s.name] ?? String(s.weight);
 
@@ -184,21 +183,18 @@ function WeightsForm({
 
   const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
     event.preventDefault();
-    if (busy) return;
-    setError(null);
-    setDone(false);
+    if (action.busy) return;
     const weights: Record<string, number> = {};
     for (const s of storages) {
       const raw = weightText(s).trim();
       // Only an empty or non-numeric field is caught here; the server judges the range and whole numbers.
       if (raw === '' || !Number.isFinite(Number(raw))) {
-        setError(`Enter a weight from 0 to 100 for ${s.name}.`);
+        action.fail(`Enter a weight from 0 to 100 for ${s.name}.`);
         return;
       }
       weights[s.name] = Number(raw);
     }
-    setBusy(true);
-    try {
+    await action.run(async () => {
       const saved = await sendJson<StorageSettings>('PUT', '/api/v4/application/settings', {
         repository_storages_weighted: weights,
       });
@@ -207,13 +203,9 @@ function WeightsForm({
           Object.entries(saved.repository_storages_weighted).map(([name, weight]) => [name, String(weight)]),
         ),
       );
-      setDone(true);
       onSaved();
-    } catch (err) {
-      setError(describeError(err));
-    } finally {
-      setBusy(false);
-    }
+      return 'Storage weights saved.';
+    });
   };
 
   return (
@@ -270,7 +262,7 @@ function WeightsForm({
                       onChange={(event) => {
                         const next = event.target.value;
                         setDrafts((d) => ({ ...d, [s.name]: next }));
-                        setDone(false);
+                        action.reset();
                       }}
                     />
                     <span id={hintId} className="muted small weight-hint">
@@ -286,11 +278,11 @@ function WeightsForm({
           </tbody>
         </table>
       </div>
-      {error !== null && <ErrorNotice message={error} />}
-      {done && <SuccessNotice>Storage weights saved.</SuccessNotice>}
+      {action.error !== null && <ErrorNotice message={action.error} />}
+      {action.done !== null && <SuccessNotice>{action.done}</SuccessNotice>}
       <div className="actions">
-        <button type="submit" className="button button-primary" disabled={busy}>
-          {busy ? 'Saving…' : 'Save weights'}
+        <button type="submit" className="button button-primary" disabled={action.busy}>
+          {action.busy ? 'Saving…' : 'Save weights'}
         </button>
       </div>
     </form>
@@ -348,24 +340,19 @@ function ProjectMoveSection({
   const projects = useLoader(PROJECTS_PATH, getPage<AdminProject>, refreshKey);
   const [projectId, setProjectId] = useState('');
   const [destination, setDestination] = useState(BY_WEIGHT);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [done, setDone] = useState<string | null>(null);
+  const action = useAction();
   const ids = { heading: useId(), project: useId(), projectHelp: useId(), destination: useId() };
   const list = projects.status === 'ok' ? projects.data.items : [];
   const selected = list.find((p) => String(p.id) === projectId);
 
   const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
     event.preventDefault();
-    if (busy) return;
-    setError(null);
-    setDone(null);
+    if (action.busy) return;
     if (projectId === '') {
-      setError('Choose a project to move.');
+      action.fail('Choose a project to move.');
       return;
     }
-    setBusy(true);
-    try {
+    await action.run(async () => {
       const move = await sendJson<StorageMove>(
         'POST',
         `/api/v4/projects/${encodeURIComponent(projectId)}/repository_storage_moves`,
@@ -373,15 +360,9 @@ function ProjectMoveSection({
       );
       const name =
         move.project?.name_with_namespace ?? selected?.name_with_namespace ?? `Project ${projectId}`;
-      setDone(
-        `Move ${move.id} scheduled: ${name} from ${move.source_storage_name} to ${move.destination_storage_name}.`,
-      );
       onScheduled();
-    } catch (err) {
-      setError(describeError(err));
-    } finally {
-      setBusy(false);
-    }
+      return `Move ${move.id} scheduled: ${name} from ${move.source_storage_name} to ${move.destination_storage_name}.`;
+    });
   };
 
   return (
@@ -397,8 +378,7 @@ function ProjectMoveSection({
             disabled={projects.status !== 'ok'}
             onChange={(event) => {
               setProjectId(event.target.value);
-              setDone(null);
-              setError(null);
+              action.reset();
             }}
           >
             <option value="">
@@ -434,18 +414,17 @@ function ProjectMoveSection({
             value={destination}
             onChange={(event) => {
               setDestination(event.target.value);
-              setDone(null);
-              setError(null);
+              action.reset();
             }}
           >
             <DestinationOptions storages={storages} current={selected?.repository_storage} />
           </select>
         </div>
-        {error !== null && <ErrorNotice message={error} />}
-        {done !== null && <SuccessNotice>{done}</SuccessNotice>}
+        {action.error !== null && <ErrorNotice message={action.error} />}
+        {action.done !== null && <SuccessNotice>{action.done}</SuccessNotice>}
         <div className="actions">
-          <button type="submit" className="button button-primary" disabled={busy}>
-            {busy ? 'Scheduling…' : 'Schedule move'}
+          <button type="submit" className="button button-primary" disabled={action.busy}>
+            {action.busy ? 'Scheduling…' : 'Schedule move'}
           </button>
         </div>
       </form>
@@ -470,14 +449,11 @@ function BulkMoveSection({
 }) {
   const [draft, setDraft] = useState<BulkRequest>({ kind: 'projects', source: '', destination: BY_WEIGHT });
   const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [done, setDone] = useState<string | null>(null);
+  const action = useAction();
   const ids = { heading: useId(), kind: useId(), source: useId(), destination: useId() };
   const change = (patch: Partial<BulkRequest>): void => {
     setDraft((d) => ({ ...d, ...patch }));
-    setError(null);
-    setDone(null);
+    action.reset();
   };
   const noun = `${KIND_TYPES[draft.kind]} repository`;
   const sourceCount = storages?.find((s) => s.name === draft.source)?.[draft.kind];
@@ -485,29 +461,23 @@ function BulkMoveSection({
 
   const submit = (event: FormEvent<HTMLFormElement>): void => {
     event.preventDefault();
-    setError(null);
-    setDone(null);
+    action.reset();
     if (draft.source === '') {
-      setError('Choose the storage to move repositories off.');
+      action.fail('Choose the storage to move repositories off.');
       return;
     }
     setConfirming(true);
   };
 
   const schedule = async (): Promise<void> => {
-    setBusy(true);
     const body: Record<string, string> = { source_storage_name: draft.source };
     if (draft.destination !== BY_WEIGHT) body.destination_storage_name = draft.destination;
-    try {
+    await action.run(async () => {
       await sendJson<unknown>('POST', `/api/v4/${KIND_TYPES[draft.kind]}_repository_storage_moves`, body);
-      setDone(`Moves scheduled for every ${noun} on ${draft.source} to ${target}.`);
       onScheduled(draft.kind);
-    } catch (err) {
-      setError(describeError(err));
-    } finally {
-      setBusy(false);
-      setConfirming(false);
-    }
+      return `Moves scheduled for every ${noun} on ${draft.source} to ${target}.`;
+    });
+    setConfirming(false);
   };
 
   return (
@@ -553,10 +523,10 @@ function BulkMoveSection({
             <DestinationOptions storages={storages} />
           </select>
         </div>
-        {error !== null && <ErrorNotice message={error} />}
-        {done !== null && <SuccessNotice>{done}</SuccessNotice>}
+        {action.error !== null && <ErrorNotice message={action.error} />}
+        {action.done !== null && <SuccessNotice>{action.done}</SuccessNotice>}
         <div className="actions">
-          <button type="submit" className="button button-primary" disabled={busy}>
+          <button type="submit" className="button button-primary" disabled={action.busy}>
             Schedule moves
           </button>
         </div>
@@ -565,7 +535,7 @@ function BulkMoveSection({
         open={confirming}
         title={`Move every ${noun}?`}
         confirmLabel="Schedule moves"
-        busy={busy}
+        busy={action.busy}
         onConfirm={() => void schedule()}
         onCancel={() => setConfirming(false)}
       >
