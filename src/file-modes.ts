@@ -2,7 +2,7 @@ import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readd
 import { join } from 'node:path';
 
 /** Directories svc keeps (data directory, storages, repositories, backup work): owner only. */
-export const PRIVATE_DIR = 0o700;
+const PRIVATE_DIR = 0o700;
 /** Files svc keeps (secret key, SQLite files, backup archives and their members): owner only. */
 export const PRIVATE_FILE = 0o600;
 

@@ -21,7 +21,7 @@ import type { ErrorSort, ErrorTrackingRepository } from './error-tracking.reposi
 import { stackFrames } from './events.js';
 import { isSentrySlug } from './sentry-client.js';
 
-export const INTEGRATED_FLAG = 'integrated_error_tracking';
+const INTEGRATED_FLAG = 'integrated_error_tracking';
 
 /** Reads errors from the external Sentry (implemented by the Sentry API client). */
 export interface ExternalErrors {

@@ -47,7 +47,7 @@ export interface NormalizedEvent {
 export class EventError extends Error {}
 
 /** Removes NUL characters from every string (PostgreSQL text and jsonb refuse them). */
-export function scrubNul(v: unknown): unknown {
+function scrubNul(v: unknown): unknown {
   if (typeof v === 'string') return v.includes('\u0000') ? v.replaceAll('\u0000', '') : v;
   if (Array.isArray(v)) return v.map(scrubNul);
   if (isObject(v)) {
@@ -62,7 +62,7 @@ export function scrubNul(v: unknown): unknown {
  * Event timestamps: epoch seconds as a number or numeric string (JS), RFC 3339 with any number of fractional
  * digits (Python µs, Go ns), or no timezone at all (raven: taken as UTC). Missing or unparseable: now.
  */
-export function parseTimestamp(v: unknown, now: Date): string {
+function parseTimestamp(v: unknown, now: Date): string {
   // Relay replaces timestamps from the future (beyond 60 s of clock drift) and unrepresentable ones with the
   // receive time, so that one broken clock cannot pin an error to the year 275760 (or fail the request).
   const sane = (ms: number): string =>
@@ -94,10 +94,10 @@ export function parseTimestamp(v: unknown, now: Date): string {
 const MAX_FUTURE_MS = 60_000;
 
 /** Deepest nesting of objects and arrays accepted in an event (SDKs normalise to a depth of 3 to 10). */
-export const MAX_EVENT_DEPTH = 100;
+const MAX_EVENT_DEPTH = 100;
 
 /** Whether `v` nests objects/arrays deeper than `max` levels; iterative, so any depth is safe to check. */
-export function nestedDeeperThan(v: unknown, max: number): boolean {
+function nestedDeeperThan(v: unknown, max: number): boolean {
   const stack: [unknown, number][] = [[v, 1]];
   while (stack.length > 0) {
     const [x, d] = stack.pop()!;
@@ -123,14 +123,14 @@ function framesOf(value: JsonObject | undefined): JsonObject[] {
 }
 
 /** The exception that explains the event: with several, the last one that has a stack trace (the raised one). */
-export function mainException(event: JsonObject): JsonObject | undefined {
+function mainException(event: JsonObject): JsonObject | undefined {
   const values = exceptionValues(event);
   const withFrames = values.filter((v) => framesOf(v).length > 0);
   return withFrames[withFrames.length - 1] ?? values[values.length - 1];
 }
 
 /** The message: a string `message`, `message.formatted`, or `logentry.formatted`/`logentry.message`. */
-export function eventMessage(event: JsonObject): { formatted: string | null; template: string | null } {
+function eventMessage(event: JsonObject): { formatted: string | null; template: string | null } {
   for (const key of ['logentry', 'message']) {
     const m = event[key];
     if (typeof m === 'string' && m !== '') return { formatted: m, template: m };

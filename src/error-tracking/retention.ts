@@ -3,7 +3,7 @@ import type { JobQueue } from '../jobs/queue.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { ErrorTrackingRepository } from './error-tracking.repository.js';
 
-export const RETENTION_JOB = 'error_tracking_retention';
+const RETENTION_JOB = 'error_tracking_retention';
 const DAY_MS = 86_400_000;
 const dayKey = (d: Date) => `${RETENTION_JOB}:${d.toISOString().slice(0, 10)}`;
 

@@ -19,7 +19,7 @@ export function relativePath(kind: ContainerKind, id: number): string {
 }
 
 /** Gitaly's checksum of `<oid> <ref>` lines: the XOR of their SHA-1s; 40 zeros when there are none. */
-export function refsChecksum(lines: readonly string[]): string {
+function refsChecksum(lines: readonly string[]): string {
   const acc = Buffer.alloc(20);
   for (const line of lines) {
     const h = createHash('sha1').update(line).digest();

@@ -24,7 +24,7 @@ export function toNamespace(row: Selectable<NamespacesTable>): Namespace {
 }
 
 /** Prefixes of a full path, shortest first: `a/b/c` -> `a`, `a/b`, `a/b/c` (lower-cased). */
-export function pathPrefixes(fullPath: string): string[] {
+function pathPrefixes(fullPath: string): string[] {
   const parts = fullPath.toLowerCase().split('/');
   return parts.map((_, i) => parts.slice(0, i + 1).join('/'));
 }

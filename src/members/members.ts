@@ -15,8 +15,6 @@ export const AccessLevel = {
   Owner: 50,
 } as const;
 
-export type AccessLevelValue = (typeof AccessLevel)[keyof typeof AccessLevel];
-
 export const MEMBER_ACCESS_LEVELS = [10, 20, 30, 40, 50] as const;
 
 export type MemberSource = { readonly type: 'namespace' | 'project'; readonly id: number };

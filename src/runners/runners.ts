@@ -24,7 +24,7 @@ export interface Runner {
 }
 
 /** A runner is online when it contacted svc within the last 2 hours (GitLab's window). */
-export const ONLINE_WINDOW_MS = 2 * 60 * 60 * 1000;
+const ONLINE_WINDOW_MS = 2 * 60 * 60 * 1000;
 
 /** Spec (v5): status is only online, offline or not_connected (never contacted). */
 export function contactStatus(r: Runner, now: Date): 'online' | 'offline' | 'not_connected' {

@@ -1,5 +1,5 @@
 /** Longest snippet file name (GitLab: `file_name` is at most 255 characters). */
-export const MAX_SNIPPET_FILE_NAME = 255;
+const MAX_SNIPPET_FILE_NAME = 255;
 
 /**
  * Code points git ignores when it compares a path with `.git` on HFS+ (git's `is_hfs_dotgit`): a name that

@@ -25,7 +25,7 @@ import {
 } from './users.js';
 import type { UserFilter, UsersRepository } from './users.repository.js';
 
-export const TOKEN_PREFIX = 'svcpat-';
+const TOKEN_PREFIX = 'svcpat-';
 const SESSION_DAYS = 7;
 const TOUCH_INTERVAL_MS = 60_000;
 
@@ -76,7 +76,7 @@ type PasswordCheck =
   | { readonly kind: 'limited'; readonly retryAfter: number };
 
 /** GitLab's (Devise's) message for a locked account; the same whether or not the password was right. */
-export const LOCKED_MESSAGE = 'Your account is locked.';
+const LOCKED_MESSAGE = 'Your account is locked.';
 
 /** Users, personal access tokens, sign-in and sessions. */
 export class UsersService {

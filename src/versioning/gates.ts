@@ -23,7 +23,7 @@ const EFFECTIVE_FROM: Readonly<Partial<Record<DeprecationId, string>>> = {
 };
 
 /** Whether an entry's change is in effect at a release: its effective release above, else its removal. */
-export function inEffectAt(release: Release, id: DeprecationId): boolean {
+function inEffectAt(release: Release, id: DeprecationId): boolean {
   const from = EFFECTIVE_FROM[id];
   if (from === undefined) return isRemovedAt(release, id);
   findDeprecation(id); // unknown ids still fail loudly

@@ -16,11 +16,6 @@ export function compareRelease(a: Release, b: Release): number {
   return a.major - b.major || a.minor - b.minor;
 }
 
-/** Whether the instance release is at or past `release`. */
-export function isAtLeast(instance: Release, release: string): boolean {
-  return compareRelease(instance, parseRelease(release)) >= 0;
-}
-
 export function formatRelease(r: Release): string {
   return `${r.major}.${r.minor}`;
 }

@@ -1,16 +1,5 @@
-import {
-  type ColumnDefinitionBuilder,
-  type CreateTableBuilder,
-  type Kysely,
-  type RawBuilder,
-  sql,
-} from 'kysely';
+import { type ColumnDefinitionBuilder, type CreateTableBuilder, type RawBuilder, sql } from 'kysely';
 import type { DialectName } from '../dialect.js';
-
-/** A migration that knows which dialect it runs on (ids, timestamps and booleans differ). */
-export interface DialectMigration {
-  up(db: Kysely<unknown>, dialect: DialectName, env: MigrationEnv): Promise<void>;
-}
 
 /** What a migration may need besides the database: the instance secret key (to encrypt existing secrets). */
 export interface MigrationEnv {
