@@ -52,8 +52,8 @@ export async function migrateDatabase(config: Config): Promise<string[]> {
 
 /**
  * Runs `fn` with a migrated database and the composition root, then closes the database: the CLI's commands
- * reach the database only through here (and `start`). With `print`, the first admin is created if needed;
- * without it (a restore brings its own users), nothing is written before `fn`.
+ * reach the database only through here (and `start`). With `print`, the first admin is created if needed
+ * (its generated password printed); without it (a restore brings its own users), no user is created.
  */
 export async function withContext<T>(
   config: Config,
