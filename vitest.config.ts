@@ -9,5 +9,7 @@ export default defineConfig({
     // Integration files each start their own server and database; two cores, so keep it modest.
     maxWorkers: 2,
     fileParallelism: true,
+    // Decides the database matrix (SVC_TEST_DATABASES) once and prints it at the start and at the end.
+    globalSetup: ['test/setup/databases.ts'],
   },
 });

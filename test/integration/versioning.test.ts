@@ -9,9 +9,12 @@ import { http } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const RELEASES = ['16.11', '17.0', '18.0'] as const;
-const db = (await databases()).at(-1)!;
+const DATABASES = await databases();
+/** Every release on every database of the run. */
+const cases = <R extends string>(releases: readonly R[]) =>
+  releases.flatMap((release) => DATABASES.map((db) => [release, db] as const));
 
-describe.each(RELEASES)('release %s: gated behaviour and deprecation signals', (release) => {
+describe.each(cases(RELEASES))('release %s: gated behaviour and deprecation signals (%s)', (release, db) => {
   let s: TestServer;
   let api: ReturnType<typeof http>;
   const before17 = release === '16.11';
@@ -195,7 +198,7 @@ async function destination() {
   };
 }
 
-describe.each(['16.11', '17.0'])('audit events for repository downloads at %s', (release) => {
+describe.each(cases(['16.11', '17.0']))('audit events for repository downloads at %s (%s)', (release, db) => {
   let s: TestServer;
   let api: ReturnType<typeof http>;
   let dest: Awaited<ReturnType<typeof destination>>;
@@ -284,10 +287,13 @@ describe.each(['16.11', '17.0'])('audit events for repository downloads at %s', 
   });
 });
 
-describe('Geo resync after a storage move (spec rule 9)', () => {
+describe.each(DATABASES)('Geo resync after a storage move (spec rule 9, %s)', (db) => {
   it('records that the moved repository needs a resync on every secondary site', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-geo-'));
-    const s = await startTestServer({ env: { SVC_STORAGES: `default=${dir}/a,fast=${dir}/b` } });
+    const s = await startTestServer({
+      database: db,
+      env: { SVC_STORAGES: `default=${dir}/a,fast=${dir}/b` },
+    });
     try {
       const api = http(s.url);
       const site = await api.post('/api/v4/geo_sites', {
