@@ -9,7 +9,8 @@ export default defineConfig({
     // Integration files each start their own server and database; two cores, so keep it modest.
     maxWorkers: 2,
     fileParallelism: true,
-    // Decides the database matrix (SVC_TEST_DATABASES) once and prints it at the start and at the end.
-    globalSetup: ['test/setup/databases.ts'],
+    // The database matrix (SVC_TEST_DATABASES), decided once and printed at the start and at the end; the CLI
+    // bundled from the current source for the tests that run `svc` as a process.
+    globalSetup: ['test/setup/databases.ts', 'test/setup/svc-bundle.ts'],
   },
 });

@@ -80,7 +80,9 @@ program
       };
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
-      process.stdout.write(`svc: listening on ${server.address} (external URL ${config.externalUrl})\n`);
+      process.stdout.write(
+        `svc: listening on ${server.address} (external URL ${server.ctx.config.externalUrl})\n`,
+      );
     } catch (err) {
       fail(err);
     }
