@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { backoffMs } from '../../src/jobs/queue.js';
 import { databases } from '../helpers/databases.js';
 import { http } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -249,11 +250,10 @@ describe.each(cases(['16.11', '17.0']))('audit events for repository downloads a
       await r.arrayBuffer();
     }
     await s.server.ctx.jobs.drain();
-    // One delivery failed: its job is back in the queue with a backoff; let time pass and run it.
-    await s.server.ctx.db.kysely
-      .updateTable('jobs')
-      .set({ run_at: new Date(0).toISOString() })
-      .execute();
+    // One delivery failed: its job is back in the queue with a backoff; let the backoff pass and run it.
+    const retried = (await s.server.ctx.jobs.pending()).filter((j) => j.lastError !== null);
+    expect(retried).toMatchObject([{ state: 'pending', attempts: 1 }]);
+    s.clock.advance(backoffMs(1));
     await s.server.ctx.jobs.drain();
     const names = dest.received.map((r) => `${r.body.entity_id}:${r.body.event_name}`).sort();
     const publicName =
