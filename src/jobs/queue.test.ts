@@ -7,7 +7,7 @@ import { backoffMs, type Job, JobQueue } from './queue.js';
 
 /** A promise with its resolve function, to hold a handler until the test lets it go. */
 function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve = () => undefined as void;
+  let resolve: () => void = () => undefined;
   const promise = new Promise<void>((r) => {
     resolve = r;
   });
