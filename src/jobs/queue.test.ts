@@ -94,24 +94,35 @@ describe.each(await databases())('job queue (%s)', (kind) => {
     ]);
   });
 
+  /**
+   * Makes `q`'s handler of `copy` a worker that logs `<name>:<attempt>`, keeps its heartbeat, and holds the job until
+   * the test releases it (a worker busy with a long copy, or one that crashed: it never beats on its own).
+   */
+  function holding(q: JobQueue, name: string, log: string[]) {
+    const started = deferred();
+    const held = deferred();
+    let beat: (() => Promise<void>) | null = null;
+    q.register('copy', async (job: Job, ctx) => {
+      log.push(`${name}:${job.attempts}`);
+      beat = ctx.heartbeat;
+      started.resolve();
+      await held.promise;
+    });
+    return { started: started.promise, release: held.resolve, beat: () => beat!() };
+  }
+
   it('lets another worker take a job over once its lease ran out without a heartbeat (a crashed worker)', async () => {
     const { clock, worker } = await setup();
     const a = worker();
     const b = worker();
-    const held = deferred();
-    const started = deferred();
     const ranBy: string[] = [];
-    a.register('copy', async (job: Job) => {
-      ranBy.push(`a:${job.attempts}`);
-      started.resolve();
-      await held.promise;
-    });
+    const held = holding(a, 'a', ranBy);
     b.register('copy', async (job: Job) => {
       ranBy.push(`b:${job.attempts}`);
     });
     await a.enqueue('copy', { id: 7 });
     const aDrain = a.drain();
-    await started.promise;
+    await held.started;
     // A holds the lease: B finds nothing to do, even a moment before the lease ends.
     expect(await b.drain()).toBe(0);
     clock.advance(LEASE_MS - 1);
@@ -121,7 +132,7 @@ describe.each(await databases())('job queue (%s)', (kind) => {
     expect(await b.drain()).toBe(1);
     expect(ranBy).toEqual(['a:1', 'b:2']);
     expect(await b.pending()).toEqual([]);
-    held.resolve();
+    held.release();
     await aDrain;
     expect(await a.pending()).toEqual([]);
   });
@@ -130,73 +141,51 @@ describe.each(await databases())('job queue (%s)', (kind) => {
     const { clock, worker } = await setup();
     const a = worker();
     const b = worker();
-    const held = deferred();
-    const started = deferred();
-    let beat: (() => Promise<void>) | null = null;
     const ranBy: string[] = [];
-    a.register('copy', async (_job, ctx) => {
-      ranBy.push('a');
-      beat = ctx.heartbeat;
-      started.resolve();
-      await held.promise;
-    });
+    const held = holding(a, 'a', ranBy);
     b.register('copy', async () => {
       ranBy.push('b');
     });
     await a.enqueue('copy', null);
     const aDrain = a.drain();
-    await started.promise;
+    await held.started;
     // Most of the lease gone, A beats: its lease runs a whole lease from now.
     clock.advance(LEASE_MS - 1_000);
-    await beat!();
+    await held.beat();
     clock.advance(2_000);
     expect(await b.drain()).toBe(0);
     clock.advance(LEASE_MS - 3_000);
     expect(await b.drain()).toBe(0);
-    held.resolve();
+    held.release();
     await aDrain;
-    expect(ranBy).toEqual(['a']);
+    expect(ranBy).toEqual(['a:1']);
     expect(await a.pending()).toEqual([]);
   });
 
   it('ignores the heartbeat of a worker whose job was taken over', async () => {
     const { clock, worker } = await setup();
-    const a = worker();
-    const b = worker();
-    const held = deferred();
-    const started = deferred();
-    let beat: (() => Promise<void>) | null = null;
-    a.register('copy', async (_job, ctx) => {
-      beat = ctx.heartbeat;
-      started.resolve();
-      await held.promise;
-    });
-    const bHeld = deferred();
-    const bStarted = deferred();
-    b.register('copy', async () => {
-      bStarted.resolve();
-      await bHeld.promise;
-    });
-    const c = worker();
-    const ranByC: number[] = [];
+    const [a, b, c] = [worker(), worker(), worker()];
+    const ranBy: string[] = [];
+    const heldA = holding(a, 'a', ranBy);
+    const heldB = holding(b, 'b', ranBy);
     c.register('copy', async (job) => {
-      ranByC.push(job.attempts);
+      ranBy.push(`c:${job.attempts}`);
     });
     await a.enqueue('copy', null);
     const aDrain = a.drain();
-    await started.promise;
+    await heldA.started;
     clock.advance(LEASE_MS + 1);
     const bDrain = b.drain();
-    await bStarted.promise;
+    await heldB.started;
     // A wakes up and beats: the job is B's now, so B's lease stands and runs out on time.
     clock.advance(LEASE_MS - 1_000);
-    await beat!();
+    await heldA.beat();
     expect(await c.drain()).toBe(0);
     clock.advance(1_001);
     expect(await c.drain()).toBe(1);
-    expect(ranByC).toEqual([3]);
-    held.resolve();
-    bHeld.resolve();
+    expect(ranBy).toEqual(['a:1', 'b:2', 'c:3']);
+    heldA.release();
+    heldB.release();
     await Promise.all([aDrain, bDrain]);
   });
 });

@@ -88,21 +88,15 @@ describe.each(await databases())('storage move states and job (%s)', (kind) => {
     let moveId = 0;
     if (state) {
       const now = clock.now().toISOString();
-      const row = await k
-        .insertInto('repository_storage_moves')
-        .values({
-          container_type: 'project',
-          container_id: 1,
-          state,
-          source_storage_name: 'a',
-          destination_storage_name: 'b',
-          error_message: null,
-          created_at: now,
-          updated_at: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      moveId = row.id;
+      const created = await movesRepo.transaction((trx) =>
+        movesRepo.insert(
+          trx,
+          { containerType: 'project', containerId: 1, source: 'a', destination: 'b' },
+          now,
+        ),
+      );
+      moveId = created!.id;
+      await movesRepo.setState(moveId, state, null, now);
       if (!ENDED.includes(state)) await movesRepo.setReadOnly('project', 1, true);
     }
     const move = async (id = moveId) =>
