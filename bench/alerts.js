@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { apiClient, freePort, load, peakRssMiB, row, startChild, stopChild } from './lib.js';
+import { apiClient, CEILING_READY, load, peakRssMiB, row, SVC_READY, startChild, stopChild } from './lib.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -45,24 +45,22 @@ const scenarios = [
 ];
 
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-const svcPort = await freePort();
 const svc = await startChild(
   'node',
   ['bin/svc.js', 'server'],
   {
-    SVC_PORT: String(svcPort),
+    SVC_PORT: '0',
     SVC_DATA_DIR: dataDir,
     SVC_ROOT_PASSWORD: 'bench-password-1',
     SVC_ROOT_TOKEN: token,
     SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL ?? 'info',
   },
-  'listening on',
+  SVC_READY,
 );
-const ceilingPort = await freePort();
-const ceiling = await startChild('node', ['bench/ceiling-server.js', String(ceilingPort)], {}, 'ready');
+const ceiling = await startChild('node', ['bench/ceiling-server.js'], {}, CEILING_READY);
 
 try {
-  const base = `http://127.0.0.1:${svcPort}`;
+  const base = svc.url;
   const api = apiClient(base, token);
   const project = await api('POST', '/api/v4/projects', { name: 'bench' });
   const integrations = {
@@ -81,7 +79,7 @@ try {
   );
   for (const sc of scenarios) {
     const i = integrations[sc.kind];
-    const top = await load({ url: `http://127.0.0.1:${ceilingPort}/`, body: sc.body, seconds, connections });
+    const top = await load({ url: `${ceiling.url}/`, body: sc.body, seconds, connections });
     const r = await load({
       url: i.url,
       headers: { authorization: `Bearer ${i.authorization_key}` },

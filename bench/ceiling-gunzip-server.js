@@ -1,10 +1,10 @@
 // The ceiling for the error-ingestion benchmark: a bare Node HTTP server that gunzips the body, splits the
-// envelope and parses each line as JSON, then answers `{"id": ...}`. Usage: node bench/ceiling-gunzip-server.js <port>
+// envelope and parses each line as JSON, then answers `{"id": ...}`. Usage: node bench/ceiling-gunzip-server.js [port] (default 0: an ephemeral one, printed as `ready <url>`)
 import { createServer } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 
 const port = Number(process.argv[2] ?? 0);
-createServer((req, res) => {
+const server = createServer((req, res) => {
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
@@ -23,4 +23,7 @@ createServer((req, res) => {
       res.end();
     }
   });
-}).listen(port, '127.0.0.1', () => process.stdout.write('ready\n'));
+});
+server.listen(port, '127.0.0.1', () =>
+  process.stdout.write(`ready http://127.0.0.1:${server.address().port}\n`),
+);

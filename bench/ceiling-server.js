@@ -1,9 +1,9 @@
 // The ceiling for HTTP intake benchmarks: a bare Node HTTP server that reads the body, parses the same JSON
-// and answers `[]`. Usage: node bench/ceiling-server.js <port>
+// and answers `[]`. Usage: node bench/ceiling-server.js [port] (default 0: an ephemeral one, printed as `ready <url>`)
 import { createServer } from 'node:http';
 
 const port = Number(process.argv[2] ?? 0);
-createServer((req, res) => {
+const server = createServer((req, res) => {
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
@@ -16,4 +16,7 @@ createServer((req, res) => {
       res.end();
     }
   });
-}).listen(port, '127.0.0.1', () => process.stdout.write('ready\n'));
+});
+server.listen(port, '127.0.0.1', () =>
+  process.stdout.write(`ready http://127.0.0.1:${server.address().port}\n`),
+);

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { apiClient, freePort, load, peakRssMiB, row, startChild, stopChild } from './lib.js';
+import { apiClient, CEILING_READY, load, peakRssMiB, row, SVC_READY, startChild, stopChild } from './lib.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -69,30 +69,23 @@ const bodies = Array.from({ length: 2000 }, (_, i) => envelope(event(i)));
 const averageBytes = bodies.reduce((n, b) => n + b.length, 0) / bodies.length;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-const svcPort = await freePort();
 const svc = await startChild(
   'node',
   ['bin/svc.js', 'server'],
   {
-    SVC_PORT: String(svcPort),
+    SVC_PORT: '0',
     SVC_DATA_DIR: dataDir,
     SVC_ROOT_PASSWORD: 'bench-password-1',
     SVC_ROOT_TOKEN: token,
     SVC_OFFERING: 'hosted',
     SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL ?? 'info',
   },
-  'listening on',
+  SVC_READY,
 );
-const ceilingPort = await freePort();
-const ceiling = await startChild(
-  'node',
-  ['bench/ceiling-gunzip-server.js', String(ceilingPort)],
-  {},
-  'ready',
-);
+const ceiling = await startChild('node', ['bench/ceiling-gunzip-server.js'], {}, CEILING_READY);
 
 try {
-  const base = `http://127.0.0.1:${svcPort}`;
+  const base = svc.url;
   const api = apiClient(base, token);
   const project = await api('POST', '/api/v4/projects', { name: 'bench' });
   await api('PUT', `/api/v4/projects/${project.id}/error_tracking/settings`, {
@@ -105,7 +98,7 @@ try {
   console.log(
     `svc error ingestion benchmark: ${seconds}s, ${connections} connections, gzip'd envelopes of ${(averageBytes / 1024).toFixed(1)} KiB (one event each), database ${process.env.SVC_DATABASE_URL ? 'PostgreSQL' : 'SQLite'}`,
   );
-  const top = await load({ url: `http://127.0.0.1:${ceilingPort}/`, headers, body, seconds, connections });
+  const top = await load({ url: `${ceiling.url}/`, headers, body, seconds, connections });
   const r = await load({
     url: `${base}/api/v4/error_tracking/collector/api/${project.id}/envelope/?sentry_key=${key.public_key}`,
     headers,

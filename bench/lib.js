@@ -1,32 +1,23 @@
 // Shared helpers for the benchmarks: child servers on loopback, autocannon runs, peak RSS from /proc.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import autocannon from 'autocannon';
 
-/** A free loopback port. */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** Starts a child process and waits until its stdout contains `readyText`. */
-export async function startChild(cmd, args, env, readyText) {
+/**
+ * Starts a child server on an ephemeral port and waits until its stdout matches `ready`, whose first group is the
+ * URL it listens on; the child gets that as `url`.
+ */
+export async function startChild(cmd, args, env, ready) {
   const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  await new Promise((resolve, reject) => {
+  const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${cmd} did not start: ${out}`)), 60_000);
     const onData = (d) => {
       out += String(d);
-      if (out.includes(readyText)) {
+      const m = ready.exec(out);
+      if (m) {
         clearTimeout(timer);
-        resolve();
+        resolve(m[1]);
       }
     };
     child.stdout.on('data', onData);
@@ -39,8 +30,13 @@ export async function startChild(cmd, args, env, readyText) {
   child.stdout.removeAllListeners('data');
   child.stdout.resume();
   child.stderr.resume();
-  return child;
+  return Object.assign(child, { url });
 }
+
+/** What `svc server` prints once it listens (port 0: the port it was given). */
+export const SVC_READY = /svc: listening on (http:\/\/\S+)/;
+/** What the ceiling servers print once they listen. */
+export const CEILING_READY = /ready (http:\/\/\S+)/;
 
 /** Stops a child we started, by its PID, and waits for it. */
 export async function stopChild(child) {

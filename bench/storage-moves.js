@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { apiClient, freePort, peakRssMiB, startChild, stopChild } from './lib.js';
+import { apiClient, peakRssMiB, SVC_READY, startChild, stopChild } from './lib.js';
 
 const count = Number(process.env.BENCH_REPOS ?? 200);
 const token = 'svcpat-bench-root-token-000000003';
@@ -44,21 +44,20 @@ for (const s of sizes) {
 const a = join(root, 'a');
 const b = join(root, 'b');
 const dataDir = join(root, 'data');
-const port = await freePort();
 const svc = await startChild(
   'node',
   ['bin/svc.js', 'server'],
   {
-    SVC_PORT: String(port),
+    SVC_PORT: '0',
     SVC_DATA_DIR: dataDir,
     SVC_STORAGES: `default=${a},fast=${b}`,
     SVC_ROOT_PASSWORD: 'bench-password-1',
     SVC_ROOT_TOKEN: token,
     SVC_LOG_LEVEL: 'warn',
   },
-  'listening on',
+  SVC_READY,
 );
-const base = `http://127.0.0.1:${port}`;
+const base = svc.url;
 const api = apiClient(base, token);
 
 try {

@@ -94,10 +94,15 @@ function webRoot(): string | null {
 /** Builds the HTTP application. Never listens: the server and the tests do. */
 export async function buildApp(
   ctx: AppContext,
-  opts: { logger?: FastifyServerOptions['logger'] } = {},
+  opts: {
+    logger?: FastifyServerOptions['logger'];
+    serverFactory?: FastifyServerOptions['serverFactory'];
+  } = {},
 ): Promise<FastifyInstance> {
   const app = Fastify({
     logger: opts.logger ?? false,
+    // A server already bound (start() on port 0 binds before it builds the app, to know its external URL).
+    ...(opts.serverFactory && { serverFactory: opts.serverFactory }),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();

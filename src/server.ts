@@ -1,5 +1,8 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, loggerOptions } from './app.js';
+import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import { type AppContext, createContext } from './context.js';
 import { loadOrCreateSecretKey } from './crypto.js';
@@ -71,12 +74,57 @@ export async function withContext<T>(
   }
 }
 
-/** Opens the database, migrates, creates the first admin if needed, and listens. */
+/** Listens on an ephemeral port of `host`; resolves with the server once it is bound. */
+function bindEphemeral(host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}
+
+/**
+ * Opens the database, migrates, creates the first admin if needed, and listens. Port 0 binds an ephemeral port
+ * first, before anything else, and an external URL derived from the port names the bound one (tests and benches
+ * read it from `address` or `ctx.config`; no port is picked, released and bound again later).
+ */
 export async function start(
   config: Config,
-  opts: { log?: boolean; print?: (line: string) => void } = {},
+  opts: {
+    log?: boolean;
+    print?: (line: string) => void;
+    /** The time source (tests pass one they move); the system clock by default. */
+    clock?: Clock;
+  } = {},
 ): Promise<RunningServer> {
   const print = opts.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const bound = config.port === 0 ? await bindEphemeral(config.host) : null;
+  try {
+    return await startOn(bound ? withBoundPort(config, bound) : config, bound, opts.log, print, opts.clock);
+  } catch (err) {
+    bound?.close();
+    throw err;
+  }
+}
+
+/** The configuration with the port a port-0 server was given (and the external URL, when derived from it). */
+function withBoundPort(config: Config, bound: Server): Config {
+  const { port } = bound.address() as AddressInfo;
+  const external = new URL(config.externalUrl);
+  if (external.port === '0') external.port = String(port);
+  return Object.freeze({ ...config, port, externalUrl: external.toString().replace(/\/$/, '') });
+}
+
+async function startOn(
+  config: Config,
+  bound: Server | null,
+  log: boolean | undefined,
+  print: (line: string) => void,
+  clock: Clock | undefined,
+): Promise<RunningServer> {
   const db = openDb(config);
   try {
     loadOrCreateSecretKey(config.dataDir);
@@ -85,10 +133,24 @@ export async function start(
     await db.close();
     throw err;
   }
-  const ctx = createContext(config, db);
+  const ctx = createContext(config, db, clock);
   await bootstrap(ctx, print);
-  const app = await buildApp(ctx, { logger: opts.log === false ? false : loggerOptions(config.logLevel) });
-  const address = await app.listen({ host: config.host, port: config.port });
+  const app = await buildApp(ctx, {
+    logger: log === false ? false : loggerOptions(config.logLevel),
+    ...(bound && {
+      serverFactory: (handler) => {
+        bound.on('request', handler);
+        return bound;
+      },
+    }),
+  });
+  let address: string;
+  if (bound) {
+    await app.ready();
+    address = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  } else {
+    address = await app.listen({ host: config.host, port: config.port });
+  }
   await scheduleRetention(ctx.jobs, ctx.clock);
   ctx.jobs.start(1000, config.jobConcurrency);
   let closing: Promise<void> | null = null;
@@ -99,6 +161,8 @@ export async function start(
     close: () => {
       closing ??= (async () => {
         await app.close();
+        // Fastify closes only a server it listened on itself: the pre-bound one ends here, once its requests did.
+        if (bound?.listening) await new Promise((resolve) => bound.close(resolve));
         await ctx.jobs.stop();
         await db.close();
       })();

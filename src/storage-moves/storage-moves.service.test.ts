@@ -1,14 +1,15 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { TestClock } from '../../test/helpers/clock.js';
+import { databases } from '../../test/helpers/databases.js';
 import { seedProjectRows } from '../../test/helpers/rows.js';
-import { systemClock } from '../clock.js';
-import { createDb, type Db, migrate } from '../db/db.js';
+import { openTestDb } from '../../test/helpers/test-db.js';
 import { Git } from '../git/git.js';
 import { RepositoriesService } from '../git/repositories.service.js';
 import { WeightedStorages } from '../git/storages.js';
 import { JobQueue } from '../jobs/queue.js';
+import type { User } from '../users/users.js';
+import type { MoveState } from './storage-moves.js';
 import { StorageMovesRepository } from './storage-moves.repository.js';
 import { StorageMovesService } from './storage-moves.service.js';
 
@@ -20,161 +21,251 @@ class MismatchingGit extends Git {
   }
 }
 
-describe('storage move job', () => {
-  let db: Db | null = null;
+/** A git that tells the test when the move copies a repository and when it deletes one. */
+class WatchedGit extends Git {
+  onMirror: () => Promise<void> = async () => undefined;
+  onRemove: () => Promise<void> = async () => undefined;
+  override async mirror(source: string, target: string): Promise<void> {
+    await this.onMirror();
+    return super.mirror(source, target);
+  }
+  override async remove(path: string): Promise<void> {
+    await this.onRemove();
+    return super.remove(path);
+  }
+}
+
+const ADMIN: User = {
+  id: 1,
+  username: 'u',
+  name: 'u',
+  email: 'u@x',
+  admin: true,
+  state: 'active',
+  privateProfile: false,
+  bio: '',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+};
+
+const AUTHOR = { name: 't', email: 't@x' };
+const ENDED: readonly MoveState[] = ['finished', 'failed', 'cleanup failed'];
+
+describe.each(await databases())('storage move states and job (%s)', (kind) => {
+  let drop: (() => Promise<void>) | null = null;
   afterEach(async () => {
-    await db?.close();
-    db = null;
+    await drop?.();
+    drop = null;
   });
 
-  it('fails on a checksum mismatch: destination removed, source intact, repository writable again', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-move-unit-'));
-    db = createDb({ databaseUrl: null, dataDir: dir });
-    await migrate(db);
-    const k = db.kysely;
-    const now = new Date().toISOString();
+  /**
+   * Project 1 on storage `a` with one commit (`f.txt`: `data`), its move service, and, with `state`, a move row
+   * a -> b in that state (the project read-only while the move is active, as scheduling leaves it).
+   */
+  async function fixture<G extends Git = Git>(state: MoveState | null, git: G = new Git() as G) {
+    const opened = await openTestDb(kind);
+    drop = opened.drop;
+    const k = opened.db.kysely;
     await seedProjectRows(k, 'a');
-    const git = new MismatchingGit();
     const repos = new RepositoriesService(git, {
-      a: { path: join(dir, 'a'), weight: 100 },
-      b: { path: join(dir, 'b'), weight: 100 },
+      a: { path: join(opened.dir, 'a'), weight: 100 },
+      b: { path: join(opened.dir, 'b'), weight: 100 },
     });
     await repos.create('project', 1, 'a');
-    const source = repos.path('project', 1, 'a');
-    await git.commitFile(source, 'main', { name: 'f.txt', content: 'data' }, 'init', {
-      name: 't',
-      email: 't@x',
-    });
-    const jobs = new JobQueue(k, 'sqlite', systemClock);
-    const moves = new StorageMovesService(
-      new StorageMovesRepository(k),
-      repos,
-      jobs,
-      new WeightedStorages(async () => ({ a: 100, b: 100 })),
-      'self-managed',
-      'free',
-      systemClock,
-    );
-    const admin = {
-      id: 1,
-      username: 'u',
-      name: 'u',
-      email: 'u@x',
-      admin: true,
-      state: 'active' as const,
-      privateProfile: false,
-      bio: '',
-      createdAt: now,
-      updatedAt: now,
-    };
-    const move = await moves.schedule(admin, 'project', 1, 'b');
-    expect(
-      (await k.selectFrom('projects').select('repository_read_only').executeTakeFirstOrThrow())
-        .repository_read_only,
-    ).toBe(1);
-    await jobs.drain();
-    const after = await moves.get(admin, 'project', move.id);
-    expect(after.state).toBe('failed');
-    expect(after.errorMessage).toMatch(/checksum mismatch/);
-    const row = await k
-      .selectFrom('projects')
-      .select(['repository_storage', 'repository_read_only'])
-      .executeTakeFirstOrThrow();
-    expect(row).toEqual({ repository_storage: 'a', repository_read_only: 0 });
-    expect(await git.exists(repos.path('project', 1, 'b'))).toBe(false);
-    expect((await git.run(['show', 'main:f.txt'], { cwd: source })).trim()).toBe('data');
-  });
-
-  /** A project on storage `a` with one commit, its move service, and a move row in `state` (a -> b). */
-  async function fixture(state: 'scheduled' | 'replicated') {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-move-guard-'));
-    db = createDb({ databaseUrl: null, dataDir: dir });
-    await migrate(db);
-    const k = db.kysely;
-    const now = new Date().toISOString();
-    await seedProjectRows(k, 'a');
-    const git = new Git();
-    const repos = new RepositoriesService(git, {
-      a: { path: join(dir, 'a'), weight: 100 },
-      b: { path: join(dir, 'b'), weight: 100 },
-    });
-    await repos.create('project', 1, 'a');
-    await git.commitFile(repos.path('project', 1, 'a'), 'main', { name: 'f.txt', content: 'data' }, 'init', {
-      name: 't',
-      email: 't@x',
-    });
-    const jobs = new JobQueue(k, 'sqlite', systemClock);
+    const path = (storage: 'a' | 'b') => repos.path('project', 1, storage);
+    await git.commitFile(path('a'), 'main', { name: 'f.txt', content: 'data' }, 'init', AUTHOR);
+    const clock = new TestClock();
+    const jobs = new JobQueue(k, opened.db.dialect, clock);
+    const movesRepo = new StorageMovesRepository(k);
     const service = new StorageMovesService(
-      new StorageMovesRepository(k),
+      movesRepo,
       repos,
       jobs,
       new WeightedStorages(async () => ({ a: 100, b: 100 })),
       'self-managed',
       'free',
-      systemClock,
+      clock,
     );
-    const move = await k
-      .insertInto('repository_storage_moves')
-      .values({
-        container_type: 'project',
-        container_id: 1,
-        state,
-        source_storage_name: 'a',
-        destination_storage_name: 'b',
-        error_message: null,
-        created_at: now,
-        updated_at: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    const storage = (name: string) =>
-      k.updateTable('projects').set({ repository_storage: name }).where('id', '=', 1).execute();
-    const stateOf = async () =>
+    let moveId = 0;
+    if (state) {
+      const now = clock.now().toISOString();
+      const created = await movesRepo.transaction((trx) =>
+        movesRepo.insert(
+          trx,
+          { containerType: 'project', containerId: 1, source: 'a', destination: 'b' },
+          now,
+        ),
+      );
+      moveId = created!.id;
+      await movesRepo.setState(moveId, state, null, now);
+      if (!ENDED.includes(state)) await movesRepo.setReadOnly('project', 1, true);
+    }
+    const move = async (id = moveId) =>
       k
         .selectFrom('repository_storage_moves')
         .select(['state', 'error_message'])
-        .where('id', '=', move.id)
+        .where('id', '=', id)
         .executeTakeFirstOrThrow();
-    return { k, git, repos, service, moveId: move.id, storage, stateOf };
+    const project = async () => {
+      const r = await k
+        .selectFrom('projects')
+        .select(['repository_storage', 'repository_read_only'])
+        .executeTakeFirstOrThrow();
+      return { storage: r.repository_storage, readOnly: Boolean(r.repository_read_only) }; // 0/1 on SQLite, a boolean on PostgreSQL
+    };
+    /** The content of `name` on the default branch of the copy on `storage`, or null when there is no copy. */
+    const file = async (storage: 'a' | 'b', name = 'f.txt') =>
+      (await git.exists(path(storage)))
+        ? (await git.run(['show', `main:${name}`], { cwd: path(storage) })).trim()
+        : null;
+    const setStorage = (name: string) =>
+      k.updateTable('projects').set({ repository_storage: name }).where('id', '=', 1).execute();
+    return { k, git, repos, jobs, service, movesRepo, moveId, path, move, project, file, setStorage };
   }
+
+  it('scheduled -> started (copying) -> replicated (switched, deleting the source) -> finished', async () => {
+    const f = await fixture(null, new WatchedGit());
+    const scheduled = await f.service.schedule(ADMIN, 'project', 1, 'b');
+    expect(scheduled.state).toBe('scheduled');
+    expect(await f.project()).toEqual({ storage: 'a', readOnly: true });
+    const seen: string[] = [];
+    f.git.onMirror = async () => {
+      const p = await f.project();
+      seen.push(`copy: ${(await f.move(scheduled.id)).state}, on ${p.storage}, read-only ${p.readOnly}`);
+    };
+    f.git.onRemove = async () => {
+      const p = await f.project();
+      seen.push(`delete: ${(await f.move(scheduled.id)).state}, on ${p.storage}, read-only ${p.readOnly}`);
+    };
+    expect(await f.jobs.drain()).toBe(1);
+    expect(seen).toEqual([
+      'copy: started, on a, read-only true',
+      'delete: replicated, on b, read-only false',
+    ]);
+    expect(await f.move(scheduled.id)).toEqual({ state: 'finished', error_message: null });
+    expect(await f.project()).toEqual({ storage: 'b', readOnly: false });
+    expect(await f.file('b')).toBe('data');
+    expect(await f.file('a')).toBeNull();
+  });
+
+  it('initial: runs like a scheduled move, to finished', async () => {
+    const f = await fixture('initial');
+    await f.service.run(f.moveId);
+    expect(await f.move()).toEqual({ state: 'finished', error_message: null });
+    expect(await f.project()).toEqual({ storage: 'b', readOnly: false });
+    expect([await f.file('a'), await f.file('b')]).toEqual([null, 'data']);
+  });
+
+  it('started (a crash mid-copy): copies again over the stale destination and finishes', async () => {
+    const f = await fixture('started');
+    await f.git.mirror(f.path('a'), f.path('b'));
+    await f.git.commitFile(f.path('a'), 'main', { name: 'g.txt', content: 'later' }, 'second', AUTHOR);
+    await f.service.run(f.moveId);
+    expect(await f.move()).toEqual({ state: 'finished', error_message: null });
+    expect(await f.project()).toEqual({ storage: 'b', readOnly: false });
+    expect(await f.file('b', 'g.txt')).toBe('later');
+    expect(await f.file('a')).toBeNull();
+  });
+
+  it('replicated (a crash after the switch): deletes the source and finishes', async () => {
+    const f = await fixture('replicated');
+    await f.git.mirror(f.path('a'), f.path('b'));
+    await f.setStorage('b');
+    await f.movesRepo.setReadOnly('project', 1, false);
+    await f.service.run(f.moveId);
+    expect(await f.move()).toEqual({ state: 'finished', error_message: null });
+    expect(await f.project()).toEqual({ storage: 'b', readOnly: false });
+    expect([await f.file('a'), await f.file('b')]).toEqual([null, 'data']);
+  });
+
+  it.each(ENDED)('%s: ended, a second run changes nothing', async (state) => {
+    const f = await fixture(state);
+    await f.k
+      .updateTable('repository_storage_moves')
+      .set({ error_message: state === 'finished' ? null : 'as it ended' })
+      .execute();
+    const before = { move: await f.move(), project: await f.project() };
+    await f.service.run(f.moveId);
+    expect({ move: await f.move(), project: await f.project() }).toEqual(before);
+    expect([await f.file('a'), await f.file('b')]).toEqual(['data', null]);
+  });
+
+  it('-> failed: the source repository is missing; the project is writable again', async () => {
+    const f = await fixture('scheduled');
+    await f.git.remove(f.path('a'));
+    await f.service.run(f.moveId);
+    expect(await f.move()).toEqual({
+      state: 'failed',
+      error_message: `the source repository is missing at ${f.path('a')}`,
+    });
+    expect(await f.project()).toEqual({ storage: 'a', readOnly: false });
+  });
+
+  it('-> failed: the container no longer exists', async () => {
+    const f = await fixture('scheduled');
+    await f.k.deleteFrom('projects').execute();
+    await f.service.run(f.moveId);
+    expect(await f.move()).toEqual({ state: 'failed', error_message: 'the container no longer exists' });
+    expect(await f.file('b')).toBeNull();
+  });
+
+  it('-> failed on a checksum mismatch: destination removed, source intact, project writable again', async () => {
+    const f = await fixture(null, new MismatchingGit());
+    const move = await f.service.schedule(ADMIN, 'project', 1, 'b');
+    expect(await f.project()).toEqual({ storage: 'a', readOnly: true });
+    await f.jobs.drain();
+    const after = await f.service.get(ADMIN, 'project', move.id);
+    expect(after.state).toBe('failed');
+    expect(after.errorMessage).toMatch(/checksum mismatch/);
+    expect(await f.project()).toEqual({ storage: 'a', readOnly: false });
+    expect([await f.file('a'), await f.file('b')]).toEqual(['data', null]);
+  });
+
+  it('-> cleanup failed: the source changed after it was copied, so it is kept', async () => {
+    const f = await fixture('replicated');
+    await f.git.mirror(f.path('a'), f.path('b'));
+    await f.setStorage('b');
+    await f.git.commitFile(f.path('a'), 'main', { name: 'g.txt', content: 'late push' }, 'late', AUTHOR);
+    await f.service.run(f.moveId);
+    expect(await f.move()).toEqual({
+      state: 'cleanup failed',
+      error_message: 'the source changed after it was copied; it was kept at its old location for inspection',
+    });
+    expect(await f.file('a', 'g.txt')).toBe('late push');
+    expect(await f.file('b')).toBe('data');
+  });
+
+  it('-> cleanup failed: the source is the current repository (never deleted)', async () => {
+    // A replicated move whose container is (again) on its source: the source is live and must stay.
+    const f = await fixture('replicated');
+    await f.git.mirror(f.path('a'), f.path('b'));
+    await f.service.run(f.moveId);
+    expect(await f.move()).toMatchObject({ state: 'cleanup failed' });
+    expect(await f.file('a')).toBe('data');
+  });
 
   it('a stale move whose source is gone never deletes its destination when that is the live repository', async () => {
     // Issue 10, finding 3: another move already switched the project to b and deleted a; this one then failed
     // ("source missing") and deleted its destination b, the live repository.
     const f = await fixture('scheduled');
-    await f.git.mirror(f.repos.path('project', 1, 'a'), f.repos.path('project', 1, 'b'));
-    await f.storage('b');
-    await f.git.remove(f.repos.path('project', 1, 'a'));
+    await f.git.mirror(f.path('a'), f.path('b'));
+    await f.setStorage('b');
+    await f.git.remove(f.path('a'));
     await f.service.run(f.moveId);
-    expect((await f.stateOf()).state).toBe('failed');
-    const live = f.repos.path('project', 1, 'b');
-    expect(await f.git.exists(live)).toBe(true);
-    expect((await f.git.run(['show', 'main:f.txt'], { cwd: live })).trim()).toBe('data');
-  });
-
-  it('the cleanup never deletes the source when it is the current repository', async () => {
-    // A replicated move whose container is (again) on its source: the source is live and must stay.
-    const f = await fixture('replicated');
-    await f.git.mirror(f.repos.path('project', 1, 'a'), f.repos.path('project', 1, 'b'));
-    await f.service.run(f.moveId);
-    expect(await f.stateOf()).toMatchObject({ state: 'cleanup failed' });
-    const live = f.repos.path('project', 1, 'a');
-    expect(await f.git.exists(live)).toBe(true);
-    expect((await f.git.run(['show', 'main:f.txt'], { cwd: live })).trim()).toBe('data');
+    expect((await f.move()).state).toBe('failed');
+    expect(await f.file('b')).toBe('data');
   });
 
   it('two overlapping runs of one move (an expired lease) leave the repository intact and the move consistent', async () => {
     for (let round = 0; round < 5; round++) {
-      await db?.close();
+      await drop?.();
       const f = await fixture('scheduled');
       await Promise.all([f.service.run(f.moveId), f.service.run(f.moveId)]);
-      const row = await f.k.selectFrom('projects').select('repository_storage').executeTakeFirstOrThrow();
-      const live = f.repos.path('project', 1, row.repository_storage as string);
-      expect(await f.git.exists(live), `round ${round}`).toBe(true);
-      expect((await f.git.run(['show', 'main:f.txt'], { cwd: live })).trim()).toBe('data');
-      const { state } = await f.stateOf();
-      expect(['finished', 'failed', 'cleanup failed']).toContain(state);
-      if (state === 'finished') expect(row.repository_storage).toBe('b');
+      const { storage } = await f.project();
+      expect(await f.file(storage as 'a' | 'b'), `round ${round}`).toBe('data');
+      const { state } = await f.move();
+      expect(ENDED).toContain(state);
+      if (state === 'finished') expect(storage).toBe('b');
     }
   });
 });

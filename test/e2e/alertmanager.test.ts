@@ -1,30 +1,53 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIntegration } from '../helpers/alerts.js';
 import { http } from '../helpers/http.js';
-import { freePort, startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 const BINARY = '/usr/bin/prometheus-alertmanager';
 const present = existsSync(BINARY);
 if (!present && process.env.CI)
   throw new Error(`${BINARY} is required in CI (Debian package prometheus-alertmanager)`);
 
-/** Polls `fn` until it returns a truthy value or the deadline passes (no fixed sleeps). */
-async function until<T>(
-  fn: () => Promise<T | null | undefined | false>,
-  what: string,
-  ms = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
+/**
+ * The TCP ports a process listens on, from /proc (its socket inodes among the LISTEN rows of its network
+ * namespace's tables): Alertmanager binds `127.0.0.1:0` and the test reads the port it got.
+ */
+function listeningPorts(pid: number): number[] {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    let link = '';
+    try {
+      link = readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch {
+      continue; // closed meanwhile
+    }
+    const m = /^socket:\[(\d+)\]$/.exec(link);
+    if (m) inodes.add(m[1]!);
   }
+  const ports: number[] = [];
+  for (const table of ['tcp', 'tcp6']) {
+    const text = readFileSync(`/proc/${pid}/net/${table}`, 'utf8');
+    for (const line of text.split('\n').slice(1)) {
+      // sl local_address rem_address st ... inode: `0100007F:8AE3 00000000:0000 0A ... 123456`
+      const f = line.trim().split(/\s+/);
+      if (f[3] === '0A' && f[9] !== undefined && inodes.has(f[9]))
+        ports.push(Number.parseInt(f[1]!.split(':')[1]!, 16));
+    }
+  }
+  return ports;
 }
 
 describe.skipIf(!present)('real Prometheus Alertmanager 0.25 → metrics-alerting integration', () => {
@@ -46,8 +69,6 @@ describe.skipIf(!present)('real Prometheus Alertmanager 0.25 → metrics-alertin
       api_url: 'http://prometheus.invalid',
     });
     dir = mkdtempSync(join(tmpdir(), 'svc-am-'));
-    const port = await freePort();
-    amUrl = `http://127.0.0.1:${port}`;
     const config = join(dir, 'alertmanager.yml');
     writeFileSync(
       config,
@@ -75,7 +96,7 @@ describe.skipIf(!present)('real Prometheus Alertmanager 0.25 → metrics-alertin
       [
         `--config.file=${config}`,
         `--storage.path=${join(dir, 'data')}`,
-        `--web.listen-address=127.0.0.1:${port}`,
+        '--web.listen-address=127.0.0.1:0',
         '--cluster.listen-address=',
         '--log.level=debug',
       ],
@@ -84,6 +105,16 @@ describe.skipIf(!present)('real Prometheus Alertmanager 0.25 → metrics-alertin
     am.stderr?.on('data', (d) => {
       amLog += String(d);
     });
+    const port = await until(
+      async () => {
+        if (am.exitCode !== null) throw new Error(`Alertmanager exited:\n${amLog}`);
+        const ports = listeningPorts(am.pid!);
+        return ports.length === 1 ? ports[0] : null;
+      },
+      () => `Alertmanager to listen:\n${amLog}`,
+      30_000,
+    );
+    amUrl = `http://127.0.0.1:${port}`;
     await until(
       async () => (await fetch(`${amUrl}/-/ready`).catch(() => null))?.ok,
       'Alertmanager to be ready',
@@ -145,7 +176,9 @@ describe.skipIf(!present)('real Prometheus Alertmanager 0.25 → metrics-alertin
         const list = await alertsOf();
         return list.length === 2 ? list : null;
       },
-      `two alerts to arrive (alertmanager log:\n${amLog.slice(-2000)})`,
+      () => `two alerts to arrive (alertmanager log:\n${amLog.slice(-2000)})`,
+      60_000,
+      200,
     );
     expect(fired.map((a) => [a.title, a.severity, a.status]).sort()).toEqual([
       ['Cart errors', 'high', 'triggered'],
@@ -161,10 +194,15 @@ describe.skipIf(!present)('real Prometheus Alertmanager 0.25 → metrics-alertin
       body: JSON.stringify([{ ...alerts[0], endsAt }]),
     });
     expect(resolve.status).toBe(200);
-    const after = await until(async () => {
-      const list = await alertsOf();
-      return list.find((a) => a.title === 'Error rate above 5%')?.status === 'resolved' ? list : null;
-    }, 'the resolved notification');
+    const after = await until(
+      async () => {
+        const list = await alertsOf();
+        return list.find((a) => a.title === 'Error rate above 5%')?.status === 'resolved' ? list : null;
+      },
+      'the resolved notification',
+      60_000,
+      200,
+    );
     expect(after.find((a) => a.title === 'Cart errors')?.status).toBe('triggered');
     // No duplicates: repeats within the episode were counted, not created.
     expect(after).toHaveLength(2);

@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -11,37 +9,21 @@ import { createIntegration, notify } from '../helpers/alerts.js';
 import { createPostgresDatabase, postgresAvailable } from '../helpers/databases.js';
 import { authUrl, git, pushCommit } from '../helpers/git.js';
 import { http } from '../helpers/http.js';
-import { freePort } from '../helpers/server.js';
+import { svc } from '../helpers/svc.js';
 
-const run = promisify(execFile);
-const BIN = join(import.meta.dirname, '../../bin/svc.js');
 const TOKEN = 'svcpat-backup-test-root-token-01';
 
-async function svc(args: string[], env: Record<string, string>) {
-  try {
-    const r = await run('node', [BIN, ...args], {
-      env: { PATH: process.env.PATH!, ...env },
-      timeout: 120_000,
-    });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
-
-/** Starts svc in this process on a given environment. */
+/** Starts svc in this process on a given environment, on an ephemeral port. */
 async function serve(env: Record<string, string>) {
-  const port = await freePort();
   const config = loadConfig({
-    SVC_PORT: String(port),
+    SVC_PORT: '0',
     SVC_LOG_LEVEL: 'silent',
     SVC_OFFERING: 'hosted',
     SVC_TIER: 'premium',
     ...env,
   });
   const server = await start(config, { log: false, print: () => undefined });
-  return { server, url: `http://127.0.0.1:${port}`, api: http(`http://127.0.0.1:${port}`) };
+  return { server, url: server.address, api: http(server.address) };
 }
 
 const target = (await postgresAvailable()) ? 'PostgreSQL' : 'SQLite';
@@ -114,7 +96,7 @@ describe(`backup on SQLite, restore into a fresh instance on ${target} with anot
     await a.server.close();
 
     const archive = join(dir, 'backup.tar.gz');
-    const created = await svc(['backup', 'create', '--output', archive], envA);
+    const created = await svc(['backup', 'create', '--output', archive], envA, 120_000);
     expect(created.code, created.stderr).toBe(0);
     expect(created.stdout).toMatch(/wrote .*backup\.tar\.gz: \d+ rows, 3 repositories/);
 
@@ -132,15 +114,17 @@ describe(`backup on SQLite, restore into a fresh instance on ${target} with anot
       drops.push(pg.drop);
       envB.SVC_DATABASE_URL = pg.url;
     }
-    const refused = await svc(['backup', 'restore', damaged], envB);
+    const refused = await svc(['backup', 'restore', damaged], envB, 120_000);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/restore failed, nothing was changed/);
 
-    const restored = await svc(['backup', 'restore', archive], envB);
+    const restored = await svc(['backup', 'restore', archive], envB, 120_000);
     expect(restored.code, restored.stderr).toBe(0);
     expect(restored.stdout).toMatch(/restored \d+ rows and 3 repositories \(checksums verified\)/);
     // Restoring twice is refused: the instance is no longer empty.
-    expect((await svc(['backup', 'restore', archive], envB)).stderr).toMatch(/needs an empty instance/);
+    expect((await svc(['backup', 'restore', archive], envB, 120_000)).stderr).toMatch(
+      /needs an empty instance/,
+    );
 
     const b = await serve(envB);
     try {

@@ -18,9 +18,9 @@ import {
   type SentryProject,
   startStaticServer,
   tempDir,
-  until,
 } from '../helpers/sentry.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 // Real Sentry clients (npm and Debian packages) against the real server's collector; each client gets its own
 // project, sends one exception (thrown from a named function, per user) and one message, and everything is checked

@@ -1,63 +1,40 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createDb } from '../../src/db/db.js';
 import { authUrl, git, pushCommit } from '../helpers/git.js';
 import { http } from '../helpers/http.js';
-import { freePort } from '../helpers/server.js';
+import { type SvcServer, startSvc } from '../helpers/svc.js';
+import { until } from '../helpers/until.js';
 
-const BIN = join(import.meta.dirname, '../../bin/svc.js');
-
-async function until<T>(
-  fn: () => Promise<T | null | undefined | false>,
-  what: string,
-  ms = 90_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
+/** The moves' states as the database holds them (read while no server runs: what the kill left behind). */
+async function statesOnDisk(dataDir: string): Promise<string[]> {
+  const db = createDb({ databaseUrl: null, dataDir });
+  try {
+    const rows = await db.kysely
+      .selectFrom('repository_storage_moves')
+      .select('state')
+      .orderBy('id')
+      .execute();
+    return rows.map((r) => r.state);
+  } finally {
+    await db.close();
   }
-}
-
-/** Starts the real server process; resolves when it listens. */
-async function startServer(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn('node', [BIN, 'server'], {
-    env: { PATH: process.env.PATH!, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d) => {
-    out += String(d);
-  });
-  child.stderr!.on('data', (d) => {
-    out += String(d);
-  });
-  await until(async () => out.includes('listening on'), `the server to start:\n${out}`, 30_000);
-  return child;
 }
 
 describe('a server killed (SIGKILL) in the middle of a bulk storage move', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-crash-'));
-  let child: ChildProcess | null = null;
+  let child: SvcServer | null = null;
   afterAll(async () => {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((r) => child!.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
+    await child?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('loses nothing: after a restart every repository is intact, readable and writable, every move finished or failed', async () => {
-    const port = await freePort();
     const token = 'svcpat-crash-test-root-token-0001';
     const env = {
-      SVC_PORT: String(port),
       SVC_DATA_DIR: join(dir, 'data'),
       SVC_STORAGES: `default=${dir}/a,fast=${dir}/b`,
       SVC_ROOT_PASSWORD: 'crash-test-password',
@@ -66,9 +43,8 @@ describe('a server killed (SIGKILL) in the middle of a bulk storage move', () =>
       SVC_JOB_LEASE_SECONDS: '2',
       SVC_JOB_CONCURRENCY: '2',
     };
-    child = await startServer(env);
-    const base = `http://127.0.0.1:${port}`;
-    const api = http(base);
+    child = await startSvc(env);
+    let api = http(child.url);
     const projects: { id: number; http_url_to_repo: string }[] = [];
     const blob = join(dir, 'blob.bin');
     writeFileSync(blob, randomBytes(2 * 1024 * 1024).toString('base64'));
@@ -79,7 +55,6 @@ describe('a server killed (SIGKILL) in the middle of a bulk storage move', () =>
       });
       expect(p.status).toBe(201);
       projects.push(p.body);
-      const { readFileSync } = await import('node:fs');
       const pushed = await pushCommit(
         authUrl(p.body.http_url_to_repo, 'root', token),
         'data.txt',
@@ -92,32 +67,47 @@ describe('a server killed (SIGKILL) in the middle of a bulk storage move', () =>
       body: { source_storage_name: 'default', destination_storage_name: 'fast' },
     });
     expect(bulk.status).toBe(202);
-    // Kill it as soon as the moves are under way, before they can all be done.
-    await until(
+    // Kill it as soon as a move is under way (copying, or switched and not yet cleaned up), before all are done.
+    const inFlight = ['started', 'replicated'];
+    const seen = await until(
       async () => {
         const list = (await api.get('/api/v4/project_repository_storage_moves?per_page=100', { token }))
           .body as { state: string }[];
-        return list.some((m) => m.state !== 'scheduled');
+        return list.some((m) => inFlight.includes(m.state)) ? list : null;
       },
       'a move to start',
       30_000,
+      20,
     );
-    const killed = new Promise((r) => child!.once('exit', r));
-    child.kill('SIGKILL');
-    await killed;
+    const server = child;
+    server.proc.kill('SIGKILL');
+    expect(await server.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    // The proof that the kill cut moves short: what it left in the database, before anything resumes them.
+    const atKill = await statesOnDisk(env.SVC_DATA_DIR);
+    expect(seen.filter((m) => inFlight.includes(m.state)).length, JSON.stringify(seen)).toBeGreaterThan(0);
+    expect(atKill.filter((state) => inFlight.includes(state)).length, atKill.join(', ')).toBeGreaterThan(0);
+    expect(atKill.filter((state) => state !== 'finished').length).toBeGreaterThan(0);
 
-    child = await startServer(env);
-    const done = await until(async () => {
-      const list = (await api.get('/api/v4/project_repository_storage_moves?per_page=100', { token }))
-        .body as { state: string }[];
-      return list.length === projects.length &&
-        list.every((m) => m.state === 'finished' || m.state === 'failed')
-        ? list
-        : null;
-    }, 'every move to finish or fail after the restart');
+    // The restart listens on another ephemeral port: the API and the clone URLs follow it.
+    child = await startSvc(env);
+    api = http(child.url);
+    const done = await until(
+      async () => {
+        const list = (await api.get('/api/v4/project_repository_storage_moves?per_page=100', { token }))
+          .body as { state: string }[];
+        return list.length === projects.length &&
+          list.every((m) => m.state === 'finished' || m.state === 'failed')
+          ? list
+          : null;
+      },
+      'every move to finish or fail after the restart',
+      90_000,
+    );
     expect(done.filter((m) => m.state === 'finished').length).toBeGreaterThan(0);
 
-    for (const p of projects) {
+    for (const { id } of projects) {
+      const p = (await api.get(`/api/v4/projects/${id}`, { token })).body as { http_url_to_repo: string };
+      expect(p.http_url_to_repo.startsWith(child.url)).toBe(true);
       const w = mkdtempSync(join(dir, 'clone-'));
       const url = authUrl(p.http_url_to_repo, 'root', token);
       const clone = await git(['clone', '--quiet', url, 'c'], w);

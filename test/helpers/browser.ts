@@ -1,6 +1,15 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { expect, inject } from 'vitest';
 import type { TestServer } from './server.js';
+
+/** Where a screenshot called `name` goes: this run's screenshot directory (test/setup/screenshots.ts). */
+export function screenshotPath(name: string): string {
+  const dir = inject('screenshotDir');
+  mkdirSync(dir, { recursive: true });
+  return join(dir, name);
+}
 
 /** Debian's chromium package; playwright-core never downloads a browser of its own. */
 export function launchChromium(): Promise<Browser> {
@@ -27,7 +36,7 @@ export interface PageOptions {
 
 /**
  * Runs `body` in a fresh browser context on the server's start page (no cookie carries over between tests);
- * page errors fail the test. On failure it saves `/tmp/svc-ui-failure-<name>.png` and adds the page's visible
+ * page errors fail the test. On failure it saves `failure-<name>.png` in the run's screenshot directory and adds the page's visible
  * text to the error, so a red run says what the user saw.
  */
 export async function withPage(
@@ -52,7 +61,7 @@ export async function withPage(
     await body(page);
     expect(pageErrors).toEqual([]);
   } catch (err) {
-    const shot = `/tmp/svc-ui-failure-${name}.png`;
+    const shot = screenshotPath(`failure-${name}.png`);
     await page.screenshot({ path: shot, fullPage: true }).catch(() => undefined);
     const text = await page
       .locator('body')

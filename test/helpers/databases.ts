@@ -1,35 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-
-/** The PostgreSQL server tests use: SVC_TEST_DATABASE_URL, or a local server on 127.0.0.1:5432 as `postgres`. */
-const ADMIN_URL = process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-let available: Promise<boolean> | null = null;
-
-/** Whether PostgreSQL is reachable. In CI it must be: a missing server fails the run instead of skipping. */
-export function postgresAvailable(): Promise<boolean> {
-  available ??= (async () => {
-    const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3000 });
-    try {
-      await client.connect();
-      await client.query('SELECT 1');
-      return true;
-    } catch (err) {
-      if (process.env.CI)
-        throw new Error(`PostgreSQL is required in CI but not reachable at ${ADMIN_URL}: ${String(err)}`);
-      return false;
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-  })();
-  return available;
-}
+import { inject } from 'vitest';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
-/** The databases to run integration tests against: SQLite always, PostgreSQL when reachable. */
+/** The PostgreSQL server tests use: SVC_TEST_DATABASE_URL, or a local server on 127.0.0.1:5432 as `postgres`. */
+export const ADMIN_URL = process.env.SVC_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/**
+ * The databases this run tests against, decided once by the global setup (test/setup/databases.ts) from
+ * SVC_TEST_DATABASES: integration tests run once per database listed here.
+ */
 export async function databases(): Promise<DatabaseKind[]> {
-  return (await postgresAvailable()) ? ['sqlite', 'postgres'] : ['sqlite'];
+  return [...inject('databases')];
+}
+
+/** Whether this run tests against PostgreSQL. */
+export async function postgresAvailable(): Promise<boolean> {
+  return inject('databases').includes('postgres');
 }
 
 /** Creates an empty PostgreSQL database; returns its URL and a function that drops it. */
@@ -56,4 +44,11 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
       }
     },
   };
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The databases of this run (test/setup/databases.ts). */
+    databases: DatabaseKind[];
+  }
 }

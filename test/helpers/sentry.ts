@@ -87,21 +87,6 @@ export function debianGem(name: string): string | null {
   return found ? join(dir, found) : null;
 }
 
-/** Polls `fn` until it returns a truthy value or the deadline passes (no fixed sleeps). */
-export async function until<T>(
-  fn: () => Promise<T | null | undefined | false>,
-  what: () => string,
-  ms = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 const describeRes = (what: string, res: { status: number; body: unknown }) =>
   `${what}: HTTP ${res.status} ${JSON.stringify(res.body)}`;
 

@@ -59,17 +59,15 @@ describe.each(await databases())('authentication (%s)', (database) => {
     // A present but bad token is refused even when the query also carries a good one.
     expect((await api.get(`/api/v4/user?private_token=${tokens.api}`, { token: 'bad' })).status).toBe(401);
 
+    const day = 86_400_000;
+    const tomorrow = new Date(s.clock.now().getTime() + day).toISOString().slice(0, 10);
     const t = await api.post(`/api/v4/users/${alice.id}/personal_access_tokens`, {
       token: s.rootToken,
-      body: { name: 'short-lived', scopes: ['api'], expires_at: '2999-01-01' },
+      body: { name: 'short-lived', scopes: ['api'], expires_at: tomorrow },
     });
     expect((await api.get('/api/v4/user', { token: t.body.token })).status).toBe(200);
     // Time passes: the token's expiry date is reached.
-    await s.server.ctx.db.kysely
-      .updateTable('personal_access_tokens')
-      .set({ expires_at: '2020-01-01' })
-      .where('id', '=', t.body.id)
-      .execute();
+    s.clock.advance(day);
     expect(await api.get('/api/v4/user', { token: t.body.token })).toMatchObject({
       status: 401,
       body: { error: 'invalid_token', error_description: 'Token has expired.' },

@@ -1,29 +1,11 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { relativePath } from '../../src/git/git.js';
 import { http } from '../helpers/http.js';
-import { freePort, startTestServer } from '../helpers/server.js';
-
-const run = promisify(execFile);
-const BIN = join(import.meta.dirname, '../../bin/svc.js');
-
-/** Runs the built CLI; returns exit code and output. */
-async function svc(args: string[], env: Record<string, string>) {
-  try {
-    const r = await run('node', [BIN, ...args], {
-      env: { PATH: process.env.PATH!, ...env },
-      timeout: 30_000,
-    });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+import { startTestServer } from '../helpers/server.js';
+import { startSvc, svc } from '../helpers/svc.js';
 
 describe('svc CLI', () => {
   it('refuses to start with two storages on the same path, naming both (exit 2)', async () => {
@@ -38,8 +20,7 @@ describe('svc CLI', () => {
 
   it('checks configuration, migrates, creates users and tokens that work against the server', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
-    const port = await freePort();
-    const env = { SVC_DATA_DIR: dir, SVC_PORT: String(port), SVC_LOG_LEVEL: 'warn' };
+    const env = { SVC_DATA_DIR: dir, SVC_LOG_LEVEL: 'warn' };
     const check = await svc(['config', 'check'], { ...env, SVC_ROOT_PASSWORD: 'secret-password' });
     expect(check.code).toBe(0);
     expect(check.stdout).toContain('configuration is valid');
@@ -64,26 +45,14 @@ describe('svc CLI', () => {
     expect(value).toMatch(/^svcpat-/);
     expect((await svc(['token', 'create', '--user', 'nobody'], env)).code).toBe(1);
 
-    // Start the real server process and use the token; SIGTERM stops it cleanly.
-    const { spawn } = await import('node:child_process');
-    const child = spawn('node', [BIN, 'server'], {
-      env: { PATH: process.env.PATH!, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += String(d);
-    });
-    const deadline = Date.now() + 20_000;
-    while (!out.includes('listening on') && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 50));
-    expect(out).toContain(`listening on http://127.0.0.1:${port}`);
-    expect(out).not.toContain('password');
-    const me = await http(`http://127.0.0.1:${port}`).get('/api/v4/user', { token: value });
+    // Start the real server process (on an ephemeral port it reports) and use the token; SIGTERM stops it cleanly.
+    const server = await startSvc(env);
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(server.output()).toContain(`(external URL ${server.url})`);
+    expect(server.output()).not.toContain('password');
+    const me = await http(server.url).get('/api/v4/user', { token: value });
     expect(me.body.username).toBe('bob');
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    expect(await server.stop()).toEqual({ code: 0, signal: null });
   });
 
   it('lists repositories before 17.0 (with --since) and refuses from 17.0, pointing to backup and restore', async () => {

@@ -1,8 +1,21 @@
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databases } from '../helpers/databases.js';
 import { type FakeSentry, startFakeSentry } from '../helpers/fake-sentry.js';
 import { http } from '../helpers/http.js';
-import { freePort, startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/** A loopback port that was bound and closed again, so that nothing listens on it. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
 
 const LEVELS = { guest: 10, reporter: 20, developer: 30, maintainer: 40 } as const;
 
@@ -289,8 +302,9 @@ describe.each(
       (await connect(`api_host=${encodeURIComponent(sentry.url)}&token=${sentry.token}`)).body.message,
     ).toMatch(/missing keys/);
     sentry.mode = 'ok';
-    // A port nothing listens on (port 1 would be refused by fetch itself as a "bad port").
-    const closed = await freePort();
+    // A port nothing listens on (port 1 would be refused by fetch itself as a "bad port"): one that was just bound
+    // and closed again.
+    const closed = await closedPort();
     const refused = await connect(`api_host=${encodeURIComponent(`http://127.0.0.1:${closed}`)}&token=x`);
     expect(refused).toMatchObject({ status: 400, body: { message: 'Connection refused' } });
     await api.put('/api/v4/application/settings', {

@@ -4,14 +4,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { backoffMs } from '../../src/jobs/queue.js';
 import { databases } from '../helpers/databases.js';
 import { http } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const RELEASES = ['16.11', '17.0', '18.0'] as const;
-const db = (await databases()).at(-1)!;
+const DATABASES = await databases();
+/** Every release on every database of the run. */
+const cases = <R extends string>(releases: readonly R[]) =>
+  releases.flatMap((release) => DATABASES.map((db) => [release, db] as const));
 
-describe.each(RELEASES)('release %s: gated behaviour and deprecation signals', (release) => {
+describe.each(cases(RELEASES))('release %s: gated behaviour and deprecation signals (%s)', (release, db) => {
   let s: TestServer;
   let api: ReturnType<typeof http>;
   const before17 = release === '16.11';
@@ -195,7 +199,7 @@ async function destination() {
   };
 }
 
-describe.each(['16.11', '17.0'])('audit events for repository downloads at %s', (release) => {
+describe.each(cases(['16.11', '17.0']))('audit events for repository downloads at %s (%s)', (release, db) => {
   let s: TestServer;
   let api: ReturnType<typeof http>;
   let dest: Awaited<ReturnType<typeof destination>>;
@@ -246,11 +250,10 @@ describe.each(['16.11', '17.0'])('audit events for repository downloads at %s', 
       await r.arrayBuffer();
     }
     await s.server.ctx.jobs.drain();
-    // One delivery failed: its job is back in the queue with a backoff; let time pass and run it.
-    await s.server.ctx.db.kysely
-      .updateTable('jobs')
-      .set({ run_at: new Date(0).toISOString() })
-      .execute();
+    // One delivery failed: its job is back in the queue with a backoff; let the backoff pass and run it.
+    const retried = (await s.server.ctx.jobs.pending()).filter((j) => j.lastError !== null);
+    expect(retried).toMatchObject([{ state: 'pending', attempts: 1 }]);
+    s.clock.advance(backoffMs(1));
     await s.server.ctx.jobs.drain();
     const names = dest.received.map((r) => `${r.body.entity_id}:${r.body.event_name}`).sort();
     const publicName =
@@ -284,10 +287,13 @@ describe.each(['16.11', '17.0'])('audit events for repository downloads at %s', 
   });
 });
 
-describe('Geo resync after a storage move (spec rule 9)', () => {
+describe.each(DATABASES)('Geo resync after a storage move (spec rule 9, %s)', (db) => {
   it('records that the moved repository needs a resync on every secondary site', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-geo-'));
-    const s = await startTestServer({ env: { SVC_STORAGES: `default=${dir}/a,fast=${dir}/b` } });
+    const s = await startTestServer({
+      database: db,
+      env: { SVC_STORAGES: `default=${dir}/a,fast=${dir}/b` },
+    });
     try {
       const api = http(s.url);
       const site = await api.post('/api/v4/geo_sites', {

@@ -11,7 +11,6 @@ import { type RunningServer, start } from '../../src/server.js';
 import { createIntegration, notify } from '../helpers/alerts.js';
 import { authUrl, pushCommit } from '../helpers/git.js';
 import { http } from '../helpers/http.js';
-import { freePort } from '../helpers/server.js';
 
 const run = promisify(execFile);
 const TOKEN = 'svcpat-file-modes-root-token-0001';
@@ -49,12 +48,8 @@ describe('files and folders svc writes are owner-only under umask 0000', () => {
     SVC_TIER: 'premium',
   };
   const serve = async (): Promise<{ server: RunningServer; url: string }> => {
-    const port = await freePort();
-    const server = await start(loadConfig({ ...env, SVC_PORT: String(port) }), {
-      log: false,
-      print: () => undefined,
-    });
-    return { server, url: `http://127.0.0.1:${port}` };
+    const server = await start(loadConfig({ ...env, SVC_PORT: '0' }), { log: false, print: () => undefined });
+    return { server, url: server.address };
   };
 
   beforeAll(() => {

@@ -1,16 +1,14 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createIntegration } from '../helpers/alerts.js';
 import { createPostgresDatabase, databases } from '../helpers/databases.js';
 import { http } from '../helpers/http.js';
 import { createSentryProject } from '../helpers/sentry.js';
-import { freePort } from '../helpers/server.js';
+import { type SvcServer, startSvc } from '../helpers/svc.js';
+import { until } from '../helpers/until.js';
 
 /**
  * kill -9 under load: concurrent senders post distinct alerts (notify URL) and distinct Sentry events (store and
@@ -19,26 +17,8 @@ import { freePort } from '../helpers/server.js';
  * acknowledged alert and event is there, exactly once. Two rounds: one killed right after an alert was
  * acknowledged, one right after an event was, so that an answer sent before its commit is caught on either path.
  *
- * The server runs the current source, not a `dist` that may be stale: src/cli/main.ts is bundled once per run with
- * esbuild (tsx's own transpiler; the packages stay external and resolve from the checkout's node_modules), which
- * loads in less than half the time `node --import tsx src/cli/main.ts` takes (3 server starts per database).
+ * The server runs the current source (test/setup/svc-bundle.ts), each start on a new ephemeral port.
  */
-
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BUNDLE_DIR = mkdtempSync(join(tmpdir(), 'svc-kill-intake-bundle-'));
-const MAIN = join(BUNDLE_DIR, 'main.mjs');
-symlinkSync(join(REPO_ROOT, 'node_modules'), join(BUNDLE_DIR, 'node_modules'));
-await build({
-  entryPoints: [join(REPO_ROOT, 'src/cli/main.ts')],
-  outfile: MAIN,
-  bundle: true,
-  packages: 'external',
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  logLevel: 'error',
-});
-afterAll(() => rmSync(BUNDLE_DIR, { recursive: true, force: true }));
 
 /** Concurrent senders. */
 const SENDERS = 8;
@@ -52,61 +32,6 @@ const REQUEST_TIMEOUT_MS = 10_000;
 const PER_PAGE = 100;
 
 const hex = () => randomBytes(16).toString('hex');
-
-async function until<T>(
-  fn: () => Promise<T | null | undefined | false> | T | null | undefined | false,
-  what: () => string,
-  ms: number,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/** The server as a child process: its output (tail) and a promise of its exit. */
-interface Child {
-  readonly proc: ChildProcess;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  output(): string;
-}
-
-const alive = (c: Child): boolean => c.proc.exitCode === null && c.proc.signalCode === null;
-const running = (c: Child | null): c is Child => !!c && alive(c);
-
-/** Starts `svc server` from the current source; resolves once it listens and answers /-/health. */
-async function startServer(env: Record<string, string>, base: string): Promise<Child> {
-  const proc = spawn(process.execPath, [MAIN, 'server'], {
-    cwd: REPO_ROOT,
-    // Only PATH from the test's environment: no loader hooks or NODE_OPTIONS of the test runner.
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const keep = (d: Buffer) => {
-    out = (out + String(d)).slice(-20_000);
-  };
-  proc.stdout!.on('data', keep);
-  proc.stderr!.on('data', keep);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    proc.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const child: Child = { proc, exited, output: () => out };
-  await until(
-    async () => {
-      if (!alive(child)) throw new Error(`the server exited while starting:\n${out}`);
-      if (!out.includes('listening on')) return false;
-      const res = await fetch(`${base}/-/health`).catch(() => null);
-      return res?.status === 200;
-    },
-    () => `the server to start:\n${out}`,
-    60_000,
-  );
-  return child;
-}
 
 /** Every item of a paginated list (GitLab offset pagination), bounded by `maxItems`. */
 async function listAll<T>(
@@ -150,18 +75,12 @@ function acknowledges(kind: Kind, name: string, text: string): boolean {
 
 describe.each(await databases())('kill -9 of the server during alert and event intake (%s)', (database) => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-kill-intake-'));
-  let child: Child | null = null;
+  let child: SvcServer | null = null;
   let dropDb: (() => Promise<void>) | null = null;
 
   afterAll(async () => {
-    if (running(child)) {
-      // A clean stop (drains, closes the database); SIGKILL if it does not stop within 10 s.
-      const proc = child.proc;
-      proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
-      await child.exited;
-      clearTimeout(timer);
-    }
+    // A clean stop (drains, closes the database); SIGKILL if it does not stop within 10 s.
+    await child?.stop();
     await dropDb?.();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -169,12 +88,8 @@ describe.each(await databases())('kill -9 of the server during alert and event i
   it('keeps every acknowledged alert and event, once each, and takes new ones after each restart', async () => {
     const pg = database === 'postgres' ? await createPostgresDatabase() : null;
     dropDb = pg?.drop ?? null;
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
     const token = `svcpat-kill-intake-${randomBytes(8).toString('hex')}`;
     const env = {
-      SVC_HOST: '127.0.0.1',
-      SVC_PORT: String(port),
       SVC_DATA_DIR: join(dir, 'data'),
       SVC_STORAGES: `default=${join(dir, 'repositories')}`,
       SVC_ROOT_PASSWORD: 'kill-intake-password',
@@ -191,11 +106,18 @@ describe.each(await databases())('kill -9 of the server during alert and event i
       timings.push(`${what} ${Date.now() - t} ms`);
       return v;
     };
-    child = await timed('start', () => startServer(env, base));
-    const api = http(base);
+    child = await timed('start', () => startSvc(env));
+    let server = child;
+    let api = http(server.url);
+    /** `url` at the running server (each start listens on a new ephemeral port). */
+    const here = (url: string) => {
+      const u = new URL(url);
+      u.host = new URL(server.url).host;
+      return u.toString();
+    };
 
     // One project with an HTTP alert integration and integrated error tracking with a client key.
-    const project = await createSentryProject(base, token, 'kill-intake');
+    const project = await createSentryProject(server.url, token, 'kill-intake');
     const integration = await createIntegration(api, token, project.id, { name: 'Load', type: 'http' });
     const dsn = new URL(project.dsn);
     const collector = `${dsn.origin}${dsn.pathname.replace(/\/\d+$/, '')}/api/${project.id}`;
@@ -210,7 +132,7 @@ describe.each(await databases())('kill -9 of the server during alert and event i
       const signal = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
       if (kind === 'alert') {
         return [
-          integration.url,
+          here(integration.url),
           {
             method: 'POST',
             signal,
@@ -236,7 +158,7 @@ describe.each(await databases())('kill -9 of the server during alert and event i
           ? JSON.stringify(event)
           : `${JSON.stringify({ event_id: name })}\n${JSON.stringify({ type: 'event' })}\n${JSON.stringify(event)}\n`;
       return [
-        kind === 'store' ? storeUrl : envelopeUrl,
+        here(kind === 'store' ? storeUrl : envelopeUrl),
         {
           method: 'POST',
           signal,
@@ -252,7 +174,7 @@ describe.each(await databases())('kill -9 of the server during alert and event i
      * Loads the server with SENDERS concurrent senders until the round has ACKS_BEFORE_KILL acknowledgements of
      * each family, then SIGKILLs it right after the next acknowledgement of `trigger`.
      */
-    const loadAndKill = async (server: Child, round: number, trigger: Family) => {
+    const loadAndKill = async (server: SvcServer, round: number, trigger: Family) => {
       const ackedInRound = { alert: 0, event: 0 };
       const refused: string[] = [];
       let unanswered = 0;
@@ -295,7 +217,7 @@ describe.each(await databases())('kill -9 of the server during alert and event i
       await Promise.all(Array.from({ length: SENDERS }, (_, i) => sender(i)));
       timings.push(`load ${Date.now() - t} ms`);
       const exit = await until(
-        () => (alive(server) ? null : server.exited),
+        () => (server.alive() ? null : server.exited),
         () => 'the server to exit',
         10_000,
       );
@@ -377,7 +299,9 @@ describe.each(await databases())('kill -9 of the server during alert and event i
       [2, 'event'],
     ] as const) {
       summary.push(await loadAndKill(child, round, trigger));
-      child = await timed('restart', () => startServer(env, base));
+      child = await timed('restart', () => startSvc(env));
+      server = child;
+      api = http(server.url);
       summary.push(await timed('verify', verify));
     }
 

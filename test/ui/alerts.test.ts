@@ -1,6 +1,6 @@
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, withSignedInPage } from '../helpers/browser.js';
+import { launchChromium, screenshotPath, withSignedInPage } from '../helpers/browser.js';
 import { startTestServer } from '../helpers/server.js';
 
 const PROJECT_NAME = 'Alerting UI';
@@ -72,7 +72,7 @@ describe('alert management UI (Chromium)', () => {
       expect(await form.getByLabel('API URL').count()).toBe(0);
       await form.getByLabel('Name').fill(INTEGRATION_NAME);
       expect(await form.getByLabel('Active').isChecked()).toBe(true);
-      await page.screenshot({ path: '/tmp/svc-alerts-add-integration.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('alerts-add-integration.png'), fullPage: true });
       await form.getByRole('button', { name: 'Save integration' }).click();
 
       await page.getByText(`Integration "${INTEGRATION_NAME}" created.`).waitFor();
@@ -96,7 +96,7 @@ describe('alert management UI (Chromium)', () => {
       expect(notifyKey).toMatch(/^[0-9a-f]{32}$/);
       await credentials.getByRole('button', { name: 'Copy webhook URL' }).waitFor();
       await credentials.getByRole('button', { name: 'Copy authorization key' }).waitFor();
-      await page.screenshot({ path: '/tmp/svc-alerts-credentials.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('alerts-credentials.png'), fullPage: true });
 
       // Send test alert: a valid payload creates an alert and names it.
       await page.getByRole('tab', { name: 'Send test alert' }).click();
@@ -107,7 +107,7 @@ describe('alert management UI (Chromium)', () => {
       const sent = testPanel.getByRole('status').filter({ hasText: 'Test alert sent' });
       await sent.waitFor();
       expect(await sent.innerText()).toContain('#1 UI test alert');
-      await page.screenshot({ path: '/tmp/svc-alerts-test-sent.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('alerts-test-sent.png'), fullPage: true });
 
       // Invalid JSON goes to the server as text and its 400 message is shown.
       await payload.fill('{"title": "broken",');
@@ -116,7 +116,7 @@ describe('alert management UI (Chromium)', () => {
       await error.waitFor();
       expect(await error.innerText()).toContain('400 Bad request - The payload is not valid JSON');
       expect(await testPanel.getByText('Test alert sent').count()).toBe(0);
-      await page.screenshot({ path: '/tmp/svc-alerts-test-error.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('alerts-test-error.png'), fullPage: true });
     });
   });
 
@@ -155,7 +155,7 @@ describe('alert management UI (Chromium)', () => {
       await panel.getByRole('button', { name: 'Search' }).click();
       await panel.getByRole('link', { name: 'UI test alert' }).waitFor({ state: 'detached' });
       await panel.getByRole('link', { name: 'Disk full' }).waitFor();
-      await page.screenshot({ path: '/tmp/svc-alerts-list.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('alerts-list.png'), fullPage: true });
 
       await panel.getByRole('link', { name: 'Disk full' }).click();
       await page.waitForURL(`**/-/ui/projects/${projectId}/alerts/2`);
@@ -181,7 +181,7 @@ describe('alert management UI (Chromium)', () => {
       expect(await note.innerText()).not.toContain('**');
       await page.getByText('Status changed to Acknowledged.').waitFor();
       expect(await page.getByLabel('Status').inputValue()).toBe('acknowledged');
-      await page.screenshot({ path: '/tmp/svc-alerts-details.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('alerts-details.png'), fullPage: true });
 
       // Back in the list, the counts follow.
       await page
@@ -258,7 +258,7 @@ describe('alert management UI (Chromium)', () => {
       const details = page.getByRole('region', { name: 'Alert details' });
       expect(await details.getByRole('link', { name: 'https://runbooks.invalid/cpu' }).count()).toBe(1);
       expect(await details.innerText()).toMatch(/Monitoring tool\s+Prometheus/);
-      await page.screenshot({ path: '/tmp/svc-alerts-alertmanager.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('alerts-alertmanager.png'), fullPage: true });
 
       const incident = details.getByRole('link', { name: /^Incident #\d+$/ });
       await incident.click();
@@ -275,7 +275,7 @@ describe('alert management UI (Chromium)', () => {
       await pagination.getByRole('button', { name: 'Next' }).click();
       await pagination.getByText('Showing 21–23 of 23').waitFor();
       expect(await pagination.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
-      await page.screenshot({ path: '/tmp/svc-alerts-page2.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('alerts-page2.png'), fullPage: true });
       await pagination.getByRole('button', { name: 'Previous' }).click();
       await pagination.getByText('Showing 1–20 of 23').waitFor();
 
@@ -323,7 +323,7 @@ describe('alert management UI (Chromium)', () => {
         .getByLabel('Payload field for Start time')
         .selectOption(JSON.stringify(['alert', 'at']));
       await configure.getByLabel('Payload field for Hosts').selectOption(JSON.stringify(['alert', 'hosts']));
-      await page.screenshot({ path: '/tmp/svc-alerts-mapping.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('alerts-mapping.png'), fullPage: true });
       await configure.getByRole('button', { name: 'Save integration' }).click();
       await page.getByText('Integration saved.').waitFor();
 
@@ -359,7 +359,7 @@ describe('alert management UI (Chromium)', () => {
       await credentials.getByRole('button', { name: 'Reset key' }).click();
       const dialog = page.getByRole('dialog', { name: 'Reset authorization key?' });
       await dialog.waitFor();
-      await page.screenshot({ path: '/tmp/svc-alerts-reset-dialog.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('alerts-reset-dialog.png'), fullPage: true });
       await dialog.getByRole('button', { name: 'Cancel' }).click();
       await dialog.waitFor({ state: 'hidden' });
       expect(await credentials.getByLabel('Authorization key', { exact: true }).inputValue()).toBe(notifyKey);
@@ -383,7 +383,7 @@ describe('alert management UI (Chromium)', () => {
         .getByRole('cell', { name: 'Prometheus', exact: true })
         .first()
         .waitFor({ state: 'detached' });
-      await page.screenshot({ path: '/tmp/svc-alerts-settings.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('alerts-settings.png'), fullPage: true });
     });
   });
 });
@@ -420,7 +420,7 @@ describe('alert management UI on the Free tier (Chromium)', () => {
       const refused = form.getByRole('alert');
       await refused.waitFor();
       expect(await refused.innerText()).toContain('needs the Premium or Ultimate tier');
-      await page.screenshot({ path: '/tmp/svc-alerts-free-tier.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('alerts-free-tier.png'), fullPage: true });
 
       // An HTTP endpoint is fine; a custom sample payload is refused with the server's message.
       await form.getByLabel('Type').selectOption({ label: 'HTTP endpoint' });

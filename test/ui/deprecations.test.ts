@@ -1,6 +1,6 @@
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, withSignedInPage } from '../helpers/browser.js';
+import { launchChromium, screenshotPath, withSignedInPage } from '../helpers/browser.js';
 import { startTestServer } from '../helpers/server.js';
 
 const USERS_PAGINATION = 'Offset pagination on the /users REST endpoint';
@@ -190,9 +190,9 @@ describe('deprecations admin UI (Chromium, release 17.0)', () => {
           .getByText('In force', { exact: true })
           .count(),
       ).toBe(0);
-      await page.screenshot({ path: '/tmp/svc-deprecations-overview.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('deprecations-overview.png'), fullPage: true });
       await page.getByRole('heading', { name: 'This instance runs release 17.0' }).scrollIntoViewIfNeeded();
-      await page.screenshot({ path: '/tmp/svc-deprecations-top.png' });
+      await page.screenshot({ path: screenshotPath('deprecations-top.png') });
     });
   });
 
@@ -222,7 +222,7 @@ describe('deprecations admin UI (Chromium, release 17.0)', () => {
       await expect.poll(() => shownTitles(page)).toEqual(sorted(breakingApi.deprecations));
       expect(await shownTitles(page)).toContain(USERS_PAGINATION);
       expect(await shownTitles(page)).not.toContain('geo_nodes endpoints');
-      await page.screenshot({ path: '/tmp/svc-deprecations-breaking-api.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('deprecations-breaking-api.png'), fullPage: true });
 
       // Removal 17.0 within that: the entries the API lists for release=17.0 that are removed in 17.0 itself.
       await catalogRegion(page).getByRole('radio', { name: '17.0' }).check();
@@ -244,7 +244,7 @@ describe('deprecations admin UI (Chromium, release 17.0)', () => {
           .allInnerTexts()
           .then((cells) => [...new Set(cells)]),
       ).toEqual(['v5 API']);
-      await page.screenshot({ path: '/tmp/svc-deprecations-v5.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('deprecations-v5.png'), fullPage: true });
 
       // Text search narrows the v5 rows to the runner ones (title or change).
       await catalogRegion(page).getByRole('searchbox', { name: 'Search deprecations' }).fill('runner');
@@ -270,7 +270,7 @@ describe('deprecations admin UI (Chromium, release 17.0)', () => {
       await catalogRegion(page).getByText('No deprecations match these filters.').waitFor();
       expect(await dataRows(page).count()).toBe(0);
       expect(await resultCount(page)).toBe(`Showing 0 of ${all.length} deprecations`);
-      await page.screenshot({ path: '/tmp/svc-deprecations-empty.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('deprecations-empty.png'), fullPage: true });
       await catalogRegion(page).getByRole('button', { name: 'Clear filters' }).click();
       await expect.poll(() => dataRows(page).count()).toBe(all.length);
       expect(new URL(page.url()).search).toBe('');
@@ -305,7 +305,7 @@ describe('deprecations admin UI (Chromium, release 17.0)', () => {
       const usersDetails = await detailsOf(page, users);
       expect(await usersDetails.innerText()).toContain('keyset pagination');
       await users.scrollIntoViewIfNeeded();
-      await page.screenshot({ path: '/tmp/svc-deprecations-expanded.png' });
+      await page.screenshot({ path: screenshotPath('deprecations-expanded.png') });
 
       // Collapsing hides the details again.
       await toggle.click();
@@ -346,7 +346,7 @@ describe('deprecations admin UI (Chromium, release 16.11)', () => {
       const status = await rowOf(page, USERS_PAGINATION).getByRole('cell').last().innerText();
       expect(status).not.toContain('In force');
       expect(status).toContain('Enforced by svc');
-      await page.screenshot({ path: '/tmp/svc-deprecations-16.11.png' });
+      await page.screenshot({ path: screenshotPath('deprecations-16.11.png') });
     });
   });
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, withSignedInPage } from '../helpers/browser.js';
+import { launchChromium, screenshotPath, withSignedInPage } from '../helpers/browser.js';
 import { type FakeSentry, startFakeSentry } from '../helpers/fake-sentry.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -120,7 +120,7 @@ describe('error tracking UI on the hosted offering (Chromium)', () => {
       const panel = page.getByRole('tabpanel', { name: 'Error tracking' });
       await panel.getByText('Error tracking is not set up for this project.').waitFor();
       expect(await panel.innerText()).toContain('400 Bad request - Error Tracking is not enabled');
-      await page.screenshot({ path: '/tmp/svc-errors-not-enabled.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('errors-not-enabled.png'), fullPage: true });
       await panel.getByRole('link', { name: 'Enable error tracking' }).click();
       await page.waitForURL(`**/-/ui/projects/${projectId}/settings`);
 
@@ -156,7 +156,7 @@ describe('error tracking UI on the hosted offering (Chromium)', () => {
 
       const saved = await (await api('GET', `/projects/${projectId}/error_tracking/settings`)).json();
       expect(saved).toMatchObject({ active: true, integrated: true });
-      await page.screenshot({ path: '/tmp/svc-errors-settings-integrated.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('errors-settings-integrated.png'), fullPage: true });
     });
   });
 
@@ -216,7 +216,7 @@ describe('error tracking UI on the hosted offering (Chromium)', () => {
         '2',
         '1',
       ]);
-      await page.screenshot({ path: '/tmp/svc-errors-list.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('errors-list.png'), fullPage: true });
 
       await link.click();
       await page.waitForURL(new RegExp(`/-/ui/projects/${projectId}/errors/\\d+$`));
@@ -252,14 +252,14 @@ describe('error tracking UI on the hosted offering (Chromium)', () => {
       const users = (await events.locator('tbody tr td:nth-child(5)').allInnerTexts()).sort();
       expect(users).toEqual(['u1', 'u2']);
       expect(await events.locator('tbody tr td:nth-child(2)').allInnerTexts()).toEqual(['Error', 'Error']);
-      await page.screenshot({ path: '/tmp/svc-errors-details.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('errors-details.png'), fullPage: true });
 
       await page.getByRole('button', { name: 'Resolve', exact: true }).click();
       await page.getByText('Status changed to Resolved.').waitFor();
       await page.getByRole('button', { name: 'Unresolve' }).waitFor();
       expect(await page.getByRole('button', { name: 'Resolve', exact: true }).count()).toBe(0);
       expect(await details.innerText()).toMatch(/Status\s+Resolved/);
-      await page.screenshot({ path: '/tmp/svc-errors-resolved.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('errors-resolved.png'), fullPage: true });
 
       // Back in the list: it left the Unresolved list and is under Resolved.
       await page
@@ -299,7 +299,7 @@ describe('error tracking UI on the hosted offering (Chromium)', () => {
       const dialog = page.getByRole('dialog', { name: 'Delete client key?' });
       await dialog.waitFor();
       expect(await dialog.innerText()).toContain(oldKey);
-      await page.screenshot({ path: '/tmp/svc-errors-delete-key.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('errors-delete-key.png'), fullPage: true });
       await dialog.getByRole('button', { name: 'Cancel' }).click();
       await dialog.waitFor({ state: 'hidden' });
       expect(await table.getByRole('row').count()).toBe(3);
@@ -308,7 +308,7 @@ describe('error tracking UI on the hosted offering (Chromium)', () => {
       await section.getByText(`Client key ${oldKey} deleted.`).waitFor();
       await table.getByRole('cell', { name: oldKey, exact: true }).waitFor({ state: 'detached' });
       expect(await table.getByRole('row').count()).toBe(2);
-      await page.screenshot({ path: '/tmp/svc-errors-keys-rotated.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('errors-keys-rotated.png'), fullPage: true });
 
       // Through the API: only the new key is listed; the old one is refused, the new one accepted.
       const keys = (await (await api('GET', `/projects/${projectId}/error_tracking/client_keys`)).json()) as {
@@ -348,7 +348,7 @@ describe('error tracking UI on the hosted offering (Chromium)', () => {
       const failedText = await failed.innerText();
       expect(failedText).toContain('Connection failed. Check auth token and try again.');
       expect(failedText).toContain('Sentry response status code: 401');
-      await page.screenshot({ path: '/tmp/svc-errors-connect-failed.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('errors-connect-failed.png'), fullPage: true });
 
       await token.fill(sentry!.token);
       await form.getByRole('button', { name: 'Connect' }).click();
@@ -375,7 +375,7 @@ describe('error tracking UI on the hosted offering (Chromium)', () => {
         api_url: `${sentry!.url}/api/0/projects/acme/backend/`,
         integrated: false,
       });
-      await page.screenshot({ path: '/tmp/svc-errors-external.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('errors-external.png'), fullPage: true });
 
       // After a reload the masked token still connects (the server uses the stored one).
       await page.reload();
@@ -399,7 +399,7 @@ describe('error tracking UI on the hosted offering (Chromium)', () => {
       await panel.getByRole('link', { name: /'user'/ }).waitFor();
       const cells = await panel.getByRole('row').filter({ has: zero }).getByRole('cell').allInnerTexts();
       expect(cells.slice(1, 3)).toEqual(['12', '3']);
-      await page.screenshot({ path: '/tmp/svc-errors-external-list.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('errors-external-list.png'), fullPage: true });
 
       // Details come from Sentry too; it keeps no event list here, which the page says instead of failing.
       await panel.getByRole('link', { name: /division by zero/ }).click();
@@ -412,7 +412,7 @@ describe('error tracking UI on the hosted offering (Chromium)', () => {
       expect(await trace.innerText()).toContain('app/compute.py');
       const events = page.getByRole('region', { name: 'Latest events' });
       await events.getByText('only kept by the integrated backend').waitFor();
-      await page.screenshot({ path: '/tmp/svc-errors-external-details.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('errors-external-details.png'), fullPage: true });
     });
   });
 });
@@ -448,7 +448,7 @@ describe('error tracking UI on self-managed (Chromium)', () => {
       expect(text).toContain('integrated_error_tracking');
       expect(await form.getByText('Error tracking settings saved.').count()).toBe(0);
       expect(await section.getByRole('textbox', { name: 'Data Source Name (DSN)' }).count()).toBe(0);
-      await page.screenshot({ path: '/tmp/svc-errors-self-managed.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('errors-self-managed.png'), fullPage: true });
     });
     const settings = await (await api('GET', `/projects/${projectId}/error_tracking/settings`)).json();
     expect(settings).toMatchObject({ active: false, integrated: false });

@@ -1,9 +1,9 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, withPage } from '../helpers/browser.js';
+import { launchChromium, screenshotPath, withPage } from '../helpers/browser.js';
 import { startTestServer } from '../helpers/server.js';
 
-const SCREENSHOT = '/tmp/svc-ui.png';
+const SCREENSHOT = 'ui.png';
 const PROJECT_NAME = 'Shell Test';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
@@ -45,7 +45,7 @@ describe('web UI shell (Chromium)', () => {
       expect(await page.getByRole('heading', { name: 'Projects' }).count()).toBe(0);
       // The password field is cleared so the user can type it again.
       expect(await page.getByLabel('Password').inputValue()).toBe('');
-      await page.screenshot({ path: '/tmp/svc-ui-signin-error.png' });
+      await page.screenshot({ path: screenshotPath('ui-signin-error.png') });
     });
   });
 
@@ -56,7 +56,7 @@ describe('web UI shell (Chromium)', () => {
       await page.getByRole('heading', { name: 'Projects' }).waitFor();
       const projectLink = page.getByRole('link', { name: PROJECT_NAME, exact: true });
       await projectLink.waitFor();
-      await page.screenshot({ path: SCREENSHOT, fullPage: true });
+      await page.screenshot({ path: screenshotPath(SCREENSHOT), fullPage: true });
 
       // The session survives a reload (cookie auth, GET /-/session).
       await page.reload();
@@ -98,14 +98,14 @@ describe('web UI shell (Chromium)', () => {
       expect(settingsText).toContain('Visibility');
       expect(settingsText).toContain('Monitor access level');
       await page.waitForURL(`**/-/ui/projects/${projectId}/settings`);
-      await page.screenshot({ path: '/tmp/svc-ui-project.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('ui-project.png'), fullPage: true });
 
       // Root is an administrator, so the admin area is linked and shows the version and the users.
       await page.getByRole('link', { name: 'Admin area' }).click();
       await page.getByRole('heading', { name: 'Admin area' }).waitFor();
       await page.getByRole('cell', { name: 'root', exact: true }).waitFor();
       expect(await page.getByRole('alert').count()).toBe(0);
-      await page.screenshot({ path: '/tmp/svc-ui-admin.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('ui-admin.png'), fullPage: true });
 
       // An API error (here a project that does not exist) is shown, not thrown.
       await page.goto(`${server!.url}/-/ui/projects/999999999`);

@@ -3,13 +3,55 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, withSignedInPage } from '../helpers/browser.js';
+import { launchChromium, screenshotPath, withSignedInPage } from '../helpers/browser.js';
 import { startTestServer } from '../helpers/server.js';
 
 const ALPHA = 'Storage Alpha';
 const BETA = 'Storage Beta';
 /** How long a move may take to finish in the background worker (it copies and verifies a real repository). */
 const MOVE_TIMEOUT = 30_000;
+/** How often the storages page polls the moves list while a move runs (POLL_MS in src/web/src/pages/storages.tsx). */
+const POLL_MS = 1500;
+
+/** Counts, in the page, the requests for the moves list it makes from now on (`settledMovesFetches` reads it). */
+async function countMovesFetches(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const g = globalThis as typeof globalThis & { svcMovesFetches?: number };
+    const original = g.fetch;
+    g.svcMovesFetches = 0;
+    g.fetch = (input, init) => {
+      if (String(input instanceof Request ? input.url : input).includes('repository_storage_moves'))
+        g.svcMovesFetches! += 1;
+      return original(input, init);
+    };
+  });
+}
+
+/**
+ * The moves-list requests the page made, read once the work already queued in the page ran: React renders and
+ * runs effects in MessageChannel tasks (which the fake clock leaves real), so a poll that a timer set off has
+ * called fetch by the time twenty such tasks in a row have run.
+ */
+function settledMovesFetches(page: Page): Promise<number> {
+  return page.evaluate(
+    () =>
+      new Promise<number>((resolve) => {
+        const channel = new MessageChannel();
+        // The browser's MessagePort (Node's type has no onmessage).
+        const port1 = channel.port1 as unknown as { onmessage: (() => void) | null; close(): void };
+        let hops = 0;
+        port1.onmessage = () => {
+          hops += 1;
+          if (hops < 20) channel.port2.postMessage(null);
+          else {
+            port1.close();
+            resolve((globalThis as typeof globalThis & { svcMovesFetches?: number }).svcMovesFetches ?? -1);
+          }
+        };
+        channel.port2.postMessage(null);
+      }),
+  );
+}
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
 
@@ -100,7 +142,7 @@ describe('repository storages admin UI (Chromium)', () => {
       const weight = page.getByLabel('Weight of default');
       expect(await weight.inputValue()).toBe('100');
       expect(await page.getByLabel('Weight of fast').inputValue()).toBe('100');
-      await page.screenshot({ path: '/tmp/svc-storages-initial.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('storages-initial.png'), fullPage: true });
 
       const form = page.getByRole('form', { name: 'Storage weights' });
       // Out of range: the server's validation message is shown and nothing changes.
@@ -109,7 +151,7 @@ describe('repository storages admin UI (Chromium)', () => {
       const refused = form.getByRole('alert');
       await refused.waitFor();
       expect(await refused.innerText()).toContain('weights must be integers from 0 to 100');
-      await page.screenshot({ path: '/tmp/svc-storages-weights-refused.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('storages-weights-refused.png'), fullPage: true });
       const unchanged = (await (await api('GET', '/application/settings')).json()) as {
         repository_storages_weighted: Record<string, number>;
       };
@@ -125,7 +167,7 @@ describe('repository storages admin UI (Chromium)', () => {
         repository_storages_weighted: Record<string, number>;
       };
       expect(settings.repository_storages_weighted).toEqual({ default: 0, fast: 100 });
-      await page.screenshot({ path: '/tmp/svc-storages-weights.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('storages-weights.png'), fullPage: true });
 
       // A reload reads the saved weight back from the server.
       await page.reload();
@@ -136,11 +178,9 @@ describe('repository storages admin UI (Chromium)', () => {
 
   it('moves one project through the form and follows the move live until it finishes', async () => {
     await withPage('move-project', async (page) => {
-      const movesRequests: string[] = [];
-      page.on('request', (request) => {
-        if (request.url().includes('/api/v4/project_repository_storage_moves'))
-          movesRequests.push(request.url());
-      });
+      // The page's timers run on a clock the test moves: polling is observed without waiting for it.
+      await page.clock.install();
+      await countMovesFetches(page);
       await openStorages(page);
       const moves = movesRegion(page);
       await moves.getByText('No project repository storage moves yet.').waitFor();
@@ -161,8 +201,16 @@ describe('repository storages admin UI (Chromium)', () => {
       // The list shows the move at once and follows it through the background job to the end.
       const state = moveState(page, ALPHA);
       await state.waitFor();
-      await page.screenshot({ path: '/tmp/svc-storages-move-running.png', fullPage: true });
-      await expect.poll(() => state.innerText(), { timeout: MOVE_TIMEOUT, interval: 200 }).toBe('Finished');
+      await page.screenshot({ path: screenshotPath('storages-move-running.png'), fullPage: true });
+      await expect
+        .poll(
+          async () => {
+            await page.clock.runFor(POLL_MS);
+            return state.innerText();
+          },
+          { timeout: MOVE_TIMEOUT, interval: 200 },
+        )
+        .toBe('Finished');
       const row = await moves
         .locator('tbody tr')
         .filter({ hasText: ALPHA })
@@ -174,14 +222,15 @@ describe('repository storages admin UI (Chromium)', () => {
       await expect
         .poll(() => project.locator('option:checked').innerText())
         .toBe(`Administrator / ${ALPHA} (on fast)`);
-      await page.screenshot({ path: '/tmp/svc-storages-move-finished.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('storages-move-finished.png'), fullPage: true });
 
-      // Nothing runs any more, so the list stops polling: no request over more than two poll intervals.
-      expect(movesRequests.length).toBeGreaterThan(1);
+      // Nothing runs any more, so the list stops polling: no request over three poll intervals of the page's clock
+      // (while a move ran, one interval was enough for one).
+      expect(await settledMovesFetches(page)).toBeGreaterThan(1);
       await expect.poll(() => moves.locator('output').innerText()).toBe('');
-      const before = movesRequests.length;
-      await page.waitForTimeout(3500);
-      expect(movesRequests.length).toBe(before);
+      const before = await settledMovesFetches(page);
+      await page.clock.runFor(3 * POLL_MS);
+      expect(await settledMovesFetches(page)).toBe(before);
     });
     const moved = (await (await api('GET', '/projects?per_page=100&order_by=name&sort=asc')).json()) as {
       name: string;
@@ -209,7 +258,7 @@ describe('repository storages admin UI (Chromium)', () => {
       expect(await dialog.innerText()).toContain(
         'Every project repository on default (1 project now) will be moved to fast.',
       );
-      await page.screenshot({ path: '/tmp/svc-storages-bulk-confirm.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('storages-bulk-confirm.png'), fullPage: true });
       await dialog.getByRole('button', { name: 'Schedule moves' }).click();
       await dialog.waitFor({ state: 'hidden' });
       await form.getByText('Moves scheduled for every project repository on default to fast.').waitFor();
@@ -221,7 +270,7 @@ describe('repository storages admin UI (Chromium)', () => {
       // Newest first: the bulk move of Beta above the single move of Alpha.
       const subjects = await movesRegion(page).locator('tbody tr td:nth-child(2)').allInnerTexts();
       expect(subjects).toEqual([`Administrator / ${BETA}`, `Administrator / ${ALPHA}`]);
-      await page.screenshot({ path: '/tmp/svc-storages-bulk-finished.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('storages-bulk-finished.png'), fullPage: true });
 
       // The other kinds have their own lists.
       await movesRegion(page).getByRole('tab', { name: 'Snippets' }).click();
@@ -252,7 +301,7 @@ describe('repository storages admin UI (Chromium)', () => {
       expect(await bulkRefused.innerText()).toContain(
         '400 Bad request - the repository is already on storage',
       );
-      await page.screenshot({ path: '/tmp/svc-storages-refused.png', fullPage: true });
+      await page.screenshot({ path: screenshotPath('storages-refused.png'), fullPage: true });
       expect(await projectCounts(page)).toEqual({ default: '0', fast: '2' });
     });
     const list = (await (await api('GET', '/project_repository_storage_moves')).json()) as unknown[];

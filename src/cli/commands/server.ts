@@ -21,7 +21,9 @@ export function registerServer(program: Command, env: Env): void {
         };
         process.once('SIGTERM', () => stop('SIGTERM'));
         process.once('SIGINT', () => stop('SIGINT'));
-        process.stdout.write(`svc: listening on ${server.address} (external URL ${config.externalUrl})\n`);
+        process.stdout.write(
+          `svc: listening on ${server.address} (external URL ${server.ctx.config.externalUrl})\n`,
+        );
       } catch (err) {
         fail(err);
       }
