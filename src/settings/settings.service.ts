@@ -229,8 +229,8 @@ export class SettingsService {
   }
 
   /**
-   * Whether a flag is on for a project: a project gate wins over the instance-wide boolean; a flag nobody has
-   * set has its default (`generic_alert_fingerprinting` is on by default).
+   * Whether a flag is on for a project: a project gate, on or off, wins over the instance-wide boolean; a flag
+   * nobody has set has its default (`generic_alert_fingerprinting` is on by default, and a project can turn it off).
    */
   async isEnabled(name: string, projectId?: number, defaultValue = false): Promise<boolean> {
     const now = this.clock.now().getTime();
@@ -241,6 +241,7 @@ export class SettingsService {
     }
     const f = await cached.value;
     if (projectId !== undefined && f?.projectIds.includes(projectId)) return true;
+    if (projectId !== undefined && f?.disabledProjectIds.includes(projectId)) return false;
     return f?.enabled ?? defaultValue;
   }
 }
