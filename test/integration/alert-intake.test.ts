@@ -186,7 +186,7 @@ describe.each(await databases())('alert intake (%s)', (database) => {
         { labels: { alertname: 'No start' } },
         { labels: { alertname: 'Good one' }, startsAt },
         { labels: {}, annotations: {}, startsAt },
-        'not an object',
+        'not an object' as unknown as Record<string, unknown>,
         { labels: { alertname: 'No start either' }, startsAt: '' },
         { labels: { alertname: 'Good two' }, startsAt },
       ]),
