@@ -211,6 +211,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       clock,
       // Spec rule 9: after moving, when geo replication is enabled, all repositories are resynced.
       (type, id) => geo.markResync(type, id, 'repository storage move'),
+      config.movePushWaitSeconds * 1000,
     ),
     collector: new CollectorService(errorTrackingRepo, projects, errorTracking, settings, clock),
   };
