@@ -19,6 +19,7 @@ import { GeoService } from './geo/geo.service.js';
 import { Git } from './git/git.js';
 import { RepositoriesService, repositoryLifecycle } from './git/repositories.service.js';
 import { configuredWeights, pickStorage } from './git/storages.js';
+import { GroupDeletionRepository } from './groups/group-deletion.repository.js';
 import { GroupsService } from './groups/groups.service.js';
 import { NamespacesRepository } from './groups/namespaces.repository.js';
 import { IssuesRepository } from './issues/issues.repository.js';
@@ -155,6 +156,8 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     pick,
     lifecycle,
     clock,
+    new GroupDeletionRepository(k, db.dialect),
+    jobs,
   );
   return {
     config,

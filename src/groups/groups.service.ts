@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import { conflict, forbidden, invalidFields, notFound, readOnlyError, unauthorized } from '../errors.js';
+import type { JobQueue } from '../jobs/queue.js';
 import { AccessLevel, VISIBILITIES, type Visibility } from '../members/members.js';
 import type { MembersRepository } from '../members/members.repository.js';
 import { PermissionsService } from '../members/permissions.service.js';
@@ -7,8 +8,14 @@ import type { Paged, PageRequest } from '../paging.js';
 import type { RepositoryLifecycle } from '../projects/projects.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { User } from '../users/users.js';
+import type { GroupDeletionRepository, TreeRepository } from './group-deletion.repository.js';
 import { type Group, type Namespace, PATH_PATTERN, pathFromName } from './namespaces.js';
 import type { NamespacesRepository } from './namespaces.repository.js';
+
+/** Deletes a group with its subgroups and projects (GitLab answers 202 and does it in the background). */
+export const GROUP_DELETE_JOB = 'group.delete';
+/** Removes the repositories of deleted rows; enqueued in the transaction that deleted them. */
+export const REPOSITORIES_REMOVE_JOB = 'repositories.remove';
 
 export interface CreateGroupInput {
   name: string;
@@ -30,7 +37,17 @@ export class GroupsService {
     private readonly pickStorage: () => Promise<string>,
     private readonly repos: RepositoryLifecycle,
     private readonly clock: Clock,
-  ) {}
+    private readonly deletion: GroupDeletionRepository,
+    private readonly jobs: JobQueue,
+  ) {
+    jobs.register(GROUP_DELETE_JOB, async (job) =>
+      this.destroy((job.payload as { groupId: number }).groupId),
+    );
+    jobs.register(REPOSITORIES_REMOVE_JOB, async (job) => {
+      for (const r of (job.payload as { repositories: TreeRepository[] }).repositories)
+        await this.repos.remove(r.kind, r.id, r.storage);
+    });
+  }
 
   /** Finds a group by numeric id or full path, as the caller may see it; 404 otherwise. */
   async find(actor: User | null, idOrPath: string): Promise<{ group: Group; level: number }> {
@@ -132,15 +149,26 @@ export class GroupsService {
     return (await this.namespaces.findById(group.id)) as Group;
   }
 
+  /**
+   * Schedules the deletion of a group with everything in it (Owner; 202 as GitLab). The job deletes the rows in one
+   * transaction and, in the same transaction, records their repositories for removal, so a crash at any point
+   * leaves neither rows without repositories nor repositories forgotten on disk.
+   */
   async delete(actor: User | null, idOrPath: string): Promise<void> {
     const { group, level } = await this.find(actor, idOrPath);
     if (level < AccessLevel.Owner) throw forbidden();
-    if (await this.namespaces.hasChildren(group.id)) {
-      throw invalidFields({ base: ['Group has subgroups or projects; delete or move them first'] }, 400);
-    }
     if (group.repositoryReadOnly) throw readOnlyError();
-    await this.members.deleteSource({ type: 'namespace', id: group.id });
-    await this.namespaces.delete(group.id);
-    if (group.repositoryStorage) await this.repos.remove('group', group.id, group.repositoryStorage);
+    // No unique key: a repeated request runs the job again, and it finds the group gone.
+    await this.jobs.enqueue(GROUP_DELETE_JOB, { groupId: group.id });
+  }
+
+  /** The deletion job: retried (with the queue's backoff) while a repository in the group is being moved. */
+  private async destroy(groupId: number): Promise<void> {
+    const outcome = await this.deletion.deleteTree(groupId, async (repositories, trx) => {
+      if (repositories.length > 0)
+        await this.jobs.enqueue(REPOSITORIES_REMOVE_JOB, { repositories }, { trx });
+    });
+    if (outcome === 'busy')
+      throw new Error('a repository in the group is being moved; retried after the move');
   }
 }
