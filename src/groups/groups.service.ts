@@ -3,6 +3,7 @@ import { conflict, forbidden, invalidFields, notFound, readOnlyError, unauthoriz
 import type { JobQueue } from '../jobs/queue.js';
 import { AccessLevel, VISIBILITIES, type Visibility } from '../members/members.js';
 import type { MembersRepository } from '../members/members.repository.js';
+import type { SourceAccess } from '../members/members.service.js';
 import { PermissionsService } from '../members/permissions.service.js';
 import type { Paged, PageRequest } from '../paging.js';
 import type { RepositoryLifecycle } from '../projects/projects.js';
@@ -49,6 +50,62 @@ export class GroupsService {
     });
   }
 
+  /**
+   * `GET /namespaces`: the caller's own namespace and the groups it is a member of (`ownedOnly`: of which it is an
+   * Owner), with their subgroups; every namespace for admins (unless `ownedOnly`), as GitLab.
+   */
+  async listNamespaces(
+    actor: User,
+    opts: { search?: string; ownedOnly?: boolean; topLevelOnly?: boolean },
+    page: PageRequest,
+  ): Promise<Paged<Namespace>> {
+    const ids =
+      actor.admin && !opts.ownedOnly ? null : await this.namespaceScope(actor, opts.ownedOnly ?? false);
+    return this.namespaces.listGroups(
+      {
+        ids,
+        visibilities: [],
+        search: opts.search,
+        topLevelOnly: opts.topLevelOnly,
+        withUserNamespaces: true,
+      },
+      page,
+    );
+  }
+
+  /** `GET /namespaces/:id` (id or full path): 404 unless it is one of the caller's namespaces (or an admin asks). */
+  async findNamespace(actor: User, idOrPath: string): Promise<Namespace> {
+    const ns = /^\d+$/.test(idOrPath)
+      ? await this.namespaces.findById(Number(idOrPath))
+      : await this.namespaces.findByFullPath(idOrPath);
+    if (!ns || (!actor.admin && !(await this.namespaceScope(actor, false)).includes(ns.id)))
+      throw notFound('Namespace');
+    return ns;
+  }
+
+  private async namespaceScope(actor: User, ownedOnly: boolean): Promise<number[]> {
+    const mine = await this.members.ofUser(actor.id, this.clock.now().toISOString().slice(0, 10));
+    const groupIds = mine
+      .filter((m) => m.type === 'namespace' && (!ownedOnly || m.level >= AccessLevel.Owner))
+      .map((m) => m.id);
+    const [below, own] = await Promise.all([
+      this.namespaces.withDescendants(groupIds),
+      this.namespaces.findUserNamespace(actor.id),
+    ]);
+    return own ? [own.id, ...below] : below;
+  }
+
+  /** The caller's standing for the group members API. */
+  async memberAccess(actor: User | null, idOrPath: string): Promise<SourceAccess> {
+    const { group, level } = await this.find(actor, idOrPath);
+    return {
+      source: { type: 'namespace', id: group.id },
+      level,
+      manageLevel: AccessLevel.Owner,
+      inherited: await this.permissions.inheritedSources(group, true),
+    };
+  }
+
   /** Finds a group by numeric id or full path, as the caller may see it; 404 otherwise. */
   async find(actor: User | null, idOrPath: string): Promise<{ group: Group; level: number }> {
     const ns = /^\d+$/.test(idOrPath)
@@ -62,7 +119,13 @@ export class GroupsService {
 
   async list(
     actor: User | null,
-    opts: { search?: string; topLevelOnly?: boolean; ownedOrMember?: boolean; parentId?: number },
+    opts: {
+      search?: string;
+      topLevelOnly?: boolean;
+      ownedOrMember?: boolean;
+      parentId?: number;
+      descendantsOf?: string;
+    },
     page: PageRequest,
   ): Promise<Paged<Namespace>> {
     let ids: number[] | null = null;
@@ -72,7 +135,14 @@ export class GroupsService {
       visibilities = opts.ownedOrMember ? [] : PermissionsService.openVisibilities(actor);
     }
     return this.namespaces.listGroups(
-      { ids, visibilities, search: opts.search, topLevelOnly: opts.topLevelOnly, parentId: opts.parentId },
+      {
+        ids,
+        visibilities,
+        search: opts.search,
+        topLevelOnly: opts.topLevelOnly,
+        parentId: opts.parentId,
+        descendantsOf: opts.descendantsOf,
+      },
       page,
     );
   }

@@ -4,7 +4,7 @@ import type { NamespacesRepository } from '../groups/namespaces.repository.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectScope } from '../projects/projects.repository.js';
 import type { User } from '../users/users.js';
-import { AccessLevel, canSee, type Visibility } from './members.js';
+import { AccessLevel, canSee, type MemberSource, type Visibility } from './members.js';
 import type { MembersRepository } from './members.repository.js';
 
 /** Computes access levels (direct and inherited from groups) and visibility. Admins are Owners everywhere. */
@@ -43,6 +43,15 @@ export class PermissionsService {
     const mine = await this.members.ofUser(user.id, this.today());
     const direct = mine.filter((m) => m.type === 'project' && m.id === project.id).map((m) => m.level);
     return Math.max(viaNamespace, ...direct);
+  }
+
+  /** The groups whose members inherit access to a project in `ns` or to the group `ns` itself, nearest first. */
+  async inheritedSources(ns: Namespace, self: boolean): Promise<MemberSource[]> {
+    if (ns.kind !== 'group') return [];
+    const chain = (await this.namespaces.ancestry(ns)).reverse();
+    return chain
+      .filter((n) => !self || n.id !== ns.id)
+      .map((n) => ({ type: 'namespace' as const, id: n.id }));
   }
 
   canSeeProject(user: User | null, project: Project, level: number): boolean {

@@ -279,6 +279,7 @@ export class ProjectsService {
       source: { type: 'project', id: project.id },
       level,
       manageLevel: AccessLevel.Maintainer,
+      inherited: await this.permissions.inheritedSources(project.namespace, false),
     };
   }
 }
