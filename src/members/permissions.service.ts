@@ -67,9 +67,15 @@ export class PermissionsService {
     return user ? ['public', 'internal'] : ['public'];
   }
 
-  /** What the caller is a member of: project ids, and namespace ids including groups below member groups. */
-  async membershipScope(user: User): Promise<{ projectIds: number[]; namespaceIds: number[] }> {
-    const mine = await this.members.ofUser(user.id, this.today());
+  /**
+   * What the caller is a member of (at `minLevel` or above): project ids, and namespace ids including its own and the
+   * groups below member groups.
+   */
+  async membershipScope(
+    user: User,
+    minLevel: number = AccessLevel.Guest,
+  ): Promise<{ projectIds: number[]; namespaceIds: number[] }> {
+    const mine = (await this.members.ofUser(user.id, this.today())).filter((m) => m.level >= minLevel);
     const groupIds = mine.filter((m) => m.type === 'namespace').map((m) => m.id);
     const [namespaceIds, own] = await Promise.all([
       this.namespaces.withDescendants(groupIds),

@@ -83,6 +83,22 @@ describe.each(await databases())('endpoints GitLab clients call (%s)', (database
     expect((await get(`/api/v4/groups/${ids.other}/members/all`, userToken)).status).toBe(404);
   });
 
+  it("reads owned=true as GitLab: the user's namespace and every project it owns, also through a group", async () => {
+    const carol = (
+      await api.post<{ token: string }>(`/api/v4/users/${ids.carol}/personal_access_tokens`, {
+        token: s.rootToken,
+        body: { name: 't', scopes: ['api'] },
+      })
+    ).body.token;
+    const owned = async (token: string) =>
+      (await get<{ id: number }[]>('/api/v4/projects?owned=true', token)).body.map((p) => p.id);
+    expect(await owned(carol)).toEqual([ids.project]);
+    expect(await owned(userToken)).toEqual([]);
+    expect(
+      (await get<{ id: number }[]>('/api/v4/projects?membership=true', userToken)).body.map((p) => p.id),
+    ).toEqual([ids.project]);
+  });
+
   it('lists descendant groups at any depth', async () => {
     const r = await get<{ id: number; full_path: string }[]>(`/api/v4/groups/${ids.top}/descendant_groups`);
     expect(r.status).toBe(200);
