@@ -52,6 +52,10 @@ export interface Config {
   readonly loginFailuresPerIp: number;
   /** The window of the per-address limit, in seconds. */
   readonly loginFailureWindowSeconds: number;
+  /** How long a storage move waits for pushes in progress before it fails (GitLab: about 30 s). */
+  readonly movePushWaitSeconds: number;
+  /** A git HTTP request with no bytes in either direction for this long is ended and its git process killed. */
+  readonly gitIdleTimeoutSeconds: number;
 }
 
 /** A configuration problem, reported with the key that caused it. */
@@ -98,6 +102,8 @@ const KEYS = {
   loginLockMinutes: ['SVC_LOGIN_LOCK_MINUTES', 'login_lock_minutes'],
   loginFailuresPerIp: ['SVC_LOGIN_FAILURES_PER_IP', 'login_failures_per_ip'],
   loginFailureWindowSeconds: ['SVC_LOGIN_FAILURE_WINDOW_SECONDS', 'login_failure_window_seconds'],
+  movePushWaitSeconds: ['SVC_MOVE_PUSH_WAIT_SECONDS', 'move_push_wait_seconds'],
+  gitIdleTimeoutSeconds: ['SVC_GIT_IDLE_TIMEOUT_SECONDS', 'git_idle_timeout_seconds'],
 } as const;
 
 type Key = keyof typeof KEYS;
@@ -252,6 +258,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     loginLockMinutes: int('loginLockMinutes', 10, 1, 100_000),
     loginFailuresPerIp: int('loginFailuresPerIp', 10, 1, 100_000),
     loginFailureWindowSeconds: int('loginFailureWindowSeconds', 60, 1, 86_400),
+    movePushWaitSeconds: int('movePushWaitSeconds', 30, 1, 3600),
+    gitIdleTimeoutSeconds: int('gitIdleTimeoutSeconds', 300, 1, 86_400),
   });
 }
 

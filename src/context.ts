@@ -20,6 +20,7 @@ import { InventoryRepository } from './git/inventory.repository.js';
 import { InventoryService } from './git/inventory.service.js';
 import { RepositoriesService, repositoryLifecycle } from './git/repositories.service.js';
 import { configuredWeights, WeightedStorages } from './git/storages.js';
+import { GroupDeletionRepository } from './groups/group-deletion.repository.js';
 import { GroupsService } from './groups/groups.service.js';
 import { NamespacesRepository } from './groups/namespaces.repository.js';
 import { IssuesRepository } from './issues/issues.repository.js';
@@ -159,6 +160,8 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     pick,
     lifecycle,
     clock,
+    new GroupDeletionRepository(k, db.dialect),
+    jobs,
   );
   return {
     config,
@@ -217,6 +220,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       clock,
       // Spec rule 9: after moving, when geo replication is enabled, all repositories are resynced.
       (type, id) => geo.markResync(type, id, 'repository storage move'),
+      config.movePushWaitSeconds * 1000,
     ),
     collector: new CollectorService(errorTrackingRepo, projects, errorTracking, settings, clock),
   };

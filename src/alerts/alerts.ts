@@ -389,10 +389,15 @@ export function generatorQuery(url: unknown): string | null {
   }
 }
 
-/** Parses a metrics-alerting payload into one alert per item; throws PayloadShapeError naming what is wrong. */
+/**
+ * Parses a metrics-alerting payload into one alert per item; throws PayloadShapeError naming what is wrong with the
+ * payload as a whole. An item that cannot be an alert (no title, no `startsAt`, a time that does not parse) is
+ * skipped and described through `skip`, as GitLab skips invalid items and creates the others; without `skip` it
+ * throws.
+ */
 export function parsePrometheus(
   payload: unknown,
-  opts: { mapping: PayloadMapping | null; now: Date; maxAlerts?: number },
+  opts: { mapping: PayloadMapping | null; now: Date; maxAlerts?: number; skip?: (problem: string) => void },
 ): ParsedAlert[] {
   if (!isObject(payload))
     throw new PayloadShapeError('The payload must be a JSON object in the Alertmanager webhook format');
@@ -409,51 +414,66 @@ export function parsePrometheus(
         `(Alertmanager: set max_alerts: ${maxAlerts} in the webhook_config)`,
     );
   }
-  return payload.alerts.map((item, index) => {
-    if (!isObject(item)) throw new PayloadShapeError(`alerts[${index}] must be an object`);
-    const annotations = isObject(item.annotations) ? item.annotations : {};
-    const labels = isObject(item.labels) ? item.labels : {};
-    const mapped = (field: string): unknown => {
-      const m = opts.mapping?.[field];
-      if (!m) return undefined;
-      const v = readPath(item, m.path);
-      return isBlank(v) ? undefined : v;
-    };
-    const titleSource =
-      mapped('title') ?? [annotations.title, annotations.summary, labels.alertname].find((v) => !isBlank(v));
-    const title = str(titleSource);
-    if (title === null) {
-      throw new PayloadShapeError(
-        `alerts[${index}] needs annotations/title, annotations/summary or labels/alertname`,
-      );
+  return payload.alerts.flatMap((item, index) => {
+    try {
+      return [prometheusItem(item, index, opts)];
+    } catch (err) {
+      if (!(err instanceof PayloadShapeError) || !opts.skip) throw err;
+      opts.skip(err.message);
+      return [];
     }
-    if (typeof item.startsAt !== 'string' || item.startsAt === '') {
-      throw new PayloadShapeError(`alerts[${index}] needs startsAt`);
-    }
-    const query = generatorQuery(item.generatorURL ?? item.generatorUrl);
-    const resolves = item.status === 'resolved';
-    const startedAt = payloadTime(item.startsAt, `alerts[${index}].startsAt`);
-    // A firing item's endsAt is only Alertmanager's expected end (or Go's zero time): it is not read.
-    const endedAt = resolves ? payloadTime(item.endsAt, `alerts[${index}].endsAt`) : null;
-    const explicit = explicitFingerprint(mapped('fingerprint'));
-    return {
-      title: truncate(title.trim(), 200),
-      description: mapNull(str(mapped('description') ?? annotations.description), (d) => truncate(d, 1000)),
-      severity: prometheusSeverity(mapped('severity') ?? labels.severity),
-      startedAt: startedAt ?? opts.now.toISOString(),
-      endedAt: resolves ? (endedAt ?? opts.now.toISOString()) : null,
-      resolves,
-      fingerprint: explicit ?? prometheusIdentity(item.startsAt, title, query, item.fingerprint),
-      hosts: hosts(mapped('hosts')),
-      service: str(mapped('service')),
-      monitoringTool: str(mapped('monitoring_tool')) ?? 'Prometheus',
-      environment: str(mapped('svc_environment_name') ?? labels.svc_environment_name),
-      runbook: str(annotations.runbook),
-      incidentMarkdown: str(annotations.svc_incident_markdown),
-      metric: query === null ? null : { query, yLabel: yLabel(item) },
-      payload: item,
-    };
   });
+}
+
+/** One item of a metrics-alerting payload as an alert; PayloadShapeError when it cannot be one. */
+function prometheusItem(
+  item: unknown,
+  index: number,
+  opts: { mapping: PayloadMapping | null; now: Date },
+): ParsedAlert {
+  if (!isObject(item)) throw new PayloadShapeError(`alerts[${index}] must be an object`);
+  const annotations = isObject(item.annotations) ? item.annotations : {};
+  const labels = isObject(item.labels) ? item.labels : {};
+  const mapped = (field: string): unknown => {
+    const m = opts.mapping?.[field];
+    if (!m) return undefined;
+    const v = readPath(item, m.path);
+    return isBlank(v) ? undefined : v;
+  };
+  const titleSource =
+    mapped('title') ?? [annotations.title, annotations.summary, labels.alertname].find((v) => !isBlank(v));
+  const title = str(titleSource);
+  if (title === null) {
+    throw new PayloadShapeError(
+      `alerts[${index}] needs annotations/title, annotations/summary or labels/alertname`,
+    );
+  }
+  if (typeof item.startsAt !== 'string' || item.startsAt === '') {
+    throw new PayloadShapeError(`alerts[${index}] needs startsAt`);
+  }
+  const query = generatorQuery(item.generatorURL ?? item.generatorUrl);
+  const resolves = item.status === 'resolved';
+  const startedAt = payloadTime(item.startsAt, `alerts[${index}].startsAt`);
+  // A firing item's endsAt is only Alertmanager's expected end (or Go's zero time): it is not read.
+  const endedAt = resolves ? payloadTime(item.endsAt, `alerts[${index}].endsAt`) : null;
+  const explicit = explicitFingerprint(mapped('fingerprint'));
+  return {
+    title: truncate(title.trim(), 200),
+    description: mapNull(str(mapped('description') ?? annotations.description), (d) => truncate(d, 1000)),
+    severity: prometheusSeverity(mapped('severity') ?? labels.severity),
+    startedAt: startedAt ?? opts.now.toISOString(),
+    endedAt: resolves ? (endedAt ?? opts.now.toISOString()) : null,
+    resolves,
+    fingerprint: explicit ?? prometheusIdentity(item.startsAt, title, query, item.fingerprint),
+    hosts: hosts(mapped('hosts')),
+    service: str(mapped('service')),
+    monitoringTool: str(mapped('monitoring_tool')) ?? 'Prometheus',
+    environment: str(mapped('svc_environment_name') ?? labels.svc_environment_name),
+    runbook: str(annotations.runbook),
+    incidentMarkdown: str(annotations.svc_incident_markdown),
+    metric: query === null ? null : { query, yLabel: yLabel(item) },
+    payload: item,
+  };
 }
 
 /**

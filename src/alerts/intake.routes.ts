@@ -71,6 +71,12 @@ export async function intakeRoutes(app: FastifyInstance, ctx: AppContext): Promi
     const text = typeof request.body === 'string' ? request.body : '';
     if (text.trim() === '') throw new AppError(400, { message: '400 Bad request - The payload is empty' });
     const payload = IntakeService.parseBody(text);
-    return reply.status(200).send(await ctx.alertIntake.receive(project, integration, payload));
+    const outcome = await ctx.alertIntake.receive(project, integration, payload);
+    if (outcome.skipped.length > 0)
+      request.log.warn(
+        { integration: integration.id, skipped: outcome.skipped },
+        'alert items skipped as invalid',
+      );
+    return reply.status(200).send(outcome.alerts);
   });
 }

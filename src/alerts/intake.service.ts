@@ -33,6 +33,12 @@ export interface IntakeResult {
   readonly title: string;
 }
 
+/** A payload's outcome: the alerts it created, incremented or resolved, and the items skipped as invalid. */
+export interface IntakeOutcome {
+  readonly alerts: IntakeResult[];
+  readonly skipped: readonly string[];
+}
+
 /**
  * How long a notify URL's project and integration are reused without reading the database. Changes made through
  * this process (key reset, deactivation, deletion, project changes) clear the cache at once; with several
@@ -130,7 +136,7 @@ export class IntakeService {
     const payload = typeof body === 'string' ? IntakeService.parseBody(body) : body;
     if (payload === undefined || payload === null) throw badRequest('The test payload is empty');
     if (valueDepth(payload, MAX_PAYLOAD_DEPTH) > MAX_PAYLOAD_DEPTH) throw tooDeep();
-    return this.receive(project, integration, payload);
+    return (await this.receive(project, integration, payload)).alerts;
   }
 
   /** Parses JSON text with the depth limit; 400 with a message when it is not acceptable JSON. */
@@ -147,19 +153,26 @@ export class IntakeService {
 
   /**
    * Parses and stores a payload for an integration; 422 for the wrong shape, 413 for more alerts than the
-   * `incident_management_notification_max_alerts` setting allows. Nothing is stored on error.
+   * `incident_management_notification_max_alerts` setting allows. Nothing is stored on error. Items of an
+   * Alertmanager payload that cannot be alerts are skipped, the others stored (as GitLab).
    */
-  async receive(project: Project, integration: IntegrationView, payload: unknown): Promise<IntakeResult[]> {
+  async receive(project: Project, integration: IntegrationView, payload: unknown): Promise<IntakeOutcome> {
     const now = this.clock.now();
     const mapping =
       this.tier !== 'free' && Object.keys(integration.payloadAttributeMapping).length > 0
         ? integration.payloadAttributeMapping
         : null;
     let parsed: ParsedAlert[];
+    const skipped: string[] = [];
     try {
       if (integration.type === 'prometheus') {
         const maxAlerts = (await this.settings.get()).incident_management_notification_max_alerts;
-        parsed = parsePrometheus(payload, { mapping, now, maxAlerts });
+        parsed = parsePrometheus(payload, {
+          mapping,
+          now,
+          maxAlerts,
+          skip: (problem) => skipped.push(problem),
+        });
       } else {
         // Spec: automatic grouping needs Premium or Ultimate and the flag (on unless an admin turns it off).
         const autoFingerprint =
@@ -192,7 +205,7 @@ export class IntakeService {
           );
           if (r) out.push({ iid: r.iid, title: r.title });
         }
-        return out;
+        return { alerts: out, skipped };
       }),
     );
   }

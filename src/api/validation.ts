@@ -12,13 +12,14 @@ const coercing = addFormats(new Ajv({ ...base, coerceTypes: 'array' }));
 const strict = addFormats(new Ajv({ ...base, coerceTypes: false }));
 
 /**
- * Validator compiler. Query strings, params and form bodies are text, so they are coerced; JSON bodies are
- * validated as sent, so `null` stays `null` (v5 rejects `private_profile: null`; coercion would turn it into false).
+ * Validator compiler. Query strings, params and form bodies are text, so Ajv coerces them; JSON bodies get only
+ * Grape's coercions of scalars (`"118"` for an integer, `"yes"` for a boolean, `5` for a string), so `null` stays
+ * `null` (v5 rejects `private_profile: null`; Ajv's coercion would turn it into false).
  */
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
   const coerced: ValidateFunction = coercing.compile(schema);
   const loose = ((data: unknown) => {
-    grapeBooleans(schema, data);
+    grapeScalars(schema, data);
     const ok = coerced(data);
     (loose as unknown as { errors: unknown }).errors = coerced.errors;
     return ok;
@@ -27,6 +28,7 @@ export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpP
   const exact: ValidateFunction = strict.compile(schema);
   const validate = (data: unknown) => {
     const fn = typeof data === 'object' && data !== null && FORM_BODY in data ? loose : exact;
+    if (fn === exact) grapeScalars(schema, data);
     const ok = fn(data);
     (validate as unknown as { errors: unknown }).errors = fn.errors;
     return ok;
@@ -37,8 +39,10 @@ export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpP
 // Grape's Boolean coercion (dry-types `Params::Bool`): python-gitlab sends `True`, Perl clients `1`.
 const TRUE_WORDS = new Set(['1', 'on', 't', 'true', 'y', 'yes']);
 const FALSE_WORDS = new Set(['0', 'off', 'f', 'false', 'n', 'no']);
+const INTEGER = /^[+-]?\d+$/;
+const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
-type Node = { type?: unknown; anyOf?: Node[]; properties?: Record<string, Node> };
+type Node = { type?: unknown; anyOf?: Node[]; properties?: Record<string, Node>; items?: Node };
 
 const accepts = (s: Node | undefined, type: string): boolean =>
   s !== undefined &&
@@ -46,23 +50,52 @@ const accepts = (s: Node | undefined, type: string): boolean =>
     (Array.isArray(s.type) && s.type.includes(type)) ||
     (s.anyOf ?? []).some((x) => accepts(x, type)));
 
+/** One value as Grape would coerce it to the parameter's declared type; anything else is left for the schema. */
+function grapeScalar(schema: Node, value: unknown): unknown {
+  if (typeof value === 'string') {
+    if (accepts(schema, 'string')) return value;
+    if (accepts(schema, 'boolean')) {
+      const word = value.toLowerCase();
+      if (TRUE_WORDS.has(word)) return true;
+      if (FALSE_WORDS.has(word)) return false;
+    }
+    const numeric = accepts(schema, 'integer') ? INTEGER : accepts(schema, 'number') ? NUMBER : null;
+    if (numeric?.test(value.trim()) && Number.isFinite(Number(value))) return Number(value);
+    return value;
+  }
+  if (
+    typeof value === 'number' &&
+    accepts(schema, 'string') &&
+    !accepts(schema, 'number') &&
+    !accepts(schema, 'integer')
+  ) {
+    return String(value);
+  }
+  return value;
+}
+
 /**
- * Turns Grape's spellings of booleans in text parameters (query strings, path parameters, form bodies) into
- * booleans, in place, where the schema takes a boolean and no string; Ajv's own coercion knows only
- * `true`/`false`. Anything else is left for the schema to refuse.
+ * Grape's coercion of declared parameter types, in place: CLIs send every value as a string (`{"parent_id":"118"}`),
+ * python-gitlab sends `True`, Perl clients `1`. Strings become the integer, number or boolean the schema takes (when it
+ * takes no string); numbers become strings where only a string is taken; arrays element by element. `null` and
+ * anything that does not read as the declared type are left for the schema to refuse, as Grape refuses them.
  */
-function grapeBooleans(schema: Node, data: unknown): void {
-  if (typeof data !== 'object' || data === null || !schema.properties) return;
+function grapeScalars(schema: Node, data: unknown): void {
+  if (typeof data !== 'object' || data === null) return;
+  if (Array.isArray(data)) {
+    if (!schema.items) return;
+    data.forEach((value, i) => {
+      if (typeof value === 'object') grapeScalars(schema.items as Node, value);
+      else data[i] = grapeScalar(schema.items as Node, value);
+    });
+    return;
+  }
+  if (!schema.properties) return;
   const record = data as Record<string, unknown>;
   for (const [key, prop] of Object.entries(schema.properties)) {
     const value = record[key];
-    if (typeof value === 'string' && accepts(prop, 'boolean') && !accepts(prop, 'string')) {
-      const word = value.toLowerCase();
-      if (TRUE_WORDS.has(word)) record[key] = true;
-      else if (FALSE_WORDS.has(word)) record[key] = false;
-    } else if (typeof value === 'object') {
-      grapeBooleans(prop, value);
-    }
+    if (typeof value === 'object') grapeScalars(prop, value);
+    else if (value !== undefined) record[key] = grapeScalar(prop, value);
   }
 }
 

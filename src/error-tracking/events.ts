@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 
 /**
  * Sentry event handling, pure: normalising what every SDK sends (exception as object or list, message as string
@@ -278,9 +278,7 @@ export function normalizeEvent(
           .map((part) => (part === '{{ default }}' || part === '{{default}}' ? defaultKey : String(part)))
           .join('\u0000')
       : defaultKey;
-  const eventId = (opts.eventId ?? str(event.event_id) ?? '').replace(/-/g, '').toLowerCase();
-  if (!/^[0-9a-f]{32}$/.test(eventId))
-    throw new EventError('Unsupported sentry payload: event_id must be 32 hex digits');
+  const eventId = usableEventId(opts.eventId ?? str(event.event_id) ?? '');
   return {
     eventId,
     timestamp: parseTimestamp(event.timestamp, opts.now),
@@ -298,6 +296,18 @@ export function normalizeEvent(
     payload: event,
     payloadJson: clean && opts.text !== undefined ? opts.text : JSON.stringify(event),
   };
+}
+
+/**
+ * The event id as 32 lowercase hex digits. SDKs that send something else are accepted, as GitLab accepts them (the PHP
+ * SDK sends 32 letters and digits, the Python REPL an empty string): a given id is hashed to 32 hex digits, so a
+ * retry of the same event is still recognised; an empty one is replaced by a random id.
+ */
+export function usableEventId(given: string): string {
+  const id = given.replace(/-/g, '').toLowerCase();
+  if (/^[0-9a-f]{32}$/.test(id)) return id;
+  if (given.trim() === '') return randomUUID().replace(/-/g, '');
+  return createHash('md5').update(given).digest('hex');
 }
 
 /** The error title: type and message, 64 characters at most (GitLab). */

@@ -55,12 +55,24 @@ export class RepositoriesService {
     }
   }
 
-  /** Waits until no push to the repository is in progress in this process. */
-  async waitForWrites(path: string): Promise<void> {
-    for (;;) {
-      const set = this.writes.get(path);
-      if (!set || set.size === 0) return;
-      await Promise.allSettled([...set]);
+  /**
+   * Waits until no push to the repository is in progress in this process, at most `timeoutMs`: true when none is
+   * left, false when one still runs then (a stalled client; a storage move then fails rather than wait forever).
+   */
+  async waitForWrites(path: string, timeoutMs: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    try {
+      for (;;) {
+        const set = this.writes.get(path);
+        if (!set || set.size === 0) return true;
+        const settled = Promise.allSettled([...set]).then(() => true as const);
+        if (!(await Promise.race([settled, expired]))) return false;
+      }
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -392,6 +392,18 @@ function runGit(
   req.on('error', kill);
   child.stdout.pipe(res, { end: false });
 
+  // A client that stalls (sends and reads nothing) would hold git, and a storage move waiting for the push,
+  // forever: after the idle timeout the connection is closed, which kills git (onClose).
+  const idleMs = ctx.config.gitIdleTimeoutSeconds * 1000;
+  let idle: NodeJS.Timeout | undefined;
+  const active = () => {
+    clearTimeout(idle);
+    idle = setTimeout(() => req.socket.destroy(), idleMs);
+  };
+  active();
+  req.on('data', active);
+  child.stdout.on('data', active);
+
   let compressed = 0;
   if (io.input) {
     const { gzip, limit, tooLarge } = io.input;
@@ -423,6 +435,7 @@ function runGit(
       if (settled) return;
       settled = true;
       exited = true;
+      clearTimeout(idle);
       res.off('close', onClose);
       child.stdout.unpipe(res);
       drain(req);

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
+import { requireUser } from '../api/auth.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../api/pagination.js';
 import { VisibilityInput } from '../api/schemas.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
 import type { AppContext } from '../context.js';
-import { AccessLevel } from '../members/members.js';
 import { memberRoutes } from '../members/members.routes.js';
 
 const Params = Type.Object({ id: Type.String() });
@@ -68,6 +68,30 @@ export function groupRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void
       const { group } = await ctx.groups.find(req.actor.user, req.params.id);
       const page = pageRequest(req.query);
       const result = await ctx.groups.list(req.actor.user, { parentId: group.id }, page);
+      setPageHeaders(reply, req, url, page, result.total);
+      return result.items.map((g) => P.group(g, viewOf(req, url)));
+    },
+  );
+
+  app.get(
+    '/groups/:id/descendant_groups',
+    {
+      schema: {
+        tags,
+        summary: 'List the groups below a group, at any depth, that the caller can see',
+        params: Params,
+        querystring: Type.Object({ ...PageQuery.properties, search: Type.Optional(Type.String()) }),
+        response: { 200: Type.Array(E.GroupEntity) },
+      },
+    },
+    async (req, reply) => {
+      const { group } = await ctx.groups.find(req.actor.user, req.params.id);
+      const page = pageRequest(req.query);
+      const result = await ctx.groups.list(
+        req.actor.user,
+        { descendantsOf: group.fullPath, search: req.query.search },
+        page,
+      );
       setPageHeaders(reply, req, url, page, result.total);
       return result.items.map((g) => P.group(g, viewOf(req, url)));
     },
@@ -158,8 +182,46 @@ export function groupRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void
     },
   );
 
-  memberRoutes(app, ctx, api, 'groups', async (req, id) => {
-    const { group, level } = await ctx.groups.find(req.actor.user, id);
-    return { source: { type: 'namespace', id: group.id }, level, manageLevel: AccessLevel.Owner };
-  });
+  app.get(
+    '/namespaces',
+    {
+      schema: {
+        tags: ['namespaces'],
+        summary: "The caller's namespaces (all for admins)",
+        querystring: Type.Object({
+          ...PageQuery.properties,
+          search: Type.Optional(Type.String()),
+          owned_only: Type.Optional(Type.Boolean()),
+          top_level_only: Type.Optional(Type.Boolean()),
+        }),
+        response: { 200: Type.Array(E.NamespaceEntity) },
+      },
+    },
+    async (req, reply) => {
+      const page = pageRequest(req.query);
+      const result = await ctx.groups.listNamespaces(
+        requireUser(req),
+        { search: req.query.search, ownedOnly: req.query.owned_only, topLevelOnly: req.query.top_level_only },
+        page,
+      );
+      setPageHeaders(reply, req, url, page, result.total);
+      return result.items.map((n) => P.namespace(n, viewOf(req, url)));
+    },
+  );
+
+  app.get(
+    '/namespaces/:id',
+    {
+      schema: {
+        tags: ['namespaces'],
+        summary: "One of the caller's namespaces, by id or URL-encoded full path",
+        params: Params,
+        response: { 200: E.NamespaceEntity },
+      },
+    },
+    async (req) =>
+      P.namespace(await ctx.groups.findNamespace(requireUser(req), req.params.id), viewOf(req, url)),
+  );
+
+  memberRoutes(app, ctx, api, 'groups', (req, id) => ctx.groups.memberAccess(req.actor.user, id));
 }

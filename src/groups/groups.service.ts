@@ -1,14 +1,22 @@
 import type { Clock } from '../clock.js';
 import { conflict, forbidden, invalidFields, notFound, readOnlyError, unauthorized } from '../errors.js';
+import type { JobQueue } from '../jobs/queue.js';
 import { AccessLevel, VISIBILITIES, type Visibility } from '../members/members.js';
 import type { MembersRepository } from '../members/members.repository.js';
+import type { SourceAccess } from '../members/members.service.js';
 import { PermissionsService } from '../members/permissions.service.js';
 import type { Paged, PageRequest } from '../paging.js';
 import type { RepositoryLifecycle } from '../projects/projects.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { User } from '../users/users.js';
+import type { GroupDeletionRepository, TreeRepository } from './group-deletion.repository.js';
 import { type Group, type Namespace, PATH_PATTERN, pathFromName } from './namespaces.js';
 import type { NamespacesRepository } from './namespaces.repository.js';
+
+/** Deletes a group with its subgroups and projects (GitLab answers 202 and does it in the background). */
+export const GROUP_DELETE_JOB = 'group.delete';
+/** Removes the repositories of deleted rows; enqueued in the transaction that deleted them. */
+export const REPOSITORIES_REMOVE_JOB = 'repositories.remove';
 
 export interface CreateGroupInput {
   name: string;
@@ -30,7 +38,73 @@ export class GroupsService {
     private readonly pickStorage: () => Promise<string>,
     private readonly repos: RepositoryLifecycle,
     private readonly clock: Clock,
-  ) {}
+    private readonly deletion: GroupDeletionRepository,
+    private readonly jobs: JobQueue,
+  ) {
+    jobs.register(GROUP_DELETE_JOB, async (job) =>
+      this.destroy((job.payload as { groupId: number }).groupId),
+    );
+    jobs.register(REPOSITORIES_REMOVE_JOB, async (job) => {
+      for (const r of (job.payload as { repositories: TreeRepository[] }).repositories)
+        await this.repos.remove(r.kind, r.id, r.storage);
+    });
+  }
+
+  /**
+   * `GET /namespaces`: the caller's own namespace and the groups it is a member of (`ownedOnly`: of which it is an
+   * Owner), with their subgroups; every namespace for admins (unless `ownedOnly`), as GitLab.
+   */
+  async listNamespaces(
+    actor: User,
+    opts: { search?: string; ownedOnly?: boolean; topLevelOnly?: boolean },
+    page: PageRequest,
+  ): Promise<Paged<Namespace>> {
+    const ids =
+      actor.admin && !opts.ownedOnly ? null : await this.namespaceScope(actor, opts.ownedOnly ?? false);
+    return this.namespaces.listGroups(
+      {
+        ids,
+        visibilities: [],
+        search: opts.search,
+        topLevelOnly: opts.topLevelOnly,
+        withUserNamespaces: true,
+      },
+      page,
+    );
+  }
+
+  /** `GET /namespaces/:id` (id or full path): 404 unless it is one of the caller's namespaces (or an admin asks). */
+  async findNamespace(actor: User, idOrPath: string): Promise<Namespace> {
+    const ns = /^\d+$/.test(idOrPath)
+      ? await this.namespaces.findById(Number(idOrPath))
+      : await this.namespaces.findByFullPath(idOrPath);
+    if (!ns || (!actor.admin && !(await this.namespaceScope(actor, false)).includes(ns.id)))
+      throw notFound('Namespace');
+    return ns;
+  }
+
+  private async namespaceScope(actor: User, ownedOnly: boolean): Promise<number[]> {
+    const mine = await this.members.ofUser(actor.id, this.clock.now().toISOString().slice(0, 10));
+    const groupIds = mine
+      .filter((m) => m.type === 'namespace' && (!ownedOnly || m.level >= AccessLevel.Owner))
+      .map((m) => m.id);
+    const [below, own] = await Promise.all([
+      this.namespaces.withDescendants(groupIds),
+      this.namespaces.findUserNamespace(actor.id),
+    ]);
+    return own ? [own.id, ...below] : below;
+  }
+
+  /** The caller's standing for the group members API. */
+  async memberAccess(actor: User | null, idOrPath: string): Promise<SourceAccess> {
+    const { group, level } = await this.find(actor, idOrPath);
+    return {
+      source: { type: 'namespace', id: group.id },
+      level,
+      manageLevel: AccessLevel.Owner,
+      inherited: await this.permissions.inheritedSources(group, true),
+    };
+  }
 
   /** Finds a group by numeric id or full path, as the caller may see it; 404 otherwise. */
   async find(actor: User | null, idOrPath: string): Promise<{ group: Group; level: number }> {
@@ -45,7 +119,13 @@ export class GroupsService {
 
   async list(
     actor: User | null,
-    opts: { search?: string; topLevelOnly?: boolean; ownedOrMember?: boolean; parentId?: number },
+    opts: {
+      search?: string;
+      topLevelOnly?: boolean;
+      ownedOrMember?: boolean;
+      parentId?: number;
+      descendantsOf?: string;
+    },
     page: PageRequest,
   ): Promise<Paged<Namespace>> {
     let ids: number[] | null = null;
@@ -55,7 +135,14 @@ export class GroupsService {
       visibilities = opts.ownedOrMember ? [] : PermissionsService.openVisibilities(actor);
     }
     return this.namespaces.listGroups(
-      { ids, visibilities, search: opts.search, topLevelOnly: opts.topLevelOnly, parentId: opts.parentId },
+      {
+        ids,
+        visibilities,
+        search: opts.search,
+        topLevelOnly: opts.topLevelOnly,
+        parentId: opts.parentId,
+        descendantsOf: opts.descendantsOf,
+      },
       page,
     );
   }
@@ -132,15 +219,26 @@ export class GroupsService {
     return (await this.namespaces.findById(group.id)) as Group;
   }
 
+  /**
+   * Schedules the deletion of a group with everything in it (Owner; 202 as GitLab). The job deletes the rows in one
+   * transaction and, in the same transaction, records their repositories for removal, so a crash at any point
+   * leaves neither rows without repositories nor repositories forgotten on disk.
+   */
   async delete(actor: User | null, idOrPath: string): Promise<void> {
     const { group, level } = await this.find(actor, idOrPath);
     if (level < AccessLevel.Owner) throw forbidden();
-    if (await this.namespaces.hasChildren(group.id)) {
-      throw invalidFields({ base: ['Group has subgroups or projects; delete or move them first'] }, 400);
-    }
     if (group.repositoryReadOnly) throw readOnlyError();
-    await this.members.deleteSource({ type: 'namespace', id: group.id });
-    await this.namespaces.delete(group.id);
-    if (group.repositoryStorage) await this.repos.remove('group', group.id, group.repositoryStorage);
+    // No unique key: a repeated request runs the job again, and it finds the group gone.
+    await this.jobs.enqueue(GROUP_DELETE_JOB, { groupId: group.id });
+  }
+
+  /** The deletion job: retried (with the queue's backoff) while a repository in the group is being moved. */
+  private async destroy(groupId: number): Promise<void> {
+    const outcome = await this.deletion.deleteTree(groupId, async (repositories, trx) => {
+      if (repositories.length > 0)
+        await this.jobs.enqueue(REPOSITORIES_REMOVE_JOB, { repositories }, { trx });
+    });
+    if (outcome === 'busy')
+      throw new Error('a repository in the group is being moved; retried after the move');
   }
 }

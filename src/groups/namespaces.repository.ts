@@ -37,6 +37,10 @@ export interface GroupFilter {
   visibilities: readonly Visibility[];
   topLevelOnly?: boolean;
   parentId?: number;
+  /** Only groups below this one (any depth), given by full path. */
+  descendantsOf?: string;
+  /** User namespaces too (`/namespaces`), not only groups. */
+  withUserNamespaces?: boolean;
 }
 
 /** Namespaces: one per user and one per group (nested by `parent_id`). */
@@ -139,7 +143,8 @@ export class NamespacesRepository {
   }
 
   async listGroups(f: GroupFilter, page: PageRequest): Promise<Paged<Namespace>> {
-    let base = this.db.selectFrom('namespaces').where('kind', '=', 'group');
+    let base = this.db.selectFrom('namespaces');
+    if (!f.withUserNamespaces) base = base.where('kind', '=', 'group');
     if (f.ids !== null) {
       const ids = f.ids;
       base = base.where((eb) =>
@@ -158,6 +163,8 @@ export class NamespacesRepository {
     }
     if (f.topLevelOnly) base = base.where('parent_id', 'is', null);
     if (f.parentId !== undefined) base = base.where('parent_id', '=', f.parentId);
+    if (f.descendantsOf !== undefined)
+      base = base.where(sql`lower(full_path)`, 'like', `${f.descendantsOf.toLowerCase()}/%`);
     const { rows, total } = await fetchPage(base, (q) => q.selectAll().orderBy('full_path', 'asc'), page);
     return { items: rows.map(toNamespace), total };
   }

@@ -63,6 +63,60 @@ export class MembersRepository {
     };
   }
 
+  /**
+   * Members of any of `sources`, one per user: the membership with the highest access level, on a tie the one of
+   * the earliest source in the list. Ordered by user id; `userId` narrows to one user.
+   */
+  async listAll(
+    sources: readonly MemberSource[],
+    page: PageRequest,
+    query?: string,
+    userId?: number,
+  ): Promise<Paged<Member>> {
+    let q = this.db
+      .selectFrom('members as m')
+      .innerJoin('users as u', 'u.id', 'm.user_id')
+      .selectAll('u')
+      .select([
+        'm.source_type',
+        'm.source_id',
+        'm.access_level',
+        'm.expires_at as m_expires_at',
+        'm.created_at as m_created_at',
+        'm.created_by_id',
+      ])
+      .where((eb) =>
+        eb.or(sources.map((s) => eb.and([eb('m.source_type', '=', s.type), eb('m.source_id', '=', s.id)]))),
+      );
+    if (userId !== undefined) q = q.where('m.user_id', '=', userId);
+    if (query) {
+      const s = `%${query.toLowerCase()}%`;
+      q = q.where((eb) =>
+        eb.or([eb(eb.fn('lower', ['u.username']), 'like', s), eb(eb.fn('lower', ['u.name']), 'like', s)]),
+      );
+    }
+    // The memberships of one source chain (a project and its groups) are few; the choice per user is made here.
+    const rank = (r: { source_type: string; source_id: number }) =>
+      sources.findIndex((s) => s.type === r.source_type && s.id === r.source_id);
+    const best = new Map<number, Awaited<ReturnType<typeof q.execute>>[number]>();
+    for (const r of await q.execute()) {
+      const seen = best.get(r.id);
+      if (
+        !seen ||
+        r.access_level > seen.access_level ||
+        (r.access_level === seen.access_level && rank(r) < rank(seen))
+      )
+        best.set(r.id, r);
+    }
+    const all = [...best.values()].sort((a, b) => a.id - b.id);
+    return {
+      items: all
+        .slice((page.page - 1) * page.perPage, page.page * page.perPage)
+        .map((r) => ({ user: toUser(r), ...MembersRepository.toMember(r) })),
+      total: all.length,
+    };
+  }
+
   async find(source: MemberSource, userId: number): Promise<Member | null> {
     const r = await this.select(source).where('m.user_id', '=', userId).executeTakeFirst();
     return r ? { user: toUser(r), ...MembersRepository.toMember(r) } : null;

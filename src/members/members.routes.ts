@@ -43,6 +43,42 @@ export function memberRoutes(
   );
 
   app.get(
+    `/${kind}/:id/members/all`,
+    {
+      schema: {
+        tags,
+        summary: 'List direct and inherited members (each user once, at the highest access level)',
+        params: Params,
+        querystring: Type.Object({ ...PageQuery.properties, query: Type.Optional(Type.String()) }),
+        response: { 200: Type.Array(E.MemberEntity) },
+      },
+    },
+    async (req, reply) => {
+      const a = await access(req, req.params.id);
+      const page = pageRequest(req.query);
+      const result = await ctx.members.listAll(a, page, req.query.query);
+      setPageHeaders(reply, req, url, page, result.total);
+      return result.items.map((m) => api.present.member(m, viewOf(req, url)));
+    },
+  );
+
+  app.get(
+    `/${kind}/:id/members/all/:user_id`,
+    {
+      schema: {
+        tags,
+        summary: 'Get a direct or inherited member',
+        params: MemberParams,
+        response: { 200: E.MemberEntity },
+      },
+    },
+    async (req) => {
+      const a = await access(req, req.params.id);
+      return api.present.member(await ctx.members.getAll(a, req.params.user_id), viewOf(req, url));
+    },
+  );
+
+  app.get(
     `/${kind}/:id/members/:user_id`,
     { schema: { tags, summary: 'Get a member', params: MemberParams, response: { 200: E.MemberEntity } } },
     async (req) => {

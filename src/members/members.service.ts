@@ -12,6 +12,8 @@ export interface SourceAccess {
   readonly level: number;
   /** Level needed to manage members: Maintainer for projects, Owner for groups (GitLab's defaults). */
   readonly manageLevel: number;
+  /** The groups whose members inherit access to the source: its (or its project's) ancestors, nearest first. */
+  readonly inherited: readonly MemberSource[];
 }
 
 export interface MemberInput {
@@ -30,6 +32,27 @@ export class MembersService {
 
   list(access: SourceAccess, page: PageRequest, query?: string): Promise<Paged<Member>> {
     return this.members.list(access.source, page, query);
+  }
+
+  /**
+   * Direct and inherited members (`/members/all`): each user once, with the membership that gives the highest
+   * access level (on a tie, the nearest source), as GitLab.
+   */
+  listAll(access: SourceAccess, page: PageRequest, query?: string): Promise<Paged<Member>> {
+    return this.members.listAll([access.source, ...access.inherited], page, query);
+  }
+
+  async getAll(access: SourceAccess, userId: number): Promise<Member> {
+    const [m] = (
+      await this.members.listAll(
+        [access.source, ...access.inherited],
+        { page: 1, perPage: 1 },
+        undefined,
+        userId,
+      )
+    ).items;
+    if (!m) throw notFound('Member');
+    return m;
   }
 
   async get(access: SourceAccess, userId: number): Promise<Member> {

@@ -4,7 +4,7 @@ import type { NamespacesRepository } from '../groups/namespaces.repository.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectScope } from '../projects/projects.repository.js';
 import type { User } from '../users/users.js';
-import { AccessLevel, canSee, type Visibility } from './members.js';
+import { AccessLevel, canSee, type MemberSource, type Visibility } from './members.js';
 import type { MembersRepository } from './members.repository.js';
 
 /** Computes access levels (direct and inherited from groups) and visibility. Admins are Owners everywhere. */
@@ -45,6 +45,15 @@ export class PermissionsService {
     return Math.max(viaNamespace, ...direct);
   }
 
+  /** The groups whose members inherit access to a project in `ns` or to the group `ns` itself, nearest first. */
+  async inheritedSources(ns: Namespace, self: boolean): Promise<MemberSource[]> {
+    if (ns.kind !== 'group') return [];
+    const chain = (await this.namespaces.ancestry(ns)).reverse();
+    return chain
+      .filter((n) => !self || n.id !== ns.id)
+      .map((n) => ({ type: 'namespace' as const, id: n.id }));
+  }
+
   canSeeProject(user: User | null, project: Project, level: number): boolean {
     return user?.admin === true || canSee(project.visibility, user !== null, level);
   }
@@ -58,9 +67,15 @@ export class PermissionsService {
     return user ? ['public', 'internal'] : ['public'];
   }
 
-  /** What the caller is a member of: project ids, and namespace ids including groups below member groups. */
-  async membershipScope(user: User): Promise<{ projectIds: number[]; namespaceIds: number[] }> {
-    const mine = await this.members.ofUser(user.id, this.today());
+  /**
+   * What the caller is a member of (at `minLevel` or above): project ids, and namespace ids including its own and the
+   * groups below member groups.
+   */
+  async membershipScope(
+    user: User,
+    minLevel: number = AccessLevel.Guest,
+  ): Promise<{ projectIds: number[]; namespaceIds: number[] }> {
+    const mine = (await this.members.ofUser(user.id, this.today())).filter((m) => m.level >= minLevel);
     const groupIds = mine.filter((m) => m.type === 'namespace').map((m) => m.id);
     const [namespaceIds, own] = await Promise.all([
       this.namespaces.withDescendants(groupIds),

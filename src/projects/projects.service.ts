@@ -115,11 +115,11 @@ export class ProjectsService {
       repositoryStorage: actor?.admin ? input.repositoryStorage : undefined,
     };
     if (actor && (input.membership || input.owned)) {
-      const mine = await this.permissions.membershipScope(actor);
-      const own = await this.namespaces.findUserNamespace(actor.id);
-      filter.memberOnly = input.owned
-        ? { projectIds: [], namespaceIds: own ? [own.id] : [] }
-        : { projectIds: mine.projectIds, namespaceIds: mine.namespaceIds };
+      // GitLab's `owned`: the user's namespace and every project it is an Owner of (directly or through a group).
+      filter.memberOnly = await this.permissions.membershipScope(
+        actor,
+        input.owned ? AccessLevel.Owner : AccessLevel.Guest,
+      );
     }
     return filter;
   }
@@ -279,6 +279,7 @@ export class ProjectsService {
       source: { type: 'project', id: project.id },
       level,
       manageLevel: AccessLevel.Maintainer,
+      inherited: await this.permissions.inheritedSources(project.namespace, false),
     };
   }
 }

@@ -2,11 +2,12 @@ import type { Kysely } from 'kysely';
 import { readBool, readTimestamp, writeBool } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
 
-/** A feature flag's gates: the instance-wide boolean and the projects it is enabled for. */
+/** A feature flag's gates: the instance-wide boolean, the projects it is enabled for and those it is off for. */
 export interface FeatureGates {
   readonly name: string;
   readonly enabled: boolean | null;
   readonly projectIds: readonly number[];
+  readonly disabledProjectIds: readonly number[];
   readonly createdAt: string;
 }
 
@@ -35,15 +36,19 @@ export class SettingsRepository {
     let q = this.db.selectFrom('feature_gates').selectAll().orderBy('id', 'asc');
     if (name !== undefined) q = q.where('name', '=', name);
     const rows = await q.execute();
-    const byName = new Map<string, { enabled: boolean | null; projectIds: number[]; createdAt: string }>();
+    const byName = new Map<
+      string,
+      { enabled: boolean | null; projectIds: number[]; disabledProjectIds: number[]; createdAt: string }
+    >();
     for (const r of rows) {
       const f = byName.get(r.name) ?? {
         enabled: null,
         projectIds: [],
+        disabledProjectIds: [],
         createdAt: readTimestamp(r.created_at),
       };
       if (r.project_id === null) f.enabled = readBool(r.enabled);
-      else if (readBool(r.enabled)) f.projectIds.push(r.project_id);
+      else (readBool(r.enabled) ? f.projectIds : f.disabledProjectIds).push(r.project_id);
       byName.set(r.name, f);
     }
     return [...byName.entries()]

@@ -225,12 +225,13 @@ export class SettingsService {
   }
 
   /**
-   * Whether a flag is on for a project: a project gate wins over the instance-wide boolean; a flag nobody has
-   * set has its default (`generic_alert_fingerprinting` is on by default).
+   * Whether a flag is on for a project: a project gate, on or off, wins over the instance-wide boolean; a flag
+   * nobody has set has its default (`generic_alert_fingerprinting` is on by default, and a project can turn it off).
    */
   async isEnabled(name: string, projectId?: number, defaultValue = false): Promise<boolean> {
     const f = await this.flagCache.get(name, async () => (await this.repo.features(name))[0]);
     if (projectId !== undefined && f?.projectIds.includes(projectId)) return true;
+    if (projectId !== undefined && f?.disabledProjectIds.includes(projectId)) return false;
     return f?.enabled ?? defaultValue;
   }
 }

@@ -43,6 +43,8 @@ export class StorageMovesService {
     private readonly clock: Clock,
     /** Called after a repository moved (Geo records that secondaries must resync it). */
     private readonly moved: (type: ContainerType, id: number) => Promise<void> = async () => undefined,
+    /** How long a move waits for pushes in progress before it fails. */
+    private readonly pushWaitMs = 30_000,
   ) {
     jobs.register(MOVE_JOB, async (job) => this.run((job.payload as { moveId: number }).moveId));
   }
@@ -228,8 +230,10 @@ export class StorageMovesService {
         );
       if (!(await this.repos.git.exists(source)))
         return fail(`the source repository is missing at ${source}`);
+      // GitLab waits about 30 s for pushes in progress, then fails the move and makes the repository writable.
+      if (!(await this.repos.waitForWrites(source, this.pushWaitMs)))
+        return fail(`Timeout waiting for ${type} repository pushes`);
       try {
-        await this.repos.waitForWrites(source);
         await this.repos.git.mirror(source, target);
         const [a, b] = await Promise.all([this.repos.git.checksum(source), this.repos.git.checksum(target)]);
         if (a !== b) throw new Error(`checksum mismatch: source ${a}, destination ${b}`);

@@ -74,7 +74,17 @@ export function userRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void 
       const orderBy = (viewer?.admin ? q.order_by : undefined) ?? 'id';
       const sort = (viewer?.admin ? q.sort : undefined) ?? (orderBy === 'id' ? 'desc' : 'asc');
       const view = viewOf(req, url);
-      if (q.pagination === 'keyset') {
+      // Spec (17.0 removals): offset pagination on /users is deprecated in 16.5 and removed in 17.0. A request that
+      // asks for no page beyond the first is not offset pagination: it gets the first keyset page (lookups by
+      // username and search keep working in every client); only a later page is refused.
+      const offsetRemoved = ctx.gates.isRemoved('users_offset_pagination');
+      if (offsetRemoved && q.pagination !== 'keyset' && (q.page ?? 1) > 1) {
+        throw paramError(
+          'Offset pagination was removed from /users in 17.0: use keyset pagination (pagination=keyset, optional order_by and sort; follow the Link rel="next" header)',
+          405,
+        );
+      }
+      if (q.pagination === 'keyset' || offsetRemoved) {
         const perPage = pageRequest(q).perPage;
         const after = q.cursor ? decodeCursor(q.cursor) : null;
         const rows = await ctx.users.listKeyset(filter, {
@@ -92,13 +102,6 @@ export function userRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void 
         }
         setKeysetHeaders(reply, req, url, perPage, next);
         return page.map((u) => P.user(u, view));
-      }
-      // Spec (17.0 removals): offset pagination on /users is deprecated in 16.5 and removed in 17.0.
-      if (ctx.gates.isRemoved('users_offset_pagination')) {
-        throw paramError(
-          'Offset pagination was removed from /users in 17.0: use keyset pagination (pagination=keyset, optional order_by and sort; follow the Link rel="next" header)',
-          405,
-        );
       }
       reply.deprecated('users_offset_pagination');
       const page = pageRequest(q);

@@ -168,13 +168,40 @@ describe.each(await databases())('alert intake (%s)', (database) => {
     const wrong = await notify(prom.url, prom.authorization_key, { title: 'generic body' });
     expect(wrong.status).toBe(422);
     expect(wrong.body.message).toMatch(/missing alerts, commonAnnotations/);
-    const noStart = await notify(
-      prom.url,
-      prom.authorization_key,
+    expect((await alerts(project.id)).map((a) => a.title)).toEqual(['New: Alert']);
+  });
+
+  it('skips the invalid items of an Alertmanager payload and creates the others, as GitLab', async () => {
+    const { project } = await freshProject();
+    const am = await createIntegration(api, s.rootToken, project.id, {
+      name: 'AM',
+      type: 'prometheus',
+      api_url: 'http://placeholder.invalid',
+    });
+    const startsAt = '2026-11-20T10:00:00Z';
+    const res = await notify(
+      am.url,
+      am.authorization_key,
+      alertmanagerPayload([
+        { labels: { alertname: 'No start' } },
+        { labels: { alertname: 'Good one' }, startsAt },
+        { labels: {}, annotations: {}, startsAt },
+        'not an object' as unknown as Record<string, unknown>,
+        { labels: { alertname: 'No start either' }, startsAt: '' },
+        { labels: { alertname: 'Good two' }, startsAt },
+      ]),
+    );
+    expect(res).toMatchObject({ status: 200, body: [{ title: 'Good one' }, { title: 'Good two' }] });
+    expect((await alerts(project.id)).map((a) => a.title)).toEqual(['Good one', 'Good two']);
+    // Nothing valid: nothing created, and still no error for the sender to retry.
+    const none = await notify(
+      am.url,
+      am.authorization_key,
       alertmanagerPayload([{ labels: { alertname: 'A' } }]),
     );
-    expect(noStart).toMatchObject({ status: 422, body: { message: expect.stringMatching(/startsAt/) } });
-    expect((await alerts(project.id)).map((a) => a.title)).toEqual(['New: Alert']);
+    expect(none).toMatchObject({ status: 200, body: [] });
+    // The payload as a whole still has to be Alertmanager's.
+    expect((await notify(am.url, am.authorization_key, { alerts: [] })).status).toBe(422);
   });
 
   it('applies the generic payload defaults and keeps every property', async () => {
@@ -282,6 +309,24 @@ describe.each(await databases())('alert intake (%s)', (database) => {
     await send({ title: 'Manual', service: 'y' });
     await send({ title: 'Manual', service: 'y' });
     expect((await alerts(project.id)).filter((a) => a.title === 'Manual')).toHaveLength(2);
+    await api.delete('/api/v4/features/generic_alert_fingerprinting', { token: s.rootToken });
+  });
+
+  it('honours generic_alert_fingerprinting turned off for one project while the instance has it on', async () => {
+    const off = await freshProject();
+    const on = await freshProject();
+    const gate = await api.post('/api/v4/features/generic_alert_fingerprinting', {
+      token: s.rootToken,
+      body: { value: false, project: off.project.path_with_namespace },
+    });
+    expect(gate.status).toBe(201);
+    const twice = async (p: typeof off) => {
+      for (let i = 0; i < 2; i++)
+        await notify(p.integration.url, p.integration.authorization_key, { title: 'Same', service: 'z' });
+      return (await alerts(p.project.id)).length;
+    };
+    expect(await twice(off)).toBe(2);
+    expect(await twice(on)).toBe(1);
     await api.delete('/api/v4/features/generic_alert_fingerprinting', { token: s.rootToken });
   });
 

@@ -98,4 +98,65 @@ describe.each(await databases())('GitLab clients at the HTTP level (%s)', (datab
     });
     expect(off.body).toMatchObject({ allow_local_requests_from_web_hooks_and_services: false });
   });
+
+  it('coerces JSON strings to the declared types as Grape does, and never null to a value', async () => {
+    const api = http(s.url);
+    const parent = await api.post<{ id: number }>('/api/v4/groups', {
+      token: s.rootToken,
+      body: { name: 'coerce-parent', path: 'coerce-parent' },
+    });
+    expect(parent.status).toBe(201);
+    // python-gitlab's CLI sends every value as a string.
+    const child = await api.post<{ parent_id: number }>('/api/v4/groups', {
+      token: s.rootToken,
+      body: { name: 'coerce-child', path: 'coerce-child', parent_id: String(parent.body.id) },
+    });
+    expect(child).toMatchObject({ status: 201, body: { parent_id: parent.body.id } });
+    const settings = await api.put('/api/v4/application/settings', {
+      token: s.rootToken,
+      body: {
+        incident_management_notification_max_alerts: '7',
+        allow_local_requests_from_web_hooks_and_services: 'True',
+      },
+    });
+    expect(settings.body).toMatchObject({
+      incident_management_notification_max_alerts: 7,
+      allow_local_requests_from_web_hooks_and_services: true,
+    });
+    // A number where a string is declared becomes the string.
+    const renamed = await api.put<{ description: string }>(`/api/v4/groups/${parent.body.id}`, {
+      token: s.rootToken,
+      body: { description: 42 },
+    });
+    expect(renamed).toMatchObject({ status: 200, body: { description: '42' } });
+    // What does not read as the declared type is refused, and changes nothing.
+    for (const parent_id of ['abc', '1.5', '', ' ', '1e3x'])
+      expect(
+        (
+          await api.post('/api/v4/groups', {
+            token: s.rootToken,
+            body: { name: 'x', path: 'coerce-x', parent_id },
+          })
+        ).status,
+        parent_id,
+      ).toBe(400);
+    expect((await api.get('/api/v4/groups?search=coerce-x', { token: s.rootToken })).body).toEqual([]);
+    // null is never coerced: v5 still refuses private_profile: null, v4 applies the default.
+    const user = {
+      username: 'coerce-user',
+      email: 'coerce@example.com',
+      name: 'C',
+      password: 'coerce-user-pass-1',
+    };
+    const v5 = await api.post('/api/v5/users', {
+      token: s.rootToken,
+      body: { ...user, private_profile: null },
+    });
+    expect(v5.status).toBe(400);
+    const v4 = await api.post('/api/v4/users', {
+      token: s.rootToken,
+      body: { ...user, private_profile: null },
+    });
+    expect(v4.status).toBe(201);
+  });
 });

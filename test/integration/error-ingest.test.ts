@@ -117,6 +117,24 @@ describe.each(await databases())('Sentry collector (%s)', (database) => {
     expect(error.count).toBe(4);
   });
 
+  it('accepts event ids that are not 32 hex digits, as GitLab does (PHP SDK, Python REPL)', async () => {
+    const p = await project();
+    const send = (event_id: unknown) =>
+      post(`${p.base}/store/?sentry_key=${p.key}`, JSON.stringify(exceptionEvent({ event_id })));
+    // sentry-php sends 32 letters and digits; a retry of the same event is still one event.
+    const php = await send('dquJXuPF9sP1fMy5RpKo979xUALjNDQB');
+    expect(php).toMatchObject({ status: 200, body: { id: expect.stringMatching(/^[0-9a-f]{32}$/) } });
+    expect(await send('dquJXuPF9sP1fMy5RpKo979xUALjNDQB')).toMatchObject({ status: 200, body: php.body });
+    expect((await p.errors())[0].count).toBe(1);
+    // The Python REPL sends an empty id: each such event is its own.
+    for (const id of ['', '', 42, null]) expect((await send(id)).status).toBe(200);
+    const envelopeWithBadId = envelope({ event_id: 'not-an-id' }, [
+      [{ type: 'event' }, exceptionEvent({ event_id: undefined })],
+    ]);
+    expect((await post(`${p.base}/envelope/?sentry_key=${p.key}`, envelopeWithBadId)).status).toBe(200);
+    expect((await p.errors())[0].count).toBe(6);
+  });
+
   it('refuses like GitLab: unknown project 404, disabled 404, unknown key 404, no key 400; nothing stored', async () => {
     const p = await project();
     const ev = JSON.stringify(exceptionEvent());

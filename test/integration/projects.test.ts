@@ -258,8 +258,9 @@ describe.each(await databases())('projects, groups, members and visibility (%s)'
     });
     expect(broken.status).toBe(400);
     expect(await broken.json()).toHaveProperty('message');
+    // GitLab's `owned` (User#owned_projects): the user's namespace and projects it owns through a group too.
     const count = await api.get('/api/v4/projects?owned=true', { token: tok.owner });
-    expect(count.body.map((p: { name: string }) => p.name).sort()).toEqual(['Inside', 'Open']);
+    expect(count.body.map((p: { name: string }) => p.name).sort()).toEqual(['Inside', 'Open', 'Secret App']);
   });
 
   it('accepts form-encoded bodies and query parameters like GitLab', async () => {

@@ -39,8 +39,22 @@ describe.each(cases(RELEASES))('release %s: gated behaviour and deprecation sign
       expect(offset.headers.get('sunset')).toBe(new Date('2024-05-16T00:00:00Z').toUTCString());
       expect(offset.headers.get('link')).toMatch(/deprecations\/users_offset_pagination>; rel="deprecation"/);
     } else {
-      expect(offset.status).toBe(405);
-      expect(offset.body.error).toMatch(/removed from \/users in 17\.0: use keyset pagination/);
+      // No page beyond the first: the first keyset page, so lookups by username keep working in every client.
+      expect(offset.status).toBe(200);
+      expect(offset.headers.get('deprecation')).toBeNull();
+      await api.post('/api/v4/users', {
+        token: s.rootToken,
+        body: { username: 'second', name: 'S', email: 'second@example.com', password: 'second-password-1' },
+      });
+      const first = await api.get('/api/v4/users?per_page=1', { token: s.rootToken });
+      expect(first.body).toHaveLength(1);
+      expect(first.headers.get('link')).toMatch(/pagination=keyset.*rel="next"/);
+      const lookup = await api.get('/api/v4/users?username=root', { token: s.rootToken });
+      expect(lookup.body).toMatchObject([{ username: 'root' }]);
+      expect((await api.get('/api/v4/users?page=1&search=roo', { token: s.rootToken })).status).toBe(200);
+      const page2 = await api.get('/api/v4/users?page=2&per_page=5', { token: s.rootToken });
+      expect(page2.status).toBe(405);
+      expect(page2.body.error).toMatch(/removed from \/users in 17\.0: use keyset pagination/);
     }
     const keyset = await api.get('/api/v4/users?pagination=keyset&per_page=5', { token: s.rootToken });
     expect(keyset.status).toBe(200);
