@@ -1,16 +1,13 @@
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import {
   DEFAULT_MIGRATION_LOCK_TABLE,
-  Kysely,
   MIGRATION_LOCK_ID,
   type Migration,
   type MigrationProvider,
   Migrator,
-  PostgresDialect,
-  SqliteDialect,
-  sql,
-} from 'kysely';
+} from 'kysely/migration';
 import pg from 'pg';
 import { loadOrCreateSecretKey } from '../crypto.js';
 import { ensurePrivateDir, ensurePrivateFile, restrictIfPresent } from '../file-modes.js';
