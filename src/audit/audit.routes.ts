@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requireAdmin, requireUser } from '../api/auth.js';
 import { decodeCursor, encodeCursor, setKeysetHeaders } from '../api/pagination.js';
@@ -37,7 +37,7 @@ export function auditRoutes(app: ApiApp, ctx: AppContext): void {
   const page = async (
     req: FastifyRequest,
     reply: FastifyReply,
-    q: typeof Query.static,
+    q: Static<typeof Query>,
     filter: AuditFilter,
   ) => {
     const perPage = Math.min(q.per_page ?? 20, 100);
