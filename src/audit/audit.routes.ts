@@ -1,5 +1,5 @@
-import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type Static, Type } from 'typebox';
 import { requireAdmin, requireUser } from '../api/auth.js';
 import { decodeCursor, encodeCursor, setKeysetHeaders } from '../api/pagination.js';
 import type { ApiApp } from '../api/version.js';
