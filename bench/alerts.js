@@ -5,7 +5,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { apiClient, CEILING_READY, load, peakRssMiB, row, SVC_READY, startChild, stopChild } from './lib.js';
+import {
+  apiClient,
+  CEILING_READY,
+  cpuMs,
+  load,
+  peakRssMiB,
+  row,
+  SVC_READY,
+  startChild,
+  stopChild,
+} from './lib.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -80,6 +90,7 @@ try {
   for (const sc of scenarios) {
     const i = integrations[sc.kind];
     const top = await load({ url: `${ceiling.url}/`, body: sc.body, seconds, connections });
+    const cpuBefore = cpuMs(svc.pid);
     const r = await load({
       url: i.url,
       headers: { authorization: `Bearer ${i.authorization_key}` },
@@ -88,7 +99,8 @@ try {
       connections,
     });
     row(`ceiling: ${sc.name}`, top, null, peakRssMiB(ceiling.pid));
-    row(`svc:     ${sc.name}`, r, top, peakRssMiB(svc.pid));
+    const cpuUs = ((cpuMs(svc.pid) - cpuBefore) * 1000) / Math.max(r.total, 1);
+    row(`svc:     ${sc.name}`, r, top, peakRssMiB(svc.pid), cpuUs);
   }
   const counts = await api('GET', `/api/v4/projects/${project.id}/alert_management/alerts/counts`);
   console.log(`alerts stored: ${counts.all}`);

@@ -1,5 +1,12 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
-import { readBool, readCount, readNullableTimestamp, readTimestamp, writeBool } from '../db/dialect.js';
+import {
+  readBool,
+  readCount,
+  readNullableTimestamp,
+  readTimestamp,
+  SQLITE_CONSTRAINT_UNIQUE,
+  writeBool,
+} from '../db/dialect.js';
 import { nextIid } from '../db/internal-ids.js';
 import { fetchPage } from '../db/paged.js';
 import type { AlertIntegrationsTable, AlertsTable, Database } from '../db/schema.js';
@@ -19,10 +26,10 @@ type Db = Kysely<Database> | Transaction<Database>;
 
 /** Whether a database error is a unique-constraint violation (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE). */
 export function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; message?: string };
+  const e = err as { code?: string; errcode?: number; message?: string };
   return (
     e.code === '23505' ||
-    e.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    e.errcode === SQLITE_CONSTRAINT_UNIQUE ||
     /UNIQUE constraint failed/.test(e.message ?? '')
   );
 }

@@ -1,7 +1,7 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Registry } from 'prom-client';
 import { Counter } from 'prom-client';
+import { Type } from 'typebox';
 import type { AppContext } from '../context.js';
 import { notFound } from '../errors.js';
 import {

@@ -1,5 +1,5 @@
-import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type Static, Type } from 'typebox';
 import { paramError } from '../errors.js';
 import type { PageRequest } from '../paging.js';
 

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 
 /** Input schemas shared by several routes (the same in every API version). */
 export const VisibilityInput = Type.Union([

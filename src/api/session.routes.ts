@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import type { AppContext } from '../context.js';
 import { unauthorized } from '../errors.js';
 import { authenticate, SESSION_COOKIE } from './auth.js';

@@ -1,5 +1,5 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type Static, Type } from 'typebox';
 import { requireAdmin, requireUser } from '../api/auth.js';
 import { decodeCursor, encodeCursor, setKeysetHeaders } from '../api/pagination.js';
 import type { ApiApp } from '../api/version.js';
@@ -37,7 +37,7 @@ export function auditRoutes(app: ApiApp, ctx: AppContext): void {
   const page = async (
     req: FastifyRequest,
     reply: FastifyReply,
-    q: typeof Query.static,
+    q: Static<typeof Query>,
     filter: AuditFilter,
   ) => {
     const perPage = Math.min(q.per_page ?? 20, 100);

@@ -307,7 +307,7 @@ export class BackupService {
         .setAccessMode('read only')
         .execute(fn);
     }
-    // better-sqlite3 behind Kysely has one connection: the transaction pins it, and SQLite's deferred BEGIN takes
+    // SQLite behind Kysely has one connection: the transaction pins it, and SQLite's deferred BEGIN takes
     // its WAL read snapshot at the first SELECT and keeps it until COMMIT, across every table read here.
     return this.db.transaction().execute(fn);
   }

@@ -1,21 +1,19 @@
 import { join } from 'node:path';
-import SQLite from 'better-sqlite3';
+import { DatabaseSync } from 'node:sqlite';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import {
   DEFAULT_MIGRATION_LOCK_TABLE,
-  Kysely,
   MIGRATION_LOCK_ID,
   type Migration,
   type MigrationProvider,
   Migrator,
-  PostgresDialect,
-  SqliteDialect,
-  sql,
-} from 'kysely';
+} from 'kysely/migration';
 import pg from 'pg';
 import { loadOrCreateSecretKey } from '../crypto.js';
 import { ensurePrivateDir, ensurePrivateFile, restrictIfPresent } from '../file-modes.js';
 import type { DialectName } from './dialect.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { kyselySqliteDatabase } from './node-sqlite.js';
 import type { Database } from './schema.js';
 
 /** An open database: the Kysely instance, which dialect it speaks, and how to close it. */
@@ -42,15 +40,14 @@ export function createDb(opts: { databaseUrl: string | null; dataDir: string }):
     ensurePrivateDir(opts.dataDir);
     const path = join(opts.dataDir, 'svc.sqlite3');
     ensurePrivateFile(path);
-    const file = new SQLite(path);
-    file.pragma('journal_mode = WAL');
+    // Foreign keys are on by default in node:sqlite; the busy timeout is a constructor option.
+    const file = new DatabaseSync(path, { enableForeignKeyConstraints: true, timeout: 5000 });
+    file.exec('PRAGMA journal_mode = WAL');
     restrictIfPresent(`${path}-wal`);
     restrictIfPresent(`${path}-shm`);
-    file.pragma('foreign_keys = ON');
-    file.pragma('busy_timeout = 5000');
-    file.pragma('synchronous = NORMAL');
+    file.exec('PRAGMA synchronous = NORMAL');
     const kysely = new Kysely<Database>({
-      dialect: new SqliteDialect({ database: withStatementCache(file) }),
+      dialect: new SqliteDialect({ database: kyselySqliteDatabase(file) }),
     });
     return {
       kysely,
@@ -118,28 +115,4 @@ export async function migrate(db: Db): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
-}
-
-/**
- * better-sqlite3 compiles a statement on every `prepare`, and Kysely prepares every query: caching the compiled
- * statements by SQL text removes most of the per-query cost (one connection, so statements are never shared
- * between concurrent users). The cache is bounded; past the bound it starts over.
- */
-function withStatementCache(file: SQLite.Database): SQLite.Database {
-  const cache = new Map<string, SQLite.Statement>();
-  const prepare = file.prepare.bind(file);
-  return new Proxy(file, {
-    get(target, prop, receiver) {
-      if (prop !== 'prepare') return Reflect.get(target, prop, receiver);
-      return (sql: string) => {
-        let stmt = cache.get(sql);
-        if (!stmt) {
-          if (cache.size >= 1000) cache.clear();
-          stmt = prepare(sql);
-          cache.set(sql, stmt);
-        }
-        return stmt;
-      };
-    },
-  });
 }

@@ -26,6 +26,9 @@ export function readCount(value: string | number | bigint | undefined): number {
   return value === undefined ? 0 : Number(value);
 }
 
+/** SQLite's extended result code for a unique-constraint violation (node:sqlite puts it in `errcode`). */
+export const SQLITE_CONSTRAINT_UNIQUE = 2067;
+
 /**
  * Whether an error is a unique-constraint violation (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE), optionally
  * of one index: PostgreSQL names it in `constraint`; SQLite names the columns (`UNIQUE constraint failed: t.a, t.b`).
@@ -34,10 +37,10 @@ export function isUniqueViolation(
   err: unknown,
   index?: { name: string; table: string; columns: string[] },
 ): boolean {
-  const e = err as { code?: string; constraint?: string; message?: string } | null;
+  const e = err as { code?: string; errcode?: number; constraint?: string; message?: string } | null;
   if (!e) return false;
   if (e.code === '23505') return index === undefined || e.constraint === index.name;
-  if (e.code !== 'SQLITE_CONSTRAINT_UNIQUE' && !/UNIQUE constraint failed/.test(e.message ?? ''))
+  if (e.errcode !== SQLITE_CONSTRAINT_UNIQUE && !/UNIQUE constraint failed/.test(e.message ?? ''))
     return false;
   if (index === undefined) return true;
   const failed = (e.message ?? '').replace(/^.*UNIQUE constraint failed:\s*/, '');

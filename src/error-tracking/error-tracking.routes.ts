@@ -1,5 +1,5 @@
-import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import { type Static, Type } from 'typebox';
 import { PageQuery, pageRequest, setPageHeaders } from '../api/pagination.js';
 import type { ApiApp, ApiVersion } from '../api/version.js';
 import type { AppContext } from '../context.js';

@@ -1,5 +1,5 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
 import type { ApiApp, ApiVersion } from '../api/version.js';
 import type { AppContext } from '../context.js';
 import type { GeoSite, GeoSiteStatus } from './geo.service.js';

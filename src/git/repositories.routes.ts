@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import type { ApiApp } from '../api/version.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';

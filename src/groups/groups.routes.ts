@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import { requireUser } from '../api/auth.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../api/pagination.js';
 import { VisibilityInput } from '../api/schemas.js';

@@ -1,5 +1,5 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { requireUser } from '../api/auth.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../api/pagination.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';

@@ -1,4 +1,4 @@
-import { type Static, Type } from '@sinclair/typebox';
+import { type Static, Type } from 'typebox';
 import { KeysetQuery, PageQuery, pageRequest, setKeysetHeaders, setPageHeaders } from '../api/pagination.js';
 import { SortInput, VisibilityInput } from '../api/schemas.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';

@@ -1,5 +1,5 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type Static, Type } from 'typebox';
 import { requireUser } from '../api/auth.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../api/pagination.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
@@ -41,7 +41,7 @@ export function runnerRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): voi
     paused: Type.Optional(Type.Boolean()),
     tag_list: Type.Optional(Type.Union([Type.Array(Type.String()), Type.String()])),
   });
-  const filters = (q: typeof Filters.static): RunnerFilter => ({
+  const filters = (q: Static<typeof Filters>): RunnerFilter => ({
     type: q.type,
     status: q.status,
     paused: q.paused,

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import { requireUser } from '../api/auth.js';
 import type { ApiApp, ApiVersion } from '../api/version.js';
 import type { AppContext } from '../context.js';

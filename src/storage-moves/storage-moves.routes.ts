@@ -1,5 +1,5 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { PageQuery, pageRequest, setPageHeaders } from '../api/pagination.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
 import type { AppContext } from '../context.js';

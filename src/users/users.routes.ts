@@ -1,5 +1,5 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { requireAdmin, requireUser, SESSION_COOKIE } from '../api/auth.js';
 import {
   decodeCursor,

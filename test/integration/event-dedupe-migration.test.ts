@@ -1,15 +1,14 @@
-import SQLite from 'better-sqlite3';
+import { DatabaseSync } from 'node:sqlite';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { DialectName } from '../../src/db/dialect.js';
 import { MIGRATIONS } from '../../src/db/migrations/index.js';
+import { kyselySqliteDatabase } from '../../src/db/node-sqlite.js';
 import { createPostgresDatabase, databases } from '../helpers/databases.js';
 
-function sqliteWithoutForeignKeys(): SQLite.Database {
-  const file = new SQLite(':memory:');
-  file.pragma('foreign_keys = OFF');
-  return file;
+function sqliteWithoutForeignKeys() {
+  return kyselySqliteDatabase(new DatabaseSync(':memory:', { enableForeignKeyConstraints: false }));
 }
 
 /**

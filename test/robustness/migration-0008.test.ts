@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Migration, Migrator } from 'kysely';
+import { type Migration, Migrator } from 'kysely/migration';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCipher, loadOrCreateSecretKey } from '../../src/crypto.js';
 import { createDb, type Db, migrate } from '../../src/db/db.js';

@@ -1,4 +1,4 @@
-import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 
 /** Response schemas of the v4 entities (GitLab's shapes). They drive serialisation and the OpenAPI document. */
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Static } from '@sinclair/typebox';
+import type { Static } from 'typebox';
 import type { Alert, AlertNote } from '../../alerts/alerts.js';
 import type { IntegrationView } from '../../alerts/integrations.service.js';
 import type {

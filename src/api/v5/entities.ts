@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 
 /** v5 response and input schemas: v4's, except where the spec's v4-to-v5 table changes them. */
 export * from '../v4/entities.js';

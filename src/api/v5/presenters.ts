@@ -1,4 +1,4 @@
-import type { Static } from '@sinclair/typebox';
+import type { Static } from 'typebox';
 import type { Namespace } from '../../groups/namespaces.js';
 import type { ApprovalSettings } from '../../merge-requests/approvals.service.js';
 import type { MergeRequestView } from '../../merge-requests/merge-requests.service.js';
