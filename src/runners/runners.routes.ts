@@ -4,23 +4,12 @@ import { requireUser } from '../api/auth.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../api/pagination.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
 import type { AppContext } from '../context.js';
-import { paramError } from '../errors.js';
 import type { Namespace } from '../groups/namespaces.js';
 import type { Project } from '../projects/projects.js';
 import { RUNNER_TYPES, type Runner } from './runners.js';
 import type { RunnerFilter, RunnerOptions } from './runners.service.js';
 
 const TypeInput = Type.Union(RUNNER_TYPES.map((t) => Type.Literal(t)));
-const Options = {
-  description: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  paused: Type.Optional(Type.Boolean()),
-  locked: Type.Optional(Type.Boolean()),
-  run_untagged: Type.Optional(Type.Boolean()),
-  tag_list: Type.Optional(Type.Union([Type.Array(Type.String()), Type.String()])),
-  access_level: Type.Optional(Type.Union([Type.Literal('not_protected'), Type.Literal('ref_protected')])),
-  maximum_timeout: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
-  maintenance_note: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-};
 const TokenBody = Type.Object({ token: Type.String() });
 const Created = Type.Object({ id: Type.Integer(), token: Type.String(), token_expires_at: Type.Null() });
 
@@ -30,14 +19,11 @@ export function runnerRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): voi
   const P = api.present;
   const url = ctx.config.externalUrl;
   const tags = ['runners'];
-  // Spec: v4 status filters include active and paused (deprecated); v5 only online, offline, not_connected.
-  const statuses = api.removes('runner_status_values')
-    ? ['online', 'offline', 'not_connected']
-    : ['active', 'paused', 'online', 'offline', 'not_connected'];
   const view = () => ({ now: ctx.clock.now(), blankIpAddress: ctx.gates.inEffect('runner_ip_address') });
   const Filters = Type.Object({
     type: Type.Optional(TypeInput),
-    status: Type.Optional(Type.String()),
+    // Spec: v4 status filters include active and paused (deprecated); v5 only online, offline, not_connected.
+    status: Type.Optional(E.RunnerStatusInput),
     paused: Type.Optional(Type.Boolean()),
     tag_list: Type.Optional(Type.Union([Type.Array(Type.String()), Type.String()])),
   });
@@ -52,10 +38,9 @@ export function runnerRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): voi
             .map((t) => t.trim())
             .filter(Boolean),
   });
-  /** The v4 `active` input is deprecated (a signal) and gone in v5 (refused). */
-  const activeInput = (reply: FastifyReply, body: { active?: boolean } | undefined) => {
-    if (body?.active === undefined) return undefined;
-    if (api.removes('runner_active')) throw paramError('active was removed in API v5: use paused');
+  /** The v4 `active` input is deprecated (a signal); v5's input schema refuses it. */
+  const activeInput = (reply: FastifyReply, body: object | undefined) => {
+    if (body === undefined || !('active' in body) || typeof body.active !== 'boolean') return undefined;
     reply.deprecated('runner_active');
     return body.active;
   };
@@ -94,7 +79,7 @@ export function runnerRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): voi
           runner_type: TypeInput,
           group_id: Type.Optional(Type.Integer()),
           project_id: Type.Optional(Type.Integer()),
-          ...Options,
+          ...E.RunnerSettingsInput.properties,
         }),
         response: { 201: Created },
       },
@@ -117,7 +102,7 @@ export function runnerRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): voi
           info: Type.Optional(Type.Object({ name: Type.Optional(Type.String()) })),
           active: Type.Optional(Type.Boolean()),
           maintainer_note: Type.Optional(Type.String()),
-          ...Options,
+          ...E.RunnerSettingsInput.properties,
         }),
         response: { 201: Created },
       },
@@ -206,7 +191,7 @@ export function runnerRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): voi
         response: { 200: Type.Array(E.RunnerEntity) },
       },
     },
-    async (req) => list(await ctx.runners.list(req.actor.user, false, filters(req.query), statuses)),
+    async (req) => list(await ctx.runners.list(req.actor.user, false, filters(req.query))),
   );
   app.get(
     '/runners/all',
@@ -218,7 +203,7 @@ export function runnerRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): voi
         response: { 200: Type.Array(E.RunnerEntity) },
       },
     },
-    async (req) => list(await ctx.runners.list(req.actor.user, true, filters(req.query), statuses)),
+    async (req) => list(await ctx.runners.list(req.actor.user, true, filters(req.query))),
   );
   app.get(
     '/runners/:id',
@@ -257,7 +242,7 @@ export function runnerRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): voi
         tags,
         summary: 'Change a runner (v4 takes the deprecated active or paused; v5 paused only)',
         params: Type.Object({ id: Type.Integer() }),
-        body: Type.Object({ active: Type.Optional(Type.Boolean()), ...Options }),
+        body: E.RunnerUpdateInput,
         response: { 200: E.RunnerDetailsEntity },
       },
     },
@@ -291,8 +276,7 @@ export function runnerRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): voi
         response: { 200: Type.Array(E.RunnerEntity) },
       },
     },
-    async (req) =>
-      list(await ctx.runners.listForProject(req.actor.user, req.params.id, filters(req.query), statuses)),
+    async (req) => list(await ctx.runners.listForProject(req.actor.user, req.params.id, filters(req.query))),
   );
   app.post(
     '/projects/:id/runners',
@@ -336,7 +320,6 @@ export function runnerRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): voi
         response: { 200: Type.Array(E.RunnerEntity) },
       },
     },
-    async (req) =>
-      list(await ctx.runners.listForGroup(req.actor.user, req.params.id, filters(req.query), statuses)),
+    async (req) => list(await ctx.runners.listForGroup(req.actor.user, req.params.id, filters(req.query))),
   );
 }

@@ -4,8 +4,8 @@ import { UserBasic } from './users.js';
 
 /** `GET /projects/:id/approvals`; `approvers` and `approver_groups` are v4 only (always empty). */
 export const ApprovalSettingsEntity = Type.Object({
-  approvers: Type.Optional(Type.Array(UserBasic)),
-  approver_groups: Type.Optional(Type.Array(Type.Object({ id: Int }))),
+  approvers: Type.Array(UserBasic),
+  approver_groups: Type.Array(Type.Object({ id: Int })),
   approvals_before_merge: Int,
   reset_approvals_on_push: Bool,
   selective_code_owner_removals: Bool,

@@ -3,7 +3,7 @@ import { Bool, Int, Nullable, Str } from './common.js';
 import { UserBasic } from './users.js';
 
 /** GitLab's MergeRequest entity; `merged_by` and `merge_status` are v4 only (spec: removed in v5). */
-const MergeRequestShape = Type.Object({
+export const MergeRequestShape = Type.Object({
   id: Int,
   iid: Int,
   project_id: Int,
@@ -12,7 +12,7 @@ const MergeRequestShape = Type.Object({
   state: Str,
   created_at: Str,
   updated_at: Str,
-  merged_by: Type.Optional(Nullable(UserBasic)),
+  merged_by: Nullable(UserBasic),
   merge_user: Nullable(UserBasic),
   merged_at: Nullable(Str),
   closed_by: Nullable(UserBasic),
@@ -30,7 +30,7 @@ const MergeRequestShape = Type.Object({
   work_in_progress: Bool,
   milestone: Type.Null(),
   merge_when_pipeline_succeeds: Bool,
-  merge_status: Type.Optional(Str),
+  merge_status: Str,
   detailed_merge_status: Str,
   has_conflicts: Bool,
   sha: Nullable(Str),
@@ -68,7 +68,7 @@ export const DiffEntity = Type.Object({
   generated_file: Bool,
 });
 
-const MergeRequestChangesShape = Type.Object({
+export const MergeRequestChangesShape = Type.Object({
   ...MergeRequestShape.properties,
   changes_count: Str,
   changes: Type.Array(DiffEntity),

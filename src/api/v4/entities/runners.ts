@@ -1,17 +1,21 @@
 import { Type } from '@sinclair/typebox';
-import { Bool, Int, Nullable, Str } from './common.js';
+import { Bool, Int, Literals, Nullable, Str } from './common.js';
 
+/** v4's runner status values: the contact status, or `paused` for a paused runner (deprecated; spec). */
+const RUNNER_STATUSES = ['online', 'offline', 'not_connected', 'paused'];
+
+/** v4 Runner: `active` beside `paused`, and `ip_address` ("" from release 17.0, spec) are always sent. */
 export const RunnerEntity = Type.Object({
   id: Int,
   description: Nullable(Str),
-  ip_address: Type.Optional(Nullable(Str)),
-  active: Type.Optional(Bool),
+  ip_address: Nullable(Str),
+  active: Bool,
   paused: Bool,
   is_shared: Bool,
   runner_type: Str,
   name: Nullable(Str),
   online: Bool,
-  status: Str,
+  status: Literals(RUNNER_STATUSES),
   created_at: Str,
 });
 
@@ -33,3 +37,24 @@ export const RunnerDetailsEntity = Type.Object({
   ),
   groups: Type.Array(Type.Object({ id: Int, name: Str, web_url: Str })),
 });
+
+/** Runner settings taken on creation and update (the same in v4 and v5). */
+export const RunnerSettingsInput = Type.Object({
+  description: Type.Optional(Nullable(Str)),
+  paused: Type.Optional(Bool),
+  locked: Type.Optional(Bool),
+  run_untagged: Type.Optional(Bool),
+  tag_list: Type.Optional(Type.Union([Type.Array(Str), Str])),
+  access_level: Type.Optional(Literals(['not_protected', 'ref_protected'])),
+  maximum_timeout: Type.Optional(Nullable(Int)),
+  maintenance_note: Type.Optional(Nullable(Str)),
+});
+
+/** `PUT /runners/:id`: v4 still takes the deprecated `active` (spec: replaced by paused). */
+export const RunnerUpdateInput = Type.Object({
+  active: Type.Optional(Bool),
+  ...RunnerSettingsInput.properties,
+});
+
+/** The `status` filter of the runner lists: v4 also takes the deprecated `active` and `paused` (spec). */
+export const RunnerStatusInput = Literals(['active', 'paused', 'online', 'offline', 'not_connected']);
