@@ -219,7 +219,7 @@ export async function buildApp(
         repositoryRoutes(s, ctx);
         deprecationRoutes(s, ctx);
         geoRoutes(s, ctx, api);
-        auditRoutes(s, ctx);
+        auditRoutes(s, ctx, api);
         runnerRoutes(s, ctx, api);
         mergeRequestRoutes(s, ctx, api);
         approvalRoutes(s, ctx, api);
@@ -263,17 +263,8 @@ function webRoutes(app: ApiApp, ctx: AppContext, root: string | null): void {
         request.query.api_host ?? '',
         request.query.token ?? '',
       );
-      return {
-        projects: projects.map((p) => ({
-          id: p.id,
-          name: p.name,
-          slug: p.slug,
-          status: p.status,
-          organization_name: p.organizationName,
-          organization_slug: p.organizationSlug,
-          organization_id: p.organizationId,
-        })),
-      };
+      // GitLab's UI JSON, outside the versioned API: v4's presenter.
+      return API_VERSIONS[0]!.present.externalProjects(projects);
     }
     const uiPath = path.startsWith('/-/ui') || !(path.startsWith('/api/') || path.startsWith('/-/'));
     if (root && uiPath && !/\.[a-z0-9]+$/i.test(path)) return reply.sendFile('index.html');

@@ -309,11 +309,6 @@ export function alertRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void
     },
   );
 
-  const Settings = Type.Object({ create_incident: Type.Boolean(), auto_close_incident: Type.Boolean() });
-  const present = (s: { createIncident: boolean; autoCloseIncident: boolean }) => ({
-    create_incident: s.createIncident,
-    auto_close_incident: s.autoCloseIncident,
-  });
   app.get(
     `${base}/settings`,
     {
@@ -321,10 +316,10 @@ export function alertRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void
         tags: atags,
         summary: 'Alert settings (Maintainer)',
         params: Params,
-        response: { 200: Settings },
+        response: { 200: E.AlertSettingsEntity },
       },
     },
-    async (req) => present(await ctx.alerts.settings(req.actor.user, req.params.id)),
+    async (req) => P.alertSettings(await ctx.alerts.settings(req.actor.user, req.params.id)),
   );
   app.put(
     `${base}/settings`,
@@ -333,12 +328,12 @@ export function alertRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void
         tags: atags,
         summary: 'Change alert settings (Maintainer)',
         params: Params,
-        body: Type.Partial(Settings),
-        response: { 200: Settings },
+        body: Type.Partial(E.AlertSettingsEntity),
+        response: { 200: E.AlertSettingsEntity },
       },
     },
     async (req) =>
-      present(
+      P.alertSettings(
         await ctx.alerts.updateSettings(req.actor.user, req.params.id, {
           createIncident: req.body?.create_incident,
           autoCloseIncident: req.body?.auto_close_incident,

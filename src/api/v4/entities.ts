@@ -5,8 +5,10 @@
 
 export * from './entities/alerts.js';
 export * from './entities/approvals.js';
+export * from './entities/audit.js';
 export { MessageEntity } from './entities/common.js';
 export * from './entities/error-tracking.js';
+export * from './entities/geo.js';
 export * from './entities/groups.js';
 export * from './entities/issues.js';
 export * from './entities/members.js';

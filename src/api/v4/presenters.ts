@@ -5,8 +5,10 @@
 
 export * from './presenters/alerts.js';
 export * from './presenters/approvals.js';
+export * from './presenters/audit.js';
 export type { View } from './presenters/common.js';
 export * from './presenters/error-tracking.js';
+export * from './presenters/geo.js';
 export * from './presenters/groups.js';
 export * from './presenters/issues.js';
 export * from './presenters/members.js';

@@ -4,8 +4,10 @@
  */
 
 export * from '../v4/entities/alerts.js';
+export * from '../v4/entities/audit.js';
 export { MessageEntity } from '../v4/entities/common.js';
 export * from '../v4/entities/error-tracking.js';
+export * from '../v4/entities/geo.js';
 export * from '../v4/entities/groups.js';
 export * from '../v4/entities/issues.js';
 export * from '../v4/entities/members.js';

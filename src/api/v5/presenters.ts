@@ -4,8 +4,10 @@
  */
 
 export * from '../v4/presenters/alerts.js';
+export * from '../v4/presenters/audit.js';
 export type { View } from '../v4/presenters/common.js';
 export * from '../v4/presenters/error-tracking.js';
+export * from '../v4/presenters/geo.js';
 export * from '../v4/presenters/groups.js';
 export * from '../v4/presenters/issues.js';
 export * from '../v4/presenters/members.js';

@@ -49,3 +49,6 @@ export const AlertNoteEntity = Type.Object({
 });
 
 export const IntakeEntity = Type.Array(Type.Object({ iid: Int, title: Str }));
+
+/** A project's alert settings (`/alert_management/settings`). */
+export const AlertSettingsEntity = Type.Object({ create_incident: Bool, auto_close_incident: Bool });

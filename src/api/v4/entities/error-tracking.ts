@@ -62,3 +62,18 @@ export const StackTraceEntity = Type.Object({
     }),
   ),
 });
+
+/** The Connect action's answer (GitLab's UI JSON endpoint `/<project>/-/error_tracking/projects.json`). */
+export const ExternalProjectsEntity = Type.Object({
+  projects: Type.Array(
+    Type.Object({
+      id: Nullable(Str),
+      name: Str,
+      slug: Str,
+      status: Nullable(Str),
+      organization_name: Str,
+      organization_slug: Str,
+      organization_id: Nullable(Str),
+    }),
+  ),
+});

@@ -3,7 +3,12 @@ import type { Alert, AlertNote } from '../../../alerts/alerts.js';
 import type { IntegrationView } from '../../../alerts/integrations.service.js';
 import type { Project } from '../../../projects/projects.js';
 import type { User } from '../../../users/users.js';
-import type { AlertEntity, AlertNoteEntity, IntegrationEntity } from '../entities/alerts.js';
+import type {
+  AlertEntity,
+  AlertNoteEntity,
+  AlertSettingsEntity,
+  IntegrationEntity,
+} from '../entities/alerts.js';
 import type { View } from './common.js';
 
 /** The notify URL of an integration (none for the on-call link, which only links out). */
@@ -75,4 +80,12 @@ export function alertNote(n: AlertNote, author: User | null): Static<typeof Aler
       : { id: null, username: 'alert-bot', name: 'Alert Bot' },
     created_at: n.createdAt,
   };
+}
+
+/** A project's alert settings: whether alerts open incidents, and whether resolving closes them. */
+export function alertSettings(s: {
+  readonly createIncident: boolean;
+  readonly autoCloseIncident: boolean;
+}): Static<typeof AlertSettingsEntity> {
+  return { create_incident: s.createIncident, auto_close_incident: s.autoCloseIncident };
 }

@@ -7,6 +7,7 @@ import type {
   StackTrace,
   TrackedError,
 } from '../../../error-tracking/error-tracking.js';
+import type { ExternalProject } from '../../../error-tracking/error-tracking.service.js';
 import { errorTitle } from '../../../error-tracking/events.js';
 import type { Project } from '../../../projects/projects.js';
 import type {
@@ -14,6 +15,7 @@ import type {
   ErrorEntity,
   ErrorEventEntity,
   ErrorTrackingSettingsEntity,
+  ExternalProjectsEntity,
   StackTraceEntity,
 } from '../entities/error-tracking.js';
 
@@ -96,6 +98,23 @@ export function stackTrace(t: StackTrace): Static<typeof StackTraceEntity> {
       lineNo: f.lineNo,
       colNo: f.colNo,
       context: f.context.map(([n, code]) => [n, code] as [number, string]),
+    })),
+  };
+}
+
+/** The Connect action's list of the external backend's projects. */
+export function externalProjects(
+  projects: readonly ExternalProject[],
+): Static<typeof ExternalProjectsEntity> {
+  return {
+    projects: projects.map((p) => ({
+      id: p.id,
+      name: p.name,
+      slug: p.slug,
+      status: p.status,
+      organization_name: p.organizationName,
+      organization_slug: p.organizationSlug,
+      organization_id: p.organizationId,
     })),
   };
 }
