@@ -97,13 +97,7 @@ export function runnerRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): voi
       schema: {
         tags,
         summary: 'Register a runner with a registration token (410 from 17.0)',
-        body: Type.Object({
-          token: Type.String(),
-          info: Type.Optional(Type.Object({ name: Type.Optional(Type.String()) })),
-          active: Type.Optional(Type.Boolean()),
-          maintainer_note: Type.Optional(Type.String()),
-          ...E.RunnerSettingsInput.properties,
-        }),
+        body: E.RunnerRegistrationInput,
         response: { 201: Created },
       },
     },
@@ -112,7 +106,11 @@ export function runnerRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): voi
       const b = req.body;
       const { runner, token } = await ctx.runners.registerLegacy(
         b.token,
-        { ...b, maintenance_note: b.maintenance_note ?? b.maintainer_note },
+        {
+          ...b,
+          active: 'active' in b ? b.active : undefined,
+          maintenance_note: b.maintenance_note ?? b.maintainer_note,
+        },
         req.ip,
       );
       return reply.status(201).send({ id: runner.id, token, token_expires_at: null });

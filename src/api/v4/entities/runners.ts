@@ -56,5 +56,14 @@ export const RunnerUpdateInput = Type.Object({
   ...RunnerSettingsInput.properties,
 });
 
+/** `POST /runners`: legacy registration with a registration token (v4 still takes the deprecated `active`). */
+export const RunnerRegistrationInput = Type.Object({
+  token: Str,
+  info: Type.Optional(Type.Object({ name: Type.Optional(Str) })),
+  active: Type.Optional(Bool),
+  maintainer_note: Type.Optional(Str),
+  ...RunnerSettingsInput.properties,
+});
+
 /** The `status` filter of the runner lists: v4 also takes the deprecated `active` and `paused` (spec). */
 export const RunnerStatusInput = Literals(['active', 'paused', 'online', 'offline', 'not_connected']);

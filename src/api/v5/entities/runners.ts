@@ -30,5 +30,10 @@ export const RunnerUpdateInput = Type.Omit(v4.RunnerUpdateInput, ['active'], {
   [REMOVED_FIELDS]: { active: 'active was removed in API v5: use paused' },
 });
 
+/** Spec: active is "replaced by paused in endpoints taking or returning it", so registration refuses it too. */
+export const RunnerRegistrationInput = Type.Omit(v4.RunnerRegistrationInput, ['active'], {
+  [REMOVED_FIELDS]: { active: 'active was removed in API v5: use paused' },
+});
+
 /** The `status` filter: only the v5 status values (spec). */
 export const RunnerStatusInput = Literals(RUNNER_STATUSES);
