@@ -236,13 +236,10 @@ export class AuditService {
   }
 }
 
-/**
- * The JSON body POSTed to a streaming destination for one event (the event's fields; the REST API's entity
- * is built by its presenter in src/api).
- */
+/** The JSON body POSTed to a streaming destination for one event (the API's presenter answers the same). */
 export type StreamedEvent = ReturnType<typeof streamedEvent>;
 
-function streamedEvent(e: AuditEvent) {
+export function streamedEvent(e: AuditEvent) {
   return {
     id: e.id,
     author_id: e.authorId,

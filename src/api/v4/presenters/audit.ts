@@ -1,17 +1,10 @@
 import type { Static } from '@sinclair/typebox';
-import type { AuditEvent, Destination } from '../../../audit/audit.service.js';
+import { type AuditEvent, type Destination, streamedEvent } from '../../../audit/audit.service.js';
 import type { AuditDestinationEntity, AuditEventEntity } from '../entities/audit.js';
 
+/** GitLab's AuditEvent entity: the same JSON a streaming destination receives for the event. */
 export function auditEvent(e: AuditEvent): Static<typeof AuditEventEntity> {
-  return {
-    id: e.id,
-    author_id: e.authorId,
-    entity_id: e.entityId,
-    entity_type: e.entityType,
-    event_name: e.eventName,
-    details: e.details,
-    created_at: e.createdAt,
-  };
+  return streamedEvent(e);
 }
 
 export function auditDestination(d: Destination): Static<typeof AuditDestinationEntity> {

@@ -5,6 +5,7 @@ import type { Snippet } from '../../../snippets/snippets.js';
 import type { StorageMove } from '../../../storage-moves/storage-moves.js';
 import type { StorageMoveEntity } from '../entities/storage-moves.js';
 import type { View } from './common.js';
+import { project } from './projects.js';
 import { snippet } from './snippets.js';
 
 /** A storage move with its container's summary (GitLab: ProjectIdentity, snippet or group). */
@@ -23,16 +24,17 @@ export function storageMove(
   };
   if (m.containerType === 'project') {
     const p = container as Project | null;
+    const shown = p && project(p, v);
     return {
       ...base,
-      project: p && {
-        id: p.id,
-        description: p.description,
-        name: p.name,
-        name_with_namespace: `${p.namespace.name} / ${p.name}`,
-        path: p.path,
-        path_with_namespace: p.fullPath,
-        created_at: p.createdAt,
+      project: shown && {
+        id: shown.id,
+        description: shown.description,
+        name: shown.name,
+        name_with_namespace: shown.name_with_namespace,
+        path: shown.path,
+        path_with_namespace: shown.path_with_namespace,
+        created_at: shown.created_at,
       },
     };
   }
