@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { alertRoutes } from './alerts/alerts.routes.js';
 import { intakeRoutes } from './alerts/intake.routes.js';
+import { integrationRoutes } from './alerts/integrations.routes.js';
 import { authenticate } from './api/auth.js';
 import { deprecationRoutes, installDeprecationSignals } from './api/deprecations.js';
 import { frameworkErrors, installErrorHandling } from './api/errors.js';
@@ -31,10 +32,12 @@ import { mergeRequestRoutes } from './merge-requests/merge-requests.routes.js';
 import { projectRoutes } from './projects/projects.routes.js';
 import { Readiness } from './readiness.js';
 import { runInRequestContext } from './request-context.js';
+import { runnerRegistrationRoutes } from './runners/registration.routes.js';
 import { runnerRoutes } from './runners/runners.routes.js';
 import { adminRoutes } from './settings/admin.routes.js';
 import { snippetRoutes } from './snippets/snippets.routes.js';
 import { storageMoveRoutes } from './storage-moves/storage-moves.routes.js';
+import { tokenRoutes } from './users/tokens.routes.js';
 import { userRoutes } from './users/users.routes.js';
 
 /**
@@ -213,10 +216,12 @@ export async function buildApp(
         scope.addHook('preHandler', authenticate(ctx.users));
         const s = scope as unknown as ApiApp;
         userRoutes(s, ctx, api);
+        tokenRoutes(s, ctx, api);
         groupRoutes(s, ctx, api);
         projectRoutes(s, ctx, api);
         snippetRoutes(s, ctx, api);
         adminRoutes(s, ctx, api);
+        integrationRoutes(s, ctx, api);
         alertRoutes(s, ctx, api);
         issueRoutes(s, ctx, api);
         errorTrackingRoutes(s, ctx, api);
@@ -224,7 +229,8 @@ export async function buildApp(
         repositoryRoutes(s, ctx);
         deprecationRoutes(s, ctx);
         geoRoutes(s, ctx, api);
-        auditRoutes(s, ctx);
+        auditRoutes(s, ctx, api);
+        runnerRegistrationRoutes(s, ctx, api);
         runnerRoutes(s, ctx, api);
         mergeRequestRoutes(s, ctx, api);
         approvalRoutes(s, ctx, api);
@@ -268,17 +274,8 @@ function webRoutes(app: ApiApp, ctx: AppContext, root: string | null): void {
         request.query.api_host ?? '',
         request.query.token ?? '',
       );
-      return {
-        projects: projects.map((p) => ({
-          id: p.id,
-          name: p.name,
-          slug: p.slug,
-          status: p.status,
-          organization_name: p.organizationName,
-          organization_slug: p.organizationSlug,
-          organization_id: p.organizationId,
-        })),
-      };
+      // GitLab's UI JSON, outside the versioned API: v4's presenter.
+      return API_VERSIONS[0]!.present.externalProjects(projects);
     }
     const uiPath = path.startsWith('/-/ui') || !(path.startsWith('/api/') || path.startsWith('/-/'));
     if (root && uiPath && !/\.[a-z0-9]+$/i.test(path)) return reply.sendFile('index.html');

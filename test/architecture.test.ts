@@ -46,6 +46,12 @@ describe('architecture (ARCHITECTURE.md dependency rules)', () => {
     expect(violations(/^(?!api\/)/, /\/api\/v[0-9]+\//)).toEqual([]);
   });
 
+  it('presenters are defined only in src/api (no present* function elsewhere)', () => {
+    const definition = /\b(?:function\s+present\w*|(?:const|let|var)\s+present\w*\s*=)/;
+    const outside = sources.filter((f) => !f.path.startsWith('api/') && definition.test(f.text));
+    expect(outside.map((f) => f.path)).toEqual([]);
+  });
+
   it('only config.ts, the CLI entry and the git adapter (PATH and HOME for the child) read process.env', () => {
     const readers = sources.filter((f) => /process\.env/.test(f.text)).map((f) => f.path);
     expect(readers.sort()).toEqual(['cli/main.ts', 'config.ts', 'git/git.ts']);

@@ -1,10 +1,13 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
+import { REMOVED_FIELDS } from './validation.js';
 
 /** Turns one Ajv error into GitLab's (Grape's) parameter message: `name is missing`, `id is invalid`. */
 function describe(err: NonNullable<FastifyError['validation']>[number], part: string | undefined): string {
   const path = (err.instancePath ?? '').split('/').filter(Boolean);
   const params = err.params as Record<string, unknown>;
+  // A field the API version removed: the keyword's own message names the replacement (validation.ts).
+  if (err.keyword === REMOVED_FIELDS && err.message) return err.message;
   if (err.keyword === 'required') return `${[...path, params.missingProperty].join('.')} is missing`;
   const name = path.length > 0 ? path.join('.') : (part ?? 'body');
   if (err.keyword === 'enum' || err.keyword === 'const' || err.keyword === 'anyOf') {

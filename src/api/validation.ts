@@ -1,4 +1,4 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type FuncKeywordDefinition, type ValidateFunction } from 'ajv';
 import addFormatsImport from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 
@@ -7,9 +7,33 @@ export const FORM_BODY: unique symbol = Symbol('svc.formBody');
 
 const addFormats = addFormatsImport as unknown as (ajv: Ajv) => Ajv;
 
+/**
+ * Schema keyword (an OpenAPI `x-` extension) naming the fields an API version removed, each with the message a
+ * request still sending it gets: `{ "x-removed": { "active": "active was removed in API v5: use paused" } }`.
+ * Without it the field would pass unnoticed (schemas allow unknown properties) and change nothing, silently.
+ */
+export const REMOVED_FIELDS = 'x-removed';
+
+function refuseRemoved(schema: Record<string, string>, data: unknown): boolean {
+  if (typeof data !== 'object' || data === null) return true;
+  const field = Object.keys(schema).find((k) => (data as Record<string, unknown>)[k] !== undefined);
+  if (field === undefined) return true;
+  refuseRemoved.errors = [{ keyword: REMOVED_FIELDS, message: schema[field], params: { field } }];
+  return false;
+}
+refuseRemoved.errors = [] as Partial<ErrorObject>[];
+
+const removedKeyword: FuncKeywordDefinition = {
+  keyword: REMOVED_FIELDS,
+  type: 'object',
+  schemaType: 'object',
+  errors: true,
+  validate: refuseRemoved as FuncKeywordDefinition['validate'],
+};
+
 const base = { removeAdditional: true, useDefaults: true, allErrors: false, strict: false } as const;
-const coercing = addFormats(new Ajv({ ...base, coerceTypes: 'array' }));
-const strict = addFormats(new Ajv({ ...base, coerceTypes: false }));
+const coercing = addFormats(new Ajv({ ...base, coerceTypes: 'array' })).addKeyword(removedKeyword);
+const strict = addFormats(new Ajv({ ...base, coerceTypes: false })).addKeyword(removedKeyword);
 
 /**
  * Validator compiler. Query strings, params and form bodies are text, so Ajv coerces them; JSON bodies get only

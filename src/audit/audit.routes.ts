@@ -2,21 +2,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { requireAdmin, requireUser } from '../api/auth.js';
 import { decodeCursor, encodeCursor, setKeysetHeaders } from '../api/pagination.js';
-import type { ApiApp } from '../api/version.js';
+import type { ApiApp, ApiVersion } from '../api/version.js';
 import type { AppContext } from '../context.js';
 import { forbidden } from '../errors.js';
 import { AccessLevel } from '../members/members.js';
-import { type AuditFilter, present } from './audit.service.js';
+import type { AuditFilter } from './audit.service.js';
 
-const EventEntity = Type.Object({
-  id: Type.Union([Type.Integer(), Type.Null()]),
-  author_id: Type.Union([Type.Integer(), Type.Null()]),
-  entity_id: Type.Integer(),
-  entity_type: Type.String(),
-  event_name: Type.String(),
-  details: Type.Record(Type.String(), Type.Unknown()),
-  created_at: Type.String(),
-});
 const Query = Type.Object({
   per_page: Type.Optional(Type.Integer({ minimum: 1 })),
   cursor: Type.Optional(Type.String()),
@@ -30,7 +21,8 @@ const Query = Type.Object({
 });
 
 /** Audit events (keyset pagination, newest first) and streaming destinations. */
-export function auditRoutes(app: ApiApp, ctx: AppContext): void {
+export function auditRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
+  const E = api.entities;
   const url = ctx.config.externalUrl;
   const tags = ['audit events'];
 
@@ -57,7 +49,7 @@ export function auditRoutes(app: ApiApp, ctx: AppContext): void {
         ? { pagination: 'keyset', cursor: encodeCursor(last.id, last.id) }
         : null,
     );
-    return items.map(present);
+    return items.map(api.present.auditEvent);
   };
 
   app.get(
@@ -67,7 +59,7 @@ export function auditRoutes(app: ApiApp, ctx: AppContext): void {
         tags,
         summary: 'Instance audit events (admin)',
         querystring: Query,
-        response: { 200: Type.Array(EventEntity) },
+        response: { 200: Type.Array(E.AuditEventEntity) },
       },
     },
     async (req, reply) => {
@@ -87,7 +79,7 @@ export function auditRoutes(app: ApiApp, ctx: AppContext): void {
         summary: 'Project audit events (Maintainer)',
         params: Type.Object({ id: Type.String() }),
         querystring: Query,
-        response: { 200: Type.Array(EventEntity) },
+        response: { 200: Type.Array(E.AuditEventEntity) },
       },
     },
     async (req, reply) => {
@@ -108,7 +100,7 @@ export function auditRoutes(app: ApiApp, ctx: AppContext): void {
         summary: 'Group audit events (Owner)',
         params: Type.Object({ id: Type.String() }),
         querystring: Query,
-        response: { 200: Type.Array(EventEntity) },
+        response: { 200: Type.Array(E.AuditEventEntity) },
       },
     },
     async (req, reply) => {
@@ -119,23 +111,17 @@ export function auditRoutes(app: ApiApp, ctx: AppContext): void {
     },
   );
 
-  const Destination = Type.Object({
-    id: Type.Integer(),
-    destination_url: Type.String(),
-    verification_token: Type.String(),
-  });
-  const show = (d: { id: number; destinationUrl: string; verificationToken: string }) => ({
-    id: d.id,
-    destination_url: d.destinationUrl,
-    verification_token: d.verificationToken,
-  });
   const base = '/admin/audit_events/streaming/destinations';
   app.get(
     base,
     {
-      schema: { tags, summary: 'Streaming destinations (admin)', response: { 200: Type.Array(Destination) } },
+      schema: {
+        tags,
+        summary: 'Streaming destinations (admin)',
+        response: { 200: Type.Array(E.AuditDestinationEntity) },
+      },
     },
-    async (req) => (await ctx.audit.destinations(req.actor.user)).map(show),
+    async (req) => (await ctx.audit.destinations(req.actor.user)).map(api.present.auditDestination),
   );
   app.post(
     base,
@@ -144,11 +130,17 @@ export function auditRoutes(app: ApiApp, ctx: AppContext): void {
         tags,
         summary: 'Add a streaming destination (admin)',
         body: Type.Object({ destination_url: Type.String() }),
-        response: { 201: Destination },
+        response: { 201: E.AuditDestinationEntity },
       },
     },
     async (req, reply) =>
-      reply.status(201).send(show(await ctx.audit.addDestination(req.actor.user, req.body.destination_url))),
+      reply
+        .status(201)
+        .send(
+          api.present.auditDestination(
+            await ctx.audit.addDestination(req.actor.user, req.body.destination_url),
+          ),
+        ),
   );
   app.delete(
     `${base}/:id`,

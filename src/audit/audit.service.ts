@@ -55,7 +55,7 @@ export class AuditService {
     private readonly cipher: Cipher,
   ) {
     jobs.register(AUDIT_STREAM_JOB, async (job) =>
-      this.deliver(job.payload as { destinationId: number; event: ReturnType<typeof present> }),
+      this.deliver(job.payload as { destinationId: number; event: StreamedEvent }),
     );
   }
 
@@ -115,13 +115,17 @@ export class AuditService {
       }
       const destinations = await trx.selectFrom('audit_event_destinations').select('id').execute();
       for (const d of destinations) {
-        await this.jobs.enqueue(AUDIT_STREAM_JOB, { destinationId: d.id, event: present(stored) }, { trx });
+        await this.jobs.enqueue(
+          AUDIT_STREAM_JOB,
+          { destinationId: d.id, event: streamedEvent(stored) },
+          { trx },
+        );
       }
     });
   }
 
   /** POSTs one event to one destination; a failure throws, so the job worker retries with backoff. */
-  private async deliver(p: { destinationId: number; event: ReturnType<typeof present> }): Promise<void> {
+  private async deliver(p: { destinationId: number; event: StreamedEvent }): Promise<void> {
     const d = await this.db
       .selectFrom('audit_event_destinations')
       .selectAll()
@@ -232,8 +236,10 @@ export class AuditService {
   }
 }
 
-/** GitLab's audit event entity. */
-export function present(e: AuditEvent) {
+/** The JSON body POSTed to a streaming destination for one event (the API's presenter answers the same). */
+export type StreamedEvent = ReturnType<typeof streamedEvent>;
+
+export function streamedEvent(e: AuditEvent) {
   return {
     id: e.id,
     author_id: e.authorId,

@@ -35,14 +35,14 @@ export function errorTrackingRoutes(app: ApiApp, ctx: AppContext, api: ApiVersio
   const tags = ['error tracking'];
   const base = '/projects/:id/error_tracking';
 
-  const present = (r: Awaited<ReturnType<typeof ctx.errorTracking.settings>>) =>
+  const shown = (r: Awaited<ReturnType<typeof ctx.errorTracking.settings>>) =>
     P.errorTrackingSettings(r.settings, r.integratedAvailable);
   const save = async (
     id: string,
     b: Static<typeof SettingsBody>,
     user: Parameters<typeof ctx.errorTracking.updateSettings>[0],
   ) =>
-    present(
+    shown(
       await ctx.errorTracking.updateSettings(user, id, {
         active: b.active,
         integrated: b.integrated,
@@ -69,7 +69,7 @@ export function errorTrackingRoutes(app: ApiApp, ctx: AppContext, api: ApiVersio
         response: { 200: E.ErrorTrackingSettingsEntity },
       },
     },
-    async (req) => present(await ctx.errorTracking.settings(req.actor.user, req.params.id)),
+    async (req) => shown(await ctx.errorTracking.settings(req.actor.user, req.params.id)),
   );
   for (const method of ['patch', 'put'] as const) {
     app[method](

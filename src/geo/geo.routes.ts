@@ -2,38 +2,8 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { ApiApp, ApiVersion } from '../api/version.js';
 import type { AppContext } from '../context.js';
-import type { GeoSite, GeoSiteStatus } from './geo.service.js';
+import type { GeoSite } from './geo.service.js';
 
-const Site = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  url: Type.String(),
-  internal_url: Type.String(),
-  primary: Type.Boolean(),
-  enabled: Type.Boolean(),
-  current: Type.Boolean(),
-  files_max_capacity: Type.Integer(),
-  repos_max_capacity: Type.Integer(),
-  selective_sync_type: Type.Union([Type.String(), Type.Null()]),
-  sync_object_storage: Type.Boolean(),
-  web_edit_url: Type.String(),
-  _links: Type.Object({ self: Type.String(), status: Type.String(), repair: Type.String() }),
-});
-const Status = Type.Object({
-  geo_node_id: Type.Integer(),
-  healthy: Type.Boolean(),
-  health: Type.String(),
-  health_status: Type.String(),
-  repositories_pending_resync_count: Type.Integer(),
-  pending_resyncs: Type.Array(
-    Type.Object({
-      type: Type.String(),
-      id: Type.Integer(),
-      reason: Type.String(),
-      created_at: Type.String(),
-    }),
-  ),
-});
 const Input = Type.Object({
   name: Type.Optional(Type.String()),
   url: Type.Optional(Type.String()),
@@ -50,6 +20,7 @@ const Id = Type.Object({ id: Type.Integer() });
  * v5 per the spec's v4-to-v5 table). Admin only. GitLab's status objects keep the key `geo_node_id` in both.
  */
 export function geoRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
+  const E = api.entities;
   const url = ctx.config.externalUrl;
   const families = api.removes('geo_nodes_api') ? ['geo_sites'] : ['geo_sites', 'geo_nodes'];
   for (const family of families) {
@@ -58,74 +29,56 @@ export function geoRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
     const signal = (reply: FastifyReply) => {
       if (deprecated) reply.deprecated('geo_nodes_api');
     };
-    const present = (s: GeoSite) => ({
-      id: s.id,
-      name: s.name,
-      url: s.url,
-      internal_url: s.internalUrl ?? s.url,
-      primary: s.primary,
-      enabled: s.enabled,
-      current: false,
-      files_max_capacity: s.filesMaxCapacity,
-      repos_max_capacity: s.reposMaxCapacity,
-      selective_sync_type: null,
-      sync_object_storage: false,
-      web_edit_url: `${url}/admin/geo/sites/${s.id}/edit`,
-      _links: {
-        self: `${url}/api/v${api.version}/${family}/${s.id}`,
-        status: `${url}/api/v${api.version}/${family}/${s.id}/status`,
-        repair: `${url}/api/v${api.version}/${family}/${s.id}/repair`,
-      },
-    });
-    const presentStatus = (st: GeoSiteStatus) => ({
-      geo_node_id: st.siteId,
-      healthy: st.healthy,
-      health: st.healthy ? 'Healthy' : 'Geo site is disabled',
-      health_status: st.healthy ? 'Healthy' : 'Unhealthy',
-      repositories_pending_resync_count: st.repositoriesPendingResync,
-      pending_resyncs: st.pendingResyncs.map((r) => ({
-        type: r.containerType,
-        id: r.containerId,
-        reason: r.reason,
-        created_at: r.createdAt,
-      })),
-    });
+    const site = (s: GeoSite) => api.present.geoSite(s, url, `${url}/api/v${api.version}/${family}/${s.id}`);
     const summary = (what: string) => `${what}${deprecated ? ' (deprecated: use /geo_sites)' : ''}`;
 
     app.post(
       `/${family}`,
       {
-        schema: { tags, summary: summary('Create a Geo site (admin)'), body: Input, response: { 201: Site } },
+        schema: {
+          tags,
+          summary: summary('Create a Geo site (admin)'),
+          body: Input,
+          response: { 201: E.GeoSiteEntity },
+        },
       },
       async (req, reply) => {
         signal(reply);
-        return reply.status(201).send(present(await ctx.geo.create(req.actor.user, req.body)));
+        return reply.status(201).send(site(await ctx.geo.create(req.actor.user, req.body)));
       },
     );
     app.get(
       `/${family}`,
-      { schema: { tags, summary: summary('List Geo sites'), response: { 200: Type.Array(Site) } } },
+      {
+        schema: { tags, summary: summary('List Geo sites'), response: { 200: Type.Array(E.GeoSiteEntity) } },
+      },
       async (req, reply) => {
         signal(reply);
-        return (await ctx.geo.list(req.actor.user)).map(present);
+        return (await ctx.geo.list(req.actor.user)).map(site);
       },
     );
     app.get(
       `/${family}/status`,
       {
-        schema: { tags, summary: summary('Status of every Geo site'), response: { 200: Type.Array(Status) } },
+        schema: {
+          tags,
+          summary: summary('Status of every Geo site'),
+          response: { 200: Type.Array(E.GeoSiteStatusEntity) },
+        },
       },
       async (req, reply) => {
         signal(reply);
-        return (await ctx.geo.statuses(req.actor.user)).map(presentStatus);
+        return (await ctx.geo.statuses(req.actor.user)).map(api.present.geoSiteStatus);
       },
     );
     app.get(
       `/${family}/:id`,
-      { schema: { tags, summary: summary('Get a Geo site'), params: Id, response: { 200: Site } } },
+      {
+        schema: { tags, summary: summary('Get a Geo site'), params: Id, response: { 200: E.GeoSiteEntity } },
+      },
       async (req, reply) => {
         signal(reply);
-        return present(await ctx.geo.get(req.actor.user, req.params.id));
+        return site(await ctx.geo.get(req.actor.user, req.params.id));
       },
     );
     app.put(
@@ -136,12 +89,12 @@ export function geoRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
           summary: summary('Change a Geo site'),
           params: Id,
           body: Input,
-          response: { 200: Site },
+          response: { 200: E.GeoSiteEntity },
         },
       },
       async (req, reply) => {
         signal(reply);
-        return present(await ctx.geo.update(req.actor.user, req.params.id, req.body ?? {}));
+        return site(await ctx.geo.update(req.actor.user, req.params.id, req.body ?? {}));
       },
     );
     app.delete(
@@ -155,10 +108,17 @@ export function geoRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
     );
     app.get(
       `/${family}/:id/status`,
-      { schema: { tags, summary: summary('Status of a Geo site'), params: Id, response: { 200: Status } } },
+      {
+        schema: {
+          tags,
+          summary: summary('Status of a Geo site'),
+          params: Id,
+          response: { 200: E.GeoSiteStatusEntity },
+        },
+      },
       async (req, reply) => {
         signal(reply);
-        return presentStatus(await ctx.geo.status(req.actor.user, req.params.id));
+        return api.present.geoSiteStatus(await ctx.geo.status(req.actor.user, req.params.id));
       },
     );
   }

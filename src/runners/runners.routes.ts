@@ -4,40 +4,24 @@ import { requireUser } from '../api/auth.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../api/pagination.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
 import type { AppContext } from '../context.js';
-import { paramError } from '../errors.js';
 import type { Namespace } from '../groups/namespaces.js';
 import type { Project } from '../projects/projects.js';
 import { RUNNER_TYPES, type Runner } from './runners.js';
 import type { RunnerFilter, RunnerOptions } from './runners.service.js';
 
 const TypeInput = Type.Union(RUNNER_TYPES.map((t) => Type.Literal(t)));
-const Options = {
-  description: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  paused: Type.Optional(Type.Boolean()),
-  locked: Type.Optional(Type.Boolean()),
-  run_untagged: Type.Optional(Type.Boolean()),
-  tag_list: Type.Optional(Type.Union([Type.Array(Type.String()), Type.String()])),
-  access_level: Type.Optional(Type.Union([Type.Literal('not_protected'), Type.Literal('ref_protected')])),
-  maximum_timeout: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
-  maintenance_note: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-};
-const TokenBody = Type.Object({ token: Type.String() });
-const Created = Type.Object({ id: Type.Integer(), token: Type.String(), token_expires_at: Type.Null() });
 
-/** Runners: creation, legacy registration, the runner's endpoints, and management (v4 and v5 shapes). */
+/** Runner management: lists, details, changes, deletion and project assignment (v4 and v5 shapes). */
 export function runnerRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
   const E = api.entities;
   const P = api.present;
   const url = ctx.config.externalUrl;
   const tags = ['runners'];
-  // Spec: v4 status filters include active and paused (deprecated); v5 only online, offline, not_connected.
-  const statuses = api.removes('runner_status_values')
-    ? ['online', 'offline', 'not_connected']
-    : ['active', 'paused', 'online', 'offline', 'not_connected'];
   const view = () => ({ now: ctx.clock.now(), blankIpAddress: ctx.gates.inEffect('runner_ip_address') });
   const Filters = Type.Object({
     type: Type.Optional(TypeInput),
-    status: Type.Optional(Type.String()),
+    // Spec: v4 status filters include active and paused (deprecated); v5 only online, offline, not_connected.
+    status: Type.Optional(E.RunnerStatusInput),
     paused: Type.Optional(Type.Boolean()),
     tag_list: Type.Optional(Type.Union([Type.Array(Type.String()), Type.String()])),
   });
@@ -52,10 +36,9 @@ export function runnerRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): voi
             .map((t) => t.trim())
             .filter(Boolean),
   });
-  /** The v4 `active` input is deprecated (a signal) and gone in v5 (refused). */
-  const activeInput = (reply: FastifyReply, body: { active?: boolean } | undefined) => {
-    if (body?.active === undefined) return undefined;
-    if (api.removes('runner_active')) throw paramError('active was removed in API v5: use paused');
+  /** The v4 `active` input is deprecated (a signal); v5's input schema refuses it. */
+  const activeInput = (reply: FastifyReply, body: object | undefined) => {
+    if (body === undefined || !('active' in body) || typeof body.active !== 'boolean') return undefined;
     reply.deprecated('runner_active');
     return body.active;
   };
@@ -83,119 +66,6 @@ export function runnerRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): voi
   };
   const list = (rows: Runner[]) => rows.map((r) => P.runner(r, view()));
 
-  app.post(
-    '/user/runners',
-    {
-      config: { writeScope: 'create_runner' },
-      schema: {
-        tags,
-        summary: 'Create a runner with an authentication token (create_runner scope)',
-        body: Type.Object({
-          runner_type: TypeInput,
-          group_id: Type.Optional(Type.Integer()),
-          project_id: Type.Optional(Type.Integer()),
-          ...Options,
-        }),
-        response: { 201: Created },
-      },
-    },
-    async (req, reply) => {
-      const { runner, token } = await ctx.runners.create(req.actor.user, req.actor.scopes, req.body);
-      return reply.status(201).send({ id: runner.id, token, token_expires_at: null });
-    },
-  );
-
-  // The runner's own endpoints (gitlab-runner).
-  app.post(
-    '/runners',
-    {
-      schema: {
-        tags,
-        summary: 'Register a runner with a registration token (410 from 17.0)',
-        body: Type.Object({
-          token: Type.String(),
-          info: Type.Optional(Type.Object({ name: Type.Optional(Type.String()) })),
-          active: Type.Optional(Type.Boolean()),
-          maintainer_note: Type.Optional(Type.String()),
-          ...Options,
-        }),
-        response: { 201: Created },
-      },
-    },
-    async (req, reply) => {
-      reply.deprecated('runner_registration_token_api');
-      const b = req.body;
-      const { runner, token } = await ctx.runners.registerLegacy(
-        b.token,
-        { ...b, maintenance_note: b.maintenance_note ?? b.maintainer_note },
-        req.ip,
-      );
-      return reply.status(201).send({ id: runner.id, token, token_expires_at: null });
-    },
-  );
-  app.post(
-    '/runners/verify',
-    { schema: { tags, summary: 'Verify a runner token (records contact)', body: TokenBody } },
-    async (req) => {
-      await ctx.runners.verify(req.body.token, req.ip);
-      return 200;
-    },
-  );
-  app.delete(
-    '/runners',
-    { schema: { tags, summary: 'Delete the runner of a token', body: TokenBody } },
-    async (req, reply) => {
-      await ctx.runners.deleteByToken(req.body.token);
-      return reply.status(204).send();
-    },
-  );
-  app.post(
-    '/runners/reset_authentication_token',
-    {
-      schema: {
-        tags,
-        summary: "Reset the runner's own token",
-        body: TokenBody,
-        response: { 201: Type.Object({ token: Type.String(), token_expires_at: Type.Null() }) },
-      },
-    },
-    async (req, reply) => reply.status(201).send(await ctx.runners.resetAuthenticationToken(req.body.token)),
-  );
-
-  // Registration token resets (410 from 18.0).
-  const Reset = Type.Object({ token: Type.String(), token_expires_at: Type.Null() });
-  const reset = (
-    path: string,
-    scope: (
-      req: FastifyRequest<{ Params: { id: string } }>,
-    ) => Parameters<typeof ctx.runners.resetRegistrationToken>[1],
-  ) =>
-    app.post(
-      path,
-      {
-        schema: {
-          tags,
-          summary: 'Reset a registration token (deprecated; 410 from 18.0)',
-          response: { 201: Reset },
-        },
-      },
-      async (req, reply) => {
-        reply.deprecated('runner_reset_registration_token_api');
-        return reply
-          .status(201)
-          .send(
-            await ctx.runners.resetRegistrationToken(
-              req.actor.user,
-              scope(req as FastifyRequest<{ Params: { id: string } }>),
-            ),
-          );
-      },
-    );
-  reset('/runners/reset_registration_token', () => ({ kind: 'instance' }));
-  reset('/projects/:id/runners/reset_registration_token', (req) => ({ kind: 'project', id: req.params.id }));
-  reset('/groups/:id/runners/reset_registration_token', (req) => ({ kind: 'group', id: req.params.id }));
-
-  // Management
   app.get(
     '/runners',
     {
@@ -206,7 +76,7 @@ export function runnerRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): voi
         response: { 200: Type.Array(E.RunnerEntity) },
       },
     },
-    async (req) => list(await ctx.runners.list(req.actor.user, false, filters(req.query), statuses)),
+    async (req) => list(await ctx.runners.list(req.actor.user, false, filters(req.query))),
   );
   app.get(
     '/runners/all',
@@ -218,7 +88,7 @@ export function runnerRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): voi
         response: { 200: Type.Array(E.RunnerEntity) },
       },
     },
-    async (req) => list(await ctx.runners.list(req.actor.user, true, filters(req.query), statuses)),
+    async (req) => list(await ctx.runners.list(req.actor.user, true, filters(req.query))),
   );
   app.get(
     '/runners/:id',
@@ -257,7 +127,7 @@ export function runnerRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): voi
         tags,
         summary: 'Change a runner (v4 takes the deprecated active or paused; v5 paused only)',
         params: Type.Object({ id: Type.Integer() }),
-        body: Type.Object({ active: Type.Optional(Type.Boolean()), ...Options }),
+        body: E.RunnerUpdateInput,
         response: { 200: E.RunnerDetailsEntity },
       },
     },
@@ -291,8 +161,7 @@ export function runnerRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): voi
         response: { 200: Type.Array(E.RunnerEntity) },
       },
     },
-    async (req) =>
-      list(await ctx.runners.listForProject(req.actor.user, req.params.id, filters(req.query), statuses)),
+    async (req) => list(await ctx.runners.listForProject(req.actor.user, req.params.id, filters(req.query))),
   );
   app.post(
     '/projects/:id/runners',
@@ -336,7 +205,6 @@ export function runnerRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): voi
         response: { 200: Type.Array(E.RunnerEntity) },
       },
     },
-    async (req) =>
-      list(await ctx.runners.listForGroup(req.actor.user, req.params.id, filters(req.query), statuses)),
+    async (req) => list(await ctx.runners.listForGroup(req.actor.user, req.params.id, filters(req.query))),
   );
 }

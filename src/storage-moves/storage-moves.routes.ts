@@ -30,7 +30,7 @@ export function storageMoveRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion)
           : ctx.groups.find(user, String(m.containerId)).then((r) => r.group);
     return found.catch(() => null);
   };
-  const present = async (req: FastifyRequest, m: StorageMove) =>
+  const shown = async (req: FastifyRequest, m: StorageMove) =>
     api.present.storageMove(m, await container(req, m), viewOf(req, url));
 
   app.get(
@@ -78,7 +78,7 @@ export function storageMoveRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion)
         const page = pageRequest(req.query);
         const result = await ctx.storageMoves.list(req.actor.user, type, null, page);
         setPageHeaders(reply, req, url, page, result.total);
-        return Promise.all(result.items.map((m) => present(req, m)));
+        return Promise.all(result.items.map((m) => shown(req, m)));
       },
     );
     app.get(
@@ -91,7 +91,7 @@ export function storageMoveRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion)
           response: { 200: E.StorageMoveEntity },
         },
       },
-      async (req) => present(req, await ctx.storageMoves.get(req.actor.user, type, req.params.id)),
+      async (req) => shown(req, await ctx.storageMoves.get(req.actor.user, type, req.params.id)),
     );
     app.post(
       collection,
@@ -123,7 +123,7 @@ export function storageMoveRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion)
         const page = pageRequest(req.query);
         const result = await ctx.storageMoves.list(req.actor.user, type, req.params.id, page);
         setPageHeaders(reply, req, url, page, result.total);
-        return Promise.all(result.items.map((m) => present(req, m)));
+        return Promise.all(result.items.map((m) => shown(req, m)));
       },
     );
     app.get(
@@ -137,7 +137,7 @@ export function storageMoveRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion)
         },
       },
       async (req) =>
-        present(req, await ctx.storageMoves.get(req.actor.user, type, req.params.move_id, req.params.id)),
+        shown(req, await ctx.storageMoves.get(req.actor.user, type, req.params.move_id, req.params.id)),
     );
     app.post(
       `/${plural}/:id/repository_storage_moves`,
@@ -157,7 +157,7 @@ export function storageMoveRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion)
           req.params.id,
           req.body?.destination_storage_name,
         );
-        return reply.status(201).send(await present(req, move));
+        return reply.status(201).send(await shown(req, move));
       },
     );
   }

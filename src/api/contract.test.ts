@@ -1,0 +1,633 @@
+import { Ajv } from 'ajv';
+import addFormatsImport from 'ajv-formats';
+import type { TSchema } from 'typebox';
+import { describe, expect, it } from 'vitest';
+import type { Alert, AlertNote } from '../alerts/alerts.js';
+import type { IntegrationView } from '../alerts/integrations.service.js';
+import type { AuditEvent } from '../audit/audit.service.js';
+import type { ClientKey, ErrorEvent, StackTrace, TrackedError } from '../error-tracking/error-tracking.js';
+import type { GeoSite } from '../geo/geo.service.js';
+import type { Namespace } from '../groups/namespaces.js';
+import type { Issue } from '../issues/issues.js';
+import type { ApprovalSettings } from '../merge-requests/approvals.service.js';
+import type { FileDiff } from '../merge-requests/diff.js';
+import type { Commit, MergeRequestView } from '../merge-requests/merge-requests.service.js';
+import type { Project } from '../projects/projects.js';
+import type { Runner } from '../runners/runners.js';
+import type { ApplicationSettings } from '../settings/settings.service.js';
+import type { Snippet } from '../snippets/snippets.js';
+import type { StorageMove } from '../storage-moves/storage-moves.js';
+import type { User } from '../users/users.js';
+import * as v4Presenters from './v4/presenters.js';
+import { API_VERSIONS, type ApiVersion } from './version.js';
+
+/**
+ * Contract: every presenter's output, in v4 and v5, is valid against the response schema its routes declare,
+ * with no property the schema does not name (the serialiser would drop such a field silently, so only this
+ * test sees a presenter leak one, such as a field v5 removed).
+ */
+
+const addFormats = addFormatsImport as unknown as (ajv: Ajv) => Ajv;
+const ajv = addFormats(new Ajv({ strict: false, allErrors: true }));
+
+/** A copy of the schema in which every object allows only its named properties. */
+function closed(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(closed);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) out[k] = closed(v);
+  if (out.type === 'object' && out.properties && out.additionalProperties === undefined) {
+    out.additionalProperties = false;
+  }
+  return out;
+}
+
+function check(schema: TSchema, value: unknown): string[] {
+  const validate = ajv.compile(closed(schema) as object);
+  if (validate(value)) return [];
+  return (validate.errors ?? []).map(
+    (e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`,
+  );
+}
+
+const at = '2026-03-01T10:00:00.000Z';
+const admin: User = {
+  id: 1,
+  username: 'root',
+  name: 'Administrator',
+  email: 'root@example.com',
+  admin: true,
+  state: 'active',
+  privateProfile: false,
+  bio: '',
+  createdAt: at,
+  updatedAt: at,
+};
+const alice: User = {
+  ...admin,
+  id: 2,
+  username: 'alice',
+  name: 'Alice',
+  email: 'a@example.com',
+  admin: false,
+};
+const hidden: User = { ...alice, id: 3, username: 'hidden', privateProfile: true };
+const group: Namespace = {
+  id: 10,
+  kind: 'group',
+  name: 'Platform',
+  path: 'platform',
+  fullPath: 'platform',
+  parentId: null,
+  ownerId: null,
+  visibility: 'internal',
+  description: 'The platform team',
+  repositoryStorage: 'default',
+  repositoryReadOnly: false,
+  createdAt: at,
+};
+const project: Project = {
+  id: 20,
+  namespace: group,
+  name: 'API',
+  path: 'api',
+  fullPath: 'platform/api',
+  description: '',
+  visibility: 'private',
+  defaultBranch: 'main',
+  monitorEnabled: true,
+  repositoryStorage: 'default',
+  repositoryReadOnly: false,
+  creatorId: 1,
+  createdAt: at,
+  updatedAt: at,
+  lastActivityAt: at,
+};
+const snippet: Snippet = {
+  id: 30,
+  projectId: null,
+  author: alice,
+  title: 'notes',
+  fileName: 'notes.md',
+  description: '',
+  content: '# notes',
+  visibility: 'public',
+  repositoryStorage: 'default',
+  repositoryReadOnly: false,
+  createdAt: at,
+  updatedAt: at,
+};
+const settings: ApplicationSettings = {
+  default_project_visibility: 'private',
+  default_group_visibility: 'private',
+  default_snippet_visibility: 'private',
+  user_defaults_to_private_profile: false,
+  signup_enabled: true,
+  repository_storages_weighted: { default: 100 },
+  throttle_incident_management_notification_enabled: false,
+  throttle_incident_management_notification_per_period: 3600,
+  throttle_incident_management_notification_period_in_seconds: 3600,
+  incident_management_notification_max_alerts: 100,
+  error_tracking_rate_limit_per_minute: 0,
+  error_tracking_retention_days: 90,
+  allow_local_requests_from_web_hooks_and_services: false,
+  receive_max_input_size: 0,
+  sign_in_text: 'Welcome',
+  help_text: 'Ask the admins',
+};
+const integration: IntegrationView = {
+  id: 40,
+  projectId: project.id,
+  name: 'Production alerts',
+  type: 'http',
+  active: true,
+  endpointIdentifier: 'abc123',
+  apiUrl: null,
+  payloadExample: { title: 'CPU' },
+  payloadAttributeMapping: { title: { path: ['title'], type: 'string', label: 'Title' } },
+  createdAt: at,
+  updatedAt: at,
+  authorizationKey: 'secret-key',
+  effectiveActive: true,
+  isDefaultPrometheus: false,
+};
+const alert: Alert = {
+  id: 50,
+  projectId: project.id,
+  iid: 1,
+  title: 'CPU high',
+  description: null,
+  severity: 'critical',
+  status: 'triggered',
+  startedAt: at,
+  endedAt: null,
+  events: 2,
+  fingerprint: 'f1',
+  hosts: ['db-1'],
+  service: null,
+  monitoringTool: 'Prometheus',
+  environment: null,
+  runbook: null,
+  payload: { labels: { severity: 'critical' } },
+  incidentIid: null,
+  createdAt: at,
+  updatedAt: at,
+};
+const note: AlertNote = { id: 60, authorId: null, body: 'Alert triggered', createdAt: at };
+const issue: Issue = {
+  id: 70,
+  projectId: project.id,
+  iid: 1,
+  title: 'Incident: CPU high',
+  description: '',
+  issueType: 'incident',
+  state: 'opened',
+  authorId: null,
+  createdAt: at,
+  updatedAt: at,
+  closedAt: null,
+};
+const trackedError: TrackedError = {
+  id: 80,
+  projectId: project.id,
+  type: 'TypeError',
+  message: 'x is undefined',
+  culprit: 'app.js',
+  platform: 'javascript',
+  status: 'unresolved',
+  count: 3,
+  userCount: 1,
+  firstSeen: at,
+  lastSeen: at,
+  firstRelease: null,
+  lastRelease: '1.2.0',
+  environment: 'production',
+  tags: { browser: 'Firefox' },
+};
+const errorEvent: ErrorEvent = {
+  id: 81,
+  errorId: 80,
+  eventId: '0123456789abcdef0123456789abcdef',
+  level: 'error',
+  environment: null,
+  release: null,
+  message: 'x is undefined',
+  userKey: null,
+  occurredAt: at,
+  payload: { user: { id: '7' } },
+};
+const stackTrace: StackTrace = {
+  errorId: 80,
+  dateReceived: at,
+  frames: [
+    {
+      filename: 'app.js',
+      absPath: '/srv/app.js',
+      function: 'main',
+      module: null,
+      lineNo: 10,
+      colNo: 4,
+      inApp: true,
+      context: [[10, 'x.y()']],
+    },
+  ],
+};
+const clientKey: ClientKey = {
+  id: 90,
+  projectId: project.id,
+  active: true,
+  publicKey: 'abcdef',
+  createdAt: at,
+};
+const move = (containerType: StorageMove['containerType']): StorageMove => ({
+  id: 100,
+  containerType,
+  containerId: 1,
+  state: 'finished',
+  sourceStorageName: 'default',
+  destinationStorageName: 'second',
+  errorMessage: null,
+  createdAt: at,
+  updatedAt: at,
+});
+const runner = (active: boolean, contactedAt: string | null): Runner => ({
+  id: 110,
+  runnerType: 'project_type',
+  groupId: null,
+  projectIds: [project.id],
+  description: 'linux runner',
+  name: null,
+  active,
+  locked: false,
+  runUntagged: true,
+  tagList: ['linux'],
+  accessLevel: 'not_protected',
+  maximumTimeout: null,
+  maintenanceNote: null,
+  contactedAt,
+  ipAddress: '10.0.0.5',
+  creatorId: 1,
+  createdAt: at,
+});
+const mergeRequest = (state: MergeRequestView['state']): MergeRequestView => ({
+  id: 120,
+  projectId: project.id,
+  iid: 1,
+  title: 'Add the cache',
+  description: '',
+  sourceBranch: 'cache',
+  targetBranch: 'main',
+  state,
+  draft: false,
+  authorId: 2,
+  mergeUserId: state === 'merged' ? 1 : null,
+  mergedAt: state === 'merged' ? at : null,
+  closedAt: null,
+  closedById: null,
+  mergeCommitSha: state === 'merged' ? 'c'.repeat(40) : null,
+  forceRemoveSourceBranch: null,
+  shouldRemoveSourceBranch: null,
+  mergedDiff: null,
+  createdAt: at,
+  updatedAt: at,
+  project,
+  detailedMergeStatus: state === 'opened' ? 'mergeable' : 'not_open',
+  mergeStatus: state === 'opened' ? 'can_be_merged' : 'unchecked',
+  diffRefs:
+    state === 'closed'
+      ? null
+      : { baseSha: 'a'.repeat(40), startSha: 'a'.repeat(40), headSha: 'b'.repeat(40) },
+  author: alice,
+  mergeUser: state === 'merged' ? admin : null,
+  closedBy: null,
+});
+const fileDiff: FileDiff = {
+  old_path: 'a.txt',
+  new_path: 'a.txt',
+  a_mode: '100644',
+  b_mode: '100644',
+  new_file: false,
+  renamed_file: false,
+  deleted_file: false,
+  generated_file: false,
+  diff: '@@ -1 +1 @@\n-a\n+b\n',
+};
+const commit: Commit = {
+  id: 'c'.repeat(40),
+  parentIds: ['a'.repeat(40)],
+  title: 'Add the cache',
+  message: 'Add the cache\n',
+  authorName: 'Alice',
+  authorEmail: 'a@example.com',
+  authoredDate: at,
+  committerName: 'Alice',
+  committerEmail: 'a@example.com',
+  committedDate: at,
+};
+const approvalSettings: ApprovalSettings = {
+  approvals_before_merge: 0,
+  reset_approvals_on_push: true,
+  disable_overriding_approvers_per_merge_request: false,
+  merge_requests_author_approval: false,
+  merge_requests_disable_committers_approval: false,
+  require_password_to_approve: false,
+};
+const geoSite: GeoSite = {
+  id: 130,
+  name: 'secondary',
+  url: 'https://geo.example/',
+  internalUrl: null,
+  primary: false,
+  enabled: true,
+  filesMaxCapacity: 10,
+  reposMaxCapacity: 25,
+  createdAt: at,
+};
+const auditEvent: AuditEvent = {
+  id: 140,
+  authorId: 1,
+  entityType: 'Project',
+  entityId: project.id,
+  eventName: 'repository_download_operation',
+  details: { custom_message: 'Repository Download Started' },
+  ipAddress: '127.0.0.1',
+  createdAt: at,
+};
+
+const url = 'https://svc.example';
+const asAdmin = { externalUrl: url, viewer: admin };
+const asAlice = { externalUrl: url, viewer: alice };
+const anonymous = { externalUrl: url, viewer: null };
+const now = new Date('2026-03-01T11:00:00.000Z');
+
+/** Each presenter's outputs (every shape it can take) and the schema its routes declare for them. */
+function cases(api: ApiVersion): Record<string, { schema: TSchema; outputs: unknown[] }> {
+  const P = api.present;
+  const E = api.entities;
+  const runners = [runner(true, null), runner(true, at), runner(false, '2026-01-01T00:00:00.000Z')];
+  const runnerViews = [
+    { now, blankIpAddress: false },
+    { now, blankIpAddress: true },
+  ];
+  return {
+    userBasic: { schema: E.UserBasic, outputs: [P.userBasic(alice, anonymous)] },
+    userPublic: {
+      schema: E.UserPublic,
+      outputs: [P.userPublic(alice, anonymous), P.userPublic(hidden, asAlice), P.userPublic(hidden, asAdmin)],
+    },
+    userDetail: { schema: E.UserDetail, outputs: [P.userDetail(alice, asAlice)] },
+    user: {
+      schema: E.UserAny,
+      outputs: [P.user(alice, asAdmin), P.user(alice, asAlice), P.user(hidden, anonymous)],
+    },
+    token: {
+      schema: E.Token,
+      outputs: [
+        P.token(
+          {
+            id: 1,
+            userId: 2,
+            name: 't',
+            scopes: ['api'],
+            expiresAt: null,
+            revoked: false,
+            createdAt: at,
+            lastUsedAt: null,
+          },
+          now,
+        ),
+        P.token(
+          {
+            id: 2,
+            userId: 2,
+            name: 'new',
+            scopes: ['read_api'],
+            expiresAt: '2026-02-01',
+            revoked: false,
+            createdAt: at,
+            lastUsedAt: at,
+            token: 'glpat-x',
+          },
+          now,
+        ),
+      ],
+    },
+    namespace: {
+      schema: E.NamespaceEntity,
+      outputs: [
+        P.namespace(group, anonymous),
+        P.namespace({ ...group, kind: 'user', fullPath: 'alice' }, anonymous),
+      ],
+    },
+    group: { schema: E.GroupEntity, outputs: [P.group(group, anonymous)] },
+    project: { schema: E.ProjectEntity, outputs: [P.project(project, asAlice), P.project(project, asAdmin)] },
+    member: {
+      schema: E.MemberEntity,
+      outputs: [
+        P.member({ user: alice, accessLevel: 40, expiresAt: null, createdAt: at, createdById: 1 }, asAlice),
+      ],
+    },
+    snippet: {
+      schema: E.SnippetEntity,
+      outputs: [P.snippet(snippet, anonymous), P.snippet({ ...snippet, projectId: project.id }, asAdmin)],
+    },
+    settings: {
+      schema: E.SettingsEntity,
+      outputs: [P.settings(settings, false), P.settings(settings, true)],
+    },
+    feature: {
+      schema: E.FeatureEntity,
+      outputs: [
+        P.feature({ name: 'f', enabled: true, projectIds: [], disabledProjectIds: [], createdAt: at }),
+        P.feature({
+          name: 'g',
+          enabled: null,
+          projectIds: [project.id],
+          disabledProjectIds: [],
+          createdAt: at,
+        }),
+      ],
+    },
+    integration: {
+      schema: E.IntegrationEntity,
+      outputs: [
+        P.integration(project, integration, asAlice, true),
+        P.integration(
+          project,
+          { ...integration, type: 'prometheus', isDefaultPrometheus: true },
+          asAlice,
+          false,
+        ),
+      ],
+    },
+    alert: { schema: E.AlertEntity, outputs: [P.alert(alert, anonymous)] },
+    alertNote: {
+      schema: E.AlertNoteEntity,
+      outputs: [P.alertNote(note, null), P.alertNote({ ...note, authorId: 2 }, alice)],
+    },
+    alertSettings: {
+      schema: E.AlertSettingsEntity,
+      outputs: [P.alertSettings({ createIncident: true, autoCloseIncident: false })],
+    },
+    issue: { schema: E.IssueEntity, outputs: [P.issue(issue, anonymous)] },
+    errorTrackingSettings: {
+      schema: E.ErrorTrackingSettingsEntity,
+      outputs: [
+        P.errorTrackingSettings(
+          {
+            enabled: true,
+            integrated: true,
+            apiUrl: null,
+            hasToken: false,
+            projectName: null,
+            organizationName: null,
+          },
+          true,
+        ),
+        P.errorTrackingSettings(
+          {
+            enabled: true,
+            integrated: false,
+            apiUrl: 'https://sentry.example/api/0/projects/org/api/',
+            hasToken: true,
+            projectName: 'api',
+            organizationName: 'org',
+          },
+          false,
+        ),
+      ],
+    },
+    clientKey: { schema: E.ClientKeyEntity, outputs: [P.clientKey(project, clientKey, url)] },
+    trackedError: {
+      schema: E.ErrorEntity,
+      outputs: [P.trackedError(trackedError), P.trackedError({ ...trackedError, title: 'Sentry title' })],
+    },
+    errorEvent: { schema: E.ErrorEventEntity, outputs: [P.errorEvent(errorEvent)] },
+    stackTrace: { schema: E.StackTraceEntity, outputs: [P.stackTrace(stackTrace)] },
+    externalProjects: {
+      schema: E.ExternalProjectsEntity,
+      outputs: [
+        P.externalProjects([
+          {
+            id: '1',
+            name: 'API',
+            slug: 'api',
+            status: 'active',
+            organizationName: 'Org',
+            organizationSlug: 'org',
+            organizationId: '9',
+          },
+        ]),
+      ],
+    },
+    storageMove: {
+      schema: E.StorageMoveEntity,
+      outputs: [
+        P.storageMove(move('project'), project, asAdmin),
+        P.storageMove(move('project'), null, asAdmin),
+        P.storageMove(move('snippet'), snippet, asAdmin),
+        P.storageMove(move('group'), group, asAdmin),
+      ],
+    },
+    runner: {
+      schema: E.RunnerEntity,
+      outputs: runners.flatMap((r) => runnerViews.map((v) => P.runner(r, v))),
+    },
+    runnerDetails: {
+      schema: E.RunnerDetailsEntity,
+      outputs: runners.flatMap((r) =>
+        runnerViews.map((v) => P.runnerDetails(r, v, [project], [group], asAlice)),
+      ),
+    },
+    mergeRequest: {
+      schema: E.MergeRequestEntity,
+      outputs: (['opened', 'merged', 'closed'] as const).map((s) => P.mergeRequest(mergeRequest(s), asAlice)),
+    },
+    diff: { schema: E.DiffEntity, outputs: [P.diff(fileDiff)] },
+    mergeRequestChanges: {
+      schema: E.MergeRequestChangesEntity,
+      outputs: [P.mergeRequestChanges(mergeRequest('opened'), [fileDiff], asAlice)],
+    },
+    commit: { schema: E.CommitEntity, outputs: [P.commit(commit, project, anonymous)] },
+    approvalSettings: { schema: E.ApprovalSettingsEntity, outputs: [P.approvalSettings(approvalSettings)] },
+    approvalRule: {
+      schema: E.ApprovalRuleEntity,
+      outputs: [
+        P.approvalRule(
+          { id: 1, name: 'Security', approvalsRequired: 1, users: [alice], groups: [group] },
+          asAlice,
+        ),
+      ],
+    },
+    managedLicense: {
+      schema: E.ManagedLicenseEntity,
+      outputs: [P.managedLicense({ id: 1, name: 'MIT', approval_status: 'allowed' })],
+    },
+    geoSite: {
+      schema: E.GeoSiteEntity,
+      outputs: [P.geoSite(geoSite, url, `${url}/api/v${api.version}/geo_sites/130`)],
+    },
+    geoSiteStatus: {
+      schema: E.GeoSiteStatusEntity,
+      outputs: [
+        P.geoSiteStatus({ siteId: 130, healthy: true, repositoriesPendingResync: 0, pendingResyncs: [] }),
+        P.geoSiteStatus({
+          siteId: 130,
+          healthy: false,
+          repositoriesPendingResync: 1,
+          pendingResyncs: [{ containerType: 'project', containerId: 20, reason: 'moved', createdAt: at }],
+        }),
+      ],
+    },
+    auditEvent: {
+      schema: E.AuditEventEntity,
+      outputs: [P.auditEvent(auditEvent), P.auditEvent({ ...auditEvent, id: null })],
+    },
+    auditDestination: {
+      schema: E.AuditDestinationEntity,
+      outputs: [
+        P.auditDestination({ id: 1, destinationUrl: 'https://siem.example/', verificationToken: 'tok' }),
+      ],
+    },
+  };
+}
+
+/** Exported functions of a version's presenters that are helpers, not presenters of an entity. */
+const HELPERS = new Set(['integrationUrl']);
+
+describe.each(
+  API_VERSIONS.map((api) => [api.version, api] as const),
+)('API v%i presenters', (_version, api) => {
+  const table = cases(api);
+
+  it('has a contract case for every presenter', () => {
+    const presenters = Object.keys(api.present).filter((name) => !HELPERS.has(name));
+    expect(presenters.filter((name) => !(name in table))).toEqual([]);
+  });
+
+  it.each(Object.keys(table))('%s: every output matches its schema, with no unnamed property', (name) => {
+    const { schema, outputs } = table[name]!;
+    expect(outputs.length).toBeGreaterThan(0);
+    for (const output of outputs) expect(check(schema, output)).toEqual([]);
+  });
+});
+
+describe('the contract check itself', () => {
+  it('refuses a property the schema does not name, and a missing required one', () => {
+    const E = API_VERSIONS[1]!.entities;
+    const v4Runner = v4Presenters.runner(runner(true, at), { now, blankIpAddress: false });
+    // A v4 runner where v5's is expected: `active` and `ip_address` are what v5 removed.
+    expect(check(E.RunnerEntity, v4Runner).join('\n')).toMatch(/additionalProperty":"(active|ip_address)"/);
+    const { merged_by: _m, ...withoutMergedBy } = v4Presenters.mergeRequest(mergeRequest('merged'), asAlice);
+    expect(check(API_VERSIONS[0]!.entities.MergeRequestEntity, withoutMergedBy).join('\n')).toMatch(
+      /missingProperty":"merged_by"/,
+    );
+  });
+
+  it('v5 runner status values exclude paused', () => {
+    const paused = v4Presenters.runner(runner(false, at), { now, blankIpAddress: false });
+    const { active: _a, ip_address: _i, ...rest } = paused;
+    expect(paused.status).toBe('paused');
+    expect(check(API_VERSIONS[1]!.entities.RunnerEntity, rest)).not.toEqual([]);
+  });
+});

@@ -1,0 +1,54 @@
+import { Type } from 'typebox';
+import { Bool, Int, Nullable, Str } from './common.js';
+
+export const IntegrationEntity = Type.Object({
+  id: Int,
+  name: Str,
+  type: Str,
+  active: Bool,
+  api_url: Nullable(Str),
+  payload_example: Str,
+  payload_attribute_mapping: Type.Record(
+    Str,
+    Type.Object({ path: Type.Array(Type.Union([Str, Int])), type: Str, label: Type.Optional(Nullable(Str)) }),
+  ),
+  url: Nullable(Str),
+  authorization_key: Type.Optional(Str),
+  created_at: Str,
+  updated_at: Str,
+});
+
+export const AlertEntity = Type.Object({
+  iid: Int,
+  title: Str,
+  description: Nullable(Str),
+  severity: Str,
+  status: Str,
+  started_at: Str,
+  ended_at: Nullable(Str),
+  event_count: Int,
+  fingerprint: Nullable(Str),
+  hosts: Type.Array(Str),
+  service: Nullable(Str),
+  monitoring_tool: Nullable(Str),
+  environment: Nullable(Str),
+  runbook: Nullable(Str),
+  payload: Type.Unknown(),
+  incident: Nullable(Int),
+  created_at: Str,
+  updated_at: Str,
+  web_url: Str,
+});
+
+export const AlertNoteEntity = Type.Object({
+  id: Int,
+  body: Str,
+  system: Bool,
+  author: Type.Object({ id: Nullable(Int), username: Str, name: Str }),
+  created_at: Str,
+});
+
+export const IntakeEntity = Type.Array(Type.Object({ iid: Int, title: Str }));
+
+/** A project's alert settings (`/alert_management/settings`). */
+export const AlertSettingsEntity = Type.Object({ create_incident: Bool, auto_close_incident: Bool });
