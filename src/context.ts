@@ -28,6 +28,7 @@ import { MembersRepository } from './members/members.repository.js';
 import { MembersService } from './members/members.service.js';
 import { PermissionsService } from './members/permissions.service.js';
 import { ApprovalsService } from './merge-requests/approvals.service.js';
+import { MergeRequestsRepository } from './merge-requests/merge-requests.repository.js';
 import { MergeRequestsService } from './merge-requests/merge-requests.service.js';
 import { OutboundHttp } from './outbound.js';
 import { ProjectsRepository } from './projects/projects.repository.js';
@@ -190,7 +191,13 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     errorTrackingRepo,
     jobs,
     geo,
-    mergeRequests: new MergeRequestsService(k, projects, repositories, usersRepo, clock),
+    mergeRequests: new MergeRequestsService(
+      new MergeRequestsRepository(k),
+      projects,
+      repositories,
+      usersRepo,
+      clock,
+    ),
     approvals: new ApprovalsService(k, projects, usersRepo, namespacesRepo, clock),
     runners: new RunnersService(
       new RunnersRepository(k),

@@ -44,6 +44,9 @@ export const notFound = (resource?: string): AppError =>
 export const conflict = (message: string): AppError => new AppError(409, { message });
 /** 422 `{"message": "<reason>"}`. */
 export const unprocessable = (message: string): AppError => new AppError(422, { message });
+/** 429 `{"message": "<message>"}` with `Retry-After: <seconds>`. */
+export const tooManyRequests = (retryAfterSeconds: number, message: string): AppError =>
+  new AppError(429, { message }, { 'Retry-After': String(retryAfterSeconds) });
 /** `{"message": {"field": ["reason"]}}`: GitLab's model-validation shape, 400 by default. */
 export const invalidFields = (fields: Record<string, string[]>, status = 400): AppError =>
   new AppError(status, { message: fields });

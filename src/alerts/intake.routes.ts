@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { AppError, badRequest } from '../errors.js';
-import { IntakeService } from './intake.service.js';
+import { badRequest } from '../errors.js';
 
 /** `/<namespace>/<project>/alerts/notify/<name>/<endpoint_identifier>.json` (GitLab's route). */
 const HTTP_NOTIFY = /^\/(.+)\/alerts\/notify\/[^/]+\/([A-Za-z0-9]+)(?:\.json)?$/;
@@ -62,15 +61,13 @@ export async function intakeRoutes(app: FastifyInstance, ctx: AppContext): Promi
     const target = parseNotifyPath(request.url);
     if (!target) return reply.status(404).send({ error: '404 Not Found' });
 
-    // Authentication, then the throttle (per integration, when enabled): both decided by the service.
-    const { project, integration } = await ctx.alertIntake.authenticate(
-      target.projectPath,
-      target.identifier,
-      keyFrom(request),
-    );
-    const text = typeof request.body === 'string' ? request.body : '';
-    if (text.trim() === '') throw new AppError(400, { message: '400 Bad request - The payload is empty' });
-    const payload = IntakeService.parseBody(text);
-    return reply.status(200).send(await ctx.alertIntake.receive(project, integration, payload));
+    // Authentication, the throttle (per integration, when enabled), parsing and storing: all the service's.
+    const alerts = await ctx.alertIntake.notify({
+      projectPath: target.projectPath,
+      identifier: target.identifier,
+      key: keyFrom(request),
+      body: typeof request.body === 'string' ? request.body : '',
+    });
+    return reply.status(200).send(alerts);
   });
 }
