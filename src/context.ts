@@ -15,6 +15,7 @@ import { ErrorTrackingRepository } from './error-tracking/error-tracking.reposit
 import { ErrorTrackingService } from './error-tracking/error-tracking.service.js';
 import { registerRetention } from './error-tracking/retention.js';
 import { SentryClient } from './error-tracking/sentry-client.js';
+import { GeoRepository } from './geo/geo.repository.js';
 import { GeoService } from './geo/geo.service.js';
 import { Git } from './git/git.js';
 import { RepositoriesService, repositoryLifecycle } from './git/repositories.service.js';
@@ -27,6 +28,7 @@ import { JobQueue } from './jobs/queue.js';
 import { MembersRepository } from './members/members.repository.js';
 import { MembersService } from './members/members.service.js';
 import { PermissionsService } from './members/permissions.service.js';
+import { ApprovalsRepository } from './merge-requests/approvals.repository.js';
 import { ApprovalsService } from './merge-requests/approvals.service.js';
 import { MergeRequestsRepository } from './merge-requests/merge-requests.repository.js';
 import { MergeRequestsService } from './merge-requests/merge-requests.service.js';
@@ -147,7 +149,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     config.offering,
     clock,
   );
-  const geo = new GeoService(k, clock);
+  const geo = new GeoService(new GeoRepository(k), clock);
   const groups = new GroupsService(
     namespacesRepo,
     membersRepo,
@@ -198,7 +200,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       usersRepo,
       clock,
     ),
-    approvals: new ApprovalsService(k, projects, usersRepo, namespacesRepo, clock),
+    approvals: new ApprovalsService(new ApprovalsRepository(k), projects, usersRepo, namespacesRepo, clock),
     runners: new RunnersService(
       new RunnersRepository(k),
       projects,

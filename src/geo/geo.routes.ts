@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { ApiApp, ApiVersion } from '../api/version.js';
 import type { AppContext } from '../context.js';
-import type { GeoSite, GeoSiteStatus } from './geo.service.js';
+import type { GeoSite, GeoSiteStatus } from './geo.js';
 
 const Site = Type.Object({
   id: Type.Integer(),

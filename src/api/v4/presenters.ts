@@ -13,11 +13,7 @@ import { errorTitle } from '../../error-tracking/events.js';
 import type { Namespace } from '../../groups/namespaces.js';
 import type { Issue } from '../../issues/issues.js';
 import type { Member } from '../../members/members.js';
-import type {
-  ApprovalRule,
-  ApprovalSettings,
-  ManagedLicense,
-} from '../../merge-requests/approvals.service.js';
+import type { ApprovalRule, ApprovalSettings, ManagedLicense } from '../../merge-requests/approvals.js';
 import type { FileDiff } from '../../merge-requests/diff.js';
 import type { Commit, MergeRequestView } from '../../merge-requests/merge-requests.service.js';
 import type { Project } from '../../projects/projects.js';

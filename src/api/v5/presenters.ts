@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { Namespace } from '../../groups/namespaces.js';
-import type { ApprovalSettings } from '../../merge-requests/approvals.service.js';
+import type { ApprovalSettings } from '../../merge-requests/approvals.js';
 import type { MergeRequestView } from '../../merge-requests/merge-requests.service.js';
 import type { Project } from '../../projects/projects.js';
 import { contactStatus, type Runner } from '../../runners/runners.js';
