@@ -4,6 +4,7 @@ import { AlertsRepository } from './alerts/alerts.repository.js';
 import { AlertsService } from './alerts/alerts.service.js';
 import { IntakeService } from './alerts/intake.service.js';
 import { IntegrationsService } from './alerts/integrations.service.js';
+import { AuditRepository } from './audit/audit.repository.js';
 import { AuditService } from './audit/audit.service.js';
 import { BackupService } from './backup/backup.service.js';
 import { type Clock, systemClock } from './clock.js';
@@ -209,7 +210,14 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       config.sharedRunnersRegistrationToken,
       clock,
     ),
-    audit: new AuditService(k, jobs, new ReleaseGates(parseRelease(config.release)), outbound, clock, cipher),
+    audit: new AuditService(
+      new AuditRepository(k),
+      jobs,
+      new ReleaseGates(parseRelease(config.release)),
+      outbound,
+      clock,
+      cipher,
+    ),
     storageMoves: new StorageMovesService(
       new StorageMovesRepository(k),
       repositories,

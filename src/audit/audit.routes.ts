@@ -6,7 +6,8 @@ import type { ApiApp } from '../api/version.js';
 import type { AppContext } from '../context.js';
 import { forbidden } from '../errors.js';
 import { AccessLevel } from '../members/members.js';
-import { type AuditFilter, present } from './audit.service.js';
+import type { AuditFilter } from './audit.js';
+import { present } from './audit.service.js';
 
 const EventEntity = Type.Object({
   id: Type.Union([Type.Integer(), Type.Null()]),
