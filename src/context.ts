@@ -6,6 +6,7 @@ import { IntakeService } from './alerts/intake.service.js';
 import { IntegrationsService } from './alerts/integrations.service.js';
 import { AuditRepository } from './audit/audit.repository.js';
 import { AuditService } from './audit/audit.service.js';
+import { BackupRepository } from './backup/backup.repository.js';
 import { BackupService } from './backup/backup.service.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
@@ -236,8 +237,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
 /** The backup service over a context (the `svc backup` commands open their own, beside a running server). */
 export function createBackupService(ctx: AppContext): BackupService {
   return new BackupService(
-    ctx.db.kysely,
-    ctx.db.dialect,
+    new BackupRepository(ctx.db.kysely, ctx.db.dialect),
     ctx.repositories,
     ctx.config.dataDir,
     ctx.config.release,
