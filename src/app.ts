@@ -23,7 +23,7 @@ import { errorTrackingRoutes } from './error-tracking/error-tracking.routes.js';
 import { forbidden, paramError } from './errors.js';
 import { geoRoutes } from './geo/geo.routes.js';
 import { repositoryRoutes } from './git/repositories.routes.js';
-import { installSmartHttp } from './git/smart-http.js';
+import { installSmartHttp } from './git/smart-http.routes.js';
 import { groupRoutes } from './groups/groups.routes.js';
 import { issueRoutes } from './issues/issues.routes.js';
 import { approvalRoutes } from './merge-requests/approvals.routes.js';

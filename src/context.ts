@@ -20,6 +20,7 @@ import { SentryClient } from './error-tracking/sentry-client.js';
 import { GeoRepository } from './geo/geo.repository.js';
 import { GeoService } from './geo/geo.service.js';
 import { Git } from './git/git.js';
+import { GitAccessService } from './git/git-access.service.js';
 import { RepositoriesService, repositoryLifecycle } from './git/repositories.service.js';
 import { configuredWeights, pickStorage } from './git/storages.js';
 import { GroupsService } from './groups/groups.service.js';
@@ -64,6 +65,7 @@ export interface AppContext {
   readonly snippets: SnippetsService;
   readonly settings: SettingsService;
   readonly repositories: RepositoriesService;
+  readonly gitAccess: GitAccessService;
   readonly integrations: IntegrationsService;
   readonly alertIntake: IntakeService;
   readonly alerts: AlertsService;
@@ -161,23 +163,34 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     lifecycle,
     clock,
   );
+  const users = new UsersService(usersRepo, namespacesRepo, settings, clock, {
+    maxAttempts: config.maxLoginAttempts,
+    lockMs: config.loginLockMinutes * 60_000,
+    failuresPerAddress: config.loginFailuresPerIp,
+    windowMs: config.loginFailureWindowSeconds * 1000,
+  });
+  const snippets = new SnippetsService(snippetsRepo, projects, settings, pick, lifecycle, clock);
+  const audit = new AuditService(
+    new AuditRepository(k),
+    jobs,
+    new ReleaseGates(parseRelease(config.release)),
+    outbound,
+    clock,
+    cipher,
+  );
   return {
     config,
     db,
     clock,
     release: parseRelease(config.release),
     gates: new ReleaseGates(parseRelease(config.release)),
-    users: new UsersService(usersRepo, namespacesRepo, settings, clock, {
-      maxAttempts: config.maxLoginAttempts,
-      lockMs: config.loginLockMinutes * 60_000,
-      failuresPerAddress: config.loginFailuresPerIp,
-      windowMs: config.loginFailureWindowSeconds * 1000,
-    }),
+    users,
     groups,
     projects,
     members: new MembersService(membersRepo, usersRepo, clock),
-    snippets: new SnippetsService(snippetsRepo, projects, settings, pick, lifecycle, clock),
+    snippets,
     repositories,
+    gitAccess: new GitAccessService(users, groups, projects, snippets, settings, repositories, audit),
     settings,
     integrations,
     alertIntake: new IntakeService(
@@ -211,14 +224,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       config.sharedRunnersRegistrationToken,
       clock,
     ),
-    audit: new AuditService(
-      new AuditRepository(k),
-      jobs,
-      new ReleaseGates(parseRelease(config.release)),
-      outbound,
-      clock,
-      cipher,
-    ),
+    audit,
     storageMoves: new StorageMovesService(
       new StorageMovesRepository(k),
       repositories,
