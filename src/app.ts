@@ -245,7 +245,7 @@ const CONNECT = /^\/(.+)\/-\/error_tracking\/projects\.json$/;
  * GET routes outside the API: the error tracking Connect action, and the single-page UI (unknown GET paths
  * outside the API load index.html).
  */
-function webRoutes(app: ApiApp, ctx: AppContext, root: string | null): void {
+function webRoutes(app: ApiApp, ctx: Pick<AppContext, 'users' | 'errorTracking'>, root: string | null): void {
   app.addHook('preHandler', authenticate(ctx.users));
   app.get<{ Querystring: { api_host?: string; token?: string } }>('/*', async (request, reply) => {
     const path = decodeURIComponent(request.url.split('?')[0] ?? '');

@@ -43,7 +43,11 @@ const toInput = (b: {
 });
 
 /** Alert integrations management, alerts, alert notes and alert settings under /projects/:id/alert_management. */
-export function alertRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
+export function alertRoutes(
+  app: ApiApp,
+  ctx: Pick<AppContext, 'alertIntake' | 'alerts' | 'config' | 'integrations' | 'users'>,
+  api: ApiVersion,
+): void {
   const E = api.entities;
   const P = api.present;
   const url = ctx.config.externalUrl;

@@ -48,7 +48,10 @@ export function keyFrom(request: FastifyRequest): string | null {
 }
 
 /** The alert notify endpoints, outside /api: they authenticate with the integration's key, not a user. */
-export async function intakeRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function intakeRoutes(
+  app: FastifyInstance,
+  ctx: Pick<AppContext, 'alertIntake' | 'config'>,
+): Promise<void> {
   // The body is read as text here so that size (413), depth and JSON errors (400) get their own messages.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(

@@ -31,7 +31,10 @@ const Query = Type.Object({
 });
 
 /** Audit events (keyset pagination, newest first) and streaming destinations. */
-export function auditRoutes(app: ApiApp, ctx: AppContext): void {
+export function auditRoutes(
+  app: ApiApp,
+  ctx: Pick<AppContext, 'audit' | 'config' | 'groups' | 'projects'>,
+): void {
   const url = ctx.config.externalUrl;
   const tags = ['audit events'];
 

@@ -25,7 +25,11 @@ const TokenBody = Type.Object({ token: Type.String() });
 const Created = Type.Object({ id: Type.Integer(), token: Type.String(), token_expires_at: Type.Null() });
 
 /** Runners: creation, legacy registration, the runner's endpoints, and management (v4 and v5 shapes). */
-export function runnerRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
+export function runnerRoutes(
+  app: ApiApp,
+  ctx: Pick<AppContext, 'clock' | 'config' | 'gates' | 'groups' | 'projects' | 'runners'>,
+  api: ApiVersion,
+): void {
   const E = api.entities;
   const P = api.present;
   const url = ctx.config.externalUrl;

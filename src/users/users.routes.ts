@@ -22,7 +22,11 @@ const UserOrderBy = Type.Union(
 const Id = Type.Object({ id: Type.Integer() });
 
 /** Users and personal access tokens (GitLab's /user, /users and /personal_access_tokens). */
-export function userRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
+export function userRoutes(
+  app: ApiApp,
+  ctx: Pick<AppContext, 'clock' | 'config' | 'gates' | 'users'>,
+  api: ApiVersion,
+): void {
   const E = api.entities;
   const P = api.present;
   const url = ctx.config.externalUrl;
