@@ -72,7 +72,6 @@ export interface AppContext {
   readonly issues: IssuesService;
   readonly errorTracking: ErrorTrackingService;
   readonly collector: CollectorService;
-  readonly errorTrackingRepo: ErrorTrackingRepository;
   readonly jobs: JobQueue;
   readonly storageMoves: StorageMovesService;
   readonly geo: GeoService;
@@ -205,7 +204,6 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     alerts: new AlertsService(alertsRepo, projects, clock),
     issues: new IssuesService(issuesRepo, projects),
     errorTracking,
-    errorTrackingRepo,
     jobs,
     geo,
     mergeRequests: new MergeRequestsService(
