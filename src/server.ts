@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import { buildApp, loggerOptions } from './app.js';
 import type { Config } from './config.js';
 import { type AppContext, createContext } from './context.js';
@@ -9,7 +8,8 @@ import { secureDataDir } from './file-modes.js';
 
 /** A running server. */
 export interface RunningServer {
-  readonly app: FastifyInstance;
+  /** The HTTP application (buildApp's): Fastify stays behind app.ts. */
+  readonly app: Awaited<ReturnType<typeof buildApp>>;
   readonly ctx: AppContext;
   /** The address it listens on, e.g. `http://127.0.0.1:8080`. */
   readonly address: string;
