@@ -42,6 +42,9 @@ export const notFound = (resource?: string): AppError =>
   new AppError(404, { message: resource ? `404 ${resource} Not Found` : '404 Not Found' });
 /** 409 `{"message": "<reason>"}`, as GitLab answers for a taken username or path. */
 export const conflict = (message: string): AppError => new AppError(409, { message });
+/** 410 `{"message": "410 Gone - <reason>"}`: a feature the release removed. */
+export const gone = (reason: string): AppError =>
+  new AppError(410, { message: withReason('410 Gone', reason) });
 /** 422 `{"message": "<reason>"}`. */
 export const unprocessable = (message: string): AppError => new AppError(422, { message });
 /** 429 `{"message": "<message>"}` with `Retry-After: <seconds>`. */

@@ -62,7 +62,9 @@ describe('architecture (ARCHITECTURE.md dependency rules)', () => {
 
   it('Fastify only in route files, src/api and app.ts', () => {
     // server.ts, the CLI and the features reach the HTTP application only through buildApp's return type.
-    expect(resolvedViolations(/^(?!api\/|app\.ts$).*(?<!\.routes\.ts)$/, /^fastify$|^@fastify\//)).toEqual([]);
+    expect(resolvedViolations(/^(?!api\/|app\.ts$).*(?<!\.routes\.ts)$/, /^fastify$|^@fastify\//)).toEqual(
+      [],
+    );
   });
 
   it('db/ imports no feature: only itself, packages and the shared top-level modules', () => {
