@@ -24,7 +24,7 @@ import { errorTrackingRoutes } from './error-tracking/error-tracking.routes.js';
 import { forbidden, paramError } from './errors.js';
 import { geoRoutes } from './geo/geo.routes.js';
 import { repositoryRoutes } from './git/repositories.routes.js';
-import { installSmartHttp } from './git/smart-http.js';
+import { installSmartHttp } from './git/smart-http.routes.js';
 import { groupRoutes } from './groups/groups.routes.js';
 import { issueRoutes } from './issues/issues.routes.js';
 import { approvalRoutes } from './merge-requests/approvals.routes.js';
@@ -256,7 +256,7 @@ const CONNECT = /^\/(.+)\/-\/error_tracking\/projects\.json$/;
  * GET routes outside the API: the error tracking Connect action, and the single-page UI (unknown GET paths
  * outside the API load index.html).
  */
-function webRoutes(app: ApiApp, ctx: AppContext, root: string | null): void {
+function webRoutes(app: ApiApp, ctx: Pick<AppContext, 'users' | 'errorTracking'>, root: string | null): void {
   app.addHook('preHandler', authenticate(ctx.users));
   app.get<{ Querystring: { api_host?: string; token?: string } }>('/*', async (request, reply) => {
     const path = decodeURIComponent(request.url.split('?')[0] ?? '');

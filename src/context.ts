@@ -3,7 +3,9 @@ import { AlertsRepository } from './alerts/alerts.repository.js';
 import { AlertsService } from './alerts/alerts.service.js';
 import { IntakeService } from './alerts/intake.service.js';
 import { IntegrationsService } from './alerts/integrations.service.js';
+import { AuditRepository } from './audit/audit.repository.js';
 import { AuditService } from './audit/audit.service.js';
+import { BackupRepository } from './backup/backup.repository.js';
 import { BackupService } from './backup/backup.service.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
@@ -14,8 +16,10 @@ import { ErrorTrackingRepository } from './error-tracking/error-tracking.reposit
 import { ErrorTrackingService } from './error-tracking/error-tracking.service.js';
 import { registerRetention } from './error-tracking/retention.js';
 import { SentryClient } from './error-tracking/sentry-client.js';
+import { GeoRepository } from './geo/geo.repository.js';
 import { GeoService } from './geo/geo.service.js';
 import { Git } from './git/git.js';
+import { GitAccessService } from './git/git-access.service.js';
 import { InventoryRepository } from './git/inventory.repository.js';
 import { InventoryService } from './git/inventory.service.js';
 import { RepositoriesService, repositoryLifecycle } from './git/repositories.service.js';
@@ -29,7 +33,9 @@ import { JobQueue } from './jobs/queue.js';
 import { MembersRepository } from './members/members.repository.js';
 import { MembersService } from './members/members.service.js';
 import { PermissionsService } from './members/permissions.service.js';
+import { ApprovalsRepository } from './merge-requests/approvals.repository.js';
 import { ApprovalsService } from './merge-requests/approvals.service.js';
+import { MergeRequestsRepository } from './merge-requests/merge-requests.repository.js';
 import { MergeRequestsService } from './merge-requests/merge-requests.service.js';
 import { OutboundHttp } from './outbound.js';
 import { ProjectsRepository } from './projects/projects.repository.js';
@@ -64,13 +70,13 @@ export interface AppContext {
   /** Where new repositories go, by the weights in application settings. */
   readonly storagePicker: WeightedStorages;
   readonly inventory: InventoryService;
+  readonly gitAccess: GitAccessService;
   readonly integrations: IntegrationsService;
   readonly alertIntake: IntakeService;
   readonly alerts: AlertsService;
   readonly issues: IssuesService;
   readonly errorTracking: ErrorTrackingService;
   readonly collector: CollectorService;
-  readonly errorTrackingRepo: ErrorTrackingRepository;
   readonly jobs: JobQueue;
   readonly storageMoves: StorageMovesService;
   readonly geo: GeoService;
@@ -151,7 +157,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     config.offering,
     clock,
   );
-  const geo = new GeoService(k, clock);
+  const geo = new GeoService(new GeoRepository(k), clock);
   const groups = new GroupsService(
     namespacesRepo,
     membersRepo,
@@ -163,25 +169,36 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     new GroupDeletionRepository(k, db.dialect),
     jobs,
   );
+  const users = new UsersService(usersRepo, namespacesRepo, settings, clock, {
+    maxAttempts: config.maxLoginAttempts,
+    lockMs: config.loginLockMinutes * 60_000,
+    failuresPerAddress: config.loginFailuresPerIp,
+    windowMs: config.loginFailureWindowSeconds * 1000,
+  });
+  const snippets = new SnippetsService(snippetsRepo, projects, settings, pick, lifecycle, clock);
+  const audit = new AuditService(
+    new AuditRepository(k),
+    jobs,
+    new ReleaseGates(parseRelease(config.release)),
+    outbound,
+    clock,
+    cipher,
+  );
   return {
     config,
     db,
     clock,
     release: parseRelease(config.release),
     gates: new ReleaseGates(parseRelease(config.release)),
-    users: new UsersService(usersRepo, namespacesRepo, settings, clock, {
-      maxAttempts: config.maxLoginAttempts,
-      lockMs: config.loginLockMinutes * 60_000,
-      failuresPerAddress: config.loginFailuresPerIp,
-      windowMs: config.loginFailureWindowSeconds * 1000,
-    }),
+    users,
     groups,
     projects,
     members: new MembersService(membersRepo, usersRepo, clock),
-    snippets: new SnippetsService(snippetsRepo, projects, settings, pick, lifecycle, clock),
+    snippets,
     repositories,
     storagePicker,
     inventory: new InventoryService(new InventoryRepository(k)),
+    gitAccess: new GitAccessService(users, groups, projects, snippets, settings, repositories, audit),
     settings,
     integrations,
     alertIntake: new IntakeService(
@@ -196,11 +213,16 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     alerts: new AlertsService(alertsRepo, projects, clock),
     issues: new IssuesService(issuesRepo, projects),
     errorTracking,
-    errorTrackingRepo,
     jobs,
     geo,
-    mergeRequests: new MergeRequestsService(k, projects, repositories, usersRepo, clock),
-    approvals: new ApprovalsService(k, projects, usersRepo, namespacesRepo, clock),
+    mergeRequests: new MergeRequestsService(
+      new MergeRequestsRepository(k),
+      projects,
+      repositories,
+      usersRepo,
+      clock,
+    ),
+    approvals: new ApprovalsService(new ApprovalsRepository(k), projects, usersRepo, namespacesRepo, clock),
     runners: new RunnersService(
       new RunnersRepository(k),
       projects,
@@ -209,7 +231,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       config.sharedRunnersRegistrationToken,
       clock,
     ),
-    audit: new AuditService(k, jobs, new ReleaseGates(parseRelease(config.release)), outbound, clock, cipher),
+    audit,
     storageMoves: new StorageMovesService(
       new StorageMovesRepository(k),
       repositories,
@@ -229,8 +251,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
 /** The backup service over a context (the `svc backup` commands open their own, beside a running server). */
 export function createBackupService(ctx: AppContext): BackupService {
   return new BackupService(
-    ctx.db.kysely,
-    ctx.db.dialect,
+    new BackupRepository(ctx.db.kysely, ctx.db.dialect),
     ctx.repositories,
     ctx.config.dataDir,
     ctx.config.release,

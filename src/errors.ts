@@ -42,8 +42,14 @@ export const notFound = (resource?: string): AppError =>
   new AppError(404, { message: resource ? `404 ${resource} Not Found` : '404 Not Found' });
 /** 409 `{"message": "<reason>"}`, as GitLab answers for a taken username or path. */
 export const conflict = (message: string): AppError => new AppError(409, { message });
+/** 410 `{"message": "410 Gone - <reason>"}`: a feature the release removed. */
+export const gone = (reason: string): AppError =>
+  new AppError(410, { message: withReason('410 Gone', reason) });
 /** 422 `{"message": "<reason>"}`. */
 export const unprocessable = (message: string): AppError => new AppError(422, { message });
+/** 429 `{"message": "<message>"}` with `Retry-After: <seconds>`. */
+export const tooManyRequests = (retryAfterSeconds: number, message: string): AppError =>
+  new AppError(429, { message }, { 'Retry-After': String(retryAfterSeconds) });
 /** `{"message": {"field": ["reason"]}}`: GitLab's model-validation shape, 400 by default. */
 export const invalidFields = (fields: Record<string, string[]>, status = 400): AppError =>
   new AppError(status, { message: fields });

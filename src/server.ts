@@ -1,6 +1,5 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FastifyInstance } from 'fastify';
 import { buildApp, loggerOptions } from './app.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
@@ -12,7 +11,8 @@ import { secureDataDir } from './file-modes.js';
 
 /** A running server. */
 export interface RunningServer {
-  readonly app: FastifyInstance;
+  /** The HTTP application (buildApp's): Fastify stays behind app.ts. */
+  readonly app: Awaited<ReturnType<typeof buildApp>>;
   readonly ctx: AppContext;
   /** The address it listens on, e.g. `http://127.0.0.1:8080`. */
   readonly address: string;

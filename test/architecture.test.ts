@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const SRC = join(import.meta.dirname, '../src');
@@ -17,6 +17,20 @@ const sources = files(SRC).map((path) => ({
   imports: [...readFileSync(path, 'utf8').matchAll(/^import[^;]*?from\s+'([^']+)'/gms)].map((m) => m[1]!),
   text: readFileSync(path, 'utf8'),
 }));
+
+/** What an import names: a package name, or a relative import resolved to its path under src (`db/db.js`). */
+function target(from: string, spec: string): string {
+  return spec.startsWith('.') ? normalize(join(dirname(from), spec)) : spec;
+}
+
+/** Files matching `which` that import something (resolved as by `target`) matching `forbidden`. */
+function resolvedViolations(which: RegExp, forbidden: RegExp): string[] {
+  return sources
+    .filter((f) => which.test(f.path))
+    .flatMap((f) =>
+      f.imports.filter((i) => forbidden.test(target(f.path, i))).map((i) => `${f.path} imports ${i}`),
+    );
+}
 
 /** Files matching `which` that import something matching `forbidden`. */
 function violations(which: RegExp, forbidden: RegExp): string[] {
@@ -40,6 +54,22 @@ describe('architecture (ARCHITECTURE.md dependency rules)', () => {
 
   it('repositories never import Fastify, services or the API layer', () => {
     expect(violations(/\.repository\.ts$/, /^fastify$|\.service\.js$|\/api\//)).toEqual([]);
+  });
+
+  it('services never import Kysely or the database layer (repositories do)', () => {
+    expect(resolvedViolations(/\.service\.ts$/, /^kysely$|^db\//)).toEqual([]);
+  });
+
+  it('Fastify only in route files, src/api and app.ts', () => {
+    // server.ts, the CLI and the features reach the HTTP application only through buildApp's return type.
+    expect(resolvedViolations(/^(?!api\/|app\.ts$).*(?<!\.routes\.ts)$/, /^fastify$|^@fastify\//)).toEqual(
+      [],
+    );
+  });
+
+  it('db/ imports no feature: only itself, packages and the shared top-level modules', () => {
+    // A feature is a folder under src; db/ may use top-level helpers such as crypto.ts and file-modes.ts.
+    expect(resolvedViolations(/^db\//, /^(?!db\/)[^./][^/]*\//)).toEqual([]);
   });
 
   it('per-version presenters and schemas are reached only through src/api', () => {

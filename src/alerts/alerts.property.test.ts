@@ -4,16 +4,19 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors.js';
 import {
   jsonDepth,
+  MAX_PAYLOAD_DEPTH,
   MAX_TIME_MS,
   MIN_TIME_MS,
   type ParsedAlert,
   PayloadShapeError,
+  PayloadTextError,
   PROMETHEUS_REQUIRED,
   parseGeneric,
+  parsePayloadText,
   parsePrometheus,
 } from './alerts.js';
 import { keyFrom, parseNotifyPath } from './intake.routes.js';
-import { IntakeService, MAX_PAYLOAD_DEPTH, valueDepth } from './intake.service.js';
+import { valueDepth } from './intake.service.js';
 
 /** Property-based tests of every parser of outside input in alert intake: only the typed 4xx errors escape. */
 
@@ -216,7 +219,7 @@ describe('alert payload parsers (property-based)', () => {
     );
   });
 
-  it('parseBody: any text is a JSON value or a 400 AppError', () => {
+  it('parsePayloadText: any text is a JSON value or a PayloadTextError (400)', () => {
     const text = fc.oneof(
       fc.string({ unit: 'binary' }),
       fc.json(),
@@ -226,10 +229,9 @@ describe('alert payload parsers (property-based)', () => {
     fc.assert(
       fc.property(text, (t) => {
         try {
-          IntakeService.parseBody(t);
+          parsePayloadText(t);
         } catch (err) {
-          expect(err).toBeInstanceOf(AppError);
-          expect((err as AppError).status).toBe(400);
+          expect(err).toBeInstanceOf(PayloadTextError);
         }
       }),
       RUNS,

@@ -16,7 +16,11 @@ const AlertOrderBy = Type.Union(
 );
 
 /** Alerts, alert notes and alert settings under /projects/:id/alert_management. */
-export function alertRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
+export function alertRoutes(
+  app: ApiApp,
+  ctx: Pick<AppContext, 'alerts' | 'config' | 'users'>,
+  api: ApiVersion,
+): void {
   const E = api.entities;
   const P = api.present;
   const url = ctx.config.externalUrl;

@@ -103,6 +103,12 @@ export class PayloadShapeError extends Error {}
 /** A metrics-alerting payload with more items than one request may carry: 413 with this message. */
 export class TooManyAlertsError extends PayloadShapeError {}
 
+/** Nesting depth allowed in alert payloads (GitLab's DeepSize limit). */
+export const MAX_PAYLOAD_DEPTH = 100;
+
+/** Payload text that is no acceptable JSON (empty, nested too deep, not JSON): 400 with this message. */
+export class PayloadTextError extends Error {}
+
 /** Alerts accepted per metrics-alerting payload by default (GitLab's PROCESS_MAX_ALERTS). */
 export const DEFAULT_MAX_ALERTS = 100;
 
@@ -527,3 +533,17 @@ export function jsonDepth(text: string, limit: number): number {
   }
   return max;
 }
+
+/** Parses payload text: JSON within MAX_PAYLOAD_DEPTH, else a PayloadTextError saying why. */
+export function parsePayloadText(text: string): unknown {
+  if (jsonDepth(text, MAX_PAYLOAD_DEPTH) > MAX_PAYLOAD_DEPTH) throw payloadTooDeep();
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new PayloadTextError(`The payload is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** The refusal of a payload nested deeper than MAX_PAYLOAD_DEPTH. */
+export const payloadTooDeep = (): PayloadTextError =>
+  new PayloadTextError(`The payload is nested deeper than ${MAX_PAYLOAD_DEPTH} levels`);

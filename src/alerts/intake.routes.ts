@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { AppError, badRequest } from '../errors.js';
-import { IntakeService } from './intake.service.js';
+import { badRequest } from '../errors.js';
 
 /** `/<namespace>/<project>/alerts/notify/<name>/<endpoint_identifier>.json` (GitLab's route). */
 const HTTP_NOTIFY = /^\/(.+)\/alerts\/notify\/[^/]+\/([A-Za-z0-9]+)(?:\.json)?$/;
@@ -49,7 +48,10 @@ export function keyFrom(request: FastifyRequest): string | null {
 }
 
 /** The alert notify endpoints, outside /api: they authenticate with the integration's key, not a user. */
-export async function intakeRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function intakeRoutes(
+  app: FastifyInstance,
+  ctx: Pick<AppContext, 'alertIntake' | 'config'>,
+): Promise<void> {
   // The body is read as text here so that size (413), depth and JSON errors (400) get their own messages.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
@@ -62,19 +64,16 @@ export async function intakeRoutes(app: FastifyInstance, ctx: AppContext): Promi
     const target = parseNotifyPath(request.url);
     if (!target) return reply.status(404).send({ error: '404 Not Found' });
 
-    // Authentication, then the throttle (per integration, when enabled): both decided by the service.
-    const { project, integration } = await ctx.alertIntake.authenticate(
-      target.projectPath,
-      target.identifier,
-      keyFrom(request),
-    );
-    const text = typeof request.body === 'string' ? request.body : '';
-    if (text.trim() === '') throw new AppError(400, { message: '400 Bad request - The payload is empty' });
-    const payload = IntakeService.parseBody(text);
-    const outcome = await ctx.alertIntake.receive(project, integration, payload);
+    // Authentication, the throttle (per integration, when enabled), parsing and storing: all the service's.
+    const outcome = await ctx.alertIntake.notify({
+      projectPath: target.projectPath,
+      identifier: target.identifier,
+      key: keyFrom(request),
+      body: typeof request.body === 'string' ? request.body : '',
+    });
     if (outcome.skipped.length > 0)
       request.log.warn(
-        { integration: integration.id, skipped: outcome.skipped },
+        { integration: outcome.integrationId, skipped: outcome.skipped },
         'alert items skipped as invalid',
       );
     return reply.status(200).send(outcome.alerts);

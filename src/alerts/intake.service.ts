@@ -2,7 +2,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
 import type { Tier } from '../config.js';
 import { safeEqual } from '../crypto.js';
-import { AppError, badRequest, forbidden, notFound, unauthorized } from '../errors.js';
+import { badRequest, forbidden, notFound, tooManyRequests, unauthorized } from '../errors.js';
 import type { IssuesRepository } from '../issues/issues.repository.js';
 import { AccessLevel } from '../members/members.js';
 import type { Project } from '../projects/projects.js';
@@ -13,18 +13,17 @@ import { TtlCache } from '../ttl-cache.js';
 import type { User } from '../users/users.js';
 import {
   type Alert,
-  jsonDepth,
+  MAX_PAYLOAD_DEPTH,
   type ParsedAlert,
-  PayloadShapeError,
+  PayloadTextError,
   parseGeneric,
+  parsePayloadText,
   parsePrometheus,
-  TooManyAlertsError,
+  payloadTooDeep,
 } from './alerts.js';
 import { type AlertsRepository, isUniqueViolation } from './alerts.repository.js';
 import type { IntegrationsService, IntegrationView } from './integrations.service.js';
 
-/** Nesting depth allowed in alert payloads (GitLab's DeepSize limit). */
-export const MAX_PAYLOAD_DEPTH = 100;
 const ALERT_BOT = null;
 
 /** What the notify endpoints answer: one element per alert created, incremented or resolved. */
@@ -54,7 +53,7 @@ type Resolved = { project: Project; integration: IntegrationView | null } | null
 export class IntakeService {
   private readonly resolved: TtlCache<string, Resolved>;
   /** Notifications per integration, counted after authentication (see `authenticate`). */
-  readonly throttle = new FixedWindowThrottle<number>();
+  private readonly throttle = new FixedWindowThrottle<number>();
 
   constructor(
     private readonly repo: AlertsRepository,
@@ -87,13 +86,29 @@ export class IntakeService {
   }
 
   /**
+   * One notify request: authenticates it and counts it against the throttle (see `authenticate`), then parses
+   * the body (400 when it is empty, nested too deep or not JSON) and stores its alerts (see `receive`).
+   */
+  async notify(req: {
+    readonly projectPath: string;
+    readonly identifier: string | null;
+    readonly key: string | null;
+    readonly body: string;
+  }): Promise<IntakeOutcome & { readonly integrationId: number }> {
+    const { project, integration } = await this.authenticate(req.projectPath, req.identifier, req.key);
+    if (req.body.trim() === '') throw new PayloadTextError('The payload is empty');
+    const outcome = await this.receive(project, integration, parsePayloadText(req.body));
+    return { ...outcome, integrationId: integration.id };
+  }
+
+  /**
    * Resolves the integration of a notify URL and checks its key: unknown project 404, unknown or inactive
    * integration 403, missing or wrong key 401 (compared in constant time). Then, when the admin turned the
    * notification throttle on, counts the request against the integration (429 with Retry-After beyond): only
    * requests with the right key count, so strangers cannot lock out the sender, and every spelling of the URL
    * (name segment, `.json`, case, numeric project id) shares the integration's one counter.
    */
-  async authenticate(
+  private async authenticate(
     projectPath: string,
     identifier: string | null,
     key: string | null,
@@ -116,7 +131,7 @@ export class IntakeService {
       settings.throttle_incident_management_notification_period_in_seconds,
       this.clock.now().getTime(),
     );
-    if (wait > 0) throw new AppError(429, { message: 'Retry later' }, { 'Retry-After': String(wait) });
+    if (wait > 0) throw tooManyRequests(wait, 'Retry later');
   }
 
   /**
@@ -133,30 +148,23 @@ export class IntakeService {
     const integration = await this.integrations.view(project, integrationId);
     if (integration.type === 'oncall_link') throw badRequest('The on-call tool link does not take alerts');
     if (!integration.effectiveActive) throw forbidden('The integration is not active');
-    const payload = typeof body === 'string' ? IntakeService.parseBody(body) : body;
+    const payload = typeof body === 'string' ? parsePayloadText(body) : body;
     if (payload === undefined || payload === null) throw badRequest('The test payload is empty');
-    if (valueDepth(payload, MAX_PAYLOAD_DEPTH) > MAX_PAYLOAD_DEPTH) throw tooDeep();
+    if (valueDepth(payload, MAX_PAYLOAD_DEPTH) > MAX_PAYLOAD_DEPTH) throw payloadTooDeep();
     return (await this.receive(project, integration, payload)).alerts;
   }
 
-  /** Parses JSON text with the depth limit; 400 with a message when it is not acceptable JSON. */
-  static parseBody(text: string): unknown {
-    if (jsonDepth(text, MAX_PAYLOAD_DEPTH) > MAX_PAYLOAD_DEPTH) throw tooDeep();
-    try {
-      return JSON.parse(text) as unknown;
-    } catch (err) {
-      throw new AppError(400, {
-        message: `400 Bad request - The payload is not valid JSON: ${(err as Error).message}`,
-      });
-    }
-  }
-
   /**
-   * Parses and stores a payload for an integration; 422 for the wrong shape, 413 for more alerts than the
-   * `incident_management_notification_max_alerts` setting allows. Nothing is stored on error. Items of an
-   * Alertmanager payload that cannot be alerts are skipped, the others stored (as GitLab).
+   * Parses and stores a payload for an integration; a PayloadShapeError (422) for the wrong shape, a
+   * TooManyAlertsError (413) for more alerts than the `incident_management_notification_max_alerts` setting
+   * allows. Nothing is stored on error. Items of an Alertmanager payload that cannot be alerts are skipped, the
+   * others stored (as GitLab).
    */
-  async receive(project: Project, integration: IntegrationView, payload: unknown): Promise<IntakeOutcome> {
+  private async receive(
+    project: Project,
+    integration: IntegrationView,
+    payload: unknown,
+  ): Promise<IntakeOutcome> {
     const now = this.clock.now();
     const mapping =
       this.tier !== 'free' && Object.keys(integration.payloadAttributeMapping).length > 0
@@ -164,28 +172,20 @@ export class IntakeService {
         : null;
     let parsed: ParsedAlert[];
     const skipped: string[] = [];
-    try {
-      if (integration.type === 'prometheus') {
-        const maxAlerts = (await this.settings.get()).incident_management_notification_max_alerts;
-        parsed = parsePrometheus(payload, {
-          mapping,
-          now,
-          maxAlerts,
-          skip: (problem) => skipped.push(problem),
-        });
-      } else {
-        // Spec: automatic grouping needs Premium or Ultimate and the flag (on unless an admin turns it off).
-        const autoFingerprint =
-          this.tier !== 'free' &&
-          (await this.settings.isEnabled('generic_alert_fingerprinting', project.id, true));
-        parsed = [parseGeneric(payload, { mapping, autoFingerprint, now })];
-      }
-    } catch (err) {
-      if (err instanceof TooManyAlertsError)
-        throw new AppError(413, { message: `413 Request Entity Too Large - ${err.message}` });
-      if (err instanceof PayloadShapeError)
-        throw new AppError(422, { message: `422 Unprocessable Entity - ${err.message}` });
-      throw err;
+    if (integration.type === 'prometheus') {
+      const maxAlerts = (await this.settings.get()).incident_management_notification_max_alerts;
+      parsed = parsePrometheus(payload, {
+        mapping,
+        now,
+        maxAlerts,
+        skip: (problem) => skipped.push(problem),
+      });
+    } else {
+      // Spec: automatic grouping needs Premium or Ultimate and the flag (on unless an admin turns it off).
+      const autoFingerprint =
+        this.tier !== 'free' &&
+        (await this.settings.isEnabled('generic_alert_fingerprinting', project.id, true));
+      parsed = [parseGeneric(payload, { mapping, autoFingerprint, now })];
     }
     const source = integration.type === 'prometheus' ? integration.name || 'Prometheus' : null;
     // All items of one request in one transaction: a 200 means every alert is committed; an error stores none.
@@ -275,11 +275,6 @@ export class IntakeService {
     return alert;
   }
 }
-
-const tooDeep = (): AppError =>
-  new AppError(400, {
-    message: `400 Bad request - The payload is nested deeper than ${MAX_PAYLOAD_DEPTH} levels`,
-  });
 
 /** Nesting depth of a parsed JSON value (objects and arrays), without recursion; stops early past `limit`. */
 export function valueDepth(value: unknown, limit: number): number {

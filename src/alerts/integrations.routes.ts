@@ -33,7 +33,11 @@ const toInput = (b: {
 });
 
 /** Alert integrations management under /projects/:id/alert_management/integrations (Maintainer). */
-export function integrationRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
+export function integrationRoutes(
+  app: ApiApp,
+  ctx: Pick<AppContext, 'alertIntake' | 'config' | 'integrations'>,
+  api: ApiVersion,
+): void {
   const E = api.entities;
   const P = api.present;
   const url = ctx.config.externalUrl;

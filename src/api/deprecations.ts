@@ -69,7 +69,7 @@ const Entry = Type.Object({
 });
 
 /** `GET /deprecations` (any signed-in user) and `GET /deprecations/:id`: the catalog, with what applies here. */
-export function deprecationRoutes(app: ApiApp, ctx: AppContext): void {
+export function deprecationRoutes(app: ApiApp, ctx: Pick<AppContext, 'gates' | 'release'>): void {
   const present = (d: Deprecation) => ({
     ...d,
     applies: d.removal !== null && d.removal !== 'v5' && ctx.gates.isRemoved(d.id),

@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PayloadShapeError, PayloadTextError, TooManyAlertsError } from '../alerts/alerts.js';
 import { AppError } from '../errors.js';
+import { type MergeRefusal, MergeRefusedError } from '../merge-requests/merge-requests.js';
 import { REMOVED_FIELDS } from './validation.js';
 
 /** Turns one Ajv error into GitLab's (Grape's) parameter message: `name is missing`, `id is invalid`. */
@@ -29,6 +31,32 @@ function clientDataError(error: unknown): string | null {
   return null;
 }
 
+/** GitLab's answers to the merge rules' refusals. */
+const MERGE_REFUSALS: Record<MergeRefusal, { status: number; message: string }> = {
+  not_open: { status: 405, message: '405 Method Not Allowed' },
+  draft: { status: 406, message: '406 Branch cannot be merged: the merge request is a draft' },
+  branch_missing: { status: 406, message: '406 Branch cannot be merged: a branch is missing' },
+  conflicts: { status: 406, message: '406 Branch cannot be merged: the branches have conflicts' },
+  sha_mismatch: { status: 409, message: 'SHA does not match HEAD of source branch' },
+  target_changed: { status: 409, message: 'The target branch changed during the merge; try again' },
+};
+
+/** The status and GitLab-shaped body for a domain error the services throw, or null for any other error. */
+export function domainErrorResponse(error: unknown): { status: number; body: { message: string } } | null {
+  if (error instanceof MergeRefusedError) {
+    const { status, message } = MERGE_REFUSALS[error.reason];
+    return { status, body: { message } };
+  }
+  // Alert payloads (spec: alert intake): unreadable text 400, too many alerts 413, the wrong shape 422.
+  if (error instanceof PayloadTextError)
+    return { status: 400, body: { message: `400 Bad request - ${error.message}` } };
+  if (error instanceof TooManyAlertsError)
+    return { status: 413, body: { message: `413 Request Entity Too Large - ${error.message}` } };
+  if (error instanceof PayloadShapeError)
+    return { status: 422, body: { message: `422 Unprocessable Entity - ${error.message}` } };
+  return null;
+}
+
 /** Answers the router's own refusals (a malformed percent-encoding in the path) with GitLab's body shape. */
 export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   if (error.code === 'FST_ERR_BAD_URL') {
@@ -44,6 +72,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (error instanceof AppError) {
       return reply.status(error.status).headers(error.headers).send(error.body);
     }
+    const domain = domainErrorResponse(error);
+    if (domain) return reply.status(domain.status).send(domain.body);
     if (error.validation) {
       return reply.status(400).send({ error: describe(error.validation[0]!, error.validationContext) });
     }

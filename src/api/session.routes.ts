@@ -15,7 +15,7 @@ const SessionEntity = Type.Object({
 });
 
 /** Web sign-in for the UI: `POST /-/session`, `GET /-/session`, `DELETE /-/session`. */
-export function sessionRoutes(app: ApiApp, ctx: AppContext): void {
+export function sessionRoutes(app: ApiApp, ctx: Pick<AppContext, 'config' | 'users'>): void {
   const secure = ctx.config.externalUrl.startsWith('https:');
   app.addHook('preHandler', authenticate(ctx.users));
 

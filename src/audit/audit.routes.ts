@@ -6,7 +6,7 @@ import type { ApiApp, ApiVersion } from '../api/version.js';
 import type { AppContext } from '../context.js';
 import { forbidden } from '../errors.js';
 import { AccessLevel } from '../members/members.js';
-import type { AuditFilter } from './audit.service.js';
+import type { AuditFilter } from './audit.js';
 
 const Query = Type.Object({
   per_page: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -21,7 +21,11 @@ const Query = Type.Object({
 });
 
 /** Audit events (keyset pagination, newest first) and streaming destinations. */
-export function auditRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
+export function auditRoutes(
+  app: ApiApp,
+  ctx: Pick<AppContext, 'audit' | 'config' | 'groups' | 'projects'>,
+  api: ApiVersion,
+): void {
   const E = api.entities;
   const url = ctx.config.externalUrl;
   const tags = ['audit events'];

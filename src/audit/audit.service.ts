@@ -1,9 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Cipher } from '../crypto.js';
-import { readTimestamp } from '../db/dialect.js';
-import type { Database } from '../db/schema.js';
 import { forbidden, invalidFields, notFound, unauthorized } from '../errors.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { OutboundError, type OutboundHttp } from '../outbound.js';
@@ -11,34 +8,18 @@ import type { KeysetRequest } from '../paging.js';
 import type { Project } from '../projects/projects.js';
 import type { User } from '../users/users.js';
 import type { ReleaseGates } from '../versioning/gates.js';
+import {
+  type AuditEvent,
+  type AuditFilter,
+  type Destination,
+  type StreamedEvent,
+  streamedEvent,
+} from './audit.js';
+import type { AuditRepository } from './audit.repository.js';
 
 export const AUDIT_STREAM_JOB = 'audit_event_stream';
 /** The header carrying a destination's verification token on every streamed event. */
 export const STREAMING_TOKEN_HEADER = 'X-Svc-Event-Streaming-Token';
-
-export interface AuditEvent {
-  readonly id: number | null;
-  readonly authorId: number | null;
-  readonly entityType: 'Project' | 'Group' | 'User';
-  readonly entityId: number;
-  readonly eventName: string;
-  readonly details: Record<string, unknown>;
-  readonly ipAddress: string | null;
-  readonly createdAt: string;
-}
-
-export interface Destination {
-  readonly id: number;
-  readonly destinationUrl: string;
-  readonly verificationToken: string;
-}
-
-export interface AuditFilter {
-  entityType?: string;
-  entityId?: number;
-  createdAfter?: string;
-  createdBefore?: string;
-}
 
 /**
  * Audit events: stored events, the API that lists them, and streaming to external destinations (each event
@@ -46,7 +27,7 @@ export interface AuditFilter {
  */
 export class AuditService {
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly repo: AuditRepository,
     private readonly jobs: JobQueue,
     private readonly gates: ReleaseGates,
     private readonly http: OutboundHttp,
@@ -95,29 +76,12 @@ export class AuditService {
   }
 
   private async record(event: AuditEvent, store: boolean): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      let stored = event;
-      if (store) {
-        const row = await trx
-          .insertInto('audit_events')
-          .values({
-            author_id: event.authorId,
-            entity_type: event.entityType,
-            entity_id: event.entityId,
-            event_name: event.eventName,
-            details: JSON.stringify(event.details),
-            ip_address: event.ipAddress,
-            created_at: event.createdAt,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        stored = { ...event, id: row.id };
-      }
-      const destinations = await trx.selectFrom('audit_event_destinations').select('id').execute();
-      for (const d of destinations) {
+    await this.repo.transaction(async (trx) => {
+      const stored = store ? { ...event, id: await this.repo.insertEvent(trx, event) } : event;
+      for (const id of await this.repo.destinationIds(trx)) {
         await this.jobs.enqueue(
           AUDIT_STREAM_JOB,
-          { destinationId: d.id, event: streamedEvent(stored) },
+          { destinationId: id, event: streamedEvent(stored) },
           { trx },
         );
       }
@@ -126,20 +90,16 @@ export class AuditService {
 
   /** POSTs one event to one destination; a failure throws, so the job worker retries with backoff. */
   private async deliver(p: { destinationId: number; event: StreamedEvent }): Promise<void> {
-    const d = await this.db
-      .selectFrom('audit_event_destinations')
-      .selectAll()
-      .where('id', '=', p.destinationId)
-      .executeTakeFirst();
+    const d = await this.repo.destination(p.destinationId);
     if (!d) return; // The destination was deleted: nothing to deliver.
-    const url = new URL(d.destination_url);
+    const url = new URL(d.destinationUrl);
     let res: Awaited<ReturnType<OutboundHttp['request']>>;
     try {
       res = await this.http.request(url, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
-          [STREAMING_TOKEN_HEADER]: this.reveal(d.verification_token),
+          [STREAMING_TOKEN_HEADER]: this.reveal(d.verificationToken),
         },
         body: JSON.stringify(p.event),
         maxResponseBytes: 64 * 1024,
@@ -155,23 +115,7 @@ export class AuditService {
   // Reading (admins: every event; project Maintainers and group Owners: their entity's)
 
   async list(filter: AuditFilter, k: KeysetRequest<'id'>): Promise<AuditEvent[]> {
-    let q = this.db.selectFrom('audit_events').selectAll();
-    if (filter.entityType) q = q.where('entity_type', '=', filter.entityType);
-    if (filter.entityId !== undefined) q = q.where('entity_id', '=', filter.entityId);
-    if (filter.createdAfter) q = q.where('created_at', '>=', filter.createdAfter);
-    if (filter.createdBefore) q = q.where('created_at', '<=', filter.createdBefore);
-    if (k.after) q = q.where('id', k.sort === 'asc' ? '>' : '<', k.after.id);
-    const rows = await q.orderBy('id', k.sort).limit(k.limit).execute();
-    return rows.map((r) => ({
-      id: r.id,
-      authorId: r.author_id,
-      entityType: r.entity_type as AuditEvent['entityType'],
-      entityId: r.entity_id,
-      eventName: r.event_name,
-      details: JSON.parse(r.details) as Record<string, unknown>,
-      ipAddress: r.ip_address,
-      createdAt: readTimestamp(r.created_at),
-    }));
+    return this.repo.list(filter, k);
   }
 
   // Streaming destinations (admin)
@@ -183,12 +127,8 @@ export class AuditService {
 
   async destinations(actor: User | null): Promise<Destination[]> {
     this.admin(actor);
-    const rows = await this.db.selectFrom('audit_event_destinations').selectAll().orderBy('id').execute();
-    return rows.map((r) => ({
-      id: r.id,
-      destinationUrl: r.destination_url,
-      verificationToken: this.reveal(r.verification_token),
-    }));
+    const stored = await this.repo.destinations();
+    return stored.map((d) => ({ ...d, verificationToken: this.reveal(d.verificationToken) }));
   }
 
   async addDestination(actor: User | null, destinationUrl: string): Promise<Destination> {
@@ -209,16 +149,12 @@ export class AuditService {
         throw invalidFields({ destination_url: [`is blocked: ${err.message}`] });
     }
     const token = randomBytes(12).toString('hex');
-    const r = await this.db
-      .insertInto('audit_event_destinations')
-      .values({
-        destination_url: destinationUrl,
-        verification_token: this.cipher.encrypt(token),
-        created_at: this.clock.now().toISOString(),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return { id: r.id, destinationUrl: r.destination_url, verificationToken: token };
+    const d = await this.repo.insertDestination(
+      destinationUrl,
+      this.cipher.encrypt(token),
+      this.clock.now().toISOString(),
+    );
+    return { ...d, verificationToken: token };
   }
 
   /**
@@ -231,22 +167,6 @@ export class AuditService {
 
   async deleteDestination(actor: User | null, id: number): Promise<void> {
     this.admin(actor);
-    const r = await this.db.deleteFrom('audit_event_destinations').where('id', '=', id).executeTakeFirst();
-    if (Number(r.numDeletedRows) === 0) throw notFound('Destination');
+    if (!(await this.repo.deleteDestination(id))) throw notFound('Destination');
   }
-}
-
-/** The JSON body POSTed to a streaming destination for one event (the API's presenter answers the same). */
-export type StreamedEvent = ReturnType<typeof streamedEvent>;
-
-export function streamedEvent(e: AuditEvent) {
-  return {
-    id: e.id,
-    author_id: e.authorId,
-    entity_id: e.entityId,
-    entity_type: e.entityType,
-    event_name: e.eventName,
-    details: e.details,
-    created_at: e.createdAt,
-  };
 }

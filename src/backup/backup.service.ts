@@ -6,62 +6,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
-import { type Kysely, sql } from 'kysely';
-import type { DialectName } from '../db/dialect.js';
-import type { Database } from '../db/schema.js';
 import type { ContainerKind } from '../git/git.js';
 import type { RepositoriesService } from '../git/repositories.service.js';
 import type { WeightedStorages } from '../git/storages.js';
+import { BACKUP_TABLES, type BackupRepository, type Container } from './backup.repository.js';
 
 const run = promisify(execFile);
-
-/** Tables in dependency order (parents first). Sessions and jobs are not backed up: they belong to a running instance. */
-export const BACKUP_TABLES = [
-  'users',
-  'namespaces',
-  'projects',
-  'personal_access_tokens',
-  'members',
-  'snippets',
-  'application_settings',
-  'feature_gates',
-  'internal_ids',
-  'alert_integrations',
-  'alerts',
-  'alert_notes',
-  'project_alert_settings',
-  'issues',
-  'error_tracking_settings',
-  'error_tracking_client_keys',
-  'error_tracking_errors',
-  'error_tracking_events',
-  'error_tracking_sessions',
-  'repository_storage_moves',
-  'geo_sites',
-  'geo_resyncs',
-  'audit_events',
-  'audit_event_destinations',
-  'runners',
-  'runner_projects',
-  'runner_registration_tokens',
-  'merge_requests',
-  'approval_rules',
-  'project_approval_settings',
-  'managed_licenses',
-] as const satisfies readonly (keyof Database)[];
-
-/** Tables keyed by something other than a serial id (no sequence to move on after a restore). */
-const NO_SERIAL_ID: ReadonlySet<string> = new Set([
-  'application_settings',
-  'internal_ids',
-  'project_alert_settings',
-  'error_tracking_settings',
-  'error_tracking_sessions',
-  'geo_resyncs',
-  'runner_projects',
-  'runner_registration_tokens',
-  'project_approval_settings',
-]);
 
 const FORMAT = 1;
 
@@ -222,9 +172,6 @@ async function writeArchive(work: string, output: string): Promise<void> {
 /** JSON-safe row values: Dates as ISO strings. */
 const encode = (row: Record<string, unknown>) =>
   JSON.stringify(row, (_k, v) => (v instanceof Date ? v.toISOString() : v));
-/** Values both databases accept: booleans as 0/1. */
-const decode = (row: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'boolean' ? (v ? 1 : 0) : v]));
 
 /**
  * Backup and restore of a whole instance (spec: the recommended way to move an instance): the database content
@@ -234,8 +181,7 @@ const decode = (row: Record<string, unknown>) =>
  */
 export class BackupService {
   constructor(
-    private readonly db: Kysely<Database>,
-    private readonly dialect: DialectName,
+    private readonly tables: BackupRepository,
     private readonly repos: RepositoriesService,
     private readonly dataDir: string,
     private readonly release: string,
@@ -268,15 +214,15 @@ export class BackupService {
         files: {},
       };
       progress.start('database', BACKUP_TABLES.length);
-      const containers = await this.snapshot(async (trx) => {
+      const containers = await this.tables.snapshot(async (snap) => {
         for (const table of BACKUP_TABLES) {
-          const rows = (await trx.selectFrom(table).selectAll().execute()) as Record<string, unknown>[];
+          const rows = await snap.rows(table);
           rows.sort((a, b) => Number(a.id ?? 0) - Number(b.id ?? 0));
           await writePrivate(join(work, 'db', `${table}.jsonl`), rows.map((r) => `${encode(r)}\n`).join(''));
           manifest.tables[table] = rows.length;
           progress.tick();
         }
-        return this.containers(trx);
+        return snap.containers();
       });
       progress.stop();
       progress.start('repositories', containers.length);
@@ -298,28 +244,14 @@ export class BackupService {
     }
   }
 
-  /** Runs `fn` on one consistent, read-only snapshot of the whole database. */
-  private snapshot<T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
-    if (this.dialect === 'postgres') {
-      return this.db
-        .transaction()
-        .setIsolationLevel('repeatable read')
-        .setAccessMode('read only')
-        .execute(fn);
-    }
-    // SQLite behind Kysely has one connection: the transaction pins it, and SQLite's deferred BEGIN takes
-    // its WAL read snapshot at the first SELECT and keeps it until COMMIT, across every table read here.
-    return this.db.transaction().execute(fn);
-  }
-
   /**
    * Bundles one repository. A repository moved to another storage since the snapshot is read where it is now; its
    * checksum is computed from the bundle's refs, which are exactly what restore brings back.
    */
-  private async bundleOne(c: Omit<RepoEntry, 'bundle' | 'checksum'>, work: string): Promise<RepoEntry> {
+  private async bundleOne(c: Container, work: string): Promise<RepoEntry> {
     let path = this.repos.path(c.kind, c.id, c.storage);
     if (!(await this.repos.git.exists(path))) {
-      const now = await this.currentStorage(c.kind, c.id);
+      const now = await this.tables.currentStorage(c.kind, c.id);
       if (now && now !== c.storage && this.repos.hasStorage(now)) path = this.repos.path(c.kind, c.id, now);
     }
     const file = join(work, 'repos', `${c.kind}-${c.id}.bundle`);
@@ -331,66 +263,12 @@ export class BackupService {
     };
   }
 
-  private async currentStorage(kind: ContainerKind, id: number): Promise<string | null> {
-    const table = kind === 'project' ? 'projects' : kind === 'snippet' ? 'snippets' : 'namespaces';
-    const row = await this.db
-      .selectFrom(table)
-      .select('repository_storage')
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return row?.repository_storage ?? null;
-  }
-
-  private async containers(db: Kysely<Database>): Promise<Omit<RepoEntry, 'bundle' | 'checksum'>[]> {
-    const projects = await db
-      .selectFrom('projects')
-      .select(['id', 'repository_storage', 'default_branch'])
-      .orderBy('id')
-      .execute();
-    const snippets = await db
-      .selectFrom('snippets')
-      .select(['id', 'repository_storage'])
-      .orderBy('id')
-      .execute();
-    const groups = await db
-      .selectFrom('namespaces')
-      .select(['id', 'repository_storage'])
-      .where('kind', '=', 'group')
-      .where('repository_storage', 'is not', null)
-      .orderBy('id')
-      .execute();
-    return [
-      ...projects.map((p) => ({
-        kind: 'project' as const,
-        id: p.id,
-        storage: p.repository_storage,
-        defaultBranch: p.default_branch,
-      })),
-      ...snippets.map((s) => ({
-        kind: 'snippet' as const,
-        id: s.id,
-        storage: s.repository_storage,
-        defaultBranch: 'main',
-      })),
-      ...groups.map((g) => ({
-        kind: 'group' as const,
-        id: g.id,
-        storage: g.repository_storage!,
-        defaultBranch: 'main',
-      })),
-    ];
-  }
-
   /**
    * Restores an archive into this (empty) instance. The archive is verified first; a damaged archive changes
    * nothing. Repositories land on the storage of the same name when it exists, else on one picked by weight.
    */
   async restore(archive: string, progress: Progress = silentProgress): Promise<Manifest> {
-    const users = await this.db
-      .selectFrom('users')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .executeTakeFirst();
-    if (Number(users?.n ?? 0) > 0) {
+    if (await this.tables.hasUsers()) {
       throw new BackupError(
         'restore needs an empty instance: this database already has users (run restore before the first start)',
       );
@@ -457,37 +335,21 @@ export class BackupService {
     progress: Progress,
   ): Promise<void> {
     try {
-      await this.db.transaction().execute(async (trx) => {
-        for (const table of BACKUP_TABLES) {
+      const moved = manifest.repositories
+        .map((r) => ({ kind: r.kind, id: r.id, storage: placed.get(`${r.kind}:${r.id}`)!, was: r.storage }))
+        .filter((r) => r.storage !== r.was);
+      await this.tables.restore(
+        async (table) => {
           const text = await readFile(join(work, 'db', `${table}.jsonl`), 'utf8');
-          const rows = text
+          return text
             .split('\n')
             .filter(Boolean)
-            .map((l) => decode(JSON.parse(l) as Record<string, unknown>));
-          for (let i = 0; i < rows.length; i += 200) {
-            await trx
-              .insertInto(table)
-              .values(rows.slice(i, i + 200) as never)
-              .execute();
-          }
-          progress.tick();
-        }
+            .map((l) => JSON.parse(l) as Record<string, unknown>);
+        },
         // Repositories restored onto another storage: record where they are.
-        for (const r of manifest.repositories) {
-          const storage = placed.get(`${r.kind}:${r.id}`)!;
-          if (storage === r.storage) continue;
-          const table = r.kind === 'project' ? 'projects' : r.kind === 'snippet' ? 'snippets' : 'namespaces';
-          await trx.updateTable(table).set({ repository_storage: storage }).where('id', '=', r.id).execute();
-        }
-        if (this.dialect === 'postgres') {
-          for (const table of BACKUP_TABLES) {
-            if (NO_SERIAL_ID.has(table)) continue;
-            await sql`SELECT setval(pg_get_serial_sequence(${table}, 'id'), coalesce((SELECT max(id) FROM ${sql.table(table)}), 0) + 1, false)`.execute(
-              trx,
-            );
-          }
-        }
-      });
+        moved,
+        () => progress.tick(),
+      );
     } catch (err) {
       throw new BackupError(
         `the database content cannot be restored: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`,

@@ -27,7 +27,10 @@ function cors(request: FastifyRequest, reply: FastifyReply): void {
  * The Sentry collector under the DSN's path: `POST /api/v4/error_tracking/collector/api/:id/store` and
  * `/envelope`, with or without a trailing slash, any content type (browsers send text/plain), CORS for browsers.
  */
-export async function collectorRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function collectorRoutes(
+  app: FastifyInstance,
+  ctx: Pick<AppContext, 'collector'>,
+): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) =>
     done(null, body),

@@ -28,7 +28,11 @@ const SettingsBody = Type.Object({
 });
 
 /** Error tracking settings, client keys and errors under /projects/:id/error_tracking. */
-export function errorTrackingRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
+export function errorTrackingRoutes(
+  app: ApiApp,
+  ctx: Pick<AppContext, 'config' | 'errorTracking'>,
+  api: ApiVersion,
+): void {
   const E = api.entities;
   const P = api.present;
   const url = ctx.config.externalUrl;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Offering } from '../config.js';
 import type { Cipher } from '../crypto.js';
-import { AppError, forbidden, invalidFields, notFound } from '../errors.js';
+import { badRequest, forbidden, invalidFields, notFound } from '../errors.js';
 import { AccessLevel } from '../members/members.js';
 import type { Paged, PageRequest } from '../paging.js';
 import type { Project } from '../projects/projects.js';
@@ -221,10 +221,9 @@ export class ErrorTrackingService {
   private async backend(actor: User | null, idOrPath: string, level: number) {
     const project = await this.project(actor, idOrPath, level);
     const s = await this.repo.settings(project.id);
-    if (!s?.enabled) throw new AppError(400, { message: '400 Bad request - Error Tracking is not enabled' });
+    if (!s?.enabled) throw badRequest('Error Tracking is not enabled');
     if (s.integrated) return { project, external: null };
-    if (!s.apiUrl || !s.tokenEncrypted)
-      throw new AppError(400, { message: '400 Bad request - Error Tracking is not configured' });
+    if (!s.apiUrl || !s.tokenEncrypted) throw badRequest('Error Tracking is not configured');
     return { project, external: { apiUrl: s.apiUrl, token: this.cipher.decrypt(s.tokenEncrypted) } };
   }
 
@@ -258,10 +257,7 @@ export class ErrorTrackingService {
     page: PageRequest,
   ): Promise<Paged<ErrorEvent>> {
     const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Reporter);
-    if (external)
-      throw new AppError(400, {
-        message: '400 Bad request - Event lists are only kept by the integrated backend',
-      });
+    if (external) throw badRequest('Event lists are only kept by the integrated backend');
     const e = await this.integratedError(project.id, errorId);
     return this.repo.events(e.id, page);
   }

@@ -13,14 +13,20 @@ import {
   inflateRawSync,
   inflateSync,
 } from 'node:zlib';
-import { AppError } from '../errors.js';
 
 /** The Sentry wire protocol: body decoding (bounded), envelopes, auth. Pure apart from zlib. */
 
-/** A request the collector refuses: status and GitLab-shaped body `{"message": ...}`. */
-export class ProtocolError extends AppError {
-  constructor(status: number, message: string) {
-    super(status, { message });
+/**
+ * A request the collector refuses, with the status the protocol answers it with and the reason (`404 Not Found`,
+ * `400 Bad request - ...`). The collector's routes shape the answer: the reason as `{"message": ...}` and in
+ * Sentry's `X-Sentry-Error` header.
+ */
+export class ProtocolError extends Error {
+  constructor(
+    readonly status: 400 | 404 | 413 | 415 | 429,
+    message: string,
+  ) {
+    super(message);
     this.name = 'ProtocolError';
   }
 }

@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { ApiApp, ApiVersion } from '../api/version.js';
 import type { AppContext } from '../context.js';
-import type { GeoSite } from './geo.service.js';
+import type { GeoSite } from './geo.js';
 
 const Input = Type.Object({
   name: Type.Optional(Type.String()),
@@ -19,7 +19,7 @@ const Id = Type.Object({ id: Type.Integer() });
  * Geo sites (`/geo_sites`, v4 and v5) and their deprecated v4 name (`/geo_nodes`: same functionality, gone in
  * v5 per the spec's v4-to-v5 table). Admin only. GitLab's status objects keep the key `geo_node_id` in both.
  */
-export function geoRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
+export function geoRoutes(app: ApiApp, ctx: Pick<AppContext, 'config' | 'geo'>, api: ApiVersion): void {
   const E = api.entities;
   const url = ctx.config.externalUrl;
   const families = api.removes('geo_nodes_api') ? ['geo_sites'] : ['geo_sites', 'geo_nodes'];

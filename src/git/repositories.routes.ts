@@ -5,7 +5,10 @@ import { AppError } from '../errors.js';
 import { AccessLevel } from '../members/members.js';
 
 /** `GET /projects/:id/repository/archive`: a tar.gz of the default branch (or `sha`), for readers of the code. */
-export function repositoryRoutes(app: ApiApp, ctx: AppContext): void {
+export function repositoryRoutes(
+  app: ApiApp,
+  ctx: Pick<AppContext, 'audit' | 'projects' | 'repositories'>,
+): void {
   app.get(
     '/projects/:id/repository/archive',
     {

@@ -9,7 +9,11 @@ import { memberRoutes } from '../members/members.routes.js';
 const Params = Type.Object({ id: Type.String() });
 
 /** Groups (`/groups`), their projects, subgroups and members. */
-export function groupRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
+export function groupRoutes(
+  app: ApiApp,
+  ctx: Pick<AppContext, 'config' | 'groups' | 'members' | 'projects'>,
+  api: ApiVersion,
+): void {
   const E = api.entities;
   const P = api.present;
   const url = ctx.config.externalUrl;

@@ -4,7 +4,7 @@ import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
 import type { AppContext } from '../context.js';
 
 /** `GET /projects/:id/issues` (filter `issue_type=incident`, `state`) and `GET /projects/:id/issues/:issue_iid`. */
-export function issueRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
+export function issueRoutes(app: ApiApp, ctx: Pick<AppContext, 'config' | 'issues'>, api: ApiVersion): void {
   const url = ctx.config.externalUrl;
   const tags = ['issues'];
   app.get(

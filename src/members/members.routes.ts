@@ -11,7 +11,7 @@ const AccessLevelInput = Type.Union([10, 20, 30, 40, 50].map((n) => Type.Literal
 /** `GET/POST /<kind>/:id/members` and `GET/PUT/DELETE /<kind>/:id/members/:user_id`, for groups and projects. */
 export function memberRoutes(
   app: ApiApp,
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'config' | 'members'>,
   api: ApiVersion,
   kind: 'groups' | 'projects',
   access: (req: FastifyRequest, id: string) => Promise<SourceAccess>,

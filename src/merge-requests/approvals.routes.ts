@@ -12,7 +12,11 @@ const RuleBody = {
 };
 
 /** Approval configuration and project-level approval rules; managed licenses (v4 only, deprecated). */
-export function approvalRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
+export function approvalRoutes(
+  app: ApiApp,
+  ctx: Pick<AppContext, 'approvals' | 'config'>,
+  api: ApiVersion,
+): void {
   const E = api.entities;
   const P = api.present;
   const url = ctx.config.externalUrl;

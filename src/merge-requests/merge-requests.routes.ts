@@ -8,7 +8,11 @@ const Params = Type.Object({ id: Type.String() });
 const IidParams = Type.Object({ id: Type.String(), merge_request_iid: Type.Integer() });
 
 /** Merge requests on real repositories, with v4's and v5's shapes; the v4-only `/changes` endpoint. */
-export function mergeRequestRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
+export function mergeRequestRoutes(
+  app: ApiApp,
+  ctx: Pick<AppContext, 'config' | 'mergeRequests'>,
+  api: ApiVersion,
+): void {
   const E = api.entities;
   const P = api.present;
   const url = ctx.config.externalUrl;

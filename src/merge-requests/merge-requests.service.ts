@@ -1,16 +1,5 @@
-import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock.js';
-import {
-  isUniqueViolation,
-  readBool,
-  readNullableTimestamp,
-  readTimestamp,
-  writeBool,
-} from '../db/dialect.js';
-import { nextIid } from '../db/internal-ids.js';
-import { fetchPage } from '../db/paged.js';
-import type { Database, MergeRequestsTable } from '../db/schema.js';
-import { AppError, conflict, invalidFields, notFound, readOnlyError } from '../errors.js';
+import { conflict, invalidFields, notFound, readOnlyError } from '../errors.js';
 import { GitError } from '../git/git.js';
 import type { RepositoriesService } from '../git/repositories.service.js';
 import { AccessLevel } from '../members/members.js';
@@ -20,6 +9,8 @@ import type { ProjectsService } from '../projects/projects.service.js';
 import type { User } from '../users/users.js';
 import type { UsersRepository } from '../users/users.repository.js';
 import { type FileDiff, parseDiff } from './diff.js';
+import { MergeRefusedError, type MergeRequest, type MergeRequestFilter } from './merge-requests.js';
+import type { MergeRequestsRepository } from './merge-requests.repository.js';
 
 export type DetailedMergeStatus =
   | 'mergeable'
@@ -29,32 +20,6 @@ export type DetailedMergeStatus =
   | 'checking'
   | 'need_rebase'
   | 'broken_status';
-
-export interface MergeRequest {
-  readonly id: number;
-  readonly projectId: number;
-  readonly iid: number;
-  readonly title: string;
-  readonly description: string;
-  readonly sourceBranch: string;
-  readonly targetBranch: string;
-  readonly state: 'opened' | 'closed' | 'merged';
-  readonly draft: boolean;
-  readonly authorId: number | null;
-  readonly mergeUserId: number | null;
-  readonly mergedAt: string | null;
-  readonly closedAt: string | null;
-  readonly closedById: number | null;
-  readonly mergeCommitSha: string | null;
-  /** Set on the request by its author: delete the source branch when merging. */
-  readonly forceRemoveSourceBranch: boolean | null;
-  /** Set by the merge: whether the source branch was deleted. */
-  readonly shouldRemoveSourceBranch: boolean | null;
-  /** Kept at merge time: the merge base and the source head that were merged. */
-  readonly mergedDiff: { readonly baseSha: string; readonly headSha: string } | null;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-}
 
 /** The commits a merge request's diff is between: merge base, target head (start) and source head. */
 export interface DiffRefs {
@@ -89,56 +54,14 @@ export interface Commit {
   readonly committedDate: string;
 }
 
-export interface MergeRequestFilter {
-  readonly state: 'opened' | 'closed' | 'merged' | 'all';
-  readonly sourceBranch?: string;
-  readonly targetBranch?: string;
-}
-
-/** The partial unique index allowing one open merge request per project, source and target branch (0008). */
-const ONE_OPEN_INDEX = {
-  name: 'merge_requests_one_open',
-  table: 'merge_requests',
-  columns: ['project_id', 'source_branch', 'target_branch'],
-};
 /** GitLab's 409 for a second open merge request of a branch pair (`branch_conflict`). */
 const duplicateOpen = (iid: number | null) =>
   conflict(`Another open merge request already exists for this source branch: !${iid ?? '?'}`);
 
-const DRAFT = /^\s*(\[draft\]|\(draft\)|draft:|draft\s-\s|draft\s)/i;
-
-function toMr(r: Selectable<MergeRequestsTable>): MergeRequest {
-  return {
-    id: r.id,
-    projectId: r.project_id,
-    iid: r.iid,
-    title: r.title,
-    description: r.description,
-    sourceBranch: r.source_branch,
-    targetBranch: r.target_branch,
-    state: r.state as MergeRequest['state'],
-    draft: DRAFT.test(r.title),
-    authorId: r.author_id,
-    mergeUserId: r.merge_user_id,
-    mergedAt: readNullableTimestamp(r.merged_at),
-    closedAt: readNullableTimestamp(r.closed_at),
-    closedById: r.closed_by_id,
-    mergeCommitSha: r.merge_commit_sha,
-    forceRemoveSourceBranch:
-      r.force_remove_source_branch === null ? null : readBool(r.force_remove_source_branch),
-    shouldRemoveSourceBranch:
-      r.should_remove_source_branch === null ? null : readBool(r.should_remove_source_branch),
-    mergedDiff:
-      r.diff_base_sha && r.diff_head_sha ? { baseSha: r.diff_base_sha, headSha: r.diff_head_sha } : null,
-    createdAt: readTimestamp(r.created_at),
-    updatedAt: readTimestamp(r.updated_at),
-  };
-}
-
 /** Merge requests on the project's real repository: merges are real merge commits made with git. */
 export class MergeRequestsService {
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly mrs: MergeRequestsRepository,
     private readonly projects: ProjectsService,
     private readonly repos: RepositoriesService,
     private readonly users: UsersRepository,
@@ -228,28 +151,10 @@ export class MergeRequestsService {
     return { detailedMergeStatus: mergeable ? 'mergeable' : 'conflict', mergeStatus };
   }
 
-  private async row(p: Project, iid: number) {
-    const r = await this.db
-      .selectFrom('merge_requests')
-      .selectAll()
-      .where('project_id', '=', p.id)
-      .where('iid', '=', iid)
-      .executeTakeFirst();
-    if (!r) throw notFound('Merge Request');
-    return r;
-  }
-
-  /** The iid of the open merge request for a source and target branch, if any. */
-  private async openFor(projectId: number, source: string, target: string): Promise<number | null> {
-    const open = await this.db
-      .selectFrom('merge_requests')
-      .select('iid')
-      .where('project_id', '=', projectId)
-      .where('source_branch', '=', source)
-      .where('target_branch', '=', target)
-      .where('state', '=', 'opened')
-      .executeTakeFirst();
-    return open?.iid ?? null;
+  private async find(p: Project, iid: number): Promise<MergeRequest> {
+    const mr = await this.mrs.find(p.id, iid);
+    if (!mr) throw notFound('Merge Request');
+    return mr;
   }
 
   async create(
@@ -271,46 +176,23 @@ export class MergeRequestsService {
     if (!(await this.head(project, input.source_branch))) errors.source_branch = ['is invalid'];
     if (!(await this.head(project, input.target_branch))) errors.target_branch = ['is invalid'];
     if (Object.keys(errors).length > 0) throw invalidFields(errors);
-    const existing = await this.openFor(project.id, input.source_branch, input.target_branch);
+    const existing = await this.mrs.openFor(project.id, input.source_branch, input.target_branch);
     if (existing !== null) throw duplicateOpen(existing);
-    const now = this.clock.now().toISOString();
-    // The iid and the row in one transaction; the partial unique index `merge_requests_one_open` (migration 0008)
-    // lets one of concurrent requests for a branch pair win: the others roll back (no iid spent) and get the 409.
-    const iid = await this.db
-      .transaction()
-      .execute(async (trx) => {
-        const next = await nextIid(trx, project.id, 'merge_requests');
-        await trx
-          .insertInto('merge_requests')
-          .values({
-            project_id: project.id,
-            iid: next,
-            title: input.title.trim(),
-            description: input.description ?? '',
-            source_branch: input.source_branch,
-            target_branch: input.target_branch,
-            state: 'opened',
-            author_id: actor!.id,
-            merge_user_id: null,
-            merged_at: null,
-            closed_at: null,
-            closed_by_id: null,
-            merge_commit_sha: null,
-            force_remove_source_branch:
-              input.remove_source_branch === undefined ? null : writeBool(input.remove_source_branch),
-            should_remove_source_branch: null,
-            diff_base_sha: null,
-            diff_head_sha: null,
-            created_at: now,
-            updated_at: now,
-          })
-          .execute();
-        return next;
-      })
-      .catch(async (err: unknown) => {
-        if (!isUniqueViolation(err, ONE_OPEN_INDEX)) throw err;
-        throw duplicateOpen(await this.openFor(project.id, input.source_branch, input.target_branch));
-      });
+    // Concurrent requests for a branch pair: the database lets one win; the others get the 409.
+    const iid = await this.mrs.insert(
+      {
+        projectId: project.id,
+        title: input.title.trim(),
+        description: input.description ?? '',
+        sourceBranch: input.source_branch,
+        targetBranch: input.target_branch,
+        authorId: actor!.id,
+        forceRemoveSourceBranch: input.remove_source_branch ?? null,
+      },
+      this.clock.now().toISOString(),
+    );
+    if (iid === null)
+      throw duplicateOpen(await this.mrs.openFor(project.id, input.source_branch, input.target_branch));
     return this.get(actor, String(project.id), iid);
   }
 
@@ -321,17 +203,13 @@ export class MergeRequestsService {
     page: PageRequest,
   ): Promise<Paged<MergeRequestView>> {
     const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
-    let base = this.db.selectFrom('merge_requests').where('project_id', '=', project.id);
-    if (filter.state !== 'all') base = base.where('state', '=', filter.state);
-    if (filter.sourceBranch !== undefined) base = base.where('source_branch', '=', filter.sourceBranch);
-    if (filter.targetBranch !== undefined) base = base.where('target_branch', '=', filter.targetBranch);
-    const { rows, total } = await fetchPage(base, (q) => q.selectAll().orderBy('iid', 'desc'), page);
-    return { items: await Promise.all(rows.map((r) => this.view(project, toMr(r)))), total };
+    const { items, total } = await this.mrs.list(project.id, filter, page);
+    return { items: await Promise.all(items.map((mr) => this.view(project, mr))), total };
   }
 
   async get(actor: User | null, idOrPath: string, iid: number): Promise<MergeRequestView> {
     const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
-    return this.view(project, toMr(await this.row(project, iid)));
+    return this.view(project, await this.find(project, iid));
   }
 
   async update(
@@ -347,40 +225,36 @@ export class MergeRequestsService {
     },
   ): Promise<MergeRequestView> {
     const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Developer);
-    const mr = toMr(await this.row(project, iid));
+    const mr = await this.find(project, iid);
     if (input.title !== undefined && !input.title.trim()) throw invalidFields({ title: ["can't be blank"] });
     if (input.target_branch !== undefined && !(await this.head(project, input.target_branch)))
       throw invalidFields({ target_branch: ['is invalid'] });
     if (mr.state === 'merged' && (input.state_event || input.target_branch))
-      throw new AppError(405, { message: '405 Method Not Allowed' });
+      throw new MergeRefusedError('not_open');
     const now = this.clock.now().toISOString();
     const opensPair =
       (input.state_event === 'reopen' && mr.state !== 'opened') ||
       (input.target_branch !== undefined && input.state_event !== 'close' && mr.state === 'opened');
     const targetBranch = input.target_branch ?? mr.targetBranch;
     if (opensPair) {
-      const existing = await this.openFor(project.id, mr.sourceBranch, targetBranch);
+      const existing = await this.mrs.openFor(project.id, mr.sourceBranch, targetBranch);
       if (existing !== null && existing !== mr.iid) throw duplicateOpen(existing);
     }
-    await this.db
-      .updateTable('merge_requests')
-      .set({
+    const updated = await this.mrs.update(
+      mr.id,
+      {
         ...(input.title !== undefined && { title: input.title.trim() }),
         ...(input.description !== undefined && { description: input.description }),
-        ...(input.target_branch !== undefined && { target_branch: input.target_branch }),
+        ...(input.target_branch !== undefined && { targetBranch: input.target_branch }),
         ...(input.remove_source_branch !== undefined && {
-          force_remove_source_branch: writeBool(input.remove_source_branch),
+          forceRemoveSourceBranch: input.remove_source_branch,
         }),
-        ...(input.state_event === 'close' && { state: 'closed', closed_at: now, closed_by_id: actor!.id }),
-        ...(input.state_event === 'reopen' && { state: 'opened', closed_at: null, closed_by_id: null }),
-        updated_at: now,
-      })
-      .where('id', '=', mr.id)
-      .execute()
-      .catch(async (err: unknown) => {
-        if (!isUniqueViolation(err, ONE_OPEN_INDEX)) throw err;
-        throw duplicateOpen(await this.openFor(project.id, mr.sourceBranch, targetBranch));
-      });
+        ...(input.state_event === 'close' && { close: { byId: actor!.id } }),
+        ...(input.state_event === 'reopen' && { reopen: true }),
+      },
+      now,
+    );
+    if (!updated) throw duplicateOpen(await this.mrs.openFor(project.id, mr.sourceBranch, targetBranch));
     return this.get(actor, String(project.id), iid);
   }
 
@@ -393,22 +267,17 @@ export class MergeRequestsService {
   ): Promise<MergeRequestView> {
     const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Developer);
     if (project.repositoryReadOnly) throw readOnlyError();
-    const mr = toMr(await this.row(project, iid));
-    if (mr.state !== 'opened') throw new AppError(405, { message: '405 Method Not Allowed' });
-    if (mr.draft)
-      throw new AppError(406, { message: '406 Branch cannot be merged: the merge request is a draft' });
+    const mr = await this.find(project, iid);
+    if (mr.state !== 'opened') throw new MergeRefusedError('not_open');
+    if (mr.draft) throw new MergeRefusedError('draft');
     const [target, source] = await Promise.all([
       this.head(project, mr.targetBranch),
       this.head(project, mr.sourceBranch),
     ]);
-    if (!target || !source)
-      throw new AppError(406, { message: '406 Branch cannot be merged: a branch is missing' });
-    if (input.sha !== undefined && input.sha !== source) {
-      throw new AppError(409, { message: 'SHA does not match HEAD of source branch' });
-    }
+    if (!target || !source) throw new MergeRefusedError('branch_missing');
+    if (input.sha !== undefined && input.sha !== source) throw new MergeRefusedError('sha_mismatch');
     const tree = await this.mergeTree(project, target, source);
-    if (tree === null)
-      throw new AppError(406, { message: '406 Branch cannot be merged: the branches have conflicts' });
+    if (tree === null) throw new MergeRefusedError('conflicts');
     const path = this.path(project);
     const base = (await this.repos.git.run(['merge-base', target, source], { cwd: path })).trim();
     const merger = actor!;
@@ -433,7 +302,7 @@ export class MergeRequestsService {
         cwd: path,
       });
     } catch {
-      throw new AppError(409, { message: 'The target branch changed during the merge; try again' });
+      throw new MergeRefusedError('target_changed');
     }
     const removeSource = input.should_remove_source_branch ?? mr.forceRemoveSourceBranch ?? false;
     // Deleted only if nobody pushed to it meanwhile (old value given): their commits are not lost.
@@ -441,24 +310,17 @@ export class MergeRequestsService {
       await this.repos.git
         .run(['update-ref', '-d', `refs/heads/${mr.sourceBranch}`, source], { cwd: path })
         .catch(() => undefined);
-    const now = this.clock.now().toISOString();
-    await this.db
-      .updateTable('merge_requests')
-      .set({
-        state: 'merged',
-        merge_user_id: merger.id,
-        merged_at: now,
-        merge_commit_sha: commit,
-        should_remove_source_branch:
-          input.should_remove_source_branch === undefined
-            ? null
-            : writeBool(input.should_remove_source_branch),
-        diff_base_sha: base,
-        diff_head_sha: source,
-        updated_at: now,
-      })
-      .where('id', '=', mr.id)
-      .execute();
+    await this.mrs.markMerged(
+      mr.id,
+      {
+        mergeUserId: merger.id,
+        mergeCommitSha: commit,
+        shouldRemoveSourceBranch: input.should_remove_source_branch ?? null,
+        baseSha: base,
+        headSha: source,
+      },
+      this.clock.now().toISOString(),
+    );
     await this.projects.touchActivity(project.id);
     return this.get(actor, String(project.id), iid);
   }
@@ -466,7 +328,7 @@ export class MergeRequestsService {
   /** The merge request's file diffs (against the merge base; kept as they were for merged requests). */
   async diffs(actor: User | null, idOrPath: string, iid: number): Promise<FileDiff[]> {
     const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
-    return this.diffBetween(project, await this.diffRefs(project, toMr(await this.row(project, iid))));
+    return this.diffBetween(project, await this.diffRefs(project, await this.find(project, iid)));
   }
 
   /** The merge request with its diffs (the v4 `/changes` endpoint), reading the repository once. */
@@ -476,7 +338,7 @@ export class MergeRequestsService {
     iid: number,
   ): Promise<{ mr: MergeRequestView; diffs: FileDiff[] }> {
     const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
-    const mr = await this.view(project, toMr(await this.row(project, iid)));
+    const mr = await this.view(project, await this.find(project, iid));
     return { mr, diffs: await this.diffBetween(project, mr.diffRefs) };
   }
 
@@ -496,7 +358,7 @@ export class MergeRequestsService {
     iid: number,
   ): Promise<{ project: Project; commits: Commit[] }> {
     const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
-    const refs = await this.diffRefs(project, toMr(await this.row(project, iid)));
+    const refs = await this.diffRefs(project, await this.find(project, iid));
     if (!refs) return { project, commits: [] };
     // Fields separated by NUL, records by RS (0x1e): messages may hold any other character.
     const format = ['%H', '%P', '%an', '%ae', '%aI', '%cn', '%ce', '%cI', '%B'].join('%x00');
@@ -532,7 +394,6 @@ export class MergeRequestsService {
   /** Deletes a merge request (GitLab: Owners and admins); its branches and commits stay. */
   async delete(actor: User | null, idOrPath: string, iid: number): Promise<void> {
     const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Owner);
-    const row = await this.row(project, iid);
-    await this.db.deleteFrom('merge_requests').where('id', '=', row.id).execute();
+    await this.mrs.delete((await this.find(project, iid)).id);
   }
 }

@@ -16,7 +16,11 @@ const Params = Type.Object({ id: Type.String() });
 const monitor = (v: 'enabled' | 'disabled' | undefined) => (v === undefined ? undefined : v === 'enabled');
 
 /** Projects (`/projects`) and project members. `:id` is a numeric id or a URL-encoded full path. */
-export function projectRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
+export function projectRoutes(
+  app: ApiApp,
+  ctx: Pick<AppContext, 'config' | 'members' | 'projects' | 'storageMoves'>,
+  api: ApiVersion,
+): void {
   const E = api.entities;
   const P = api.present;
   const url = ctx.config.externalUrl;

@@ -12,7 +12,11 @@ const Created = Type.Object({ id: Type.Integer(), token: Type.String(), token_ex
  * Runner creation and registration: creating a runner for an authentication token, the runner's own endpoints
  * (gitlab-runner: legacy registration, verify, delete, token reset) and the deprecated registration token resets.
  */
-export function runnerRegistrationRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
+export function runnerRegistrationRoutes(
+  app: ApiApp,
+  ctx: Pick<AppContext, 'runners'>,
+  api: ApiVersion,
+): void {
   const E = api.entities;
   const tags = ['runners'];
 

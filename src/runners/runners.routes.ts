@@ -12,7 +12,11 @@ import type { RunnerFilter, RunnerOptions } from './runners.service.js';
 const TypeInput = Type.Union(RUNNER_TYPES.map((t) => Type.Literal(t)));
 
 /** Runner management: lists, details, changes, deletion and project assignment (v4 and v5 shapes). */
-export function runnerRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
+export function runnerRoutes(
+  app: ApiApp,
+  ctx: Pick<AppContext, 'clock' | 'config' | 'gates' | 'groups' | 'projects' | 'runners'>,
+  api: ApiVersion,
+): void {
   const E = api.entities;
   const P = api.present;
   const url = ctx.config.externalUrl;

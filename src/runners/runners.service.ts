@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { digest, safeEqual } from '../crypto.js';
 import {
-  AppError,
   forbidden,
+  gone,
   insufficientScope,
   invalidFields,
   notFound,
@@ -38,7 +38,7 @@ export interface RunnerFilter {
 }
 
 /** GitLab's message and status for legacy registration once registration tokens are off. */
-const gone = () => new AppError(410, { message: '410 Gone - runner registration disallowed' });
+const registrationGone = () => gone('runner registration disallowed');
 const newToken = () => `glrt-${randomBytes(15).toString('base64url')}`;
 const tags = (v: string[] | string | undefined) =>
   v === undefined ? undefined : (Array.isArray(v) ? v : v.split(',')).map((t) => t.trim()).filter(Boolean);
@@ -130,9 +130,9 @@ export class RunnersService {
     o: RunnerOptions & { active?: boolean; info?: { name?: string } },
     ip: string | null,
   ) {
-    if (this.gates.inEffect('runner_registration_token_api')) throw gone();
+    if (this.gates.inEffect('runner_registration_token_api')) throw registrationGone();
     const scope = await this.resolveRegistrationToken(token);
-    if (!scope) throw new AppError(403, { message: '403 Forbidden - invalid token supplied' });
+    if (!scope) throw forbidden('invalid token supplied');
     if (o.active !== undefined && o.paused !== undefined)
       throw paramError('active, paused are mutually exclusive');
     const options = {
@@ -174,7 +174,7 @@ export class RunnersService {
       if (level < AccessLevel.Owner) throw forbidden();
       key = `group:${group.id}`;
     }
-    if (this.gates.isRemoved('runner_reset_registration_token_api')) throw gone();
+    if (this.gates.isRemoved('runner_reset_registration_token_api')) throw registrationGone();
     const token = `GR1348941${randomBytes(15).toString('base64url')}`;
     // Spec/ARCHITECTURE: a secret that needs only checking is stored as a digest; svc shows it once, here.
     await this.repo.setRegistrationToken(key, digest(token));
@@ -185,7 +185,7 @@ export class RunnersService {
 
   private async byToken(token: string): Promise<Runner> {
     const r = await this.repo.findByToken(digest(token));
-    if (!r) throw new AppError(403, { message: '403 Forbidden' });
+    if (!r) throw forbidden();
     return r;
   }
 

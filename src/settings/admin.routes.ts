@@ -8,7 +8,11 @@ import { formatRelease } from '../versioning/release.js';
 const PACKAGE_VERSION = '0.1.0';
 
 /** `/version`, application settings and feature flags. */
-export function adminRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
+export function adminRoutes(
+  app: ApiApp,
+  ctx: Pick<AppContext, 'config' | 'gates' | 'projects' | 'release' | 'settings'>,
+  api: ApiVersion,
+): void {
   const E = api.entities;
   const P = api.present;
 

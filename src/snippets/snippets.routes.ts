@@ -34,7 +34,11 @@ function sendRaw(reply: FastifyReply, s: Snippet) {
 }
 
 /** Personal snippets (`/snippets`) and project snippets (`/projects/:id/snippets`). */
-export function snippetRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
+export function snippetRoutes(
+  app: ApiApp,
+  ctx: Pick<AppContext, 'config' | 'snippets'>,
+  api: ApiVersion,
+): void {
   const E = api.entities;
   const P = api.present;
   const url = ctx.config.externalUrl;

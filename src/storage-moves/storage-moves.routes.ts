@@ -15,7 +15,11 @@ const KINDS: readonly { type: ContainerType; plural: 'projects' | 'snippets' | '
  * Repository storage moves, all admin-only, for projects, snippets and groups (GitLab's endpoints):
  * `/<type>_repository_storage_moves` (list, get, bulk schedule) and `/<plural>/:id/repository_storage_moves`.
  */
-export function storageMoveRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
+export function storageMoveRoutes(
+  app: ApiApp,
+  ctx: Pick<AppContext, 'config' | 'groups' | 'projects' | 'snippets' | 'storageMoves'>,
+  api: ApiVersion,
+): void {
   const E = api.entities;
   const url = ctx.config.externalUrl;
 

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Offering, Tier } from '../config.js';
-import { AppError, forbidden, notFound, paramError, unauthorized } from '../errors.js';
+import { AppError, badRequest, forbidden, notFound, paramError, unauthorized } from '../errors.js';
 import type { RepositoriesService } from '../git/repositories.service.js';
 import { NoWeightedStorage, type WeightedStorages } from '../git/storages.js';
 import type { JobQueue } from '../jobs/queue.js';
@@ -8,8 +8,6 @@ import type { Paged, PageRequest } from '../paging.js';
 import type { User } from '../users/users.js';
 import { type ContainerType, MOVE_JOB, type MoveState, type StorageMove } from './storage-moves.js';
 import type { StorageMovesRepository } from './storage-moves.repository.js';
-
-const badRequest = (message: string) => new AppError(400, { message: `400 Bad request - ${message}` });
 
 /**
  * GitLab's answer when the container already has an active move: its repository is read-only, a validation error

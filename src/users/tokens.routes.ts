@@ -10,7 +10,11 @@ import { type PersonalAccessToken, TOKEN_SCOPES } from './users.js';
 const Id = Type.Object({ id: Type.Integer() });
 
 /** Personal access tokens (GitLab's /personal_access_tokens and /users/:user_id/personal_access_tokens). */
-export function tokenRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
+export function tokenRoutes(
+  app: ApiApp,
+  ctx: Pick<AppContext, 'clock' | 'config' | 'users'>,
+  api: ApiVersion,
+): void {
   const E = api.entities;
   const P = api.present;
   const url = ctx.config.externalUrl;

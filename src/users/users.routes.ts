@@ -21,7 +21,11 @@ const UserOrderBy = Type.Union(
 const Id = Type.Object({ id: Type.Integer() });
 
 /** Users (GitLab's /user and /users); personal access tokens are in tokens.routes.ts. */
-export function userRoutes(app: ApiApp, ctx: AppContext, api: ApiVersion): void {
+export function userRoutes(
+  app: ApiApp,
+  ctx: Pick<AppContext, 'config' | 'gates' | 'users'>,
+  api: ApiVersion,
+): void {
   const E = api.entities;
   const P = api.present;
   const url = ctx.config.externalUrl;

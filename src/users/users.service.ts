@@ -1,12 +1,12 @@
 import type { Clock } from '../clock.js';
 import { digest, hashPassword, randomToken, verifyPassword } from '../crypto.js';
 import {
-  AppError,
   conflict,
   forbidden,
   invalidFields,
   invalidToken,
   notFound,
+  tooManyRequests,
   unauthorized,
 } from '../errors.js';
 import { PATH_PATTERN } from '../groups/namespaces.js';
@@ -180,11 +180,7 @@ export class UsersService {
   async signIn(login: string, password: string, address = currentClientAddress()): Promise<NewSession> {
     const check = await this.checkAttempt(login, password, address);
     if (check.kind === 'limited') {
-      throw new AppError(
-        429,
-        { message: '429 Too Many Requests - Retry later' },
-        { 'Retry-After': String(check.retryAfter) },
-      );
+      throw tooManyRequests(check.retryAfter, '429 Too Many Requests - Retry later');
     }
     if (check.kind === 'locked') throw unauthorized(LOCKED_MESSAGE);
     if (check.kind === 'wrong') throw unauthorized('Invalid login or password.');

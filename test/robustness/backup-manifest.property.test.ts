@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BACKUP_TABLES, BackupError, parseManifest } from '../../src/backup/backup.service.js';
+import { BACKUP_TABLES } from '../../src/backup/backup.repository.js';
+import { BackupError, parseManifest } from '../../src/backup/backup.service.js';
 
 const hex = (n: number) => fc.stringMatching(new RegExp(`^[0-9a-f]{${n}}$`));
 

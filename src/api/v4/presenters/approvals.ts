@@ -1,9 +1,5 @@
 import type { Static } from 'typebox';
-import type {
-  ApprovalRule,
-  ApprovalSettings,
-  ManagedLicense,
-} from '../../../merge-requests/approvals.service.js';
+import type { ApprovalRule, ApprovalSettings, ManagedLicense } from '../../../merge-requests/approvals.js';
 import type {
   ApprovalRuleEntity,
   ApprovalSettingsEntity,

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { type AuditEvent, type Destination, streamedEvent } from '../../../audit/audit.service.js';
+import { type AuditEvent, type Destination, streamedEvent } from '../../../audit/audit.js';
 import type { AuditDestinationEntity, AuditEventEntity } from '../entities/audit.js';
 
 /** GitLab's AuditEvent entity: the same JSON a streaming destination receives for the event. */

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { GeoSite, GeoSiteStatus } from '../../../geo/geo.service.js';
+import type { GeoSite, GeoSiteStatus } from '../../../geo/geo.js';
 import type { GeoSiteEntity, GeoSiteStatusEntity } from '../entities/geo.js';
 
 /** A Geo site; `self` is its URL under the family it was asked through (`.../geo_sites/1` or `.../geo_nodes/1`). */

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { ApprovalSettings } from '../../../merge-requests/approvals.service.js';
+import type { ApprovalSettings } from '../../../merge-requests/approvals.js';
 import * as v4 from '../../v4/presenters/approvals.js';
 import type { ApprovalSettingsEntity } from '../entities/approvals.js';
 

@@ -1,0 +1,203 @@
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { DialectName } from '../db/dialect.js';
+import type { Database } from '../db/schema.js';
+import type { ContainerKind } from '../git/git.js';
+
+/** Tables in dependency order (parents first). Sessions and jobs are not backed up: they belong to a running instance. */
+export const BACKUP_TABLES = [
+  'users',
+  'namespaces',
+  'projects',
+  'personal_access_tokens',
+  'members',
+  'snippets',
+  'application_settings',
+  'feature_gates',
+  'internal_ids',
+  'alert_integrations',
+  'alerts',
+  'alert_notes',
+  'project_alert_settings',
+  'issues',
+  'error_tracking_settings',
+  'error_tracking_client_keys',
+  'error_tracking_errors',
+  'error_tracking_events',
+  'error_tracking_sessions',
+  'repository_storage_moves',
+  'geo_sites',
+  'geo_resyncs',
+  'audit_events',
+  'audit_event_destinations',
+  'runners',
+  'runner_projects',
+  'runner_registration_tokens',
+  'merge_requests',
+  'approval_rules',
+  'project_approval_settings',
+  'managed_licenses',
+] as const satisfies readonly (keyof Database)[];
+
+/** Tables keyed by something other than a serial id (no sequence to move on after a restore). */
+const NO_SERIAL_ID: ReadonlySet<string> = new Set([
+  'application_settings',
+  'internal_ids',
+  'project_alert_settings',
+  'error_tracking_settings',
+  'error_tracking_sessions',
+  'geo_resyncs',
+  'runner_projects',
+  'runner_registration_tokens',
+  'project_approval_settings',
+]);
+
+/** One of the tables a backup holds. */
+export type BackupTable = (typeof BACKUP_TABLES)[number];
+
+/** A repository's container as the database records it. */
+export interface Container {
+  readonly kind: ContainerKind;
+  readonly id: number;
+  readonly storage: string;
+  readonly defaultBranch: string;
+}
+
+/** What a backup reads inside one consistent snapshot. */
+export interface BackupSnapshot {
+  /** Every row of a table, as the driver returns it. */
+  rows(table: BackupTable): Promise<Record<string, unknown>[]>;
+  /** Every container with a repository: projects, snippets and groups with a wiki. */
+  containers(): Promise<Container[]>;
+}
+
+const TABLE = { project: 'projects', snippet: 'snippets', group: 'namespaces' } as const;
+
+/** Values both databases accept: booleans as 0/1. */
+const decode = (row: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'boolean' ? (v ? 1 : 0) : v]));
+
+/** Whole tables, for backup and restore: read from one snapshot, written in one transaction. */
+export class BackupRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: DialectName,
+  ) {}
+
+  /** Runs `fn` on one consistent, read-only snapshot of the whole database. */
+  snapshot<T>(fn: (snap: BackupSnapshot) => Promise<T>): Promise<T> {
+    const run = (trx: Transaction<Database>) =>
+      fn({
+        rows: async (table) =>
+          (await trx.selectFrom(table).selectAll().execute()) as Record<string, unknown>[],
+        containers: () => containers(trx),
+      });
+    if (this.dialect === 'postgres') {
+      return this.db
+        .transaction()
+        .setIsolationLevel('repeatable read')
+        .setAccessMode('read only')
+        .execute(run);
+    }
+    // better-sqlite3 behind Kysely has one connection: the transaction pins it, and SQLite's deferred BEGIN takes
+    // its WAL read snapshot at the first SELECT and keeps it until COMMIT, across every table read here.
+    return this.db.transaction().execute(run);
+  }
+
+  /** Where a container's repository is now (null when the container is gone). */
+  async currentStorage(kind: ContainerKind, id: number): Promise<string | null> {
+    const row = await this.db
+      .selectFrom(TABLE[kind])
+      .select('repository_storage')
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row?.repository_storage ?? null;
+  }
+
+  /** Whether the instance has any user (a restore needs an empty one). */
+  async hasUsers(): Promise<boolean> {
+    const users = await this.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirst();
+    return Number(users?.n ?? 0) > 0;
+  }
+
+  /**
+   * Inserts every table's rows (from `load`, in BACKUP_TABLES order) and records the containers whose repository
+   * landed on another storage, in one transaction: any failure (a row the database refuses) rolls all of it back.
+   * On PostgreSQL the id sequences then continue after the restored rows.
+   */
+  async restore(
+    load: (table: BackupTable) => Promise<Record<string, unknown>[]>,
+    moved: readonly { kind: ContainerKind; id: number; storage: string }[],
+    tableDone: () => void,
+  ): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      for (const table of BACKUP_TABLES) {
+        const rows = (await load(table)).map(decode);
+        for (let i = 0; i < rows.length; i += 200) {
+          await trx
+            .insertInto(table)
+            .values(rows.slice(i, i + 200) as never)
+            .execute();
+        }
+        tableDone();
+      }
+      for (const r of moved) {
+        await trx
+          .updateTable(TABLE[r.kind])
+          .set({ repository_storage: r.storage })
+          .where('id', '=', r.id)
+          .execute();
+      }
+      if (this.dialect === 'postgres') {
+        for (const table of BACKUP_TABLES) {
+          if (NO_SERIAL_ID.has(table)) continue;
+          await sql`SELECT setval(pg_get_serial_sequence(${table}, 'id'), coalesce((SELECT max(id) FROM ${sql.table(table)}), 0) + 1, false)`.execute(
+            trx,
+          );
+        }
+      }
+    });
+  }
+}
+
+async function containers(db: Kysely<Database>): Promise<Container[]> {
+  const projects = await db
+    .selectFrom('projects')
+    .select(['id', 'repository_storage', 'default_branch'])
+    .orderBy('id')
+    .execute();
+  const snippets = await db
+    .selectFrom('snippets')
+    .select(['id', 'repository_storage'])
+    .orderBy('id')
+    .execute();
+  const groups = await db
+    .selectFrom('namespaces')
+    .select(['id', 'repository_storage'])
+    .where('kind', '=', 'group')
+    .where('repository_storage', 'is not', null)
+    .orderBy('id')
+    .execute();
+  return [
+    ...projects.map((p) => ({
+      kind: 'project' as const,
+      id: p.id,
+      storage: p.repository_storage,
+      defaultBranch: p.default_branch,
+    })),
+    ...snippets.map((s) => ({
+      kind: 'snippet' as const,
+      id: s.id,
+      storage: s.repository_storage,
+      defaultBranch: 'main',
+    })),
+    ...groups.map((g) => ({
+      kind: 'group' as const,
+      id: g.id,
+      storage: g.repository_storage!,
+      defaultBranch: 'main',
+    })),
+  ];
+}

@@ -1,0 +1,70 @@
+/** Merge requests: the stored record, list filters and the refusals of the merge rules. */
+
+export interface MergeRequest {
+  readonly id: number;
+  readonly projectId: number;
+  readonly iid: number;
+  readonly title: string;
+  readonly description: string;
+  readonly sourceBranch: string;
+  readonly targetBranch: string;
+  readonly state: 'opened' | 'closed' | 'merged';
+  readonly draft: boolean;
+  readonly authorId: number | null;
+  readonly mergeUserId: number | null;
+  readonly mergedAt: string | null;
+  readonly closedAt: string | null;
+  readonly closedById: number | null;
+  readonly mergeCommitSha: string | null;
+  /** Set on the request by its author: delete the source branch when merging. */
+  readonly forceRemoveSourceBranch: boolean | null;
+  /** Set by the merge: whether the source branch was deleted. */
+  readonly shouldRemoveSourceBranch: boolean | null;
+  /** Kept at merge time: the merge base and the source head that were merged. */
+  readonly mergedDiff: { readonly baseSha: string; readonly headSha: string } | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface MergeRequestFilter {
+  readonly state: 'opened' | 'closed' | 'merged' | 'all';
+  readonly sourceBranch?: string;
+  readonly targetBranch?: string;
+}
+
+/** A new merge request as stored. */
+export interface NewMergeRequest {
+  readonly projectId: number;
+  readonly title: string;
+  readonly description: string;
+  readonly sourceBranch: string;
+  readonly targetBranch: string;
+  readonly authorId: number;
+  readonly forceRemoveSourceBranch: boolean | null;
+}
+
+/** GitLab's draft prefixes: `Draft:`, `[Draft]`, `(Draft)`, `Draft - `, `Draft `. */
+const DRAFT = /^\s*(\[draft\]|\(draft\)|draft:|draft\s-\s|draft\s)/i;
+
+/** Whether a title marks the merge request as a draft. */
+export const isDraftTitle = (title: string): boolean => DRAFT.test(title);
+
+/**
+ * Why a merge request cannot be changed or merged (GitLab's answers: 405 for a request that is not open, 406 for
+ * one git cannot merge, 409 when the source or target moved). The HTTP layer shapes the bodies.
+ */
+export type MergeRefusal =
+  | 'not_open'
+  | 'draft'
+  | 'branch_missing'
+  | 'conflicts'
+  | 'sha_mismatch'
+  | 'target_changed';
+
+/** A merge or state change the merge rules refuse; nothing was changed. */
+export class MergeRefusedError extends Error {
+  constructor(readonly reason: MergeRefusal) {
+    super(`merge refused: ${reason}`);
+    this.name = 'MergeRefusedError';
+  }
+}
