@@ -397,9 +397,9 @@ export function generatorQuery(url: unknown): string | null {
 
 /**
  * Parses a metrics-alerting payload into one alert per item; throws PayloadShapeError naming what is wrong with the
- * payload as a whole. An item that cannot be an alert (no title, no `startsAt`, a time that does not parse) is
- * skipped and described through `skip`, as GitLab skips invalid items and creates the others; without `skip` it
- * throws.
+ * payload as a whole. An item that cannot be an alert (no title, no `startsAt`, a time out of range) is skipped
+ * and described through `skip`, as GitLab skips invalid items and creates the others; when no item is valid, or
+ * without `skip`, the first problem is thrown.
  */
 export function parsePrometheus(
   payload: unknown,
@@ -420,15 +420,20 @@ export function parsePrometheus(
         `(Alertmanager: set max_alerts: ${maxAlerts} in the webhook_config)`,
     );
   }
-  return payload.alerts.flatMap((item, index) => {
+  const problems: PayloadShapeError[] = [];
+  const alerts = payload.alerts.flatMap((item, index) => {
     try {
       return [prometheusItem(item, index, opts)];
     } catch (err) {
       if (!(err instanceof PayloadShapeError) || !opts.skip) throw err;
-      opts.skip(err.message);
+      problems.push(err);
       return [];
     }
   });
+  // With nothing valid, nothing would be stored: the sender is told why (422) rather than answered 200 [].
+  if (alerts.length === 0 && problems[0]) throw problems[0];
+  for (const p of problems) opts.skip?.(p.message);
+  return alerts;
 }
 
 /** One item of a metrics-alerting payload as an alert; PayloadShapeError when it cannot be one. */

@@ -193,13 +193,17 @@ describe.each(await databases())('alert intake (%s)', (database) => {
     );
     expect(res).toMatchObject({ status: 200, body: [{ title: 'Good one' }, { title: 'Good two' }] });
     expect((await alerts(project.id)).map((a) => a.title)).toEqual(['Good one', 'Good two']);
-    // Nothing valid: nothing created, and still no error for the sender to retry.
+    // Nothing valid: nothing created, and the sender is told why.
     const none = await notify(
       am.url,
       am.authorization_key,
       alertmanagerPayload([{ labels: { alertname: 'A' } }]),
     );
-    expect(none).toMatchObject({ status: 200, body: [] });
+    expect(none).toMatchObject({
+      status: 422,
+      body: { message: expect.stringMatching(/alerts\[0\] needs startsAt/) },
+    });
+    expect(await alerts(project.id)).toHaveLength(2);
     // The payload as a whole still has to be Alertmanager's.
     expect((await notify(am.url, am.authorization_key, { alerts: [] })).status).toBe(422);
   });
