@@ -12,7 +12,7 @@ import type { Issue } from '../issues/issues.js';
 import type { ApprovalSettings } from '../merge-requests/approvals.js';
 import type { FileDiff } from '../merge-requests/diff.js';
 import type { Commit, MergeRequestView } from '../merge-requests/merge-requests.service.js';
-import type { Project } from '../projects/projects.js';
+import { ACCESS_LEVEL_FEATURES, type Project } from '../projects/projects.js';
 import type { Runner } from '../runners/runners.js';
 import type { ApplicationSettings } from '../settings/settings.service.js';
 import type { Snippet } from '../snippets/snippets.js';
@@ -84,6 +84,7 @@ const group: Namespace = {
   description: 'The platform team',
   repositoryStorage: 'default',
   repositoryReadOnly: false,
+  requestAccessEnabled: true,
   createdAt: at,
 };
 const project: Project = {
@@ -102,6 +103,17 @@ const project: Project = {
   createdAt: at,
   updatedAt: at,
   lastActivityAt: at,
+  settings: {
+    mergeMethod: 'ff',
+    requestAccessEnabled: false,
+    removeSourceBranchAfterMerge: true,
+    onlyAllowMergeIfAllDiscussionsAreResolved: true,
+    onlyAllowMergeIfPipelineSucceeds: false,
+    accessLevels: Object.fromEntries(
+      ACCESS_LEVEL_FEATURES.map((f) => [f, f === 'wiki' ? 'disabled' : 'enabled']),
+    ) as Project['settings']['accessLevels'],
+  },
+  approvalsBeforeMerge: 2,
 };
 const snippet: Snippet = {
   id: 30,
@@ -421,6 +433,13 @@ function cases(api: ApiVersion): Record<string, { schema: TSchema; outputs: unkn
     },
     group: { schema: E.GroupEntity, outputs: [P.group(group, anonymous)] },
     project: { schema: E.ProjectEntity, outputs: [P.project(project, asAlice), P.project(project, asAdmin)] },
+    projectWithAccess: {
+      schema: E.ProjectEntity,
+      outputs: [
+        P.projectWithAccess(project, asAlice, { project: 40, group: null }),
+        P.projectWithAccess(project, asAdmin, { project: null, group: 50 }),
+      ],
+    },
     member: {
       schema: E.MemberEntity,
       outputs: [

@@ -55,6 +55,7 @@ export interface NamespacesTable {
   description: string;
   repository_storage: string | null;
   repository_read_only: ColumnType<number | boolean, number | undefined, number>;
+  request_access_enabled: ColumnType<number | boolean, number | undefined, number>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -74,6 +75,13 @@ export interface ProjectsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   last_activity_at: Timestamp;
+  merge_method: ColumnType<string, string | undefined, string>;
+  request_access_enabled: ColumnType<number | boolean, number | undefined, number>;
+  remove_source_branch_after_merge: ColumnType<number | boolean, number | undefined, number>;
+  only_allow_merge_if_all_discussions_are_resolved: ColumnType<number | boolean, number | undefined, number>;
+  only_allow_merge_if_pipeline_succeeds: ColumnType<number | boolean, number | undefined, number>;
+  /** JSON: `*_access_level` values by feature (`issues`, `wiki`, ...); a missing key is `enabled`. */
+  feature_access_levels: ColumnType<string, string | undefined, string>;
 }
 
 export interface MembersTable {

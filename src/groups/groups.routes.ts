@@ -166,13 +166,24 @@ export function groupRoutes(
         summary: 'Update a group (Owner)',
         params: Params,
         body: Type.Partial(
-          Type.Object({ name: Type.String(), description: Type.String(), visibility: VisibilityInput }),
+          Type.Object({
+            name: Type.String(),
+            description: Type.String(),
+            visibility: VisibilityInput,
+            request_access_enabled: Type.Boolean(),
+          }),
         ),
         response: { 200: E.GroupEntity },
       },
     },
-    async (req) =>
-      P.group(await ctx.groups.update(req.actor.user, req.params.id, req.body ?? {}), viewOf(req, url)),
+    async (req) => {
+      const { request_access_enabled, ...rest } = req.body ?? {};
+      const group = await ctx.groups.update(req.actor.user, req.params.id, {
+        ...rest,
+        requestAccessEnabled: request_access_enabled,
+      });
+      return P.group(group, viewOf(req, url));
+    },
   );
 
   app.delete(

@@ -206,7 +206,7 @@ export class GroupsService {
   async update(
     actor: User | null,
     idOrPath: string,
-    patch: { name?: string; description?: string; visibility?: Visibility },
+    patch: { name?: string; description?: string; visibility?: Visibility; requestAccessEnabled?: boolean },
   ): Promise<Group> {
     const { group, level } = await this.find(actor, idOrPath);
     if (level < AccessLevel.Owner) throw forbidden();

@@ -1,5 +1,5 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
-import { readBool, readTimestamp } from '../db/dialect.js';
+import { readBool, readTimestamp, writeBool } from '../db/dialect.js';
 import { fetchPage } from '../db/paged.js';
 import type { Database, NamespacesTable } from '../db/schema.js';
 import type { Visibility } from '../members/members.js';
@@ -19,6 +19,7 @@ export function toNamespace(row: Selectable<NamespacesTable>): Namespace {
     description: row.description,
     repositoryStorage: row.repository_storage,
     repositoryReadOnly: readBool(row.repository_read_only),
+    requestAccessEnabled: readBool(row.request_access_enabled),
     createdAt: readTimestamp(row.created_at),
   };
 }
@@ -171,12 +172,24 @@ export class NamespacesRepository {
 
   async update(
     id: number,
-    patch: Partial<{ name: string; description: string; visibility: Visibility }>,
+    patch: Partial<{
+      name: string;
+      description: string;
+      visibility: Visibility;
+      requestAccessEnabled: boolean;
+    }>,
     now: string,
   ): Promise<void> {
+    const { requestAccessEnabled, ...columns } = patch;
     await this.db
       .updateTable('namespaces')
-      .set({ ...patch, updated_at: now })
+      .set({
+        ...columns,
+        ...(requestAccessEnabled !== undefined && {
+          request_access_enabled: writeBool(requestAccessEnabled),
+        }),
+        updated_at: now,
+      })
       .where('id', '=', id)
       .execute();
   }

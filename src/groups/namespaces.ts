@@ -14,6 +14,8 @@ export interface Namespace {
   /** Groups: the storage of the group wiki repository (null for user namespaces). */
   readonly repositoryStorage: string | null;
   readonly repositoryReadOnly: boolean;
+  /** Groups: whether users may ask for access (GitLab's `request_access_enabled`). */
+  readonly requestAccessEnabled: boolean;
   readonly createdAt: string;
 }
 

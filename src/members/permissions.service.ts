@@ -54,6 +54,23 @@ export class PermissionsService {
       .map((n) => ({ type: 'namespace' as const, id: n.id }));
   }
 
+  /** The caller's own memberships that reach a project: its direct one and its best through groups (null: none). */
+  async projectMemberships(
+    user: User | null,
+    project: Project,
+  ): Promise<{ project: number | null; group: number | null }> {
+    if (!user) return { project: null, group: null };
+    const mine = await this.members.ofUser(user.id, this.today());
+    const direct = mine.find((m) => m.type === 'project' && m.id === project.id)?.level ?? null;
+    const ids = new Set(
+      project.namespace.kind === 'group'
+        ? (await this.namespaces.ancestry(project.namespace)).map((n) => n.id)
+        : [],
+    );
+    const viaGroups = mine.filter((m) => m.type === 'namespace' && ids.has(m.id)).map((m) => m.level);
+    return { project: direct, group: viaGroups.length > 0 ? Math.max(...viaGroups) : null };
+  }
+
   canSeeProject(user: User | null, project: Project, level: number): boolean {
     return user?.admin === true || canSee(project.visibility, user !== null, level);
   }

@@ -5,10 +5,32 @@ import type { Namespace } from '../groups/namespaces.js';
 import { toNamespace } from '../groups/namespaces.repository.js';
 import type { Visibility } from '../members/members.js';
 import type { KeysetRequest, Paged, PageRequest } from '../paging.js';
-import type { Project, ProjectOrder } from './projects.js';
+import {
+  ACCESS_LEVEL_FEATURES,
+  MERGE_METHODS,
+  type MergeMethod,
+  type Project,
+  type ProjectOrder,
+  type ProjectSettings,
+} from './projects.js';
 
 type NamespaceRow = Selectable<NamespacesTable>;
-type ProjectRow = Selectable<ProjectsTable> & { [K in keyof NamespaceRow as `ns_${K}`]: NamespaceRow[K] };
+type ProjectRow = Selectable<ProjectsTable> & { [K in keyof NamespaceRow as `ns_${K}`]: NamespaceRow[K] } & {
+  approvals_before_merge: number | null;
+};
+
+/** A project's recorded access levels, each feature `enabled` unless set. */
+function accessLevels(json: string): ProjectSettings['accessLevels'] {
+  let stored: Record<string, unknown> = {};
+  try {
+    stored = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    // A value that is not JSON reads as nothing set.
+  }
+  return Object.fromEntries(
+    ACCESS_LEVEL_FEATURES.map((f) => [f, typeof stored[f] === 'string' ? stored[f] : 'enabled']),
+  ) as ProjectSettings['accessLevels'];
+}
 
 function toProject(row: ProjectRow): Project {
   const namespace = toNamespace({
@@ -23,6 +45,7 @@ function toProject(row: ProjectRow): Project {
     description: row.ns_description,
     repository_storage: row.ns_repository_storage,
     repository_read_only: row.ns_repository_read_only,
+    request_access_enabled: row.ns_request_access_enabled,
     created_at: row.ns_created_at,
     updated_at: row.ns_updated_at,
   });
@@ -42,6 +65,19 @@ function toProject(row: ProjectRow): Project {
     createdAt: readTimestamp(row.created_at),
     updatedAt: readTimestamp(row.updated_at),
     lastActivityAt: readTimestamp(row.last_activity_at),
+    settings: {
+      mergeMethod: (MERGE_METHODS as readonly string[]).includes(row.merge_method)
+        ? (row.merge_method as MergeMethod)
+        : 'merge',
+      requestAccessEnabled: readBool(row.request_access_enabled),
+      removeSourceBranchAfterMerge: readBool(row.remove_source_branch_after_merge),
+      onlyAllowMergeIfAllDiscussionsAreResolved: readBool(
+        row.only_allow_merge_if_all_discussions_are_resolved,
+      ),
+      onlyAllowMergeIfPipelineSucceeds: readBool(row.only_allow_merge_if_pipeline_succeeds),
+      accessLevels: accessLevels(row.feature_access_levels),
+    },
+    approvalsBeforeMerge: row.approvals_before_merge ?? 0,
   };
 }
 
@@ -70,8 +106,10 @@ export class ProjectsRepository {
     return this.db
       .selectFrom('projects as p')
       .innerJoin('namespaces as n', 'n.id', 'p.namespace_id')
+      .leftJoin('project_approval_settings as pas', 'pas.project_id', 'p.id')
       .selectAll('p')
       .select([
+        'pas.approvals_before_merge',
         'n.id as ns_id',
         'n.kind as ns_kind',
         'n.name as ns_name',
@@ -83,6 +121,7 @@ export class ProjectsRepository {
         'n.description as ns_description',
         'n.repository_storage as ns_repository_storage',
         'n.repository_read_only as ns_repository_read_only',
+        'n.request_access_enabled as ns_request_access_enabled',
         'n.created_at as ns_created_at',
         'n.updated_at as ns_updated_at',
       ]);
@@ -222,9 +261,22 @@ export class ProjectsRepository {
       visibility: Visibility;
       defaultBranch: string;
       monitorEnabled: boolean;
+      settings: Partial<Omit<ProjectSettings, 'accessLevels'>> & {
+        accessLevels?: Partial<ProjectSettings['accessLevels']>;
+      };
     }>,
     now: string,
   ): Promise<void> {
+    const s = patch.settings ?? {};
+    let levels: string | undefined;
+    if (s.accessLevels && Object.keys(s.accessLevels).length > 0) {
+      const current = await this.db
+        .selectFrom('projects')
+        .select('feature_access_levels')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      levels = JSON.stringify({ ...accessLevels(current?.feature_access_levels ?? '{}'), ...s.accessLevels });
+    }
     await this.db
       .updateTable('projects')
       .set({
@@ -234,6 +286,22 @@ export class ProjectsRepository {
         ...(patch.visibility !== undefined && { visibility: patch.visibility }),
         ...(patch.defaultBranch !== undefined && { default_branch: patch.defaultBranch }),
         ...(patch.monitorEnabled !== undefined && { monitor_enabled: writeBool(patch.monitorEnabled) }),
+        ...(s.mergeMethod !== undefined && { merge_method: s.mergeMethod }),
+        ...(s.requestAccessEnabled !== undefined && {
+          request_access_enabled: writeBool(s.requestAccessEnabled),
+        }),
+        ...(s.removeSourceBranchAfterMerge !== undefined && {
+          remove_source_branch_after_merge: writeBool(s.removeSourceBranchAfterMerge),
+        }),
+        ...(s.onlyAllowMergeIfAllDiscussionsAreResolved !== undefined && {
+          only_allow_merge_if_all_discussions_are_resolved: writeBool(
+            s.onlyAllowMergeIfAllDiscussionsAreResolved,
+          ),
+        }),
+        ...(s.onlyAllowMergeIfPipelineSucceeds !== undefined && {
+          only_allow_merge_if_pipeline_succeeds: writeBool(s.onlyAllowMergeIfPipelineSucceeds),
+        }),
+        ...(levels !== undefined && { feature_access_levels: levels }),
         updated_at: now,
         last_activity_at: now,
       })

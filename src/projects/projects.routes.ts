@@ -5,8 +5,16 @@ import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
 import type { AppContext } from '../context.js';
 import { paramError } from '../errors.js';
 import { memberRoutes } from '../members/members.routes.js';
-import type { ProjectOrder } from './projects.js';
+import {
+  ACCESS_LEVEL_FEATURES,
+  type FeatureAccess,
+  MERGE_METHODS,
+  type MergeMethod,
+  type ProjectOrder,
+} from './projects.js';
 
+/** GitLab's feature access values (`public` for pages only). */
+const AccessInput = Type.Union([Type.Literal('disabled'), Type.Literal('private'), Type.Literal('enabled')]);
 const MonitorInput = Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]);
 const OrderBy = Type.Union(
   ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at'].map((v) => Type.Literal(v)),
@@ -18,7 +26,7 @@ const monitor = (v: 'enabled' | 'disabled' | undefined) => (v === undefined ? un
 /** Projects (`/projects`) and project members. `:id` is a numeric id or a URL-encoded full path. */
 export function projectRoutes(
   app: ApiApp,
-  ctx: Pick<AppContext, 'config' | 'members' | 'projects' | 'storageMoves'>,
+  ctx: Pick<AppContext, 'approvals' | 'config' | 'members' | 'projects' | 'storageMoves'>,
   api: ApiVersion,
 ): void {
   const E = api.entities;
@@ -94,8 +102,10 @@ export function projectRoutes(
   app.get(
     '/projects/:id',
     { schema: { tags, summary: 'Get a project', params: Params, response: { 200: E.ProjectEntity } } },
-    async (req) =>
-      P.project((await ctx.projects.find(req.actor.user, req.params.id)).project, viewOf(req, url)),
+    async (req) => {
+      const { project, memberships } = await ctx.projects.findWithMemberships(req.actor.user, req.params.id);
+      return P.projectWithAccess(project, viewOf(req, url), memberships);
+    },
   );
 
   const Editable = {
@@ -106,6 +116,46 @@ export function projectRoutes(
     default_branch: Type.String(),
     monitor_access_level: MonitorInput,
   };
+
+  const SettingsBody = {
+    merge_method: Type.Union(MERGE_METHODS.map((m) => Type.Literal(m))),
+    request_access_enabled: Type.Boolean(),
+    remove_source_branch_after_merge: Type.Boolean(),
+    only_allow_merge_if_all_discussions_are_resolved: Type.Boolean(),
+    only_allow_merge_if_pipeline_succeeds: Type.Boolean(),
+    approvals_before_merge: Type.Integer({ minimum: 0, maximum: 100 }),
+    issues_access_level: AccessInput,
+    repository_access_level: AccessInput,
+    merge_requests_access_level: AccessInput,
+    forking_access_level: AccessInput,
+    wiki_access_level: AccessInput,
+    builds_access_level: AccessInput,
+    snippets_access_level: AccessInput,
+    analytics_access_level: AccessInput,
+    container_registry_access_level: AccessInput,
+    security_and_compliance_access_level: AccessInput,
+    releases_access_level: AccessInput,
+    environments_access_level: AccessInput,
+    feature_flags_access_level: AccessInput,
+    infrastructure_access_level: AccessInput,
+    requirements_access_level: AccessInput,
+    pages_access_level: Type.Union([AccessInput, Type.Literal('public')]),
+  };
+  const settingsInput = (b: Record<string, unknown>) => ({
+    mergeMethod: b.merge_method as MergeMethod | undefined,
+    requestAccessEnabled: b.request_access_enabled as boolean | undefined,
+    removeSourceBranchAfterMerge: b.remove_source_branch_after_merge as boolean | undefined,
+    onlyAllowMergeIfAllDiscussionsAreResolved: b.only_allow_merge_if_all_discussions_are_resolved as
+      | boolean
+      | undefined,
+    onlyAllowMergeIfPipelineSucceeds: b.only_allow_merge_if_pipeline_succeeds as boolean | undefined,
+    accessLevels: Object.fromEntries(
+      ACCESS_LEVEL_FEATURES.flatMap((f) => {
+        const v = b[`${f}_access_level`];
+        return typeof v === 'string' ? [[f, v as FeatureAccess]] : [];
+      }),
+    ),
+  });
 
   const CreateBody = Type.Partial(
     Type.Object({ ...Editable, namespace_id: Type.Integer(), repository_storage: Type.String() }),
@@ -176,12 +226,17 @@ export function projectRoutes(
         tags,
         summary: 'Update a project (Maintainer)',
         params: Params,
-        body: Type.Partial(Type.Object({ ...Editable, repository_storage: Type.String() })),
+        body: Type.Partial(Type.Object({ ...Editable, ...SettingsBody, repository_storage: Type.String() })),
         response: { 200: E.ProjectEntity },
       },
     },
     async (req) => {
       const b = req.body ?? {};
+      // Project-level approvals live with the approval settings (as `POST /projects/:id/approvals`).
+      if (b.approvals_before_merge !== undefined)
+        await ctx.approvals.updateSettings(req.actor.user, req.params.id, {
+          approvals_before_merge: b.approvals_before_merge,
+        });
       // An admin changing repository_storage schedules a storage move (GitLab); refusals come before any change.
       if (b.repository_storage !== undefined) {
         const { project } = await ctx.projects.find(req.actor.user, req.params.id);
@@ -196,6 +251,7 @@ export function projectRoutes(
         visibility: b.visibility,
         defaultBranch: b.default_branch,
         monitorEnabled: monitor(b.monitor_access_level),
+        settings: settingsInput(b),
       });
       return P.project(project, viewOf(req, url));
     },

@@ -17,7 +17,7 @@ import type { PermissionsService } from '../members/permissions.service.js';
 import type { KeysetRequest, Paged, PageRequest } from '../paging.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { User } from '../users/users.js';
-import type { Project, ProjectOrder, RepositoryLifecycle } from './projects.js';
+import type { Project, ProjectOrder, ProjectSettings, RepositoryLifecycle } from './projects.js';
 import type { ProjectFilter, ProjectsRepository } from './projects.repository.js';
 
 export interface CreateProjectInput {
@@ -38,6 +38,9 @@ export interface UpdateProjectInput {
   visibility?: Visibility;
   defaultBranch?: string;
   monitorEnabled?: boolean;
+  settings?: Partial<Omit<ProjectSettings, 'accessLevels'>> & {
+    accessLevels?: Partial<ProjectSettings['accessLevels']>;
+  };
 }
 
 export interface ListProjectsInput {
@@ -79,6 +82,15 @@ export class ProjectsService {
     const level = await this.permissions.projectLevel(actor, project);
     if (!this.permissions.canSeeProject(actor, project, level)) throw notFound('Project');
     return { project, level };
+  }
+
+  /** A project as the caller may see it, with the caller's memberships that reach it (`permissions`). */
+  async findWithMemberships(
+    actor: User | null,
+    idOrPath: string,
+  ): Promise<{ project: Project; memberships: { project: number | null; group: number | null } }> {
+    const { project } = await this.find(actor, idOrPath);
+    return { project, memberships: await this.permissions.projectMemberships(actor, project) };
   }
 
   /** Finds a project the caller must have at least `min` access to: 404 if invisible, 403 if too low. */

@@ -3,6 +3,44 @@ import type { Namespace } from '../groups/namespaces.js';
 import type { Visibility } from '../members/members.js';
 import type { User } from '../users/users.js';
 
+/** How merge requests are merged (GitLab's `merge_method`). */
+export type MergeMethod = 'merge' | 'rebase_merge' | 'ff';
+export const MERGE_METHODS: readonly MergeMethod[] = ['merge', 'rebase_merge', 'ff'];
+
+/** The features whose `<feature>_access_level` a project records (GitLab's names; `monitor` is separate). */
+export const ACCESS_LEVEL_FEATURES = [
+  'issues',
+  'repository',
+  'merge_requests',
+  'forking',
+  'wiki',
+  'builds',
+  'snippets',
+  'pages',
+  'analytics',
+  'container_registry',
+  'security_and_compliance',
+  'releases',
+  'environments',
+  'feature_flags',
+  'infrastructure',
+  'requirements',
+] as const;
+export type AccessLevelFeature = (typeof ACCESS_LEVEL_FEATURES)[number];
+/** GitLab's feature access values; `public` only for pages. */
+export type FeatureAccess = 'disabled' | 'private' | 'enabled' | 'public';
+
+/** The settings GitLab clients read and settings tools reconcile (what `PUT` accepts, `GET` returns). */
+export interface ProjectSettings {
+  readonly mergeMethod: MergeMethod;
+  readonly requestAccessEnabled: boolean;
+  readonly removeSourceBranchAfterMerge: boolean;
+  readonly onlyAllowMergeIfAllDiscussionsAreResolved: boolean;
+  readonly onlyAllowMergeIfPipelineSucceeds: boolean;
+  /** Each feature's access level; `enabled` unless set. */
+  readonly accessLevels: Readonly<Record<AccessLevelFeature, FeatureAccess>>;
+}
+
 export interface Project {
   readonly id: number;
   readonly namespace: Namespace;
@@ -20,6 +58,9 @@ export interface Project {
   readonly createdAt: string;
   readonly updatedAt: string;
   readonly lastActivityAt: string;
+  readonly settings: ProjectSettings;
+  /** Approvals a merge request needs (the project's approval settings; 0 when none are set). */
+  readonly approvalsBeforeMerge: number;
 }
 
 /** Orders offered for project lists. */

@@ -99,6 +99,80 @@ describe.each(await databases())('endpoints GitLab clients call (%s)', (database
     ).toEqual([ids.project]);
   });
 
+  it("returns whatever PUT /projects and PUT /groups accept, and the caller's permissions on a project", async () => {
+    const before = await get(`/api/v4/projects/${ids.project}`);
+    expect(before.body).toMatchObject({
+      merge_method: 'merge',
+      request_access_enabled: true,
+      remove_source_branch_after_merge: true,
+      only_allow_merge_if_all_discussions_are_resolved: false,
+      only_allow_merge_if_pipeline_succeeds: false,
+      approvals_before_merge: 0,
+      issues_access_level: 'enabled',
+      wiki_access_level: 'enabled',
+      pages_access_level: 'enabled',
+    });
+    const settings = {
+      merge_method: 'ff',
+      request_access_enabled: false,
+      remove_source_branch_after_merge: false,
+      only_allow_merge_if_all_discussions_are_resolved: true,
+      only_allow_merge_if_pipeline_succeeds: true,
+      approvals_before_merge: 2,
+      wiki_access_level: 'disabled',
+      builds_access_level: 'private',
+      pages_access_level: 'public',
+    };
+    const put = await api.put(`/api/v4/projects/${ids.project}`, { token: s.rootToken, body: settings });
+    expect(put).toMatchObject({ status: 200, body: settings });
+    const after = await get(`/api/v4/projects/${ids.project}`);
+    expect(after.body).toMatchObject({ ...settings, issues_access_level: 'enabled' });
+    // Lists carry the same fields.
+    expect((await get(`/api/v4/groups/${ids.leaf}/projects`)).body[0]).toMatchObject(settings);
+    // A second PUT of one access level keeps the others.
+    await api.put(`/api/v4/projects/${ids.project}`, {
+      token: s.rootToken,
+      body: { issues_access_level: 'private' },
+    });
+    expect((await get(`/api/v4/projects/${ids.project}`)).body).toMatchObject({
+      issues_access_level: 'private',
+      wiki_access_level: 'disabled',
+    });
+    // What is not a value GitLab takes is a 400 that changes nothing.
+    for (const bad of [
+      { merge_method: 'squash' },
+      { wiki_access_level: 'public' },
+      { approvals_before_merge: -1 },
+    ])
+      expect(
+        (await api.put(`/api/v4/projects/${ids.project}`, { token: s.rootToken, body: bad })).status,
+      ).toBe(400);
+    expect((await get(`/api/v4/projects/${ids.project}`)).body).toMatchObject({ merge_method: 'ff' });
+    // The caller's permissions: alice is a Maintainer of the project and a Developer through the top group.
+    const alice = (
+      await api.post<{ token: string }>(`/api/v4/users/${ids.alice}/personal_access_tokens`, {
+        token: s.rootToken,
+        body: { name: 't', scopes: ['api'] },
+      })
+    ).body.token;
+    expect((await get(`/api/v4/projects/${ids.project}`, alice)).body.permissions).toEqual({
+      project_access: { access_level: 40, notification_level: 3 },
+      group_access: { access_level: 30, notification_level: 3 },
+    });
+    expect((await get(`/api/v4/projects/${ids.project}`, userToken)).body.permissions).toEqual({
+      project_access: null,
+      group_access: { access_level: 20, notification_level: 3 },
+    });
+    // Groups: request_access_enabled.
+    const g = await api.put(`/api/v4/groups/${ids.other}`, {
+      token: s.rootToken,
+      body: { request_access_enabled: false },
+    });
+    expect(g).toMatchObject({ status: 200, body: { request_access_enabled: false } });
+    expect((await get(`/api/v4/groups/${ids.other}`)).body.request_access_enabled).toBe(false);
+    expect((await get(`/api/v4/groups/${ids.top}`)).body.request_access_enabled).toBe(true);
+  });
+
   it('lists descendant groups at any depth', async () => {
     const r = await get<{ id: number; full_path: string }[]>(`/api/v4/groups/${ids.top}/descendant_groups`);
     expect(r.status).toBe(200);

@@ -66,6 +66,13 @@ check("projects.list(search=)", [x.id for x in gl.projects.list(search="py-app")
 p.description = "changed by python-gitlab"
 p.save()
 check("project.save()", gl.projects.get(p.id).description == "changed by python-gitlab")
+p.merge_method = "ff"
+p.only_allow_merge_if_all_discussions_are_resolved = True
+p.wiki_access_level = "disabled"
+p.save()
+again = gl.projects.get(p.id)
+check("merge settings and access levels round-trip", (again.merge_method, again.only_allow_merge_if_all_discussions_are_resolved, again.wiki_access_level) == ("ff", True, "disabled"))
+check("permissions on a single project", again.permissions["group_access"]["access_level"] == 50)
 
 # Members and members/all
 p.members.create({"user_id": u.id, "access_level": gitlab.const.AccessLevel.DEVELOPER})

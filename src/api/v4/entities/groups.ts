@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Int, Nullable, Str } from './common.js';
+import { Bool, Int, Nullable, Str } from './common.js';
 
 export const NamespaceEntity = Type.Object({
   id: Int,
@@ -24,4 +24,5 @@ export const GroupEntity = Type.Object({
   parent_id: Nullable(Int),
   created_at: Str,
   avatar_url: Nullable(Str),
+  request_access_enabled: Bool,
 });

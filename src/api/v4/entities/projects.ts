@@ -1,6 +1,9 @@
 import { Type } from 'typebox';
-import { Int, Nullable, Str } from './common.js';
+import { Bool, Int, Nullable, Str } from './common.js';
 import { NamespaceEntity } from './groups.js';
+
+/** A membership as `permissions` shows it. */
+const AccessEntity = Type.Object({ access_level: Int, notification_level: Int });
 
 export const ProjectEntity = Type.Object({
   id: Int,
@@ -26,5 +29,31 @@ export const ProjectEntity = Type.Object({
   visibility: Str,
   creator_id: Int,
   monitor_access_level: Str,
+  issues_access_level: Str,
+  repository_access_level: Str,
+  merge_requests_access_level: Str,
+  forking_access_level: Str,
+  wiki_access_level: Str,
+  builds_access_level: Str,
+  snippets_access_level: Str,
+  pages_access_level: Str,
+  analytics_access_level: Str,
+  container_registry_access_level: Str,
+  security_and_compliance_access_level: Str,
+  releases_access_level: Str,
+  environments_access_level: Str,
+  feature_flags_access_level: Str,
+  infrastructure_access_level: Str,
+  requirements_access_level: Str,
+  merge_method: Str,
+  request_access_enabled: Bool,
+  remove_source_branch_after_merge: Bool,
+  only_allow_merge_if_all_discussions_are_resolved: Bool,
+  only_allow_merge_if_pipeline_succeeds: Bool,
+  approvals_before_merge: Int,
   repository_storage: Type.Optional(Str),
+  /** The caller's access (GitLab sends it with a single project only). */
+  permissions: Type.Optional(
+    Type.Object({ project_access: Nullable(AccessEntity), group_access: Nullable(AccessEntity) }),
+  ),
 });

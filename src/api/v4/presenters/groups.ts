@@ -29,5 +29,6 @@ export function group(g: Namespace, v: View): Static<typeof GroupEntity> {
     parent_id: g.parentId,
     created_at: g.createdAt,
     avatar_url: null,
+    request_access_enabled: g.requestAccessEnabled,
   };
 }
