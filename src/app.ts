@@ -29,6 +29,7 @@ import { groupRoutes } from './groups/groups.routes.js';
 import { issueRoutes } from './issues/issues.routes.js';
 import { approvalRoutes } from './merge-requests/approvals.routes.js';
 import { mergeRequestRoutes } from './merge-requests/merge-requests.routes.js';
+import { mergeRequestApprovalRoutes } from './merge-requests/mr-approvals.routes.js';
 import { projectRoutes } from './projects/projects.routes.js';
 import { Readiness } from './readiness.js';
 import { runInRequestContext } from './request-context.js';
@@ -234,6 +235,7 @@ export async function buildApp(
         runnerRoutes(s, ctx, api);
         mergeRequestRoutes(s, ctx, api);
         approvalRoutes(s, ctx, api);
+        mergeRequestApprovalRoutes(s, ctx, api);
         s.get('/openapi.json', async () =>
           openapi.document(api.version, ctx.config.externalUrl, ctx.config.release),
         );

@@ -37,6 +37,8 @@ import { ApprovalsRepository } from './merge-requests/approvals.repository.js';
 import { ApprovalsService } from './merge-requests/approvals.service.js';
 import { MergeRequestsRepository } from './merge-requests/merge-requests.repository.js';
 import { MergeRequestsService } from './merge-requests/merge-requests.service.js';
+import { MergeRequestApprovalsRepository } from './merge-requests/mr-approvals.repository.js';
+import { MergeRequestApprovalsService } from './merge-requests/mr-approvals.service.js';
 import { OutboundHttp } from './outbound.js';
 import { ProjectsRepository } from './projects/projects.repository.js';
 import { ProjectsService } from './projects/projects.service.js';
@@ -84,6 +86,7 @@ export interface AppContext {
   readonly runners: RunnersService;
   readonly mergeRequests: MergeRequestsService;
   readonly approvals: ApprovalsService;
+  readonly mergeRequestApprovals: MergeRequestApprovalsService;
 }
 
 /** The composition root: repositories, then services, wired once. */
@@ -184,6 +187,20 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     clock,
     cipher,
   );
+  const mergeRequests = new MergeRequestsService(
+    new MergeRequestsRepository(k),
+    projects,
+    repositories,
+    usersRepo,
+    clock,
+  );
+  const approvals = new ApprovalsService(
+    new ApprovalsRepository(k),
+    projects,
+    usersRepo,
+    namespacesRepo,
+    clock,
+  );
   return {
     config,
     db,
@@ -215,14 +232,18 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     errorTracking,
     jobs,
     geo,
-    mergeRequests: new MergeRequestsService(
-      new MergeRequestsRepository(k),
+    mergeRequests,
+    approvals,
+    mergeRequestApprovals: new MergeRequestApprovalsService(
+      new MergeRequestApprovalsRepository(k),
+      mergeRequests,
       projects,
-      repositories,
+      approvals,
+      membersRepo,
       usersRepo,
+      config.tier,
       clock,
     ),
-    approvals: new ApprovalsService(new ApprovalsRepository(k), projects, usersRepo, namespacesRepo, clock),
     runners: new RunnersService(
       new RunnersRepository(k),
       projects,

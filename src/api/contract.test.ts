@@ -9,9 +9,10 @@ import type { ClientKey, ErrorEvent, StackTrace, TrackedError } from '../error-t
 import type { GeoSite } from '../geo/geo.js';
 import type { Namespace } from '../groups/namespaces.js';
 import type { Issue } from '../issues/issues.js';
-import type { ApprovalSettings } from '../merge-requests/approvals.js';
+import type { ApprovalRule, ApprovalSettings } from '../merge-requests/approvals.js';
 import type { FileDiff } from '../merge-requests/diff.js';
 import type { Commit, MergeRequestView } from '../merge-requests/merge-requests.service.js';
+import type { ApprovalState } from '../merge-requests/mr-approvals.service.js';
 import { ACCESS_LEVEL_FEATURES, type Project } from '../projects/projects.js';
 import type { Runner } from '../runners/runners.js';
 import type { ApplicationSettings } from '../settings/settings.service.js';
@@ -578,6 +579,21 @@ function cases(api: ApiVersion): Record<string, { schema: TSchema; outputs: unkn
         ),
       ],
     },
+    mergeRequestApprovals: {
+      schema: E.MergeRequestApprovalsEntity,
+      outputs: [P.mergeRequestApprovals(approvalState, asAlice), P.mergeRequestApprovals(noRules, asAlice)],
+    },
+    mergeRequestApprovalRule: {
+      schema: E.MergeRequestApprovalRuleEntity,
+      outputs: [P.mergeRequestApprovalRule(approvalState.rules[0]!, asAlice)],
+    },
+    mergeRequestApprovalState: {
+      schema: E.MergeRequestApprovalStateEntity,
+      outputs: [
+        P.mergeRequestApprovalState(approvalState, asAlice),
+        P.mergeRequestApprovalState(noRules, asAlice),
+      ],
+    },
     managedLicense: {
       schema: E.ManagedLicenseEntity,
       outputs: [P.managedLicense({ id: 1, name: 'MIT', approval_status: 'allowed' })],
@@ -630,6 +646,32 @@ describe.each(
     for (const output of outputs) expect(check(schema, output)).toEqual([]);
   });
 });
+
+const securityRule: ApprovalRule = {
+  id: 1,
+  name: 'Security',
+  approvalsRequired: 1,
+  users: [alice],
+  groups: [group],
+};
+const approvalState: ApprovalState = {
+  mergeRequest: mergeRequest('opened'),
+  approvedBy: [{ user: alice, approvedAt: at }],
+  approvalsRequired: 1,
+  approvalsLeft: 0,
+  approved: true,
+  rules: [{ rule: securityRule, eligible: [alice], approvedBy: [alice], approved: true }],
+  userHasApproved: true,
+  userCanApprove: false,
+  requirePasswordToApprove: false,
+};
+const noRules: ApprovalState = {
+  ...approvalState,
+  approvedBy: [],
+  approvalsLeft: 1,
+  approved: false,
+  rules: [],
+};
 
 describe('the contract check itself', () => {
   it('refuses a property the schema does not name, and a missing required one', () => {

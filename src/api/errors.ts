@@ -39,6 +39,8 @@ const MERGE_REFUSALS: Record<MergeRefusal, { status: number; message: string }> 
   conflicts: { status: 406, message: '406 Branch cannot be merged: the branches have conflicts' },
   sha_mismatch: { status: 409, message: 'SHA does not match HEAD of source branch' },
   target_changed: { status: 409, message: 'The target branch changed during the merge; try again' },
+  // GitLab: a request that is not mergeable yet (approvals missing) is 405 Method Not Allowed.
+  not_approved: { status: 405, message: '405 Method Not Allowed' },
 };
 
 /** The status and GitLab-shaped body for a domain error the services throw, or null for any other error. */

@@ -4,6 +4,12 @@ import type { Database } from '../db/schema.js';
 import type { ContainerKind } from '../git/git.js';
 
 /** Tables in dependency order (parents first). Sessions and jobs are not backed up: they belong to a running instance. */
+/**
+ * Tables added after backups of this format were first written: an archive from before a table existed lists
+ * none of it, and restores it as empty.
+ */
+export const LATER_TABLES: ReadonlySet<string> = new Set(['merge_request_approvals']);
+
 export const BACKUP_TABLES = [
   'users',
   'namespaces',
@@ -33,6 +39,7 @@ export const BACKUP_TABLES = [
   'runner_projects',
   'runner_registration_tokens',
   'merge_requests',
+  'merge_request_approvals',
   'approval_rules',
   'project_approval_settings',
   'managed_licenses',

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import type { ContainerKind } from '../git/git.js';
 import type { RepositoriesService } from '../git/repositories.service.js';
 import type { WeightedStorages } from '../git/storages.js';
-import { BACKUP_TABLES, type BackupRepository, type Container } from './backup.repository.js';
+import { BACKUP_TABLES, type BackupRepository, type Container, LATER_TABLES } from './backup.repository.js';
 
 const run = promisify(execFile);
 
@@ -92,11 +92,16 @@ export function parseManifest(text: string): Manifest {
   if (!isObject(m.tables)) return bad('tables');
   const tables: Record<string, number> = {};
   for (const t of BACKUP_TABLES) {
+    if (!(t in m.tables) && LATER_TABLES.has(t)) {
+      tables[t] = 0;
+      continue;
+    }
     const n = m.tables[t];
     if (!Number.isSafeInteger(n) || (n as number) < 0) return bad(`tables.${t}`);
     tables[t] = n as number;
   }
-  if (Object.keys(m.tables).length !== BACKUP_TABLES.length) return bad('tables has unknown entries');
+  if (Object.keys(m.tables).some((t) => !(BACKUP_TABLES as readonly string[]).includes(t)))
+    return bad('tables has unknown entries');
   if (!isObject(m.files)) return bad('files');
   const files: Record<string, string> = {};
   for (const [name, sum] of Object.entries(m.files)) {
@@ -104,7 +109,8 @@ export function parseManifest(text: string): Manifest {
     if (typeof sum !== 'string' || !/^[0-9a-f]{64}$/.test(sum)) return bad(`checksum of ${name}`);
     files[name] = sum;
   }
-  for (const t of BACKUP_TABLES) if (!(`db/${t}.jsonl` in files)) return bad(`db/${t}.jsonl is not listed`);
+  for (const t of BACKUP_TABLES)
+    if (!(`db/${t}.jsonl` in files) && t in m.tables) return bad(`db/${t}.jsonl is not listed`);
   if (!('secret.key' in files)) return bad('secret.key is not listed');
   if (!Array.isArray(m.repositories)) return bad('repositories');
   const seen = new Set<string>();
@@ -340,6 +346,8 @@ export class BackupService {
         .filter((r) => r.storage !== r.was);
       await this.tables.restore(
         async (table) => {
+          // A table the archive predates (LATER_TABLES) is restored empty.
+          if (!(`db/${table}.jsonl` in manifest.files)) return [];
           const text = await readFile(join(work, 'db', `${table}.jsonl`), 'utf8');
           return text
             .split('\n')

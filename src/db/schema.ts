@@ -410,7 +410,15 @@ export interface ManagedLicensesTable {
 }
 
 /** The Kysely database type: one entry per table. */
+export interface MergeRequestApprovalsTable {
+  id: Generated<number>;
+  merge_request_id: number;
+  user_id: number;
+  created_at: Timestamp;
+}
+
 export interface Database {
+  merge_request_approvals: MergeRequestApprovalsTable;
   users: UsersTable;
   personal_access_tokens: PersonalAccessTokensTable;
   sessions: SessionsTable;

@@ -50,6 +50,16 @@ export class ApprovalsService {
     return next;
   }
 
+  /** A project's approval configuration, for the merge request approvals service (no caller check). */
+  async settingsOf(projectId: number): Promise<ApprovalSettings> {
+    return (await this.repo.settings(projectId)) ?? DEFAULT_APPROVAL_SETTINGS;
+  }
+
+  /** A project's approval rules, for the merge request approvals service (no caller check). */
+  async rulesOf(projectId: number): Promise<ApprovalRule[]> {
+    return Promise.all((await this.repo.rules(projectId)).map((r) => this.toRule(r)));
+  }
+
   async rules(actor: User | null, idOrPath: string): Promise<ApprovalRule[]> {
     const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
     return Promise.all((await this.repo.rules(project.id)).map((r) => this.toRule(r)));

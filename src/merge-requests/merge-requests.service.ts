@@ -60,6 +60,12 @@ const duplicateOpen = (iid: number | null) =>
 
 /** Merge requests on the project's real repository: merges are real merge commits made with git. */
 export class MergeRequestsService {
+  /**
+   * Approvals a merge request still needs before it may be merged; set by the merge request approvals service
+   * (which reads merge requests through this one), none until then.
+   */
+  approvalsLeft: (project: Project, mr: MergeRequest) => Promise<number> = async () => 0;
+
   constructor(
     private readonly mrs: MergeRequestsRepository,
     private readonly projects: ProjectsService,
@@ -276,6 +282,7 @@ export class MergeRequestsService {
     ]);
     if (!target || !source) throw new MergeRefusedError('branch_missing');
     if (input.sha !== undefined && input.sha !== source) throw new MergeRefusedError('sha_mismatch');
+    if ((await this.approvalsLeft(project, mr)) > 0) throw new MergeRefusedError('not_approved');
     const tree = await this.mergeTree(project, target, source);
     if (tree === null) throw new MergeRefusedError('conflicts');
     const path = this.path(project);

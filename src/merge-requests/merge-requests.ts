@@ -59,7 +59,8 @@ export type MergeRefusal =
   | 'branch_missing'
   | 'conflicts'
   | 'sha_mismatch'
-  | 'target_changed';
+  | 'target_changed'
+  | 'not_approved';
 
 /** A merge or state change the merge rules refuse; nothing was changed. */
 export class MergeRefusedError extends Error {

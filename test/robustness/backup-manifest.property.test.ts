@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BACKUP_TABLES } from '../../src/backup/backup.repository.js';
+import { BACKUP_TABLES, LATER_TABLES } from '../../src/backup/backup.repository.js';
 import { BackupError, parseManifest } from '../../src/backup/backup.service.js';
 
 const hex = (n: number) => fc.stringMatching(new RegExp(`^[0-9a-f]{${n}}$`));
@@ -79,6 +79,25 @@ describe('parseManifest (an archive from outside)', () => {
         expect(parseManifest(JSON.stringify(m))).toEqual(m);
       }),
       { numRuns: 200 },
+    );
+  });
+
+  it('reads a manifest written before a later table existed, with that table empty', () => {
+    fc.assert(
+      fc.property(manifest, (m) => {
+        const older = structuredClone(m);
+        for (const t of LATER_TABLES) {
+          delete (older.tables as Record<string, number>)[t];
+          delete older.files[`db/${t}.jsonl`];
+        }
+        const parsed = parseManifest(JSON.stringify(older));
+        for (const t of LATER_TABLES) expect(parsed.tables[t]).toBe(0);
+        // Any other table missing is still refused.
+        const broken = structuredClone(older);
+        delete (broken.tables as Record<string, number>).users;
+        expect(() => parseManifest(JSON.stringify(broken))).toThrow(BackupError);
+      }),
+      { numRuns: 50 },
     );
   });
 

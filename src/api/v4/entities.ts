@@ -13,6 +13,7 @@ export * from './entities/groups.js';
 export * from './entities/issues.js';
 export * from './entities/members.js';
 export * from './entities/merge-requests.js';
+export * from './entities/mr-approvals.js';
 export * from './entities/projects.js';
 export * from './entities/runners.js';
 export * from './entities/settings.js';

@@ -13,6 +13,7 @@ export * from './presenters/groups.js';
 export * from './presenters/issues.js';
 export * from './presenters/members.js';
 export * from './presenters/merge-requests.js';
+export * from './presenters/mr-approvals.js';
 export * from './presenters/projects.js';
 export * from './presenters/runners.js';
 export * from './presenters/settings.js';

@@ -17,5 +17,6 @@ export * from '../v4/entities/snippets.js';
 export * from '../v4/entities/storage-moves.js';
 export * from './entities/approvals.js';
 export * from './entities/merge-requests.js';
+export * from './entities/mr-approvals.js';
 export * from './entities/runners.js';
 export * from './entities/users.js';

@@ -18,4 +18,5 @@ export * from '../v4/presenters/storage-moves.js';
 export * from '../v4/presenters/users.js';
 export * from './presenters/approvals.js';
 export * from './presenters/merge-requests.js';
+export * from './presenters/mr-approvals.js';
 export * from './presenters/runners.js';

@@ -10,6 +10,7 @@ import * as m0008 from './0008_hardening_moves.js';
 import * as m0009 from './0009_event_dedupe.js';
 import * as m0010 from './0010_sign_in_lockout.js';
 import * as m0011 from './0011_project_settings.js';
+import * as m0012 from './0012_merge_request_approvals.js';
 import type { MigrationEnv } from './helpers.js';
 
 /** Every migration in order; names are what the migrations table records. */
@@ -27,4 +28,5 @@ export const MIGRATIONS: ReadonlyArray<
   ['0009_event_dedupe', m0009.up],
   ['0010_sign_in_lockout', m0010.up],
   ['0011_project_settings', m0011.up],
+  ['0012_merge_request_approvals', m0012.up],
 ];
