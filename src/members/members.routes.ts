@@ -22,45 +22,35 @@ export function memberRoutes(
   const Params = Type.Object({ id: Type.String() });
   const MemberParams = Type.Object({ id: Type.String(), user_id: Type.Integer() });
 
-  app.get(
-    `/${kind}/:id/members`,
-    {
-      schema: {
-        tags,
-        summary: 'List direct members',
-        params: Params,
-        querystring: Type.Object({ ...PageQuery.properties, query: Type.Optional(Type.String()) }),
-        response: { 200: Type.Array(E.MemberEntity) },
+  // Direct members, and direct with inherited ones (`/all`: each user once, at the highest access level).
+  for (const [suffix, summary, list] of [
+    ['', 'List direct members', ctx.members.list.bind(ctx.members)],
+    [
+      '/all',
+      'List direct and inherited members (each user once, at the highest access level)',
+      ctx.members.listAll.bind(ctx.members),
+    ],
+  ] as const) {
+    app.get(
+      `/${kind}/:id/members${suffix}`,
+      {
+        schema: {
+          tags,
+          summary,
+          params: Params,
+          querystring: Type.Object({ ...PageQuery.properties, query: Type.Optional(Type.String()) }),
+          response: { 200: Type.Array(E.MemberEntity) },
+        },
       },
-    },
-    async (req, reply) => {
-      const a = await access(req, req.params.id);
-      const page = pageRequest(req.query);
-      const result = await ctx.members.list(a, page, req.query.query);
-      setPageHeaders(reply, req, url, page, result.total);
-      return result.items.map((m) => api.present.member(m, viewOf(req, url)));
-    },
-  );
-
-  app.get(
-    `/${kind}/:id/members/all`,
-    {
-      schema: {
-        tags,
-        summary: 'List direct and inherited members (each user once, at the highest access level)',
-        params: Params,
-        querystring: Type.Object({ ...PageQuery.properties, query: Type.Optional(Type.String()) }),
-        response: { 200: Type.Array(E.MemberEntity) },
+      async (req, reply) => {
+        const a = await access(req, req.params.id);
+        const page = pageRequest(req.query);
+        const result = await list(a, page, req.query.query);
+        setPageHeaders(reply, req, url, page, result.total);
+        return result.items.map((m) => api.present.member(m, viewOf(req, url)));
       },
-    },
-    async (req, reply) => {
-      const a = await access(req, req.params.id);
-      const page = pageRequest(req.query);
-      const result = await ctx.members.listAll(a, page, req.query.query);
-      setPageHeaders(reply, req, url, page, result.total);
-      return result.items.map((m) => api.present.member(m, viewOf(req, url)));
-    },
-  );
+    );
+  }
 
   app.get(
     `/${kind}/:id/members/all/:user_id`,
