@@ -268,15 +268,6 @@ export class ProjectsRepository {
     now: string,
   ): Promise<void> {
     const s = patch.settings ?? {};
-    let levels: string | undefined;
-    if (s.accessLevels && Object.keys(s.accessLevels).length > 0) {
-      const current = await this.db
-        .selectFrom('projects')
-        .select('feature_access_levels')
-        .where('id', '=', id)
-        .executeTakeFirst();
-      levels = JSON.stringify({ ...accessLevels(current?.feature_access_levels ?? '{}'), ...s.accessLevels });
-    }
     await this.db
       .updateTable('projects')
       .set({
@@ -301,12 +292,39 @@ export class ProjectsRepository {
         ...(s.onlyAllowMergeIfPipelineSucceeds !== undefined && {
           only_allow_merge_if_pipeline_succeeds: writeBool(s.onlyAllowMergeIfPipelineSucceeds),
         }),
-        ...(levels !== undefined && { feature_access_levels: levels }),
         updated_at: now,
         last_activity_at: now,
       })
       .where('id', '=', id)
       .execute();
+    if (s.accessLevels && Object.keys(s.accessLevels).length > 0)
+      await this.mergeAccessLevels(id, s.accessLevels);
+  }
+
+  /**
+   * Merges changed access levels into the stored JSON by compare-and-swap: a concurrent change to other features
+   * (another request, another process) is kept, never overwritten by a stale read.
+   */
+  private async mergeAccessLevels(
+    id: number,
+    change: Partial<ProjectSettings['accessLevels']>,
+  ): Promise<void> {
+    for (;;) {
+      const current = await this.db
+        .selectFrom('projects')
+        .select('feature_access_levels')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      if (!current) return;
+      const next = JSON.stringify({ ...accessLevels(current.feature_access_levels), ...change });
+      const r = await this.db
+        .updateTable('projects')
+        .set({ feature_access_levels: next })
+        .where('id', '=', id)
+        .where('feature_access_levels', '=', current.feature_access_levels)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) > 0) return;
+    }
   }
 
   async delete(id: number): Promise<void> {

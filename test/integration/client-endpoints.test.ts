@@ -138,6 +138,27 @@ describe.each(await databases())('endpoints GitLab clients call (%s)', (database
       issues_access_level: 'private',
       wiki_access_level: 'disabled',
     });
+    // Concurrent changes of different access levels all stay (no read-modify-write lost on PostgreSQL).
+    const features = [
+      'forking',
+      'snippets',
+      'analytics',
+      'releases',
+      'environments',
+      'feature_flags',
+      'requirements',
+    ];
+    const puts = await Promise.all(
+      features.map((f) =>
+        api.put(`/api/v4/projects/${ids.project}`, {
+          token: s.rootToken,
+          body: { [`${f}_access_level`]: 'private' },
+        }),
+      ),
+    );
+    for (const r of puts) expect(r.status).toBe(200);
+    const concurrent = (await get(`/api/v4/projects/${ids.project}`)).body;
+    for (const f of features) expect(concurrent[`${f}_access_level`], f).toBe('private');
     // What is not a value GitLab takes is a 400 that changes nothing.
     for (const bad of [
       { merge_method: 'squash' },
