@@ -1,16 +1,25 @@
 // Shared helpers for the benchmarks: child servers on loopback, autocannon runs, peak RSS from /proc.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import autocannon from 'autocannon';
 
 /**
  * Starts a child server on an ephemeral port and waits until its stdout matches `ready`, whose first group is the
- * URL it listens on; the child gets that as `url`.
+ * URL it listens on; the child gets that as `url`. With `ready` null it does not wait (the caller polls).
  */
 export async function startChild(cmd, args, env, ready) {
+  // BENCH_PROFILE=<dir>: svc writes a V8 CPU profile there when it stops (open it in Chrome DevTools).
+  if (process.env.BENCH_PROFILE && args[0] === 'bin/svc.js') {
+    args = [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_PROFILE}`, ...args];
+  }
   const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const url = await new Promise((resolve, reject) => {
+    if (ready === null) {
+      resolve(null);
+      return;
+    }
     const timer = setTimeout(() => reject(new Error(`${cmd} did not start: ${out}`)), 60_000);
     const onData = (d) => {
       out += String(d);
@@ -29,7 +38,12 @@ export async function startChild(cmd, args, env, ready) {
   // Keep draining output so the child never blocks on a full pipe.
   child.stdout.removeAllListeners('data');
   child.stdout.resume();
-  child.stderr.resume();
+  // BENCH_CHILD_STDERR=1: the children's stderr goes to the bench's (diagnostics printed on exit).
+  if (process.env.BENCH_CHILD_STDERR) {
+    child.stderr.pipe(process.stderr);
+    if (process.env.BENCH_CHILD_STDERR === 'all') child.stdout.pipe(process.stderr);
+    child.once('exit', (code, signal) => console.error(`${cmd} exited: ${code ?? signal}`));
+  } else child.stderr.resume();
   return Object.assign(child, { url });
 }
 
@@ -62,14 +76,20 @@ export function cpuMs(pid) {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
-/** Runs autocannon for `seconds` with `connections`; `body` is a string or a function of the request number. */
-export async function load({ url, headers, body, seconds, connections }) {
+/**
+ * Runs autocannon for `seconds` with `connections`; `body` is a string or a function of the request number.
+ * With `pid`, also the CPU time that process spent per request served (µs); with `rate`, at most that many
+ * requests per second over all connections (autocannon's overallRate), for latency at a given load.
+ */
+export async function load({ url, headers, body, seconds, connections, pid, rate }) {
   let n = 0;
+  const cpuBefore = pid ? cpuMs(pid) : 0;
   const result = await autocannon({
     url,
     method: 'POST',
     connections,
     duration: seconds,
+    ...(rate && { overallRate: Math.max(1, Math.round(rate)) }),
     headers: { 'content-type': 'application/json', ...headers },
     requests: [
       typeof body === 'function' ? { setupRequest: (req) => ({ ...req, body: body(n++) }) } : { body },
@@ -82,27 +102,88 @@ export async function load({ url, headers, body, seconds, connections }) {
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
     total: result.requests.total,
+    cpuUs: pid ? ((cpuMs(pid) - cpuBefore) * 1000) / Math.max(result.requests.total, 1) : undefined,
   };
 }
 
-/** Prints one row of figures. */
-export function row(name, r, ceiling, rss, cpuUsPerRequest) {
+/**
+ * Loads several targets in turns (`rounds` turns each, `seconds` split between them) rather than one after the
+ * other: a change in the machine's other load then falls on every target alike. Per target: requests per second
+ * over all its turns, the median of its turns' p50 and p99, errors, requests and CPU µs per request.
+ */
+export async function loadInTurns(targets, { seconds, rounds = Number(process.env.BENCH_ROUNDS ?? 3) }) {
+  const slice = Math.max(1, Math.round(seconds / rounds));
+  const runs = targets.map(() => []);
+  for (let i = 0; i < rounds; i++) {
+    for (const [t, target] of targets.entries()) runs[t].push(await load({ ...target, seconds: slice }));
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  return runs.map((rs) => {
+    const total = rs.reduce((n, r) => n + r.total, 0);
+    const ok = rs.reduce((n, r) => n + r.rps * slice, 0);
+    const cpu = rs.every((r) => r.cpuUs !== undefined)
+      ? rs.reduce((n, r) => n + r.cpuUs * r.total, 0) / Math.max(total, 1)
+      : undefined;
+    return {
+      rps: ok / (slice * rs.length),
+      p50: median(rs.map((r) => r.p50)),
+      p99: median(rs.map((r) => r.p99)),
+      errors: rs.reduce((n, r) => n + r.errors, 0),
+      total,
+      cpuUs: cpu,
+    };
+  });
+}
+
+/**
+ * Prints one row of figures. Two ratios to the ceiling: requests per second (what the issue's targets name; the
+ * other work on a shared machine moves it) and CPU per request (the ceiling's µs/req over this row's: the
+ * request rate each would reach with the same CPU to itself, which that other work moves far less).
+ */
+export function row(name, r, ceiling, rss) {
   const ratio = ceiling ? `${((r.rps / ceiling.rps) * 100).toFixed(1)}% of ceiling` : 'ceiling';
-  const cpu = cpuUsPerRequest === undefined ? '' : `  CPU ${cpuUsPerRequest.toFixed(0)} µs/req`;
+  const cpu = r.cpuUs === undefined ? '' : `  CPU ${r.cpuUs.toFixed(0)} µs/req`;
+  const cpuRatio =
+    ceiling?.cpuUs !== undefined && r.cpuUs !== undefined
+      ? ` (CPU: ${((ceiling.cpuUs / r.cpuUs) * 100).toFixed(1)}% of ceiling)`
+      : '';
   console.log(
-    `${name.padEnd(34)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  non-2xx ${r.errors}  peak RSS ${rss.toFixed(0)} MiB  ${ratio}${cpu}`,
+    `${name.padEnd(36)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${String(r.p50).padStart(3)} ms  p99 ${String(r.p99).padStart(4)} ms  non-2xx ${r.errors}  peak RSS ${rss.toFixed(0)} MiB  ${ratio}${cpu}${cpuRatio}`,
   );
 }
 
-/** A JSON client for svc's REST API with a token: `api('POST', '/api/v4/projects', { name })`. */
+/**
+ * A JSON client for svc's REST API with a token: `api('POST', '/api/v4/projects', { name })`. A new connection
+ * per request (no keep-alive): a loaded machine could otherwise send a request on a socket the server had just
+ * closed as idle ("other side closed").
+ */
 export function apiClient(base, token) {
-  return async (method, path, body) => {
-    const r = await fetch(`${base}${path}`, {
-      method,
-      headers: { 'PRIVATE-TOKEN': token, 'content-type': 'application/json' },
-      body: body && JSON.stringify(body),
+  return (method, path, body) =>
+    new Promise((resolve, reject) => {
+      const data = body === undefined ? undefined : JSON.stringify(body);
+      const req = httpRequest(
+        `${base}${path}`,
+        {
+          method,
+          agent: false,
+          headers: {
+            'PRIVATE-TOKEN': token,
+            ...(data !== undefined && { 'content-type': 'application/json' }),
+          },
+        },
+        (res) => {
+          const chunks = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            if (res.statusCode < 200 || res.statusCode > 299)
+              reject(new Error(`${method} ${path}: ${res.statusCode} ${text}`));
+            else resolve(res.statusCode === 204 || text === '' ? null : JSON.parse(text));
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(data);
     });
-    if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
-    return r.status === 204 ? null : r.json();
-  };
 }

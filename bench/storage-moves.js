@@ -1,11 +1,12 @@
 // Storage move benchmark: N repositories of mixed sizes (made with git) moved from one storage to another
 // through the API, against `cp -a` of the same directories (the floor), in the same run.
 //   npm run build && node bench/storage-moves.js      (BENCH_REPOS=200 by default; SVC_JOB_CONCURRENCY=10)
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { apiClient, peakRssMiB, SVC_READY, startChild, stopChild } from './lib.js';
 
 const count = Number(process.env.BENCH_REPOS ?? 200);
@@ -69,7 +70,9 @@ try {
     const h = createHash('sha256').update(String(p.id)).digest('hex');
     const repo = join(a, '@hashed', h.slice(0, 2), h.slice(2, 4), `${h}.git`);
     rmSync(repo, { recursive: true, force: true });
-    sh(`cp -a ${templates[kind]} ${repo}`);
+    // Not execFileSync: a blocked event loop keeps a keep-alive socket the server has closed meanwhile, and the
+    // next request fails on it ("other side closed").
+    await promisify(execFile)('cp', ['-a', templates[kind], repo]);
   }
   const bytes = du(a);
   // The floor: cp -a of the same directories (cold enough: a fresh target), timed.

@@ -15,13 +15,14 @@ import { installMetrics } from './api/metrics.js';
 import { OpenApiCollector } from './api/openapi.js';
 import { redactUrl } from './api/redact.js';
 import { sessionRoutes } from './api/session.routes.js';
-import { FORM_BODY, parseForm, validatorCompiler } from './api/validation.js';
+import { FORM_BODY, lazySerializers, parseForm, validatorCompiler } from './api/validation.js';
 import { API_VERSIONS, type ApiApp } from './api/version.js';
 import { auditRoutes } from './audit/audit.routes.js';
 import type { AppContext } from './context.js';
 import { collectorRoutes } from './error-tracking/collector.routes.js';
 import { errorTrackingRoutes } from './error-tracking/error-tracking.routes.js';
 import { forbidden, paramError } from './errors.js';
+import { escalationRoutes } from './escalation/escalation.routes.js';
 import { geoRoutes } from './geo/geo.routes.js';
 import { repositoryRoutes } from './git/repositories.routes.js';
 import { installSmartHttp } from './git/smart-http.routes.js';
@@ -30,6 +31,8 @@ import { issueRoutes } from './issues/issues.routes.js';
 import { approvalRoutes } from './merge-requests/approvals.routes.js';
 import { mergeRequestRoutes } from './merge-requests/merge-requests.routes.js';
 import { mergeRequestApprovalRoutes } from './merge-requests/mr-approvals.routes.js';
+import { hookRoutes } from './notifications/hooks.routes.js';
+import { oncallRoutes } from './oncall/oncall.routes.js';
 import { projectRoutes } from './projects/projects.routes.js';
 import { Readiness } from './readiness.js';
 import { runInRequestContext } from './request-context.js';
@@ -116,6 +119,7 @@ export async function buildApp(
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     frameworkErrors,
+    schemaController: { compilersFactory: lazySerializers },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -226,6 +230,9 @@ export async function buildApp(
         alertRoutes(s, ctx, api);
         issueRoutes(s, ctx, api);
         errorTrackingRoutes(s, ctx, api);
+        hookRoutes(s, ctx, api);
+        oncallRoutes(s, ctx, api);
+        escalationRoutes(s, ctx, api);
         storageMoveRoutes(s, ctx, api);
         repositoryRoutes(s, ctx);
         deprecationRoutes(s, ctx);
@@ -279,8 +286,24 @@ function webRoutes(app: ApiApp, ctx: Pick<AppContext, 'users' | 'errorTracking'>
       // GitLab's UI JSON, outside the versioned API: v4's presenter.
       return API_VERSIONS[0]!.present.externalProjects(projects);
     }
-    const uiPath = path.startsWith('/-/ui') || !(path.startsWith('/api/') || path.startsWith('/-/'));
-    if (root && uiPath && !/\.[a-z0-9]+$/i.test(path)) return reply.sendFile('index.html');
+    if (root && isUiPath(path)) return reply.sendFile('index.html');
     return reply.status(404).send({ error: '404 Not Found' });
   });
+}
+
+/** Paths under `/-/` that are pages of the UI: its own routes and the snippets' `web_url`s. */
+const UI_DASH_PATHS = /^\/-\/(ui|snippets|project_snippets)(\/|$)/;
+/** Files the UI build may reference: a missing one is a 404, never the page (a stale bundle must fail loudly). */
+const ASSET_FILE = /\.(js|mjs|css|map|png|jpe?g|gif|svg|ico|webp|woff2?|ttf|txt|json|xml|webmanifest)$/i;
+
+/**
+ * Whether a GET path is a page of the single-page UI: its own routes, and every `web_url` the API emits
+ * (`/<namespace>/<project>`, `/groups/<path>`, `/<username>`, `/-/snippets/<id>`, `/<project>/-/merge_requests/<iid>`),
+ * whose paths may contain dots (`/john.doe`, `/group/my.app`). Not the API, not the other `/-/` endpoints, not assets.
+ */
+export function isUiPath(path: string): boolean {
+  if (path.startsWith('/api/') || path === '/api') return false;
+  if (path.startsWith('/-/')) return UI_DASH_PATHS.test(path);
+  if (path.startsWith('/assets/')) return false;
+  return !ASSET_FILE.test(path);
 }

@@ -56,6 +56,17 @@ export interface Config {
   readonly movePushWaitSeconds: number;
   /** A git HTTP request with no bytes in either direction for this long is ended and its git process killed. */
   readonly gitIdleTimeoutSeconds: number;
+  /** `svc server` processes sharing the port (node:cluster); PostgreSQL only, SQLite stays one process. */
+  readonly workers: number;
+  /**
+   * How long hot-path caches (notify URLs, collector keys, settings, flags) reuse a lookup. Changes apply at once
+   * on every process through the invalidation bus; this bounds staleness only while a process's bus is down.
+   */
+  readonly cacheTtlMs: number;
+  /** Where e-mail goes out (`smtp://user:pass@host:587`, `smtps://...`); null: e-mails are recorded as undeliverable. */
+  readonly smtpUrl: string | null;
+  /** The From address of notification e-mails. */
+  readonly emailFrom: string;
 }
 
 /** A configuration problem, reported with the key that caused it. */
@@ -104,6 +115,10 @@ const KEYS = {
   loginFailureWindowSeconds: ['SVC_LOGIN_FAILURE_WINDOW_SECONDS', 'login_failure_window_seconds'],
   movePushWaitSeconds: ['SVC_MOVE_PUSH_WAIT_SECONDS', 'move_push_wait_seconds'],
   gitIdleTimeoutSeconds: ['SVC_GIT_IDLE_TIMEOUT_SECONDS', 'git_idle_timeout_seconds'],
+  workers: ['SVC_WORKERS', 'workers'],
+  cacheTtlMs: ['SVC_CACHE_TTL_MS', 'cache_ttl_ms'],
+  smtpUrl: ['SVC_SMTP_URL', 'smtp_url'],
+  emailFrom: ['SVC_EMAIL_FROM', 'email_from'],
 } as const;
 
 type Key = keyof typeof KEYS;
@@ -235,6 +250,28 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     );
   }
 
+  const smtpUrl = str('smtpUrl');
+  if (smtpUrl !== null) {
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(smtpUrl);
+    } catch {
+      parsed = null;
+    }
+    // The URL carries the SMTP password: never echoed in the error.
+    if (!parsed || (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:') || !parsed.hostname) {
+      throw new ConfigError(
+        `${get('smtpUrl')!.from} must be an smtp:// or smtps:// URL such as smtp://user:password@mail.example.com:587`,
+      );
+    }
+  }
+  const emailFrom = str('emailFrom') ?? `svc <svc@${new URL(externalUrl).hostname.replace(/^\[|\]$/g, '')}>`;
+  if (/[\r\n]/.test(emailFrom) || !/@/.test(emailFrom)) {
+    throw new ConfigError(
+      `${get('emailFrom')!.from} must be an e-mail address such as svc <svc@example.com>`,
+    );
+  }
+
   return Object.freeze({
     host,
     port,
@@ -260,6 +297,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     loginFailureWindowSeconds: int('loginFailureWindowSeconds', 60, 1, 86_400),
     movePushWaitSeconds: int('movePushWaitSeconds', 30, 1, 3600),
     gitIdleTimeoutSeconds: int('gitIdleTimeoutSeconds', 300, 1, 86_400),
+    workers: int('workers', 1, 1, 64),
+    cacheTtlMs: int('cacheTtlMs', 1000, 0, 3_600_000),
+    smtpUrl,
+    emailFrom,
   });
 }
 

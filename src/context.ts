@@ -1,13 +1,19 @@
 import { DEFAULT_MAX_ALERTS } from './alerts/alerts.js';
 import { AlertsRepository } from './alerts/alerts.repository.js';
 import { AlertsService } from './alerts/alerts.service.js';
-import { IntakeService } from './alerts/intake.service.js';
+import { type AlertNotifier, IntakeService } from './alerts/intake.service.js';
 import { IntegrationsService } from './alerts/integrations.service.js';
+import { eventPresenter } from './api/event-payloads.js';
 import { AuditRepository } from './audit/audit.repository.js';
 import { AuditService } from './audit/audit.service.js';
 import { BackupRepository } from './backup/backup.repository.js';
 import { BackupService } from './backup/backup.service.js';
 import { type Clock, systemClock } from './clock.js';
+import { type InvalidationBus, LocalBus } from './cluster/bus.js';
+import { ClusterRepository } from './cluster/cluster.repository.js';
+import { PgBus } from './cluster/pg-bus.js';
+import { PushTracker } from './cluster/push-tracker.js';
+import { LocalRateCounter, type RateCounter, SharedRateCounter } from './cluster/rate-counter.js';
 import type { Config } from './config.js';
 import { createCipher, loadOrCreateSecretKey } from './crypto.js';
 import type { Db } from './db/db.js';
@@ -16,6 +22,8 @@ import { ErrorTrackingRepository } from './error-tracking/error-tracking.reposit
 import { ErrorTrackingService } from './error-tracking/error-tracking.service.js';
 import { registerRetention } from './error-tracking/retention.js';
 import { SentryClient } from './error-tracking/sentry-client.js';
+import { EscalationRepository } from './escalation/escalation.repository.js';
+import { EscalationService } from './escalation/escalation.service.js';
 import { GeoRepository } from './geo/geo.repository.js';
 import { GeoService } from './geo/geo.service.js';
 import { Git } from './git/git.js';
@@ -30,6 +38,7 @@ import { NamespacesRepository } from './groups/namespaces.repository.js';
 import { IssuesRepository } from './issues/issues.repository.js';
 import { IssuesService } from './issues/issues.service.js';
 import { JobQueue } from './jobs/queue.js';
+import { AccessLevel } from './members/members.js';
 import { MembersRepository } from './members/members.repository.js';
 import { MembersService } from './members/members.service.js';
 import { PermissionsService } from './members/permissions.service.js';
@@ -37,8 +46,18 @@ import { ApprovalsRepository } from './merge-requests/approvals.repository.js';
 import { ApprovalsService } from './merge-requests/approvals.service.js';
 import { MergeRequestsRepository } from './merge-requests/merge-requests.repository.js';
 import { MergeRequestsService } from './merge-requests/merge-requests.service.js';
-import { MergeRequestApprovalsRepository } from './merge-requests/mr-approvals.repository.js';
+import {
+  MergeRequestApprovalsRepository,
+  MergeRequestRulesRepository,
+} from './merge-requests/mr-approvals.repository.js';
 import { MergeRequestApprovalsService } from './merge-requests/mr-approvals.service.js';
+import { MergeRequestVersionsRepository } from './merge-requests/versions.repository.js';
+import { HooksService } from './notifications/hooks.service.js';
+import { smtpMailer } from './notifications/mailer.js';
+import { NotificationsRepository } from './notifications/notifications.repository.js';
+import { NotificationsService } from './notifications/notifications.service.js';
+import { OncallRepository } from './oncall/oncall.repository.js';
+import { OncallService } from './oncall/oncall.service.js';
 import { OutboundHttp } from './outbound.js';
 import { ProjectsRepository } from './projects/projects.repository.js';
 import { ProjectsService } from './projects/projects.service.js';
@@ -50,6 +69,7 @@ import { SnippetsRepository } from './snippets/snippets.repository.js';
 import { SnippetsService } from './snippets/snippets.service.js';
 import { StorageMovesRepository } from './storage-moves/storage-moves.repository.js';
 import { StorageMovesService } from './storage-moves/storage-moves.service.js';
+import { SharedSignInLimiter } from './users/sign-in-limiter.js';
 import { UsersRepository } from './users/users.repository.js';
 import { UsersService } from './users/users.service.js';
 import { ReleaseGates } from './versioning/gates.js';
@@ -87,6 +107,16 @@ export interface AppContext {
   readonly mergeRequests: MergeRequestsService;
   readonly approvals: ApprovalsService;
   readonly mergeRequestApprovals: MergeRequestApprovalsService;
+  /** Cache invalidation across processes (PostgreSQL LISTEN/NOTIFY), or within this one (SQLite). */
+  readonly bus: InvalidationBus;
+  /** E-mail, webhook deliveries and error rules (issue 15). */
+  readonly notifications: NotificationsService;
+  /** Project webhooks and error notification rules (Maintainer). */
+  readonly hooks: HooksService;
+  /** On-call schedules, rotations and who is on call (Premium and Ultimate). */
+  readonly oncall: OncallService;
+  /** Escalation policies and the pages of new alerts (Premium and Ultimate). */
+  readonly escalations: EscalationService;
 }
 
 /** The composition root: repositories, then services, wired once. */
@@ -98,6 +128,18 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   const membersRepo = new MembersRepository(k);
   const snippetsRepo = new SnippetsRepository(k);
   const settingsRepo = new SettingsRepository(k);
+  // Several processes share one PostgreSQL database (issue 14): caches are invalidated through the bus, rate
+  // limits are counted in the database and pushes in progress are recorded there. SQLite is one process.
+  const shared = db.dialect === 'postgres';
+  const clusterRepo = new ClusterRepository(k);
+  const bus: InvalidationBus =
+    shared && config.databaseUrl
+      ? new PgBus(config.databaseUrl, (channel, payload) => clusterRepo.notify(channel, payload))
+      : new LocalBus();
+  // One counter per use: in memory, each keeps its own bound (a flood of collector keys never evicts alert windows).
+  const rates = (): RateCounter =>
+    shared ? new SharedRateCounter(clusterRepo, clock) : new LocalRateCounter(clock);
+  const pushes = new PushTracker(clusterRepo, shared);
 
   const settings = new SettingsService(
     settingsRepo,
@@ -123,6 +165,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       help_text: '',
     },
     clock,
+    config.cacheTtlMs,
   );
   const permissions = new PermissionsService(membersRepo, namespacesRepo, clock);
   const repositories = new RepositoriesService(new Git(), config.storages);
@@ -139,17 +182,40 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     lifecycle,
     clock,
   );
-  const alertsRepo = new AlertsRepository(k);
+  const alertsRepo = new AlertsRepository(k, db.dialect);
   const issuesRepo = new IssuesRepository(k);
   const cipher = createCipher(loadOrCreateSecretKey(config.dataDir));
   const integrations = new IntegrationsService(alertsRepo, projects, cipher, config.tier, clock);
-  const errorTrackingRepo = new ErrorTrackingRepository(k, db.dialect);
   const outbound = new OutboundHttp({
     allowLocal: async () => (await settings.get()).allow_local_requests_from_web_hooks_and_services,
     timeoutMs: config.outboundTimeoutMs,
   });
   const sentry = new SentryClient(outbound);
   const jobs = new JobQueue(k, db.dialect, clock, config.jobLeaseSeconds * 1000);
+  const payloads = eventPresenter(config.externalUrl);
+  const notifyRepo = new NotificationsRepository(k);
+  const notifications: NotificationsService = new NotificationsService(
+    notifyRepo,
+    jobs,
+    config.smtpUrl ? smtpMailer(config.smtpUrl, config.emailFrom, config.outboundTimeoutMs) : null,
+    payloads,
+    {
+      project: (id) => projectsRepo.findById(id),
+      inheritedSources: (p) => permissions.inheritedSources(p.namespace, false),
+      alert: (projectId, iid) => alertsRepo.alert(projectId, iid),
+      sendEmailEnabled: async (projectId) => (await alertsRepo.settings(projectId)).sendEmail,
+      error: (projectId, id) => errorTrackingRepo.error(projectId, id),
+    },
+    outbound,
+    cipher,
+    clock,
+    config.externalUrl,
+  );
+  const errorTrackingRepo: ErrorTrackingRepository = new ErrorTrackingRepository(
+    k,
+    db.dialect,
+    (trx, projectId, errorId, what) => notifications.errorRecorded(trx, projectId, errorId, what),
+  );
   registerRetention(jobs, errorTrackingRepo, settings, clock);
   const errorTracking = new ErrorTrackingService(
     errorTrackingRepo,
@@ -172,12 +238,21 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     new GroupDeletionRepository(k, db.dialect),
     jobs,
   );
-  const users = new UsersService(usersRepo, namespacesRepo, settings, clock, {
-    maxAttempts: config.maxLoginAttempts,
-    lockMs: config.loginLockMinutes * 60_000,
-    failuresPerAddress: config.loginFailuresPerIp,
-    windowMs: config.loginFailureWindowSeconds * 1000,
-  });
+  const users = new UsersService(
+    usersRepo,
+    namespacesRepo,
+    settings,
+    clock,
+    {
+      maxAttempts: config.maxLoginAttempts,
+      lockMs: config.loginLockMinutes * 60_000,
+      failuresPerAddress: config.loginFailuresPerIp,
+      windowMs: config.loginFailureWindowSeconds * 1000,
+    },
+    shared
+      ? new SharedSignInLimiter(rates(), config.loginFailuresPerIp, config.loginFailureWindowSeconds * 1000)
+      : undefined,
+  );
   const snippets = new SnippetsService(snippetsRepo, projects, settings, pick, lifecycle, clock);
   const audit = new AuditService(
     new AuditRepository(k),
@@ -189,6 +264,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   );
   const mergeRequests = new MergeRequestsService(
     new MergeRequestsRepository(k),
+    new MergeRequestVersionsRepository(k),
     projects,
     repositories,
     usersRepo,
@@ -201,9 +277,94 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     namespacesRepo,
     clock,
   );
+  const gitAccess = new GitAccessService(
+    users,
+    groups,
+    projects,
+    snippets,
+    settings,
+    repositories,
+    audit,
+    mergeRequests,
+    pushes,
+  );
+  const oncall = new OncallService(
+    new OncallRepository(k),
+    projects,
+    usersRepo,
+    (p) => permissions.inheritedSources(p.namespace, false),
+    config.tier,
+    clock,
+  );
+  const escalations = new EscalationService(
+    new EscalationRepository(k),
+    projects,
+    {
+      alert: (projectId, iid) => alertsRepo.alert(projectId, iid),
+      user: (id) => usersRepo.findById(id),
+      userByUsername: (username) => usersRepo.findByUsername(username),
+      memberIds: async (project) => {
+        const sources = [
+          { type: 'project' as const, id: project.id },
+          ...(await permissions.inheritedSources(project.namespace, false)),
+        ];
+        const today = clock.now().toISOString().slice(0, 10);
+        const owner = project.namespace.kind === 'user' ? project.namespace.ownerId : null;
+        const members = await notifyRepo.membersAtLeast(sources, AccessLevel.Guest, today, owner);
+        return new Set(members.map((m) => m.id));
+      },
+      page: (p) => notifications.page(p),
+    },
+    oncall,
+    jobs,
+    config.tier,
+    clock,
+    config.cacheTtlMs,
+  );
+  // New and resolved alerts: their notifications, and the escalation of new ones, in the same transaction.
+  const alertNotifier: AlertNotifier = {
+    alertChanged: async (trx, projectId, iid, event, alertId) => {
+      await notifications.alertChanged(trx, projectId, iid, event);
+      await escalations.alertChanged(trx, projectId, iid, event, alertId);
+    },
+  };
+  const alertIntake = new IntakeService(
+    alertsRepo,
+    issuesRepo,
+    integrations,
+    projects,
+    settings,
+    config.tier,
+    clock,
+    alertNotifier,
+    rates(),
+    config.cacheTtlMs,
+  );
+  const collector = new CollectorService(
+    errorTrackingRepo,
+    projects,
+    errorTracking,
+    settings,
+    clock,
+    rates(),
+    config.cacheTtlMs,
+  );
+  // Changes are announced on the bus after they commit; every process's caches subscribe to what they hold.
+  integrations.onChange(() => bus.publish('integrations'));
+  projects.onChange(() => bus.publish('projects'));
+  groups.onTreeDeleted(() => bus.publish('projects'));
+  errorTracking.onChange(() => bus.publish('error-tracking'));
+  settings.onChange((what) => bus.publish(what));
+  escalations.onChange(() => bus.publish('escalation-policies'));
+  bus.subscribe(['integrations', 'projects', 'flags'], () => alertIntake.invalidate());
+  bus.subscribe(['error-tracking', 'projects', 'flags'], () => collector.invalidate());
+  bus.subscribe('escalation-policies', () => escalations.invalidate());
+  bus.subscribe('settings', () => settings.invalidate('settings'));
+  bus.subscribe('flags', () => settings.invalidate('flags'));
   return {
     config,
     db,
+    bus,
     clock,
     release: parseRelease(config.release),
     gates: new ReleaseGates(parseRelease(config.release)),
@@ -215,19 +376,11 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     repositories,
     storagePicker,
     inventory: new InventoryService(new InventoryRepository(k)),
-    gitAccess: new GitAccessService(users, groups, projects, snippets, settings, repositories, audit),
+    gitAccess,
     settings,
     integrations,
-    alertIntake: new IntakeService(
-      alertsRepo,
-      issuesRepo,
-      integrations,
-      projects,
-      settings,
-      config.tier,
-      clock,
-    ),
-    alerts: new AlertsService(alertsRepo, projects, clock),
+    alertIntake,
+    alerts: new AlertsService(alertsRepo, projects, clock, usersRepo, issuesRepo, alertNotifier),
     issues: new IssuesService(issuesRepo, projects),
     errorTracking,
     jobs,
@@ -236,11 +389,13 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     approvals,
     mergeRequestApprovals: new MergeRequestApprovalsService(
       new MergeRequestApprovalsRepository(k),
+      new MergeRequestRulesRepository(k),
       mergeRequests,
       projects,
       approvals,
       membersRepo,
       usersRepo,
+      users,
       config.tier,
       clock,
     ),
@@ -264,8 +419,23 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       // Spec rule 9: after moving, when geo replication is enabled, all repositories are resynced.
       (type, id) => geo.markResync(type, id, 'repository storage move'),
       config.movePushWaitSeconds * 1000,
+      pushes,
     ),
-    collector: new CollectorService(errorTrackingRepo, projects, errorTracking, settings, clock),
+    collector,
+    notifications,
+    escalations,
+    hooks: new HooksService(
+      notifyRepo,
+      projects,
+      notifications,
+      payloads,
+      outbound,
+      cipher,
+      clock,
+      config.externalUrl,
+      (p) => permissions.inheritedSources(p.namespace, false),
+    ),
+    oncall,
   };
 }
 

@@ -170,6 +170,8 @@ export interface OutboundRequest {
   readonly body?: string;
   /** The most response bytes read; more is a 'too_large' failure. */
   readonly maxResponseBytes: number;
+  /** Accept any TLS certificate (a project hook with `enable_ssl_verification` off). */
+  readonly insecureTls?: boolean;
 }
 
 export interface OutboundResponse {
@@ -287,6 +289,7 @@ function send(
         lookup: pinnedLookup(checked),
         // A fresh connection per request: a pooled socket could belong to an address checked under other settings.
         agent: false,
+        ...(init.insecureTls && { rejectUnauthorized: false }),
         signal,
       },
       (res) => {

@@ -7,8 +7,12 @@ export interface PageRequest {
 
 export interface Paged<T> {
   readonly items: readonly T[];
+  /** Exact up to COUNT_LIMIT; a capped count (see fetchPage) says only "more than that" above it. */
   readonly total: number;
 }
+
+/** Above this many records GitLab omits `X-Total`, `X-Total-Pages` and the `last` link (and need not count them). */
+export const COUNT_LIMIT = 10_000;
 
 /** Keyset request: rows after `after` in `order` direction, `limit` of them. */
 export interface KeysetRequest<K extends string = string> {

@@ -1,7 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import pino from 'pino';
 import { buildApp, loggerOptions } from './app.js';
 import type { Clock } from './clock.js';
+import { PgBus } from './cluster/pg-bus.js';
 import type { Config } from './config.js';
 import { type AppContext, createContext } from './context.js';
 import { loadOrCreateSecretKey } from './crypto.js';
@@ -32,6 +34,27 @@ export async function bootstrap(ctx: AppContext, print: (line: string) => void):
   } else if (boot.created) {
     print('svc: created the administrator "root" with the password from SVC_ROOT_PASSWORD.');
   }
+  const ignored = [config.rootPassword && 'SVC_ROOT_PASSWORD', config.rootToken && 'SVC_ROOT_TOKEN'].filter(
+    (name): name is string => typeof name === 'string',
+  );
+  if (!boot.created && ignored.length > 0) {
+    for (const line of ignoredRootSettingsWarning(ignored, config)) print(line);
+  }
+}
+
+/**
+ * Why `SVC_ROOT_PASSWORD` / `SVC_ROOT_TOKEN` did nothing (they only seed the first admin of an empty database),
+ * and what to do instead. Never repeats their values.
+ */
+export function ignoredRootSettingsWarning(names: readonly string[], config: Config): string[] {
+  const both = names.length > 1;
+  const where = config.databaseUrl
+    ? 'the PostgreSQL database of SVC_DATABASE_URL'
+    : `the data directory ${config.dataDir}`;
+  return [
+    `svc: warning: ${names.join(' and ')} ${both ? 'have' : 'has'} no effect: ${both ? 'they apply' : 'it applies'} only on the first start, when the database has no users, and ${where} already has users (root was created on an earlier start).`,
+    `svc: warning: to start over with ${both ? 'them' : 'it'}, point SVC_DATA_DIR at a new, empty directory${config.databaseUrl ? ' and SVC_DATABASE_URL at an empty database' : ''}; or keep this data: sign in as root with its existing password, and create a token with \`svc token create --user root --scopes api\` or in the UI (Access tokens).`,
+  ];
 }
 
 /** Opens the configured database after making the data directory and storages owner-only. */
@@ -135,8 +158,9 @@ async function startOn(
   }
   const ctx = createContext(config, db, clock);
   await bootstrap(ctx, print);
+  const logs = log === false ? null : logDestination();
   const app = await buildApp(ctx, {
-    logger: log === false ? false : loggerOptions(config.logLevel),
+    logger: logs === null ? false : { ...(loggerOptions(config.logLevel) as object), stream: logs.stream },
     ...(bound && {
       serverFactory: (handler) => {
         bound.on('request', handler);
@@ -144,6 +168,11 @@ async function startOn(
       },
     }),
   });
+  if (ctx.bus instanceof PgBus) {
+    // Listening before the first request is served; a lost connection is logged (the bus never throws).
+    ctx.bus.log = (msg, extra) => app.log.warn(extra ?? {}, msg);
+    await ctx.bus.start();
+  }
   let address: string;
   if (bound) {
     await app.ready();
@@ -164,9 +193,36 @@ async function startOn(
         // Fastify closes only a server it listened on itself: the pre-bound one ends here, once its requests did.
         if (bound?.listening) await new Promise((resolve) => bound.close(resolve));
         await ctx.jobs.stop();
+        await ctx.bus.close();
         await db.close();
+        logs?.close();
       })();
       return closing;
+    },
+  };
+}
+
+/** How long a log line may wait in the buffer before it is written (see logDestination). */
+const LOG_FLUSH_MS = 200;
+
+/**
+ * Standard output for the logs, written in blocks of up to 4 KiB (a write per log line cost about 5% of the CPU
+ * of an alert or event under load), and at least every LOG_FLUSH_MS. What is buffered is written on exit, also
+ * on an uncaught exception (pino flushes on `exit`); only a SIGKILL can lose it.
+ */
+function logDestination(): { stream: pino.DestinationStream; close(): void } {
+  const stream = pino.destination({ dest: 1, minLength: 4096, sync: false });
+  const timer = setInterval(() => stream.flush(), LOG_FLUSH_MS);
+  timer.unref();
+  return {
+    stream,
+    close: () => {
+      clearInterval(timer);
+      try {
+        stream.flushSync();
+      } catch {
+        // A write still in flight: it completes on its own before the process exits.
+      }
     },
   };
 }

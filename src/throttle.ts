@@ -8,7 +8,7 @@ export const THROTTLE_MAX_ENTRIES = 10_000;
  */
 export class FixedWindowThrottle<K extends string | number = string | number> {
   /** Insertion order is window start order: a window that restarts is deleted and inserted again. */
-  private readonly windows = new Map<K, { start: number; count: number }>();
+  private readonly windows = new Map<K, { start: number; end: number; count: number }>();
   private lastSweep = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly maxEntries: number = THROTTLE_MAX_ENTRIES) {}
@@ -28,11 +28,19 @@ export class FixedWindowThrottle<K extends string | number = string | number> {
     }
     if (!w) {
       this.evict(nowMs, periodMs);
-      w = { start: nowMs, count: 0 };
+      w = { start: nowMs, end: nowMs + periodMs, count: 0 };
       this.windows.set(key, w);
     }
     w.count++;
     return w.count > limit ? Math.max(1, Math.ceil((w.start + periodMs - nowMs) / 1000)) : 0;
+  }
+
+  /** Without counting: the seconds to wait when `key`'s open window already holds `limit` requests, else 0. */
+  peek(key: K, limit: number, nowMs: number): number {
+    const w = this.windows.get(key);
+    if (!w || w.count < limit) return 0;
+    const left = w.end - nowMs;
+    return left > 0 ? Math.max(1, Math.ceil(left / 1000)) : 0;
   }
 
   /**

@@ -1,14 +1,16 @@
 import { Type } from 'typebox';
 import { PageQuery, pageRequest, setPageHeaders } from '../api/pagination.js';
-import { SortInput } from '../api/schemas.js';
+import { SortInput, StatsQuery } from '../api/schemas.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
 import type { AppContext } from '../context.js';
+import type { StatsPeriod } from '../time-buckets.js';
 import type { User } from '../users/users.js';
 import { ALERT_STATUSES, type AlertStatus } from './alerts.js';
 
 const Params = Type.Object({ id: Type.String() });
 const AlertParams = Type.Object({ id: Type.String(), alert_iid: Type.Integer() });
 const StatusInput = Type.Union(ALERT_STATUSES.map((s) => Type.Literal(s)));
+
 const AlertOrderBy = Type.Union(
   ['started_at', 'ended_at', 'created_at', 'updated_at', 'severity', 'status', 'event_count'].map((v) =>
     Type.Literal(v),
@@ -87,22 +89,89 @@ export function alertRoutes(
     {
       schema: {
         tags: atags,
-        summary: 'Change the status of an alert (Developer)',
+        summary: 'Change the status or the assignee of an alert (Developer)',
         params: AlertParams,
-        body: Type.Object({ status: StatusInput }),
+        body: Type.Object({
+          status: Type.Optional(StatusInput),
+          /** GitLab's `alertSetAssignees(assigneeUsernames)`: the first username is kept; [] unassigns. */
+          assignee_usernames: Type.Optional(Type.Array(Type.String({ maxLength: 255 }), { maxItems: 100 })),
+        }),
         response: { 200: E.AlertEntity },
       },
     },
     async (req) =>
       P.alert(
-        await ctx.alerts.setStatus(
+        await ctx.alerts.update(req.actor.user, req.params.id, req.params.alert_iid, {
+          status: req.body.status as AlertStatus | undefined,
+          assigneeUsernames: req.body.assignee_usernames,
+        }),
+        viewOf(req, url),
+      ),
+  );
+
+  app.get(
+    `${base}/alerts/:alert_iid/stats`,
+    {
+      schema: {
+        tags: atags,
+        summary: 'Occurrences of an alert over time (Reporter)',
+        params: AlertParams,
+        querystring: StatsQuery,
+        response: { 200: E.OccurrencesEntity },
+      },
+    },
+    async (req) =>
+      P.occurrences(
+        await ctx.alerts.occurrences(
           req.actor.user,
           req.params.id,
           req.params.alert_iid,
-          req.body.status as AlertStatus,
+          (req.query.stats_period ?? '24h') as StatsPeriod,
         ),
-        viewOf(req, url),
       ),
+  );
+
+  app.post(
+    `${base}/alerts/:alert_iid/create_issue`,
+    {
+      schema: {
+        tags: atags,
+        summary: 'Create an incident from an alert (Developer; GitLab createAlertIssue)',
+        params: AlertParams,
+        response: { 201: E.AlertEntity },
+      },
+    },
+    async (req, reply) =>
+      reply
+        .status(201)
+        .send(
+          P.alert(
+            await ctx.alerts.createIncident(req.actor.user, req.params.id, req.params.alert_iid),
+            viewOf(req, url),
+          ),
+        ),
+  );
+
+  app.post(
+    `${base}/alerts/:alert_iid/notes`,
+    {
+      schema: {
+        tags: atags,
+        summary: 'Comment on an alert (Reporter)',
+        params: AlertParams,
+        body: Type.Object({ body: Type.String() }),
+        response: { 201: E.AlertNoteEntity },
+      },
+    },
+    async (req, reply) => {
+      const note = await ctx.alerts.comment(
+        req.actor.user,
+        req.params.id,
+        req.params.alert_iid,
+        req.body.body,
+      );
+      return reply.status(201).send(P.alertNote(note, req.actor.user));
+    },
   );
 
   app.get(
@@ -155,6 +224,7 @@ export function alertRoutes(
         await ctx.alerts.updateSettings(req.actor.user, req.params.id, {
           createIncident: req.body?.create_incident,
           autoCloseIncident: req.body?.auto_close_incident,
+          sendEmail: req.body?.send_email,
         }),
       ),
   );

@@ -1,17 +1,22 @@
 import type { Clock } from '../clock.js';
-import { type AppError, conflict, notFound } from '../errors.js';
+import { type AppError, badRequest, conflict, notFound, paramError } from '../errors.js';
+import type { IssuesRepository } from '../issues/issues.repository.js';
 import { AccessLevel } from '../members/members.js';
 import type { Paged, PageRequest } from '../paging.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
+import { type Bucket, bucketWindow, type StatsPeriod } from '../time-buckets.js';
 import type { User } from '../users/users.js';
-import type { Alert, AlertNote, AlertStatus } from './alerts.js';
+import type { UsersRepository } from '../users/users.repository.js';
+import { type Alert, type AlertNote, type AlertStatus, storedIncidentExtras } from './alerts.js';
 import {
   type AlertFilter,
   type AlertOrder,
   type AlertsRepository,
   isUniqueViolation,
 } from './alerts.repository.js';
+import { incidentDescription } from './incident.js';
+import type { AlertNotifier } from './intake.service.js';
 
 const STATUS_LABEL: Record<AlertStatus, string> = {
   triggered: 'Triggered',
@@ -33,6 +38,9 @@ export class AlertsService {
     private readonly repo: AlertsRepository,
     private readonly projects: ProjectsService,
     private readonly clock: Clock,
+    private readonly users: UsersRepository,
+    private readonly issues: IssuesRepository,
+    private readonly notifier: AlertNotifier,
   ) {}
 
   private async project(actor: User | null, idOrPath: string, level: number): Promise<Project> {
@@ -111,8 +119,129 @@ export class AlertsService {
         actor?.id ?? null,
         now,
       );
+      if (status === 'resolved') await this.notifier.alertChanged(trx, project.id, iid, 'resolved', alert.id);
       return (await this.repo.alert(project.id, iid, trx))!;
     });
+  }
+
+  /**
+   * The alert update API (GitLab's `alertSetAssignees` and `updateAlertStatus` in one PUT): `status`, and/or
+   * `assignee_usernames`. As GitLab, only the first assignee is kept (multiple are not supported) and an assignee
+   * must be able to read the alert (Reporter); an empty list unassigns. Developer.
+   */
+  async update(
+    actor: User | null,
+    idOrPath: string,
+    iid: number,
+    input: { status?: AlertStatus; assigneeUsernames?: readonly string[] },
+  ): Promise<Alert> {
+    if (input.status === undefined && input.assigneeUsernames === undefined) {
+      throw paramError('status, assignee_usernames are missing, at least one parameter must be provided');
+    }
+    const project = await this.project(actor, idOrPath, AccessLevel.Developer);
+    const assignees =
+      input.assigneeUsernames === undefined
+        ? undefined
+        : await this.assignable(project, input.assigneeUsernames);
+    if (input.status !== undefined) await this.setStatus(actor, idOrPath, iid, input.status);
+    if (assignees === undefined) return this.get(actor, idOrPath, iid);
+    return this.repo.transaction(async (trx) => {
+      await this.repo.lock(trx, project.id, iid);
+      const alert = await this.repo.alert(project.id, iid, trx);
+      if (!alert) throw notFound('Alert');
+      const before = new Set(alert.assignees.map((u) => u.id));
+      const after = new Set(assignees.map((u) => u.id));
+      if (before.size === after.size && [...after].every((id) => before.has(id))) return alert;
+      const now = this.clock.now().toISOString();
+      await this.repo.setAssignees(
+        trx,
+        alert.id,
+        assignees.map((u) => u.id),
+        now,
+      );
+      const added = assignees.filter((u) => !before.has(u.id));
+      const removed = alert.assignees.filter((u) => !after.has(u.id));
+      const parts = [
+        ...(added.length > 0 ? [`assigned to ${added.map((u) => `@${u.username}`).join(', ')}`] : []),
+        ...(removed.length > 0 ? [`unassigned ${removed.map((u) => `@${u.username}`).join(', ')}`] : []),
+      ];
+      await this.repo.addNote(trx, alert.id, parts.join(' and '), actor?.id ?? null, now);
+      return (await this.repo.alert(project.id, iid, trx))!;
+    });
+  }
+
+  /** The users named (the first one only, as GitLab): 404 for an unknown one, 400 for one who cannot read alerts. */
+  private async assignable(project: Project, usernames: readonly string[]): Promise<User[]> {
+    const first = usernames.find((u) => u.trim() !== '');
+    if (first === undefined) return [];
+    const user = await this.users.findByUsername(first.trim());
+    if (!user || user.state !== 'active') throw notFound('User');
+    const level = await this.projects.find(user, String(project.id)).then(
+      (a) => a.level,
+      () => 0,
+    );
+    if (level < AccessLevel.Reporter) throw badRequest('Assignee has no permissions');
+    return [user];
+  }
+
+  /** Adds a comment to the alert (anyone who can read it: Reporter, as notes on GitLab's alerts). */
+  async comment(actor: User | null, idOrPath: string, iid: number, body: string): Promise<AlertNote> {
+    const text = body.trim();
+    if (text === '') throw paramError('body is empty');
+    if (text.length > 1_000_000) throw paramError('body is too long (maximum is 1000000 characters)');
+    const alert = await this.get(actor, idOrPath, iid);
+    return this.repo.transaction((trx) =>
+      this.repo.addNote(trx, alert.id, text, actor?.id ?? null, this.clock.now().toISOString(), false),
+    );
+  }
+
+  /**
+   * Opens an incident for the alert on demand (GitLab's `createAlertIssue`), described as intake would have (with
+   * the payload's `svc_incident_markdown`), and links it. 409 when the alert already has one. Developer.
+   */
+  async createIncident(actor: User | null, idOrPath: string, iid: number): Promise<Alert> {
+    const project = await this.project(actor, idOrPath, AccessLevel.Developer);
+    return this.repo.transaction(async (trx) => {
+      await this.repo.lock(trx, project.id, iid);
+      const alert = await this.repo.alert(project.id, iid, trx);
+      if (!alert) throw notFound('Alert');
+      if (alert.incidentIid !== null) throw conflict('An incident already exists for this alert');
+      const now = this.clock.now().toISOString();
+      const issueIid = await this.repo.nextIid(trx, project.id, 'issues');
+      await this.issues.insert(
+        trx,
+        {
+          projectId: project.id,
+          iid: issueIid,
+          title: alert.title,
+          description: incidentDescription(alert, storedIncidentExtras(alert.payload)),
+          issueType: 'incident',
+          authorId: actor?.id ?? null,
+        },
+        now,
+      );
+      await this.repo.linkIncident(trx, alert.id, issueIid);
+      await this.repo.addNote(
+        trx,
+        alert.id,
+        `created incident #${issueIid} for this alert`,
+        actor?.id ?? null,
+        now,
+      );
+      return (await this.repo.alert(project.id, iid, trx))!;
+    });
+  }
+
+  /** Firings of the alert over time, bucketed by the database: hourly for `24h`, daily for `30d`. */
+  async occurrences(
+    actor: User | null,
+    idOrPath: string,
+    iid: number,
+    period: StatsPeriod,
+  ): Promise<{ period: StatsPeriod; interval: string; buckets: Bucket[] }> {
+    const alert = await this.get(actor, idOrPath, iid);
+    const window = bucketWindow(period, this.clock.now());
+    return { period, interval: window.interval, buckets: await this.repo.occurrences(alert.id, window) };
   }
 
   async settings(actor: User | null, idOrPath: string) {
@@ -123,13 +252,14 @@ export class AlertsService {
   async updateSettings(
     actor: User | null,
     idOrPath: string,
-    patch: { createIncident?: boolean; autoCloseIncident?: boolean },
+    patch: { createIncident?: boolean; autoCloseIncident?: boolean; sendEmail?: boolean },
   ) {
     const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
     const current = await this.repo.settings(project.id);
     const next = {
       createIncident: patch.createIncident ?? current.createIncident,
       autoCloseIncident: patch.autoCloseIncident ?? current.autoCloseIncident,
+      sendEmail: patch.sendEmail ?? current.sendEmail,
     };
     await this.repo.putSettings(project.id, next);
     return next;

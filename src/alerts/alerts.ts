@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { User } from '../users/users.js';
 
 /** Alert domain: types, the payload parsers (generic, metrics-alerting, custom mapping) and fingerprints. */
 
@@ -67,6 +68,8 @@ export interface Alert {
   readonly incidentIid: number | null;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** Users assigned to the alert (GitLab's alert assignees), by username. */
+  readonly assignees: readonly User[];
 }
 
 export interface AlertNote {
@@ -74,6 +77,8 @@ export interface AlertNote {
   readonly authorId: number | null;
   readonly body: string;
   readonly createdAt: string;
+  /** Written by svc (status changes, assignments, intake); false for a comment someone wrote. */
+  readonly system: boolean;
 }
 
 /** An alert as read from one payload (or one item of a metrics-alerting payload), before storage. */
@@ -552,3 +557,20 @@ export function parsePayloadText(text: string): unknown {
 /** The refusal of a payload nested deeper than MAX_PAYLOAD_DEPTH. */
 export const payloadTooDeep = (): PayloadTextError =>
   new PayloadTextError(`The payload is nested deeper than ${MAX_PAYLOAD_DEPTH} levels`);
+
+/**
+ * What an incident created later from a stored alert adds to its description (spec: the payload's
+ * `svc_incident_markdown`, and the metric query): read again from the stored payload, which is the Alertmanager
+ * item (annotations, generatorURL) or the generic payload (top-level attributes).
+ */
+export function storedIncidentExtras(payload: unknown): Pick<ParsedAlert, 'incidentMarkdown' | 'metric'> {
+  if (!isObject(payload)) return { incidentMarkdown: null, metric: null };
+  if (isObject(payload.annotations) && typeof payload.startsAt === 'string') {
+    const query = generatorQuery(payload.generatorURL ?? payload.generatorUrl);
+    return {
+      incidentMarkdown: str(payload.annotations.svc_incident_markdown),
+      metric: query === null ? null : { query, yLabel: yLabel(payload) },
+    };
+  }
+  return { incidentMarkdown: str(payload.svc_incident_markdown), metric: null };
+}

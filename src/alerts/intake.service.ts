@@ -1,18 +1,17 @@
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
+import { LocalRateCounter, type RateCounter } from '../cluster/rate-counter.js';
 import type { Tier } from '../config.js';
 import { safeEqual } from '../crypto.js';
 import { badRequest, forbidden, notFound, tooManyRequests, unauthorized } from '../errors.js';
+import { GroupCommit, type Pause } from '../group-commit.js';
 import type { IssuesRepository } from '../issues/issues.repository.js';
 import { AccessLevel } from '../members/members.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
-import { FixedWindowThrottle } from '../throttle.js';
 import { TtlCache } from '../ttl-cache.js';
 import type { User } from '../users/users.js';
 import {
-  type Alert,
   MAX_PAYLOAD_DEPTH,
   type ParsedAlert,
   PayloadTextError,
@@ -22,6 +21,7 @@ import {
   payloadTooDeep,
 } from './alerts.js';
 import { type AlertsRepository, isUniqueViolation } from './alerts.repository.js';
+import { incidentDescription } from './incident.js';
 import type { IntegrationsService, IntegrationView } from './integrations.service.js';
 
 const ALERT_BOT = null;
@@ -48,12 +48,32 @@ const RESOLVE_CACHE_MS = 1000;
 const RESOLVE_CACHE_MAX_KEY = 512;
 
 type Resolved = { project: Project; integration: IntegrationView | null } | null;
+/** Most notify requests written in one group-commit transaction. */
+const MAX_BATCH = 64;
+
+/** The intake's transaction. */
+type IntakeTrx = Parameters<Parameters<AlertsRepository['transaction']>[0]>[0];
+
+/**
+ * Tells people about an alert that was created or resolved: enqueues its notifications (e-mail, webhooks) and, for
+ * a new alert in a project with an escalation policy, its pages, in the intake transaction; they are sent
+ * afterwards by the job worker (src/notifications, src/escalation).
+ */
+export interface AlertNotifier {
+  alertChanged(
+    trx: IntakeTrx,
+    projectId: number,
+    iid: number,
+    event: 'new' | 'resolved',
+    alertId: number,
+  ): Promise<void>;
+}
 
 /** Alert intake: authenticates a notify request, parses the payload and applies the spec's alert state table. */
 export class IntakeService {
   private readonly resolved: TtlCache<string, Resolved>;
-  /** Notifications per integration, counted after authentication (see `authenticate`). */
-  private readonly throttle = new FixedWindowThrottle<number>();
+  /** Concurrent notify requests share one transaction (see `receive`). */
+  private readonly writes: GroupCommit<IntakeTrx>;
 
   constructor(
     private readonly repo: AlertsRepository,
@@ -63,11 +83,21 @@ export class IntakeService {
     private readonly settings: SettingsService,
     private readonly tier: Tier,
     private readonly clock: Clock,
+    private readonly notifier: AlertNotifier,
+    /** Notifications per integration, counted after authentication (see `authenticate`); shared by processes. */
+    private readonly rates: RateCounter = new LocalRateCounter(clock),
+    cacheTtlMs = RESOLVE_CACHE_MS,
   ) {
-    this.resolved = new TtlCache(clock, RESOLVE_CACHE_MS);
-    const clear = () => this.resolved.clear();
+    this.resolved = new TtlCache(clock, cacheTtlMs);
+    this.writes = new GroupCommit((fn) => this.withRetry(() => this.repo.transaction(fn)), MAX_BATCH);
+    const clear = () => this.invalidate();
     integrations.onChange(clear);
     projects.onChange(clear);
+  }
+
+  /** Forgets every cached notify URL (a project or integration changed, here or in another process). */
+  invalidate(): void {
+    this.resolved.clear();
   }
 
   /** The project and integration a notify URL names (cached briefly; see RESOLVE_CACHE_MS). */
@@ -125,11 +155,11 @@ export class IntakeService {
   private async checkThrottle(integration: IntegrationView): Promise<void> {
     const settings = await this.settings.get();
     if (!settings.throttle_incident_management_notification_enabled) return;
-    const wait = this.throttle.hit(
-      integration.id,
+    const wait = await this.rates.hit(
+      `alert-notify:${integration.id}`,
+      1,
       settings.throttle_incident_management_notification_per_period,
       settings.throttle_incident_management_notification_period_in_seconds,
-      this.clock.now().getTime(),
     );
     if (wait > 0) throw tooManyRequests(wait, 'Retry later');
   }
@@ -188,26 +218,36 @@ export class IntakeService {
       parsed = [parseGeneric(payload, { mapping, autoFingerprint, now })];
     }
     const source = integration.type === 'prometheus' ? integration.name || 'Prometheus' : null;
-    // All items of one request in one transaction: a 200 means every alert is committed; an error stores none.
-    return this.withRetry(() =>
-      this.repo.transaction(async (trx) => {
-        const out: IntakeResult[] = [];
-        for (const [i, p] of parsed.entries()) {
-          // SQLite answers synchronously, so a payload's queries would otherwise run as one chain of microtasks
-          // and hold the event loop (every other request) until the last alert; yield between alerts.
-          if (i > 0) await yieldToEventLoop();
-          const r = await this.processOne(
-            trx,
-            project,
-            integration,
-            p,
-            p.monitoringTool ?? source ?? integration.name,
-          );
-          if (r) out.push({ iid: r.iid, title: r.title });
-        }
-        return { alerts: out, skipped };
-      }),
+    // Group commit: the items of requests that arrive together are written in one transaction, and each request
+    // is answered once it committed (a 200 means every alert of it is stored; an error stores none of it).
+    return this.writes.submit((trx, pause) =>
+      this.write(trx, pause, project, integration, parsed, source, skipped),
     );
+  }
+
+  /** The one place an accepted payload is written: its items in order, inside the caller's transaction. */
+  private async write(
+    trx: IntakeTrx,
+    pause: Pause,
+    project: Project,
+    integration: IntegrationView,
+    parsed: readonly ParsedAlert[],
+    source: string | null,
+    skipped: readonly string[],
+  ): Promise<IntakeOutcome> {
+    const out: IntakeResult[] = [];
+    for (const p of parsed) {
+      await pause();
+      const r = await this.processOne(
+        trx,
+        project,
+        integration,
+        p,
+        p.monitoringTool ?? source ?? integration.name,
+      );
+      if (r) out.push({ iid: r.iid, title: r.title });
+    }
+    return { alerts: out, skipped };
   }
 
   /** Concurrent identical requests on PostgreSQL: the loser of the unique-index race retries and finds the winner. */
@@ -222,7 +262,7 @@ export class IntakeService {
   }
 
   private async processOne(
-    trx: Parameters<Parameters<AlertsRepository['transaction']>[0]>[0],
+    trx: IntakeTrx,
     project: Project,
     integration: IntegrationView,
     p: ParsedAlert,
@@ -244,6 +284,7 @@ export class IntakeService {
       if (settings.autoCloseIncident && open.incidentIid !== null) {
         await this.issues.close(trx, project.id, open.incidentIid, now);
       }
+      await this.notifier.alertChanged(trx, project.id, open.iid, 'resolved', open.id);
       return open;
     }
     // A recovery with no open alert has nothing to resolve; it is acknowledged with no element.
@@ -272,6 +313,7 @@ export class IntakeService {
       );
       await this.repo.linkIncident(trx, alert.id, issueIid);
     }
+    await this.notifier.alertChanged(trx, project.id, alert.iid, 'new', alert.id);
     return alert;
   }
 }
@@ -288,22 +330,4 @@ export function valueDepth(value: unknown, limit: number): number {
     for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
   }
   return max;
-}
-
-/** The incident's description: the alert summary, the metric, then the payload's incident markdown (spec). */
-export function incidentDescription(a: Alert, p: Pick<ParsedAlert, 'incidentMarkdown' | 'metric'>): string {
-  const markdown = p.incidentMarkdown;
-  const lines = [
-    `**Alert:** ^alert#${a.iid}`,
-    `**Start time:** ${a.startedAt}`,
-    `**Severity:** ${a.severity}`,
-    ...(a.service ? [`**Service:** ${a.service}`] : []),
-    ...(a.monitoringTool ? [`**Monitoring tool:** ${a.monitoringTool}`] : []),
-    ...(a.hosts.length > 0 ? [`**Hosts:** ${a.hosts.join(', ')}`] : []),
-    ...(p.metric
-      ? [`**Metric:** \`${p.metric.query}\`${p.metric.yLabel ? ` (y-axis: ${p.metric.yLabel})` : ''}`]
-      : []),
-    ...(a.description ? ['', a.description] : []),
-  ];
-  return markdown ? `${lines.join('\n')}\n\n---\n\n${markdown}` : lines.join('\n');
 }

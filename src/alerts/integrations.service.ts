@@ -62,7 +62,7 @@ function checkUrl(field: string, v: string): void {
 
 /** Alert integrations: management (Maintainer), tier rules and the on-call link rule. */
 export class IntegrationsService {
-  private readonly listeners: (() => void)[] = [];
+  private readonly listeners: (() => void | Promise<void>)[] = [];
 
   constructor(
     private readonly repo: AlertsRepository,
@@ -73,12 +73,12 @@ export class IntegrationsService {
   ) {}
 
   /** Registers a function called after any integration changes (the intake cache clears itself). */
-  onChange(fn: () => void): void {
+  onChange(fn: () => void | Promise<void>): void {
     this.listeners.push(fn);
   }
 
-  private changed(): void {
-    for (const fn of this.listeners) fn();
+  private async changed(): Promise<void> {
+    await Promise.all(this.listeners.map((fn) => fn()));
   }
 
   private get premium(): boolean {
@@ -202,7 +202,7 @@ export class IntegrationsService {
       now,
     );
     if (type === 'oncall_link' && active) await this.repo.deactivateOthers(project.id, id, now);
-    this.changed();
+    await this.changed();
     return { project, item: await this.view(project, id) };
   }
 
@@ -250,7 +250,7 @@ export class IntegrationsService {
     );
     if (current.type === 'oncall_link' && input.active === true)
       await this.repo.deactivateOthers(project.id, id, now);
-    this.changed();
+    await this.changed();
     return { project, item: await this.view(project, id) };
   }
 
@@ -258,7 +258,7 @@ export class IntegrationsService {
     const project = await this.project(actor, idOrPath);
     await this.view(project, id);
     await this.repo.deleteIntegration(id);
-    this.changed();
+    await this.changed();
   }
 
   async resetKey(
@@ -273,7 +273,7 @@ export class IntegrationsService {
       { tokenEncrypted: this.cipher.encrypt(newKey()) },
       this.clock.now().toISOString(),
     );
-    this.changed();
+    await this.changed();
     return { project, item: await this.view(project, id) };
   }
 

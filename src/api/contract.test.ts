@@ -1,18 +1,27 @@
 import { Ajv } from 'ajv';
 import addFormatsImport from 'ajv-formats';
-import type { TSchema } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
 import type { Alert, AlertNote } from '../alerts/alerts.js';
 import type { IntegrationView } from '../alerts/integrations.service.js';
 import type { AuditEvent } from '../audit/audit.js';
 import type { ClientKey, ErrorEvent, StackTrace, TrackedError } from '../error-tracking/error-tracking.js';
+import type { PolicyView, RuleView } from '../escalation/escalation.service.js';
 import type { GeoSite } from '../geo/geo.js';
 import type { Namespace } from '../groups/namespaces.js';
 import type { Issue } from '../issues/issues.js';
 import type { ApprovalRule, ApprovalSettings } from '../merge-requests/approvals.js';
 import type { FileDiff } from '../merge-requests/diff.js';
+import type { MergeRequestVersion } from '../merge-requests/merge-requests.js';
 import type { Commit, MergeRequestView } from '../merge-requests/merge-requests.service.js';
 import type { ApprovalState } from '../merge-requests/mr-approvals.service.js';
+import type {
+  ErrorRule,
+  HookDelivery,
+  NotificationEmail,
+  ProjectHook,
+} from '../notifications/notifications.js';
+import type { RotationView, ScheduleView, ShiftView } from '../oncall/oncall.service.js';
 import { ACCESS_LEVEL_FEATURES, type Project } from '../projects/projects.js';
 import type { Runner } from '../runners/runners.js';
 import type { ApplicationSettings } from '../settings/settings.service.js';
@@ -185,8 +194,68 @@ const alert: Alert = {
   incidentIid: null,
   createdAt: at,
   updatedAt: at,
+  assignees: [],
 };
-const note: AlertNote = { id: 60, authorId: null, body: 'Alert triggered', createdAt: at };
+const note: AlertNote = { id: 60, authorId: null, body: 'Alert triggered', createdAt: at, system: true };
+const buckets = [
+  { start: '2024-05-01T00:00:00.000Z', count: 0 },
+  { start: '2024-05-01T01:00:00.000Z', count: 3 },
+];
+const hook: ProjectHook = {
+  id: 3,
+  projectId: 1,
+  url: 'https://hooks.example.com/svc',
+  name: 'pager',
+  description: '',
+  hasToken: true,
+  enableSslVerification: true,
+  alertEvents: true,
+  errorTrackingEvents: false,
+  failures: 0,
+  disabledReason: null,
+  disabledAt: null,
+  createdAt: at,
+  updatedAt: at,
+};
+const delivery: HookDelivery = {
+  id: 9,
+  hookId: 3,
+  objectKind: 'alert',
+  eventType: 'new',
+  payload: { object_kind: 'alert' },
+  status: 'success',
+  responseStatus: 200,
+  durationMs: 12,
+  error: null,
+  attempts: 1,
+  createdAt: at,
+  finishedAt: at,
+};
+const rule: ErrorRule = {
+  id: 4,
+  projectId: 1,
+  trigger: 'new',
+  thresholdCount: null,
+  thresholdMinutes: null,
+  recipientIds: [2],
+  webhook: true,
+  createdAt: at,
+  updatedAt: at,
+};
+const email: NotificationEmail = {
+  id: 5,
+  projectId: 1,
+  userId: 2,
+  recipient: 'alice@example.com',
+  subject: 'group/project | Alert triggered: CPU',
+  text: 'text',
+  html: '<p>html</p>',
+  status: 'sent',
+  reason: null,
+  attempts: 1,
+  createdAt: at,
+  sentAt: at,
+};
 const issue: Issue = {
   id: 70,
   projectId: project.id,
@@ -325,6 +394,17 @@ const fileDiff: FileDiff = {
   generated_file: false,
   diff: '@@ -1 +1 @@\n-a\n+b\n',
 };
+const version: MergeRequestVersion = {
+  id: 7,
+  mergeRequestId: 3,
+  number: 1,
+  baseSha: 'b'.repeat(40),
+  startSha: 'b'.repeat(40),
+  headSha: 'c'.repeat(40),
+  realSize: 1,
+  patchIdSha: 'd'.repeat(40),
+  createdAt: '2026-01-01T00:00:00.000Z',
+};
 const commit: Commit = {
   id: 'c'.repeat(40),
   parentIds: ['a'.repeat(40)],
@@ -371,6 +451,24 @@ const url = 'https://svc.example';
 const asAdmin = { externalUrl: url, viewer: admin };
 const asAlice = { externalUrl: url, viewer: alice };
 const anonymous = { externalUrl: url, viewer: null };
+const escalationRule: RuleView = {
+  id: 4,
+  position: 0,
+  elapsedTimeSeconds: 300,
+  status: 'acknowledged',
+  schedule: { id: 2, iid: 1, name: 'Primary' },
+  userId: null,
+  user: null,
+};
+const escalationPolicy: PolicyView = {
+  id: 3,
+  projectId: 1,
+  name: 'Page the team',
+  description: 'Night and day',
+  rules: [escalationRule, { ...escalationRule, id: 5, schedule: null, userId: alice.id, user: alice }],
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+};
 const now = new Date('2026-03-01T11:00:00.000Z');
 
 /** Each presenter's outputs (every shape it can take) and the schema its routes declare for them. */
@@ -480,16 +578,122 @@ function cases(api: ApiVersion): Record<string, { schema: TSchema; outputs: unkn
         ),
       ],
     },
-    alert: { schema: E.AlertEntity, outputs: [P.alert(alert, anonymous)] },
+    alert: {
+      schema: E.AlertEntity,
+      outputs: [
+        P.alert(alert, anonymous),
+        P.alert({ ...alert, assignees: [alice], incidentIid: 3 }, asAlice),
+      ],
+    },
     alertNote: {
       schema: E.AlertNoteEntity,
-      outputs: [P.alertNote(note, null), P.alertNote({ ...note, authorId: 2 }, alice)],
+      outputs: [
+        P.alertNote(note, null),
+        P.alertNote({ ...note, authorId: 2 }, alice),
+        P.alertNote({ ...note, authorId: 2, body: 'Looking into it', system: false }, alice),
+      ],
+    },
+    occurrences: {
+      schema: E.OccurrencesEntity,
+      outputs: [P.occurrences({ period: '24h', interval: 'hour', buckets })],
+    },
+    errorStats: {
+      schema: E.ErrorStatsEntity,
+      outputs: [P.errorStats({ errorId: 7, period: '30d', interval: 'day', buckets })],
+    },
+    errorEventDetail: {
+      schema: E.ErrorEventDetailEntity,
+      outputs: [
+        P.errorEventDetail({ event: errorEvent, previous: null, next: null }),
+        P.errorEventDetail({ event: errorEvent, previous: 'a'.repeat(32), next: 'b'.repeat(32) }),
+      ],
     },
     alertSettings: {
       schema: E.AlertSettingsEntity,
-      outputs: [P.alertSettings({ createIncident: true, autoCloseIncident: false })],
+      outputs: [P.alertSettings({ createIncident: true, autoCloseIncident: false, sendEmail: true })],
     },
     issue: { schema: E.IssueEntity, outputs: [P.issue(issue, anonymous)] },
+    projectHook: {
+      schema: E.ProjectHookEntity,
+      outputs: [
+        P.projectHook(hook),
+        P.projectHook({ ...hook, disabledReason: 'disabled after 8 failed deliveries', disabledAt: at }),
+      ],
+    },
+    hookDelivery: {
+      schema: E.HookDeliveryEntity,
+      outputs: [
+        P.hookDelivery(delivery),
+        P.hookDelivery({
+          ...delivery,
+          status: 'failed',
+          responseStatus: null,
+          durationMs: null,
+          error: 'refused',
+        }),
+      ],
+    },
+    errorNotificationRule: {
+      schema: E.ErrorNotificationRuleEntity,
+      outputs: [
+        P.errorNotificationRule(rule),
+        P.errorNotificationRule({ ...rule, trigger: 'threshold', thresholdCount: 10, thresholdMinutes: 5 }),
+      ],
+    },
+    escalationRule: {
+      schema: E.EscalationRuleEntity,
+      outputs: [P.escalationRule(escalationRule, anonymous)],
+    },
+    escalationPolicy: {
+      schema: E.EscalationPolicyEntity,
+      outputs: [
+        P.escalationPolicy(escalationPolicy, anonymous),
+        P.escalationPolicy({ ...escalationPolicy, description: null, rules: [] }, anonymous),
+      ],
+    },
+    alertEscalation: {
+      schema: E.AlertEscalationEntity,
+      outputs: [
+        P.alertEscalation(
+          {
+            ruleId: 4,
+            elapsedTimeSeconds: 0,
+            status: 'acknowledged',
+            schedule: null,
+            user: alice,
+            dueAt: at,
+            state: 'paged',
+            pages: [{ user: alice, at, emailStatus: 'sent' }],
+          },
+          anonymous,
+        ),
+        P.alertEscalation(
+          {
+            ruleId: 5,
+            elapsedTimeSeconds: null,
+            status: null,
+            schedule: { iid: 1, name: 'Primary' },
+            user: null,
+            dueAt: null,
+            state: 'skipped',
+            pages: [],
+          },
+          anonymous,
+        ),
+      ],
+    },
+    notificationEmail: {
+      schema: E.NotificationEmailEntity,
+      outputs: [
+        P.notificationEmail(email),
+        P.notificationEmail({
+          ...email,
+          status: 'undeliverable',
+          reason: 'SMTP is not configured',
+          sentAt: null,
+        }),
+      ],
+    },
     errorTrackingSettings: {
       schema: E.ErrorTrackingSettingsEntity,
       outputs: [
@@ -569,6 +773,19 @@ function cases(api: ApiVersion): Record<string, { schema: TSchema; outputs: unkn
       outputs: [P.mergeRequestChanges(mergeRequest('opened'), [fileDiff], asAlice)],
     },
     commit: { schema: E.CommitEntity, outputs: [P.commit(commit, project, anonymous)] },
+    mergeRequestVersion: {
+      schema: E.MergeRequestVersionEntity,
+      outputs: [
+        P.mergeRequestVersion(version),
+        P.mergeRequestVersion({ ...version, realSize: 0, patchIdSha: null }),
+      ],
+    },
+    mergeRequestVersionFull: {
+      schema: E.MergeRequestVersionFullEntity,
+      outputs: [
+        P.mergeRequestVersionFull({ project, version, commits: [commit], diffs: [fileDiff] }, anonymous),
+      ],
+    },
     approvalSettings: { schema: E.ApprovalSettingsEntity, outputs: [P.approvalSettings(approvalSettings)] },
     approvalRule: {
       schema: E.ApprovalRuleEntity,
@@ -585,13 +802,17 @@ function cases(api: ApiVersion): Record<string, { schema: TSchema; outputs: unkn
     },
     mergeRequestApprovalRule: {
       schema: E.MergeRequestApprovalRuleEntity,
-      outputs: [P.mergeRequestApprovalRule(approvalState.rules[0]!, asAlice)],
+      outputs: [
+        P.mergeRequestApprovalRule(approvalState.rules[0]!, asAlice),
+        ...ownRules.rules.map((r) => P.mergeRequestApprovalRule(r, asAlice)),
+      ],
     },
     mergeRequestApprovalState: {
       schema: E.MergeRequestApprovalStateEntity,
       outputs: [
         P.mergeRequestApprovalState(approvalState, asAlice),
         P.mergeRequestApprovalState(noRules, asAlice),
+        P.mergeRequestApprovalState(ownRules, asAlice),
       ],
     },
     managedLicense: {
@@ -617,6 +838,22 @@ function cases(api: ApiVersion): Record<string, { schema: TSchema; outputs: unkn
     auditEvent: {
       schema: E.AuditEventEntity,
       outputs: [P.auditEvent(auditEvent), P.auditEvent({ ...auditEvent, id: null })],
+    },
+    oncallSchedule: {
+      schema: E.OncallScheduleEntity,
+      outputs: [
+        P.oncallSchedule(oncallSchedule, asAlice),
+        P.oncallSchedule({ ...oncallSchedule, rotations: [] }, anonymous),
+      ],
+    },
+    oncallRotation: {
+      schema: E.OncallRotationEntity,
+      outputs: oncallSchedule.rotations.map((r) => P.oncallRotation(r, asAlice)),
+    },
+    oncallShift: { schema: E.OncallShiftEntity, outputs: [P.oncallShift(oncallShift, asAlice)] },
+    oncallUsers: {
+      schema: Type.Array(E.OncallUserEntity),
+      outputs: [P.oncallUsers([oncallShift, { ...oncallShift, rotation: oncallRotations[1]! }], asAlice)],
     },
     auditDestination: {
       schema: E.AuditDestinationEntity,
@@ -647,6 +884,60 @@ describe.each(
   });
 });
 
+const oncallRotations: RotationView[] = [
+  {
+    id: 1,
+    scheduleId: 1,
+    name: 'Primary',
+    startsAt: at,
+    endsAt: null,
+    length: 1,
+    lengthUnit: 'weeks',
+    activePeriod: null,
+    participants: [{ user: alice, position: 0 }],
+    timezone: 'Europe/Berlin',
+    createdAt: at,
+    updatedAt: at,
+  },
+  {
+    id: 2,
+    scheduleId: 1,
+    name: 'Office hours',
+    startsAt: at,
+    endsAt: '2026-06-01T00:00:00.000Z',
+    length: 2,
+    lengthUnit: 'days',
+    activePeriod: { startTime: '09:00', endTime: '17:00' },
+    participants: [
+      { user: alice, position: 0 },
+      { user: admin, position: 1 },
+    ],
+    timezone: 'Europe/Berlin',
+    createdAt: at,
+    updatedAt: at,
+  },
+];
+const oncallSchedule: ScheduleView = {
+  schedule: {
+    id: 1,
+    projectId: 20,
+    iid: 1,
+    name: 'Ops',
+    description: null,
+    timezone: 'Europe/Berlin',
+    createdAt: at,
+    updatedAt: at,
+  },
+  rotations: oncallRotations,
+};
+const oncallShift: ShiftView = {
+  rotation: oncallRotations[0]!,
+  user: alice,
+  startsAt: Date.parse(at),
+  endsAt: Date.parse(at) + 604_800_000,
+  timezone: 'Europe/Berlin',
+};
+
 const securityRule: ApprovalRule = {
   id: 1,
   name: 'Security',
@@ -664,6 +955,19 @@ const approvalState: ApprovalState = {
   userHasApproved: true,
   userCanApprove: false,
   requirePasswordToApprove: false,
+  rulesOverwritten: false,
+};
+/** A merge request's own rules: one copied from a project rule and changed, one of its own. */
+const ownRules: ApprovalState = {
+  ...approvalState,
+  rulesOverwritten: true,
+  rules: [
+    {
+      ...approvalState.rules[0]!,
+      rule: { ...securityRule, source: { approvalsRequired: 2, overridden: true } },
+    },
+    { ...approvalState.rules[0]!, rule: { ...securityRule, id: 2, name: 'Mine', source: null } },
+  ],
 };
 const noRules: ApprovalState = {
   ...approvalState,

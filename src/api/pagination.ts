@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { paramError } from '../errors.js';
-import type { PageRequest } from '../paging.js';
+import { COUNT_LIMIT, type PageRequest } from '../paging.js';
 
 /** Offset pagination query parameters: `page` (default 1) and `per_page` (default 20, at most 100). */
 export const PageQuery = Type.Object({
@@ -19,8 +19,6 @@ export const KeysetQuery = Type.Object({
 });
 
 const MAX_PER_PAGE = 100;
-/** Above this many records GitLab omits `X-Total`, `X-Total-Pages` and the `last` link. */
-const COUNT_LIMIT = 10_000;
 
 /** Reads page and per_page with GitLab's defaults; per_page above 100 is clamped to 100. */
 export function pageRequest(q: PageQuery): PageRequest {

@@ -1,6 +1,7 @@
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { Ajv, type ErrorObject, type FuncKeywordDefinition, type ValidateFunction } from 'ajv';
 import addFormatsImport from 'ajv-formats';
-import type { FastifySchemaCompiler } from 'fastify';
+import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify';
 
 /** Marks a body parsed from a form or query string: its values are strings and may be coerced. */
 export const FORM_BODY: unique symbol = Symbol('svc.formBody');
@@ -35,13 +36,84 @@ const base = { removeAdditional: true, useDefaults: true, allErrors: false, stri
 const coercing = addFormats(new Ajv({ ...base, coerceTypes: 'array' })).addKeyword(removedKeyword);
 const strict = addFormats(new Ajv({ ...base, coerceTypes: false })).addKeyword(removedKeyword);
 
+/** Compilations put off until first use, held weakly so that `compileDeferred` can run what is still pending. */
+const deferred = new Set<WeakRef<() => unknown>>();
+
+/** `build()` run once, when the returned function is first called (or by `compileDeferred`). */
+function onFirstUse<T>(build: () => T): () => T {
+  let value: { built: T } | undefined;
+  const get = (): T => {
+    if (value === undefined) {
+      value = { built: build() };
+      deferred.delete(ref);
+    }
+    return value.built;
+  };
+  const ref = new WeakRef(get);
+  deferred.add(ref);
+  return get;
+}
+
+/**
+ * Compiles every validator and serializer still waiting for its first use, and returns how many: a schema Ajv or
+ * fast-json-stringify cannot compile throws here, as it would have at start (src/api/validation.test.ts runs it
+ * on the whole app).
+ */
+export function compileDeferred(): number {
+  let n = 0;
+  const errors: string[] = [];
+  for (const ref of [...deferred]) {
+    const get = ref.deref();
+    deferred.delete(ref);
+    if (!get) continue;
+    n++;
+    try {
+      get();
+    } catch (err) {
+      errors.push((err as Error).message);
+    }
+  }
+  if (errors.length > 0) throw new Error(`${errors.length} schemas cannot be compiled: ${errors.join('; ')}`);
+  return n;
+}
+
+/**
+ * A validator that Ajv compiles when it first runs, not when its route is registered: svc has hundreds of routes
+ * (v4 and v5) and a process serves few of them, so compiling all at start cost about 90 MiB of memory and start
+ * time (README, Memory).
+ */
+function compiledOnFirstUse(ajv: Ajv, schema: object): ValidateFunction {
+  const compiled = onFirstUse(() => ajv.compile(schema));
+  const validate = ((data: unknown) => {
+    const fn = compiled();
+    const ok = fn(data);
+    validate.errors = fn.errors;
+    return ok;
+  }) as ValidateFunction;
+  return validate;
+}
+
+/**
+ * Fastify's own response serializers (fast-json-stringify), each built when its route first answers with that
+ * status instead of when the route is registered (as the validators above).
+ */
+export const lazySerializers: NonNullable<FastifyServerOptions['schemaController']>['compilersFactory'] = {
+  buildSerializer: (externalSchemas, options) => {
+    const build = SerializerSelector()(externalSchemas, options);
+    return (route) => {
+      const serializer = onFirstUse(() => build(route));
+      return (doc: unknown) => serializer()(doc);
+    };
+  },
+};
+
 /**
  * Validator compiler. Query strings, params and form bodies are text, so Ajv coerces them; JSON bodies get only
  * Grape's coercions of scalars (`"118"` for an integer, `"yes"` for a boolean, `5` for a string), so `null` stays
  * `null` (v5 rejects `private_profile: null`; Ajv's coercion would turn it into false).
  */
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
-  const coerced: ValidateFunction = coercing.compile(schema);
+  const coerced = compiledOnFirstUse(coercing, schema);
   const loose = ((data: unknown) => {
     grapeScalars(schema, data);
     const ok = coerced(data);
@@ -49,7 +121,7 @@ export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpP
     return ok;
   }) as unknown as ValidateFunction;
   if (httpPart !== 'body') return loose;
-  const exact: ValidateFunction = strict.compile(schema);
+  const exact = compiledOnFirstUse(strict, schema);
   const validate = (data: unknown) => {
     const fn = typeof data === 'object' && data !== null && FORM_BODY in data ? loose : exact;
     if (fn === exact) grapeScalars(schema, data);

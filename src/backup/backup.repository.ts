@@ -3,13 +3,32 @@ import type { DialectName } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
 import type { ContainerKind } from '../git/git.js';
 
-/** Tables in dependency order (parents first). Sessions and jobs are not backed up: they belong to a running instance. */
 /**
  * Tables added after backups of this format were first written: an archive from before a table existed lists
  * none of it, and restores it as empty.
  */
-export const LATER_TABLES: ReadonlySet<string> = new Set(['merge_request_approvals']);
+export const LATER_TABLES: ReadonlySet<string> = new Set([
+  'merge_request_approvals',
+  'merge_request_diffs',
+  'merge_request_approval_rules',
+  'alert_events',
+  'alert_assignees',
+  'notification_emails',
+  'project_hooks',
+  'hook_deliveries',
+  'error_notification_rules',
+  'oncall_schedules',
+  'oncall_rotations',
+  'oncall_participants',
+  'escalation_policies',
+  'escalation_rules',
+]);
 
+/**
+ * Tables in dependency order (parents first). Sessions, jobs, rate-limit windows and pushes in progress
+ * (`rate_limit_windows`, `git_pushes`) are not backed up: they belong to the running processes. Nor is
+ * `alert_status_counts`: triggers on `alerts` keep it, and count the restored alerts again.
+ */
 export const BACKUP_TABLES = [
   'users',
   'namespaces',
@@ -23,6 +42,8 @@ export const BACKUP_TABLES = [
   'alert_integrations',
   'alerts',
   'alert_notes',
+  'alert_events',
+  'alert_assignees',
   'project_alert_settings',
   'issues',
   'error_tracking_settings',
@@ -40,9 +61,20 @@ export const BACKUP_TABLES = [
   'runner_registration_tokens',
   'merge_requests',
   'merge_request_approvals',
+  'merge_request_diffs',
+  'merge_request_approval_rules',
   'approval_rules',
   'project_approval_settings',
   'managed_licenses',
+  'notification_emails',
+  'project_hooks',
+  'hook_deliveries',
+  'error_notification_rules',
+  'oncall_schedules',
+  'oncall_rotations',
+  'oncall_participants',
+  'escalation_policies',
+  'escalation_rules',
 ] as const satisfies readonly (keyof Database)[];
 
 /** Tables keyed by something other than a serial id (no sequence to move on after a restore). */
@@ -50,6 +82,7 @@ const NO_SERIAL_ID: ReadonlySet<string> = new Set([
   'application_settings',
   'internal_ids',
   'project_alert_settings',
+  'alert_assignees',
   'error_tracking_settings',
   'error_tracking_sessions',
   'geo_resyncs',

@@ -2,7 +2,7 @@ import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 
 /** What a per-project internal id (`iid`) numbers. */
-export type IidUsage = 'alerts' | 'issues' | 'merge_requests';
+export type IidUsage = 'alerts' | 'issues' | 'merge_requests' | 'oncall_schedules';
 
 /** Allocates the next per-project internal id for `usage` (atomic upsert on both databases). */
 export async function nextIid(

@@ -175,12 +175,33 @@ export interface AlertNotesTable {
   author_id: number | null;
   body: string;
   created_at: Timestamp;
+  system: Generated<number | boolean>;
+}
+
+export interface AlertEventsTable {
+  id: Generated<number>;
+  alert_id: number;
+  occurred_at: Timestamp;
+}
+
+/** Alerts per project and status, kept by triggers on `alerts` (migration 0020): the status tabs' counts. */
+export interface AlertStatusCountsTable {
+  project_id: number;
+  status: string;
+  n: number;
+}
+
+export interface AlertAssigneesTable {
+  alert_id: number;
+  user_id: number;
+  created_at: Timestamp;
 }
 
 export interface ProjectAlertSettingsTable {
   project_id: number;
   create_incident: Bool;
   auto_close_incident: Bool;
+  send_email: ColumnType<number | boolean, number | undefined, number>;
 }
 
 export interface IssuesTable {
@@ -235,6 +256,7 @@ export interface ErrorTrackingErrorsTable {
   tags: string;
   created_at: Timestamp;
   updated_at: Timestamp;
+  regressed_at: ColumnType<string | Date | null, string | null | undefined, string | null>;
 }
 
 export interface ErrorTrackingEventsTable {
@@ -260,6 +282,21 @@ export interface ErrorTrackingSessionsTable {
   started: number;
   errored: number;
   crashed: number;
+}
+
+/** A fixed rate-limit window shared by every process (epoch milliseconds; bigint reads as a string on pg). */
+export interface RateLimitWindowsTable {
+  key: string;
+  ends_at: ColumnType<number | string, number, number>;
+  count: number;
+}
+
+/** A push in progress on some process, kept alive by its heartbeat (epoch milliseconds). */
+export interface GitPushesTable {
+  id: Generated<number>;
+  container: string;
+  owner: string;
+  heartbeat_at: ColumnType<number | string, number, number>;
 }
 
 export interface JobsTable {
@@ -378,6 +415,7 @@ export interface MergeRequestsTable {
   should_remove_source_branch: Bool | null;
   diff_base_sha: string | null;
   diff_head_sha: string | null;
+  approval_rules_overwritten: ColumnType<number | boolean, number | undefined, number>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -417,8 +455,154 @@ export interface MergeRequestApprovalsTable {
   created_at: Timestamp;
 }
 
+export interface MergeRequestDiffsTable {
+  id: Generated<number>;
+  merge_request_id: number;
+  number: number;
+  base_commit_sha: string;
+  start_commit_sha: string;
+  head_commit_sha: string;
+  real_size: number;
+  patch_id_sha: string | null;
+  created_at: Timestamp;
+}
+
+export interface MergeRequestApprovalRulesTable {
+  id: Generated<number>;
+  merge_request_id: number;
+  name: string;
+  approvals_required: number;
+  user_ids: string;
+  group_ids: string;
+  approval_project_rule_id: number | null;
+  created_at: Timestamp;
+}
+
+export interface NotificationEmailsTable {
+  id: Generated<number>;
+  project_id: number;
+  user_id: number | null;
+  recipient: string;
+  subject: string;
+  body_text: string;
+  body_html: string;
+  dedupe_key: string;
+  status: string;
+  reason: string | null;
+  attempts: Generated<number>;
+  created_at: Timestamp;
+  sent_at: NullableTimestamp;
+}
+
+export interface ProjectHooksTable {
+  id: Generated<number>;
+  project_id: number;
+  url: string;
+  name: Generated<string>;
+  description: Generated<string>;
+  token_encrypted: string | null;
+  enable_ssl_verification: Bool;
+  alert_events: Bool;
+  error_tracking_events: Bool;
+  failures: Generated<number>;
+  disabled_reason: string | null;
+  disabled_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface HookDeliveriesTable {
+  id: Generated<number>;
+  hook_id: number;
+  object_kind: string;
+  event_type: string;
+  payload: string;
+  dedupe_key: string;
+  status: string;
+  response_status: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  attempts: Generated<number>;
+  created_at: Timestamp;
+  finished_at: NullableTimestamp;
+}
+
+export interface ErrorNotificationRulesTable {
+  id: Generated<number>;
+  project_id: number;
+  trigger: string;
+  threshold_count: number | null;
+  threshold_minutes: number | null;
+  recipient_ids: string;
+  webhook: Bool;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface OncallSchedulesTable {
+  id: Generated<number>;
+  project_id: number;
+  iid: number;
+  name: string;
+  description: string | null;
+  timezone: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface OncallRotationsTable {
+  id: Generated<number>;
+  schedule_id: number;
+  name: string;
+  starts_at: Timestamp;
+  ends_at: NullableTimestamp;
+  length: number;
+  length_unit: string;
+  active_period_start: string | null;
+  active_period_end: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface OncallParticipantsTable {
+  id: Generated<number>;
+  rotation_id: number;
+  user_id: number;
+  position: number;
+}
+
+export interface EscalationPoliciesTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  description: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface EscalationRulesTable {
+  id: Generated<number>;
+  policy_id: number;
+  position: number;
+  elapsed_time_seconds: number;
+  status: string;
+  oncall_schedule_id: number | null;
+  user_id: number | null;
+}
+
 export interface Database {
+  notification_emails: NotificationEmailsTable;
+  project_hooks: ProjectHooksTable;
+  hook_deliveries: HookDeliveriesTable;
+  oncall_schedules: OncallSchedulesTable;
+  oncall_rotations: OncallRotationsTable;
+  oncall_participants: OncallParticipantsTable;
+  escalation_policies: EscalationPoliciesTable;
+  escalation_rules: EscalationRulesTable;
+  error_notification_rules: ErrorNotificationRulesTable;
   merge_request_approvals: MergeRequestApprovalsTable;
+  merge_request_diffs: MergeRequestDiffsTable;
+  merge_request_approval_rules: MergeRequestApprovalRulesTable;
   users: UsersTable;
   personal_access_tokens: PersonalAccessTokensTable;
   sessions: SessionsTable;
@@ -432,6 +616,9 @@ export interface Database {
   alert_integrations: AlertIntegrationsTable;
   alerts: AlertsTable;
   alert_notes: AlertNotesTable;
+  alert_events: AlertEventsTable;
+  alert_assignees: AlertAssigneesTable;
+  alert_status_counts: AlertStatusCountsTable;
   project_alert_settings: ProjectAlertSettingsTable;
   issues: IssuesTable;
   error_tracking_settings: ErrorTrackingSettingsTable;
@@ -452,4 +639,6 @@ export interface Database {
   approval_rules: ApprovalRulesTable;
   project_approval_settings: ProjectApprovalSettingsTable;
   managed_licenses: ManagedLicensesTable;
+  rate_limit_windows: RateLimitWindowsTable;
+  git_pushes: GitPushesTable;
 }

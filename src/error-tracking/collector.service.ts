@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
+import { LocalRateCounter, type RateCounter } from '../cluster/rate-counter.js';
 import { safeEqual } from '../crypto.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
-import { FixedWindowThrottle } from '../throttle.js';
 import { TtlCache } from '../ttl-cache.js';
 import type { ErrorTrackingRepository, SessionCounts } from './error-tracking.repository.js';
 import type { ErrorTrackingService } from './error-tracking.service.js';
@@ -67,7 +67,6 @@ export class RateLimited extends ProtocolError {
  */
 export class CollectorService {
   private readonly targets: TtlCache<string, Target>;
-  private readonly throttle = new FixedWindowThrottle<string>();
   private readonly pending: {
     projectId: number;
     events: readonly NormalizedEvent[];
@@ -82,11 +81,19 @@ export class CollectorService {
     private readonly errorTracking: ErrorTrackingService,
     private readonly settings: SettingsService,
     private readonly clock: Clock,
+    /** Events per client key (`error_tracking_rate_limit_per_minute`); shared by processes. */
+    private readonly rates: RateCounter = new LocalRateCounter(clock),
+    cacheTtlMs = CACHE_MS,
   ) {
-    this.targets = new TtlCache(clock, CACHE_MS);
-    const clear = () => this.targets.clear();
+    this.targets = new TtlCache(clock, cacheTtlMs);
+    const clear = () => this.invalidate();
     errorTracking.onChange(clear);
     projects.onChange(clear);
+  }
+
+  /** Forgets every cached project and key list (they changed, here or in another process). */
+  invalidate(): void {
+    this.targets.clear();
   }
 
   /** The project, whether the integrated collector is on for it, and its active keys (cached for a second). */
@@ -173,14 +180,12 @@ export class CollectorService {
     // The rate limit counts events: one for the request here (before any decoding), one more for each further
     // event of an envelope once they are counted (below).
     const limit = (await this.settings.get()).error_tracking_rate_limit_per_minute;
-    const throttle = (events: number) => {
-      if (limit <= 0) return;
-      for (let i = 0; i < events; i++) {
-        const wait = this.throttle.hit(key, limit, 60, this.clock.now().getTime());
-        if (wait > 0) throw new RateLimited(wait);
-      }
+    const throttle = async (events: number) => {
+      if (limit <= 0 || events <= 0) return;
+      const wait = await this.rates.hit(`sentry-key:${key}`, events, limit, 60);
+      if (wait > 0) throw new RateLimited(wait);
     };
-    throttle(1);
+    await throttle(1);
 
     const now = this.clock.now();
     const normalize = (raw: unknown, text: string, eventId?: string): NormalizedEvent => {
@@ -226,7 +231,7 @@ export class CollectorService {
         400,
         `400 Bad request - too many session items in envelope (at most ${MAX_SESSION_ITEMS})`,
       );
-    throttle(eventItems.length - 1);
+    await throttle(eventItems.length - 1);
     const events: NormalizedEvent[] = [];
     const sessions: SessionCounts[] = [];
     for (const item of eventItems) {

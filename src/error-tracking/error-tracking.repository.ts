@@ -1,8 +1,18 @@
-import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
-import { type DialectName, readBool, readCount, readTimestamp, writeBool } from '../db/dialect.js';
+import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { bucketKey } from '../db/buckets.js';
+import {
+  type DialectName,
+  readBool,
+  readCount,
+  readNullableTimestamp,
+  readTimestamp,
+  writeBool,
+} from '../db/dialect.js';
 import { fetchPage } from '../db/paged.js';
+import { Prepared } from '../db/prepared.js';
 import type { Database, ErrorTrackingErrorsTable, ErrorTrackingEventsTable } from '../db/schema.js';
 import type { Paged, PageRequest } from '../paging.js';
+import { type Bucket, type BucketWindow, fillBuckets } from '../time-buckets.js';
 import type {
   ClientKey,
   ErrorEvent,
@@ -61,14 +71,131 @@ export interface SessionCounts {
 /** Another transaction stored the same event_id first: the batch is run again (and skips it then). */
 class DuplicateRace extends Error {}
 
+/**
+ * Called in the recording transaction for each stored event, with whether its error is new or regressed (a resolved
+ * error seen again, at `regressedAt`): notifications enqueue their jobs there (src/notifications).
+ */
+export type ErrorRecordedHook = (
+  trx: Transaction<Database>,
+  projectId: number,
+  errorId: number,
+  what: { created: boolean; regressedAt: string | null },
+) => Promise<void>;
+
 export type ErrorSort = 'last_seen' | 'first_seen' | 'frequency';
+
+/** Events retention deletes per statement and transaction, at most (it starts there). */
+export const PRUNE_BATCH = 2000;
+/** At least this many a batch. */
+const PRUNE_MIN_BATCH = 100;
+/** A batch that took longer than this halves the next one; a quicker one doubles it (up to PRUNE_BATCH). */
+const PRUNE_TARGET_MS = 50;
+/** Retention gives the database back between batches for as long as the batch took, and at least this. */
+const PRUNE_PAUSE_MS = 10;
+/** Errors recounted between two pauses after the deletes. */
+const PRUNE_ERRORS_PER_PAUSE = 50;
 
 /** Error tracking storage. */
 export class ErrorTrackingRepository {
+  /** The collector's statements, compiled once (see Prepared). */
+  private readonly q;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: DialectName,
-  ) {}
+    private readonly onRecorded: ErrorRecordedHook = async () => undefined,
+  ) {
+    const least = dialect === 'postgres' ? sql`LEAST` : sql`min`;
+    const greatest = dialect === 'postgres' ? sql`GREATEST` : sql`max`;
+    type EventKey = { projectId: number; eventId: string };
+    this.q = {
+      seen: new Prepared<EventKey, { id: number }>((p) =>
+        db
+          .selectFrom('error_tracking_events')
+          .select('id')
+          .where('project_id', '=', p('projectId'))
+          .where('event_id', '=', p('eventId')),
+      ),
+      upsertError: new Prepared<
+        Insertable<ErrorTrackingErrorsTable>,
+        { id: number; events_count: number; regressed_at: string | Date | null }
+      >((p) =>
+        db
+          .insertInto('error_tracking_errors')
+          .values({
+            project_id: p('project_id'),
+            fingerprint: p('fingerprint'),
+            type: p('type'),
+            message: p('message'),
+            culprit: p('culprit'),
+            platform: p('platform'),
+            status: 'unresolved',
+            events_count: 1,
+            users_count: 0,
+            first_seen_at: p('first_seen_at'),
+            last_seen_at: p('last_seen_at'),
+            first_release: p('first_release'),
+            last_release: p('last_release'),
+            environment: p('environment'),
+            tags: p('tags'),
+            created_at: p('created_at'),
+            updated_at: p('updated_at'),
+            regressed_at: null,
+          })
+          .onConflict((oc) =>
+            oc.columns(['project_id', 'fingerprint']).doUpdateSet({
+              events_count: sql`error_tracking_errors.events_count + 1`,
+              message: sql`excluded.message`,
+              first_seen_at: sql`${least}(error_tracking_errors.first_seen_at, excluded.first_seen_at)`,
+              last_seen_at: sql`${greatest}(error_tracking_errors.last_seen_at, excluded.last_seen_at)`,
+              first_release: sql`coalesce(error_tracking_errors.first_release, excluded.first_release)`,
+              last_release: sql`coalesce(excluded.last_release, error_tracking_errors.last_release)`,
+              environment: sql`coalesce(excluded.environment, error_tracking_errors.environment)`,
+              tags: sql`excluded.tags`,
+              // A resolved error that occurs again is a regression: unresolved again. Ignored stays ignored.
+              status: sql`CASE WHEN error_tracking_errors.status = 'resolved' THEN 'unresolved' ELSE error_tracking_errors.status END`,
+              // When it became one (the error rules' "regression" trigger).
+              regressed_at: sql`CASE WHEN error_tracking_errors.status = 'resolved' THEN excluded.updated_at ELSE error_tracking_errors.regressed_at END`,
+              updated_at: sql`excluded.updated_at`,
+            }),
+          )
+          .returning(['id', 'events_count', 'regressed_at']),
+      ),
+      userSeen: new Prepared<{ errorId: number; userKey: string }, { id: number }>((p) =>
+        db
+          .selectFrom('error_tracking_events')
+          .select('id')
+          .where('error_id', '=', p('errorId'))
+          .where('user_key', '=', p('userKey'))
+          .limit(1),
+      ),
+      countUser: new Prepared<{ errorId: number }, never>((p) =>
+        db
+          .updateTable('error_tracking_errors')
+          .set({ users_count: sql`users_count + 1` })
+          .where('id', '=', p('errorId')),
+      ),
+      insertEvent: new Prepared<Insertable<ErrorTrackingEventsTable>, { id: number }>((p) =>
+        db
+          .insertInto('error_tracking_events')
+          .values({
+            error_id: p('error_id'),
+            project_id: p('project_id'),
+            event_id: p('event_id'),
+            level: p('level'),
+            environment: p('environment'),
+            release: p('release'),
+            message: p('message'),
+            user_key: p('user_key'),
+            occurred_at: p('occurred_at'),
+            payload: p('payload'),
+            created_at: p('created_at'),
+          })
+          .onConflict((oc) => oc.columns(['project_id', 'event_id']).doNothing())
+          .returning('id'),
+      ),
+    };
+  }
 
   // Settings and keys
 
@@ -179,13 +306,7 @@ export class ErrorTrackingRepository {
 
   /** Whether the project already has an event with this id (Sentry deduplicates by event_id per project). */
   private async seen(trx: Transaction<Database>, projectId: number, eventId: string): Promise<boolean> {
-    const r = await trx
-      .selectFrom('error_tracking_events')
-      .select('id')
-      .where('project_id', '=', projectId)
-      .where('event_id', '=', eventId)
-      .executeTakeFirst();
-    return r !== undefined;
+    return (await this.q.seen.first(trx, { projectId, eventId })) !== undefined;
   }
 
   private async recordOne(
@@ -196,82 +317,46 @@ export class ErrorTrackingRepository {
   ): Promise<void> {
     // A repeated event_id (an SDK retry, or a replay) is accepted and not stored again.
     if (await this.seen(trx, projectId, e.eventId)) return;
-    const least = this.dialect === 'postgres' ? sql`LEAST` : sql`min`;
-    const greatest = this.dialect === 'postgres' ? sql`GREATEST` : sql`max`;
-    const tags = JSON.stringify({ ...e.tags, level: e.level });
-    const error = await trx
-      .insertInto('error_tracking_errors')
-      .values({
-        project_id: projectId,
-        fingerprint: e.fingerprint,
-        type: e.type,
-        message: e.message,
-        culprit: e.culprit,
-        platform: e.platform,
-        status: 'unresolved',
-        events_count: 1,
-        users_count: 0,
-        first_seen_at: e.timestamp,
-        last_seen_at: e.timestamp,
-        first_release: e.release,
-        last_release: e.release,
-        environment: e.environment,
-        tags,
-        created_at: now,
-        updated_at: now,
-      })
-      .onConflict((oc) =>
-        oc.columns(['project_id', 'fingerprint']).doUpdateSet({
-          events_count: sql`error_tracking_errors.events_count + 1`,
-          message: e.message,
-          first_seen_at: sql`${least}(error_tracking_errors.first_seen_at, excluded.first_seen_at)`,
-          last_seen_at: sql`${greatest}(error_tracking_errors.last_seen_at, excluded.last_seen_at)`,
-          first_release: sql`coalesce(error_tracking_errors.first_release, excluded.first_release)`,
-          last_release: sql`coalesce(excluded.last_release, error_tracking_errors.last_release)`,
-          environment: sql`coalesce(excluded.environment, error_tracking_errors.environment)`,
-          tags,
-          // A resolved error that occurs again is a regression: unresolved again. Ignored stays ignored.
-          status: sql`CASE WHEN error_tracking_errors.status = 'resolved' THEN 'unresolved' ELSE error_tracking_errors.status END`,
-          updated_at: now,
-        }),
-      )
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const error = await this.q.upsertError.first(trx, {
+      project_id: projectId,
+      fingerprint: e.fingerprint,
+      type: e.type,
+      message: e.message,
+      culprit: e.culprit,
+      platform: e.platform,
+      first_seen_at: e.timestamp,
+      last_seen_at: e.timestamp,
+      first_release: e.release,
+      last_release: e.release,
+      environment: e.environment,
+      tags: JSON.stringify({ ...e.tags, level: e.level }),
+      created_at: now,
+      updated_at: now,
+    } as Insertable<ErrorTrackingErrorsTable>);
+    if (!error) throw new Error('the error upsert returned no row');
     if (e.userKey !== null) {
-      const seen = await trx
-        .selectFrom('error_tracking_events')
-        .select('id')
-        .where('error_id', '=', error.id)
-        .where('user_key', '=', e.userKey)
-        .limit(1)
-        .executeTakeFirst();
-      if (!seen) {
-        await trx
-          .updateTable('error_tracking_errors')
-          .set({ users_count: sql`users_count + 1` })
-          .where('id', '=', error.id)
-          .execute();
-      }
+      const seen = await this.q.userSeen.first(trx, { errorId: error.id, userKey: e.userKey });
+      if (!seen) await this.q.countUser.run(trx, { errorId: error.id });
     }
-    const inserted = await trx
-      .insertInto('error_tracking_events')
-      .values({
-        error_id: error.id,
-        project_id: projectId,
-        event_id: e.eventId,
-        level: e.level,
-        environment: e.environment,
-        release: e.release,
-        message: e.message,
-        user_key: e.userKey,
-        occurred_at: e.timestamp,
-        payload: e.payloadJson,
-        created_at: now,
-      })
-      .onConflict((oc) => oc.columns(['project_id', 'event_id']).doNothing())
-      .returning('id')
-      .executeTakeFirst();
+    const inserted = await this.q.insertEvent.first(trx, {
+      error_id: error.id,
+      project_id: projectId,
+      event_id: e.eventId,
+      level: e.level,
+      environment: e.environment,
+      release: e.release,
+      message: e.message,
+      user_key: e.userKey,
+      occurred_at: e.timestamp,
+      payload: e.payloadJson,
+      created_at: now,
+    });
     if (!inserted) throw new DuplicateRace();
+    const regressedAt = readNullableTimestamp(error.regressed_at);
+    await this.onRecorded(trx, projectId, error.id, {
+      created: error.events_count === 1,
+      regressedAt: regressedAt !== null && regressedAt === new Date(now).toISOString() ? regressedAt : null,
+    });
   }
 
   async addSessions(projectId: number, rows: readonly SessionCounts[]): Promise<void> {
@@ -350,6 +435,7 @@ export class ErrorTrackingRepository {
       base,
       (q) => q.selectAll().orderBy(order, 'desc').orderBy('id', 'desc'),
       page,
+      this.db,
     );
     return { items: rows.map(toError), total };
   }
@@ -372,14 +458,92 @@ export class ErrorTrackingRepository {
       .execute();
   }
 
-  async events(errorId: number, page: PageRequest): Promise<Paged<ErrorEvent>> {
-    const base = this.db.selectFrom('error_tracking_events').where('error_id', '=', errorId);
-    const { rows, total } = await fetchPage(
-      base,
-      (q) => q.selectAll().orderBy('occurred_at', 'desc').orderBy('id', 'desc'),
-      page,
-    );
+  /**
+   * A page of an error's events, newest first. The total is the error's own events_count, which intake and
+   * retention keep in step with its events: counting them (46,415 for the largest error of the read-path bench)
+   * read every one of their rows on PostgreSQL.
+   */
+  async events(errorId: number, total: number, page: PageRequest): Promise<Paged<ErrorEvent>> {
+    const rows = await this.db
+      .selectFrom('error_tracking_events')
+      .selectAll()
+      .where('error_id', '=', errorId)
+      .orderBy('occurred_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.perPage)
+      .offset((page.page - 1) * page.perPage)
+      .execute();
     return { items: rows.map(toEvent), total };
+  }
+
+  /** Errors per status, counted by the database. */
+  async counts(projectId: number): Promise<Record<ErrorStatus, number>> {
+    const rows = await this.db
+      .selectFrom('error_tracking_errors')
+      .select(['status', (eb) => eb.fn.countAll().as('n')])
+      .where('project_id', '=', projectId)
+      .groupBy('status')
+      .execute();
+    const out: Record<ErrorStatus, number> = { unresolved: 0, resolved: 0, ignored: 0 };
+    for (const r of rows) {
+      if (r.status in out) out[r.status as ErrorStatus] = readCount(r.n as string | number);
+    }
+    return out;
+  }
+
+  /** Events per bucket of `window` for each error, counted by the database (GROUP BY error and bucket). */
+  async stats(errorIds: readonly number[], window: BucketWindow): Promise<Map<number, Bucket[]>> {
+    const out = new Map<number, Bucket[]>();
+    if (errorIds.length === 0) return out;
+    const key = bucketKey(this.dialect, 'occurred_at', window.interval);
+    const rows = await this.db
+      .selectFrom('error_tracking_events')
+      .select((eb) => ['error_id', key.as('bucket'), eb.fn.countAll().as('n')])
+      .where('error_id', 'in', [...errorIds])
+      .where('occurred_at', '>=', window.from)
+      .groupBy(['error_id', key])
+      .execute();
+    const counts = new Map<number, Map<string, number>>(errorIds.map((id) => [id, new Map()]));
+    for (const r of rows) counts.get(r.error_id)?.set(r.bucket, readCount(r.n as string | number));
+    for (const [id, c] of counts) out.set(id, fillBuckets(window, c));
+    return out;
+  }
+
+  /** One event of an error by its Sentry event id. */
+  async event(errorId: number, eventId: string): Promise<ErrorEvent | null> {
+    const r = await this.db
+      .selectFrom('error_tracking_events')
+      .selectAll()
+      .where('error_id', '=', errorId)
+      .where('event_id', '=', eventId)
+      .orderBy('id', 'asc')
+      .limit(1)
+      .executeTakeFirst();
+    return r ? toEvent(r) : null;
+  }
+
+  /** The event ids just before (older) and after (newer) `e` in the error's timeline (occurrence time, then id). */
+  async neighbours(e: ErrorEvent): Promise<{ previous: string | null; next: string | null }> {
+    const side = async (dir: 'older' | 'newer'): Promise<string | null> => {
+      const cmp = dir === 'older' ? '<' : '>';
+      const order = dir === 'older' ? 'desc' : 'asc';
+      const r = await this.db
+        .selectFrom('error_tracking_events')
+        .select('event_id')
+        .where('error_id', '=', e.errorId)
+        .where((eb) =>
+          eb.or([
+            eb('occurred_at', cmp, e.occurredAt),
+            eb.and([eb('occurred_at', '=', e.occurredAt), eb('id', cmp, e.id)]),
+          ]),
+        )
+        .orderBy('occurred_at', order)
+        .orderBy('id', order)
+        .limit(1)
+        .executeTakeFirst();
+      return r?.event_id ?? null;
+    };
+    return { previous: await side('older'), next: await side('newer') };
   }
 
   async latestEvent(errorId: number): Promise<ErrorEvent | null> {
@@ -395,50 +559,107 @@ export class ErrorTrackingRepository {
   }
 
   /**
-   * Retention: deletes events that occurred before `cutoff`, recounts the errors they belonged to, and deletes
-   * errors left without events. Returns how many events and errors were deleted.
+   * Retention: deletes events that occurred before `cutoff`, oldest first, a batch a statement and a transaction
+   * (each batch also takes its events off their errors' counts), calling `pause` between batches so that intake and
+   * reads get the database in between (on SQLite one long delete would hold the only writer, and svc's connection,
+   * for its whole length). Batches are `batchSize` events; without it they adapt between PRUNE_MIN_BATCH and
+   * PRUNE_BATCH so that one takes about PRUNE_TARGET_MS, and the pause after a batch lasts as long as the batch did
+   * (retention gets at most half of the database's time). Then, in short statements, the errors it touched get
+   * their users and first seen recounted, and those left without events are deleted. Returns how many events,
+   * errors and batches, and whether it got through them all (not when `stopping` said to stop between batches).
    */
-  async prune(cutoff: string): Promise<{ events: number; errors: number }> {
-    return this.db.transaction().execute(async (trx) => {
-      const affected = await trx
-        .selectFrom('error_tracking_events')
-        .select('error_id')
-        .distinct()
-        .where('occurred_at', '<', cutoff)
-        .execute();
-      const deleted = await trx
-        .deleteFrom('error_tracking_events')
-        .where('occurred_at', '<', cutoff)
-        .executeTakeFirst();
-      const ids = affected.map((r) => r.error_id);
-      let errors = 0;
-      for (const id of ids) {
-        const stats = await trx
-          .selectFrom('error_tracking_events')
-          .select((eb) => [
-            eb.fn.countAll().as('n'),
-            eb.fn.count(eb.ref('user_key')).distinct().as('users'),
-            eb.fn.min('occurred_at').as('first'),
-          ])
-          .where('error_id', '=', id)
-          .executeTakeFirst();
-        const n = readCount(stats?.n as string | number | undefined);
-        if (n === 0) {
-          await trx.deleteFrom('error_tracking_errors').where('id', '=', id).execute();
-          errors++;
-        } else {
+  async prune(
+    cutoff: string,
+    opts: { batchSize?: number; pause?: (tookMs: number) => Promise<void>; stopping?: () => boolean } = {},
+  ): Promise<{ events: number; errors: number; batches: number; complete: boolean }> {
+    let size = opts.batchSize ?? PRUNE_BATCH;
+    const pause =
+      opts.pause ??
+      ((tookMs: number) =>
+        new Promise<void>((resolve) => setTimeout(resolve, Math.max(PRUNE_PAUSE_MS, tookMs))));
+    const touched = new Set<number>();
+    let events = 0;
+    let batches = 0;
+    let complete = true;
+    for (;;) {
+      const started = performance.now();
+      const deleted = await this.db.transaction().execute(async (trx) => {
+        // Oldest first through the occurred_at index: each batch reads only what it deletes.
+        const rows = await trx
+          .deleteFrom('error_tracking_events')
+          .where(
+            'id',
+            'in',
+            trx
+              .selectFrom('error_tracking_events')
+              .select('id')
+              .where('occurred_at', '<', cutoff)
+              .orderBy('occurred_at')
+              .limit(size),
+          )
+          .returning('error_id')
+          .execute();
+        // One update per distinct number of events taken off an error (a handful), not one per error.
+        const perError = new Map<number, number>();
+        for (const r of rows) perError.set(r.error_id, (perError.get(r.error_id) ?? 0) + 1);
+        const byCount = new Map<number, number[]>();
+        for (const [id, n] of perError) byCount.set(n, [...(byCount.get(n) ?? []), id]);
+        for (const [n, ids] of byCount) {
           await trx
             .updateTable('error_tracking_errors')
-            .set({
-              events_count: n,
-              users_count: readCount(stats?.users as string | number | undefined),
-              first_seen_at: readTimestamp(stats!.first as string | Date),
-            })
-            .where('id', '=', id)
+            .set({ events_count: sql`events_count - ${n}` })
+            .where('id', 'in', ids)
             .execute();
         }
+        for (const id of perError.keys()) touched.add(id);
+        return rows.length;
+      });
+      const took = performance.now() - started;
+      if (deleted === 0) break;
+      events += deleted;
+      batches++;
+      if (deleted < size) break;
+      // A stopping server does not wait for the rest (the touched errors are still recounted below).
+      if (opts.stopping?.()) {
+        complete = false;
+        break;
       }
-      return { events: Number(deleted.numDeletedRows), errors };
-    });
+      if (opts.batchSize === undefined) {
+        size =
+          took > PRUNE_TARGET_MS
+            ? Math.max(PRUNE_MIN_BATCH, Math.floor(size / 2))
+            : Math.min(PRUNE_BATCH, size * 2);
+      }
+      await pause(took);
+    }
+    let errors = 0;
+    let n = 0;
+    let since = performance.now();
+    for (const id of touched) {
+      // Users and first seen from the events left (each its own statement: an error may keep many events).
+      await this.db
+        .updateTable('error_tracking_errors')
+        .set({
+          users_count: sql<number>`(SELECT count(DISTINCT user_key) FROM error_tracking_events WHERE error_id = ${id})`,
+          first_seen_at: sql<string>`coalesce((SELECT min(occurred_at) FROM error_tracking_events WHERE error_id = ${id}), first_seen_at)`,
+        })
+        .where('id', '=', id)
+        .execute();
+      // Left without events: gone. events_count is checked too, so an error an intake just counted again stays.
+      const gone = await this.db
+        .deleteFrom('error_tracking_errors')
+        .where('id', '=', id)
+        .where('events_count', '<=', 0)
+        .where((eb) =>
+          eb.not(eb.exists(eb.selectFrom('error_tracking_events').select('id').where('error_id', '=', id))),
+        )
+        .executeTakeFirst();
+      errors += Number(gone.numDeletedRows);
+      if (++n % PRUNE_ERRORS_PER_PAUSE === 0) {
+        await pause(performance.now() - since);
+        since = performance.now();
+      }
+    }
+    return { events, errors, batches, complete };
   }
 }

@@ -1,9 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { PageQuery, pageRequest, setPageHeaders } from '../api/pagination.js';
+import { StatsQuery } from '../api/schemas.js';
 import type { ApiApp, ApiVersion } from '../api/version.js';
 import type { AppContext } from '../context.js';
 import { paramError } from '../errors.js';
+import type { StatsPeriod } from '../time-buckets.js';
 import { ERROR_STATUSES, type ErrorStatus } from './error-tracking.js';
 
 const Params = Type.Object({ id: Type.String() });
@@ -186,6 +188,88 @@ export function errorTrackingRoutes(
       setPageHeaders(reply, req, url, page, result.total);
       return result.items.map(P.trackedError);
     },
+  );
+  app.get(
+    `${base}/errors/counts`,
+    {
+      schema: {
+        tags,
+        summary: 'Error counts per status (Reporter)',
+        params: Params,
+        response: { 200: Type.Record(Type.String(), Type.Integer()) },
+      },
+    },
+    async (req) => ctx.errorTracking.counts(req.actor.user, req.params.id),
+  );
+  app.get(
+    `${base}/errors/stats`,
+    {
+      schema: {
+        tags,
+        summary: 'Events over time of several errors (Reporter; the list sparklines)',
+        params: Params,
+        querystring: Type.Object({
+          ...StatsQuery.properties,
+          /** Comma-separated error ids, at most 100 (one page of the list). */
+          error_ids: Type.String({ pattern: '^[0-9]{1,18}(,[0-9]{1,18}){0,99}$' }),
+        }),
+        response: { 200: Type.Array(E.ErrorStatsEntity) },
+      },
+    },
+    async (req) =>
+      (
+        await ctx.errorTracking.stats(
+          req.actor.user,
+          req.params.id,
+          req.query.error_ids.split(','),
+          (req.query.stats_period ?? '24h') as StatsPeriod,
+        )
+      ).map(P.errorStats),
+  );
+  app.get(
+    `${base}/errors/:error_id/stats`,
+    {
+      schema: {
+        tags,
+        summary: 'Events of an error over time (Reporter)',
+        params: ErrorParams,
+        querystring: StatsQuery,
+        response: { 200: E.ErrorStatsEntity },
+      },
+    },
+    async (req) => {
+      const [stats] = await ctx.errorTracking.stats(
+        req.actor.user,
+        req.params.id,
+        [req.params.error_id],
+        (req.query.stats_period ?? '24h') as StatsPeriod,
+      );
+      return P.errorStats(stats!);
+    },
+  );
+  app.get(
+    `${base}/errors/:error_id/events/:event_id`,
+    {
+      schema: {
+        tags,
+        summary: 'One event of an error, with its payload and the events before and after it (Reporter)',
+        params: Type.Object({
+          id: Type.String(),
+          error_id: Type.String(),
+          event_id: Type.String({ maxLength: 64 }),
+        }),
+        response: { 200: E.ErrorEventDetailEntity },
+      },
+    },
+    async (req) =>
+      P.errorEventDetail(
+        await ctx.errorTracking.event(
+          req.actor.user,
+          req.params.id,
+          req.params.error_id,
+          req.params.event_id,
+        ),
+      ),
   );
   app.get(
     `${base}/errors/:error_id`,

@@ -8,6 +8,7 @@ import type { Paged, PageRequest } from '../paging.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
+import { type Bucket, bucketWindow, type StatsPeriod } from '../time-buckets.js';
 import type { User } from '../users/users.js';
 import type {
   ClientKey,
@@ -77,7 +78,7 @@ const newPublicKey = () => `glet_${randomBytes(16).toString('hex')}`;
 
 /** Error tracking settings, client keys and the error views (integrated or external backend). */
 export class ErrorTrackingService {
-  private readonly listeners: (() => void)[] = [];
+  private readonly listeners: (() => void | Promise<void>)[] = [];
 
   constructor(
     private readonly repo: ErrorTrackingRepository,
@@ -90,12 +91,12 @@ export class ErrorTrackingService {
   ) {}
 
   /** Registers a function called after settings or keys change (the collector's cache clears itself). */
-  onChange(fn: () => void): void {
+  onChange(fn: () => void | Promise<void>): void {
     this.listeners.push(fn);
   }
 
-  private changed(): void {
-    for (const fn of this.listeners) fn();
+  private async changed(): Promise<void> {
+    await Promise.all(this.listeners.map((fn) => fn()));
   }
 
   /** Whether the integrated backend is available to a project: the hosted offering, or the admin's flag. */
@@ -184,7 +185,7 @@ export class ErrorTrackingService {
     if (enabled && integrated && !(await this.repo.keys(project.id)).some((k) => k.active)) {
       await this.repo.insertKey(project.id, newPublicKey(), this.clock.now().toISOString());
     }
-    this.changed();
+    await this.changed();
     return this.settings(actor, idOrPath);
   }
 
@@ -199,7 +200,7 @@ export class ErrorTrackingService {
     const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
     await this.repo.insertKey(project.id, newPublicKey(), this.clock.now().toISOString());
     const keys = await this.repo.keys(project.id);
-    this.changed();
+    await this.changed();
     return { project, key: keys[keys.length - 1]! };
   }
 
@@ -212,7 +213,7 @@ export class ErrorTrackingService {
     const key = (await this.repo.keys(project.id)).find((k) => k.id === keyId);
     if (!key) throw notFound('Client Key');
     await this.repo.deleteKey(project.id, keyId);
-    this.changed();
+    await this.changed();
     return { project, key };
   }
 
@@ -245,7 +246,9 @@ export class ErrorTrackingService {
   }
 
   private async integratedError(projectId: number, errorId: string): Promise<TrackedError> {
-    const e = /^\d+$/.test(errorId) ? await this.repo.error(projectId, Number(errorId)) : null;
+    // Ids are PostgreSQL integers: a larger number names no error (404), not a database range error.
+    const id = /^\d{1,10}$/.test(errorId) ? Number(errorId) : Number.NaN;
+    const e = id <= 2_147_483_647 ? await this.repo.error(projectId, id) : null;
     if (!e) throw notFound('Error');
     return e;
   }
@@ -259,7 +262,57 @@ export class ErrorTrackingService {
     const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Reporter);
     if (external) throw badRequest('Event lists are only kept by the integrated backend');
     const e = await this.integratedError(project.id, errorId);
-    return this.repo.events(e.id, page);
+    return this.repo.events(e.id, e.count, page);
+  }
+
+  /** Errors per status (the list's tabs); the integrated backend only (an external one has no counts API). */
+  async counts(actor: User | null, idOrPath: string): Promise<Record<ErrorStatus | 'all', number>> {
+    const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Reporter);
+    if (external) throw badRequest('Error counts are only kept by the integrated backend');
+    const c = await this.repo.counts(project.id);
+    return { ...c, all: c.unresolved + c.resolved + c.ignored };
+  }
+
+  /**
+   * Events over time of the errors `errorIds` (their ids; others of the project or unknown: 404), bucketed by the
+   * database: hourly for `24h`, daily for `30d`.
+   */
+  async stats(
+    actor: User | null,
+    idOrPath: string,
+    errorIds: readonly string[],
+    period: StatsPeriod,
+  ): Promise<{ errorId: number; period: StatsPeriod; interval: string; buckets: Bucket[] }[]> {
+    const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Reporter);
+    if (external) throw badRequest('Event statistics are only kept by the integrated backend');
+    const ids = [...new Set(errorIds)];
+    const errors = await Promise.all(ids.map((id) => this.integratedError(project.id, id)));
+    const window = bucketWindow(period, this.clock.now());
+    const stats = await this.repo.stats(
+      errors.map((e) => e.id),
+      window,
+    );
+    return errors.map((e) => ({
+      errorId: e.id,
+      period,
+      interval: window.interval,
+      buckets: stats.get(e.id) ?? [],
+    }));
+  }
+
+  /** One event with its whole stored payload and the ids of the events before and after it. */
+  async event(
+    actor: User | null,
+    idOrPath: string,
+    errorId: string,
+    eventId: string,
+  ): Promise<{ event: ErrorEvent; previous: string | null; next: string | null }> {
+    const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Reporter);
+    if (external) throw badRequest('Events are only kept by the integrated backend');
+    const e = await this.integratedError(project.id, errorId);
+    const event = await this.repo.event(e.id, eventId);
+    if (!event) throw notFound('Event');
+    return { event, ...(await this.repo.neighbours(event)) };
   }
 
   async stackTrace(actor: User | null, idOrPath: string, errorId: string): Promise<StackTrace> {

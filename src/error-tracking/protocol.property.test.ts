@@ -117,6 +117,15 @@ describe('collector parsers never throw anything but a typed 4xx', () => {
     );
   });
 
+  it('decodeFirstLine: a compressed line longer than the limit is refused even when its newline is in the first chunk', async () => {
+    // The counterexample fast-check found in CI (seed -1070334181): a gzip'd two-byte line with a limit of 1.
+    const body = Buffer.from([
+      31, 139, 8, 0, 0, 0, 0, 0, 0, 3, 99, 96, 224, 2, 0, 12, 48, 148, 31, 3, 0, 0, 0,
+    ]);
+    await expect(decodeFirstLine(body, 'x-gzip', 1)).rejects.toMatchObject({ status: 400 });
+    expect((await decodeFirstLine(body, 'x-gzip', 2)).length).toBe(2);
+  });
+
   it('auth headers and DSNs: a key or null, never an exception', () => {
     const header = fc.oneof(
       fc.string(),

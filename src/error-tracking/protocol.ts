@@ -156,15 +156,18 @@ export async function decodeFirstLine(
       if (err) reject(err);
       else resolve(value!);
     };
+    const tooLong = () => new ProtocolError(400, '400 Bad request - Envelope header is too long');
     stream.on('data', (chunk: Buffer) => {
       const nl = chunk.indexOf(0x0a);
       if (nl !== -1) {
+        // The line ends in this chunk, but may still be longer than the limit (a property test found one).
+        if (size + nl > limit) return finish(tooLong());
         chunks.push(chunk.subarray(0, nl));
         return finish(null, Buffer.concat(chunks));
       }
       chunks.push(chunk);
       size += chunk.length;
-      if (size > limit) finish(new ProtocolError(400, '400 Bad request - Envelope header is too long'));
+      if (size > limit) finish(tooLong());
     });
     stream.on('end', () => finish(null, Buffer.concat(chunks)));
     stream.on('error', () => finish(chunks.length > 0 ? null : undecodable(), Buffer.concat(chunks)));

@@ -17,10 +17,16 @@ export function registerRetention(
   settings: SettingsService,
   clock: Clock,
 ): void {
-  jobs.register(RETENTION_JOB, async () => {
+  jobs.register(RETENTION_JOB, async (_job, { stopping }) => {
     const now = clock.now();
     const days = (await settings.get()).error_tracking_retention_days;
-    await repo.prune(new Date(now.getTime() - days * DAY_MS).toISOString());
+    const { complete } = await repo.prune(new Date(now.getTime() - days * DAY_MS).toISOString(), {
+      stopping,
+    });
+    // Stopped between batches (the server shuts down): the job is retried, by this or another process, and
+    // deletes the rest; a graceful stop waits for one batch, not for the whole run.
+    if (!complete)
+      throw new Error('retention stopped early because the server is stopping; the rest follows');
     const next = new Date(now.getTime() + DAY_MS);
     await jobs.enqueue(RETENTION_JOB, {}, { runAt: next, uniqueKey: dayKey(next) });
   });

@@ -54,6 +54,7 @@ function service(opts: {
     {} as never,
     repositories as never,
     {} as never,
+    { recordVersions: async () => undefined },
   );
 }
 

@@ -1,7 +1,9 @@
 import type { AuditService } from '../audit/audit.service.js';
+import { PushTracker } from '../cluster/push-tracker.js';
 import { AppError, unauthorized } from '../errors.js';
 import type { GroupsService } from '../groups/groups.service.js';
 import { AccessLevel, canSee, type Visibility } from '../members/members.js';
+import type { MergeRequestsService } from '../merge-requests/merge-requests.service.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { SnippetsService } from '../snippets/snippets.service.js';
@@ -60,6 +62,9 @@ export class GitAccessService {
     private readonly settings: SettingsService,
     private readonly repositories: RepositoriesService,
     private readonly audit: AuditService,
+    private readonly mergeRequests: Pick<MergeRequestsService, 'recordVersions'>,
+    /** Pushes in progress for storage moves (memory only unless the composition root shares it). */
+    private readonly pushes: PushTracker = new PushTracker(null, false),
   ) {}
 
   /**
@@ -105,16 +110,29 @@ export class GitAccessService {
   }
 
   /**
-   * A push to `path` that settles with `push`: a storage move waits for it (see `RepositoriesService.trackWrite`);
-   * a successful push to a project is project activity.
+   * Records a push about to start on `target` for storage moves on every process (see `PushTracker`): the function
+   * that ends it, or null when a move made the repository read-only since the request began.
    */
-  async push(target: GitTarget, path: string, push: Promise<boolean>): Promise<void> {
-    const settled = push.then((ok) => {
-      if (!ok) throw new Error('push failed');
-    });
-    settled.catch(() => undefined);
-    await this.repositories.trackWrite(path, settled).catch(() => undefined);
-    if ((await push) && target.kind === 'project') await this.projects.touchActivity(target.id);
+  beginPush(target: GitTarget): Promise<(() => Promise<void>) | null> {
+    return this.pushes.begin(`${target.kind}:${target.id}`);
+  }
+
+  /**
+   * A push that settles with `push` and was recorded by `beginPush`; a successful push to a project is activity,
+   * and a new diff version of the merge requests whose source it moved. The versions are recorded before the push
+   * ends for storage moves, so that a move never copies half of them.
+   */
+  async push(target: GitTarget, push: Promise<boolean>, end: () => Promise<void>): Promise<void> {
+    let ok: boolean;
+    try {
+      ok = await push;
+      // The push itself succeeded: a failure to record versions does not undo it (the next read records them).
+      if (ok && target.kind === 'project')
+        await this.mergeRequests.recordVersions(target.id).catch(() => undefined);
+    } finally {
+      await end();
+    }
+    if (ok && target.kind === 'project') await this.projects.touchActivity(target.id);
   }
 
   /** A completed clone or fetch of a project is a repository download (audit events; spec 17.0 change). */

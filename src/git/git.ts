@@ -1,7 +1,18 @@
 import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { createReadStream } from 'node:fs';
+import {
+  type FileHandle,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -192,29 +203,62 @@ export class Git {
   }
 
   /**
-   * Makes `target` a copy of `source`: a fresh mirror clone when it does not exist, else a mirror fetch into
-   * the stale copy (refs the source lost are pruned).
+   * Makes `target` a fresh copy of `source` (a mirror clone). A stale repository there (a copy from an attempt
+   * that did not finish) is taken out of the way first: the copy is then exactly the source's files, which verifyCopy proves.
    */
   async mirror(source: string, target: string): Promise<void> {
-    if (await this.exists(target)) {
-      await this.run(
-        ['fetch', '--quiet', '--no-write-fetch-head', '--prune', '--force', source, '+refs/*:refs/*'],
-        {
-          cwd: target,
-        },
-      );
-      // Keep HEAD pointing at the same default branch as the source.
-      const head = (await this.run(['symbolic-ref', 'HEAD'], { cwd: source }).catch(() => '')).trim();
-      if (head) await this.run(['symbolic-ref', 'HEAD', head], { cwd: target });
-      return;
-    }
+    // Only a repository is taken away; anything else in the way makes the clone fail (it is not ours to delete).
+    const stale = (await this.exists(target)) ? await this.detach(target) : null;
+    if (stale) await this.remove(stale);
     await mkdir(dirname(target), { recursive: true, mode: 0o700 });
-    // A local mirror clone copies (or, on the same filesystem, hard-links) the object files and keeps HEAD: as
-    // fast as a copy, and still verified by the ref checksum and fsck. The copy keeps no link to the source.
+    // A local mirror clone copies the object files as they are and keeps HEAD. `--no-hardlinks`: a real copy even
+    // on the same filesystem, so the copy shares no bytes with the source (verifyCopy then proves those bytes).
     // Owner-only files while cloning, and kept for every later write (as `init --shared=0600`).
-    await this.run(['-c', 'core.sharedRepository=0600', 'clone', '--quiet', '--mirror', source, target]);
-    await this.run(['config', 'core.sharedRepository', '0600'], { cwd: target });
-    await this.run(['config', '--remove-section', 'remote.origin'], { cwd: target }).catch(() => undefined);
+    await this.run([
+      '-c',
+      'core.sharedRepository=0600',
+      'clone',
+      '--quiet',
+      '--mirror',
+      '--no-hardlinks',
+      '--config',
+      'core.sharedRepository=0600',
+      source,
+      target,
+    ]);
+    // The clone's `origin` names the old location: removed from the config file (no git process for it).
+    const config = join(target, 'config');
+    await writeFile(config, withoutSection(await readFile(config, 'utf8'), '[remote "origin"]'));
+  }
+
+  /**
+   * Proves that `target` holds exactly the objects of `source`: the same files under `objects/` (no more, no
+   * fewer, same sizes); every pack and pack index intact by git's own trailer checksum (the SHA-1, or SHA-256,
+   * of the file's other bytes), read from the copy, and the same trailer as the source's (so the same pack);
+   * every other file there (loose objects, which git names by the hash of their content, and pack metadata)
+   * byte for byte equal to the source's. With the ref checksum (see `checksum`) this proves the copy without
+   * `git fsck`'s inflating and hashing of every object: one read of the copy's bytes. Throws saying what differs.
+   */
+  async verifyCopy(source: string, target: string): Promise<void> {
+    const [want, got] = await Promise.all([
+      filesUnder(join(source, 'objects')),
+      filesUnder(join(target, 'objects')),
+    ]);
+    const missing = [...want.keys()].filter((f) => !got.has(f));
+    const extra = [...got.keys()].filter((f) => !want.has(f));
+    if (missing.length > 0 || extra.length > 0)
+      throw new GitError(
+        `the copy's objects differ from the source's: ${[...missing.map((f) => `missing ${f}`), ...extra.map((f) => `unexpected ${f}`)].slice(0, 5).join(', ')}`,
+      );
+    for (const [file, size] of want) {
+      if (got.get(file) !== size) throw new GitError(`objects/${file} has another size in the copy`);
+      const a = join(source, 'objects', file);
+      const b = join(target, 'objects', file);
+      const ok = /\.(pack|idx)$/.test(file)
+        ? await sameTrailerAndIntact(a, b, size)
+        : await sameBytes(a, b, size);
+      if (!ok) throw new GitError(`objects/${file} differs from the source's in the copy`);
+    }
   }
 
   async remove(path: string): Promise<void> {
@@ -276,4 +320,96 @@ export class Git {
     const { stdout } = await run('du', ['-sb', path]).catch(() => ({ stdout: '0' }));
     return Number(stdout.split('\t')[0]) || 0;
   }
+}
+
+/** Regular files under `dir` (recursively), by path relative to it, with their sizes. */
+async function filesUnder(dir: string): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  await Promise.all(
+    entries
+      .filter((e) => e.isFile())
+      .map(async (e) => {
+        const path = join(e.parentPath, e.name);
+        out.set(relative(dir, path), (await stat(path)).size);
+      }),
+  );
+  return out;
+}
+
+/** Reads `length` bytes at `position`. */
+async function readAt(file: FileHandle, position: number, length: number): Promise<Buffer> {
+  const buf = Buffer.alloc(length);
+  let done = 0;
+  while (done < length) {
+    const { bytesRead } = await file.read(buf, done, length - done, position + done);
+    if (bytesRead === 0) break;
+    done += bytesRead;
+  }
+  return buf.subarray(0, done);
+}
+
+/**
+ * A pack or pack index ends with the hash of all its other bytes (SHA-1, or SHA-256 in SHA-256 repositories).
+ * True when the copy's trailer is the source's and the copy's bytes hash to it.
+ */
+async function sameTrailerAndIntact(source: string, copy: string, size: number): Promise<boolean> {
+  for (const [algorithm, length] of [
+    ['sha1', 20],
+    ['sha256', 32],
+  ] as const) {
+    if (size < length) continue;
+    const [a, b] = await Promise.all([open(source, 'r'), open(copy, 'r')]);
+    let trailer: Buffer;
+    try {
+      const [ta, tb] = await Promise.all([
+        readAt(a, size - length, length),
+        readAt(b, size - length, length),
+      ]);
+      if (!ta.equals(tb)) return false;
+      trailer = tb;
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+    const hash = createHash(algorithm);
+    if (size > length) {
+      for await (const chunk of createReadStream(copy, {
+        start: 0,
+        end: size - length - 1,
+        highWaterMark: 1 << 20,
+      }))
+        hash.update(chunk as Buffer);
+    }
+    if (hash.digest().equals(trailer)) return true;
+  }
+  return false;
+}
+
+/** Whether two files hold the same bytes. */
+async function sameBytes(a: string, b: string, length: number): Promise<boolean> {
+  const [fa, fb] = await Promise.all([open(a, 'r'), open(b, 'r')]);
+  try {
+    // Loose objects are mostly small: buffers of the file's size (plus one byte, to see it end), at most 1 MiB.
+    const size = Math.min(length + 1, 1 << 20);
+    for (let position = 0; ; position += size) {
+      const [x, y] = await Promise.all([readAt(fa, position, size), readAt(fb, position, size)]);
+      if (!x.equals(y)) return false;
+      if (x.length < size) return true;
+    }
+  } finally {
+    await Promise.all([fa.close(), fb.close()]);
+  }
+}
+
+/** A git config file's text without the section whose header line is `header` (as `git config --remove-section`). */
+export function withoutSection(text: string, header: string): string {
+  let inside = false;
+  return text
+    .split(/(?<=\n)/)
+    .filter((line) => {
+      const t = line.trim();
+      if (t.startsWith('[')) inside = t === header;
+      return !inside;
+    })
+    .join('');
 }

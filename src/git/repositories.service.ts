@@ -8,9 +8,6 @@ import { type ContainerKind, type Git, relativePath } from './git.js';
  * removing them. The storage of a container is recorded on the container.
  */
 export class RepositoriesService {
-  /** Pushes in progress, by repository path: a move waits for them before it copies. */
-  private readonly writes = new Map<string, Set<Promise<unknown>>>();
-
   constructor(
     readonly git: Git,
     private readonly storages: Readonly<Record<string, StorageConfig>>,
@@ -40,40 +37,6 @@ export class RepositoriesService {
     if (a === b) return true;
     const resolve = (p: string) => realpath(p).catch(() => p);
     return (await resolve(this.storagePath(a))) === (await resolve(this.storagePath(b)));
-  }
-
-  /** Tracks a write (a push) to a repository until it settles. */
-  async trackWrite(path: string, write: Promise<unknown>): Promise<void> {
-    const set = this.writes.get(path) ?? new Set();
-    set.add(write);
-    this.writes.set(path, set);
-    try {
-      await write;
-    } finally {
-      set.delete(write);
-      if (set.size === 0) this.writes.delete(path);
-    }
-  }
-
-  /**
-   * Waits until no push to the repository is in progress in this process, at most `timeoutMs`: true when none is
-   * left, false when one still runs then (a stalled client; a storage move then fails rather than wait forever).
-   */
-  async waitForWrites(path: string, timeoutMs: number): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), timeoutMs);
-    });
-    try {
-      for (;;) {
-        const set = this.writes.get(path);
-        if (!set || set.size === 0) return true;
-        const settled = Promise.allSettled([...set]).then(() => true as const);
-        if (!(await Promise.race([settled, expired]))) return false;
-      }
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   async create(kind: ContainerKind, id: number, storage: string, defaultBranch = 'main'): Promise<void> {

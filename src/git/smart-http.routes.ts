@@ -6,6 +6,7 @@ import {
   finish,
   type GitRequest,
   gitRequestEncoding,
+  HIDDEN_REFS_ARGS,
   maxInputSizeArgs,
   parseGitRequest,
   pkt,
@@ -68,7 +69,7 @@ export function installSmartHttp(app: FastifyInstance, ctx: Pick<AppContext, 'co
         }
         const run = await runGit(
           spawn,
-          [service.slice(4), '--stateless-rpc', '--advertise-refs', path],
+          [...HIDDEN_REFS_ARGS, service.slice(4), '--stateless-rpc', '--advertise-refs', path],
           env,
           { req, res, input: null, idleMs },
         );
@@ -77,7 +78,17 @@ export function installSmartHttp(app: FastifyInstance, ctx: Pick<AppContext, 'co
       if (write && target.readOnly) return fail(res, 403, READ_ONLY_MESSAGE);
       const gzip = gitRequestEncoding(req.headers['content-encoding']) === 'gzip';
       const maxPushMb = write ? await access.maxPushMb() : 0;
-      const args = [...maxInputSizeArgs(maxPushMb), service.slice(4), '--stateless-rpc', path];
+      // Recorded before git starts, then read-only checked again: a move scheduled meanwhile on any process either
+      // refuses this push or waits for it (see PushTracker).
+      const endPush = write ? await access.beginPush(target) : null;
+      if (write && !endPush) return fail(res, 403, READ_ONLY_MESSAGE);
+      const args = [
+        ...HIDDEN_REFS_ARGS,
+        ...maxInputSizeArgs(maxPushMb),
+        service.slice(4),
+        '--stateless-rpc',
+        path,
+      ];
       res.setHeader('content-type', `application/x-${service}-result`);
       res.setHeader('cache-control', 'no-cache');
       const done = runGit(spawn, args, env, {
@@ -86,11 +97,11 @@ export function installSmartHttp(app: FastifyInstance, ctx: Pick<AppContext, 'co
         input: { gzip, ...requestLimit(write, maxPushMb) },
         idleMs,
       });
-      if (write) {
+      if (endPush) {
         await access.push(
           target,
-          path,
           done.then((run) => finish(request.log, service, run, res)),
+          endPush,
         );
       } else if (finish(request.log, service, await done, res)) {
         await access.fetched(who.user, target, request.ip);

@@ -240,5 +240,13 @@ export class GroupsService {
     });
     if (outcome === 'busy')
       throw new Error('a repository in the group is being moved; retried after the move');
+    await Promise.all(this.deletedListeners.map((fn) => fn()));
+  }
+
+  private readonly deletedListeners: (() => void | Promise<void>)[] = [];
+
+  /** Registers a function called after a group's tree (its projects included) was deleted (caches of projects). */
+  onTreeDeleted(fn: () => void | Promise<void>): void {
+    this.deletedListeners.push(fn);
   }
 }

@@ -32,6 +32,34 @@ describe.each(await databases())('job queue (%s)', (kind) => {
     return { db, clock, worker: () => new JobQueue(db.kysely, db.dialect, clock, LEASE_MS) };
   }
 
+  it('several workers with nothing to do go to sleep, and a drain beside them waits for the job one of them claimed', async () => {
+    const { worker } = await setup();
+    const q = worker();
+    const held = deferred();
+    const ran: string[] = [];
+    q.register('held', async () => {
+      await held.promise;
+      ran.push('held');
+      await q.enqueue('next', {});
+    });
+    q.register('next', async () => {
+      ran.push('next');
+    });
+    q.start(60_000, 10);
+    // Ten idle workers must let the event loop run (on SQLite every query settles in microtasks: workers that
+    // waited on each other's empty claims once spun for ever and starved it).
+    await new Promise((r) => setTimeout(r, 20));
+    await q.enqueue('held', {});
+    // A drain started while no worker has claimed the job yet runs it itself or waits for the worker that did,
+    // and for the job that one enqueues.
+    const drained = q.drain();
+    await new Promise((r) => setTimeout(r, 20));
+    held.resolve();
+    await drained;
+    expect(ran).toEqual(['held', 'next']);
+    await q.stop();
+  });
+
   it('backs off 2^n seconds after the n-th failure (at most an hour) and keeps the error', async () => {
     expect([1, 2, 3, 11, 12, 20].map(backoffMs)).toEqual([
       2_000, 4_000, 8_000, 2_048_000, 3_600_000, 3_600_000,

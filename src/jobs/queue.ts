@@ -14,7 +14,14 @@ export interface Job {
 }
 
 /** Runs one kind of job. Handlers are idempotent: a job may run again after a crash. */
-export type JobHandler = (job: Job, ctx: { heartbeat(): Promise<void> }) => Promise<void>;
+export type JobHandler = (
+  job: Job,
+  ctx: {
+    heartbeat(): Promise<void>;
+    /** Whether the queue is stopping (the server shuts down): a long job may end early, or throw to be retried. */
+    stopping(): boolean;
+  },
+) => Promise<void>;
 
 const MAX_ATTEMPTS = 10;
 /** Backoff after the n-th failure: 2^n seconds, at most an hour. */
@@ -29,7 +36,8 @@ type Db = Kysely<Database> | Transaction<Database>;
 export class JobQueue {
   private readonly handlers = new Map<string, JobHandler>();
   private readonly workerId = randomUUID();
-  private readonly inFlight = new Set<Promise<void>>();
+  /** Claims and the jobs they claimed, in progress in this process; each resolves to whether it ran a job. */
+  private readonly inFlight = new Set<Promise<boolean>>();
   private readonly sleepers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
   private running: Promise<void> | null = null;
   private stopped = true;
@@ -111,7 +119,7 @@ export class JobQueue {
     const beat = setInterval(() => void heartbeat().catch(() => undefined), Math.max(100, this.leaseMs / 3));
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
-      await handler(job, { heartbeat });
+      await handler(job, { heartbeat, stopping: () => this.stopped });
       clearInterval(beat);
       await this.db.deleteFrom('jobs').where('id', '=', job.id).execute();
     } catch (err) {
@@ -145,16 +153,24 @@ export class JobQueue {
   async drain(): Promise<number> {
     let n = 0;
     for (;;) {
-      const job = await this.claim();
-      if (job) {
-        const run = this.runOne(job);
-        this.inFlight.add(run);
-        await run.finally(() => this.inFlight.delete(run));
+      // A claim is in flight from before it reaches the database: another drain that finds nothing due then
+      // waits for it (and for what its job enqueues) instead of returning while a claimed job is not yet running.
+      const step = this.claim().then(async (job) => {
+        if (job) await this.runOne(job);
+        return job !== null;
+      });
+      this.inFlight.add(step);
+      const ran = await step.finally(() => this.inFlight.delete(step));
+      if (ran) {
         n++;
         continue;
       }
+      // Nothing due now: wait for the other workers' claims and jobs in progress. Only a job that ran can have
+      // enqueued another; when they all found nothing, neither will this (and returning then is what ends a round
+      // of several workers, which would otherwise wait on each other's empty claims for ever).
       if (this.inFlight.size === 0) return n;
-      await Promise.allSettled([...this.inFlight]);
+      const others = await Promise.allSettled([...this.inFlight]);
+      if (!others.some((r) => r.status === 'fulfilled' && r.value === true)) return n;
     }
   }
 

@@ -16,13 +16,29 @@ function toSettings(r: Selectable<ProjectApprovalSettingsTable>): ApprovalSettin
   };
 }
 
-function toRule(r: Selectable<Database['approval_rules']>): ApprovalRuleRecord {
+/** A stored approval rule (of a project or a merge request: the same columns) as a record. */
+export function toRule(
+  r: Pick<
+    Selectable<Database['approval_rules']>,
+    'id' | 'name' | 'approvals_required' | 'user_ids' | 'group_ids'
+  >,
+): ApprovalRuleRecord {
   return {
     id: r.id,
     name: r.name,
     approvalsRequired: r.approvals_required,
     userIds: JSON.parse(r.user_ids) as number[],
     groupIds: JSON.parse(r.group_ids) as number[],
+  };
+}
+
+/** The columns a change of a rule sets (only what it names). */
+export function ruleChange(change: Partial<Omit<ApprovalRuleRecord, 'id'>>) {
+  return {
+    ...(change.name !== undefined && { name: change.name }),
+    ...(change.approvalsRequired !== undefined && { approvals_required: change.approvalsRequired }),
+    ...(change.userIds !== undefined && { user_ids: JSON.stringify(change.userIds) }),
+    ...(change.groupIds !== undefined && { group_ids: JSON.stringify(change.groupIds) }),
   };
 }
 
@@ -114,16 +130,7 @@ export class ApprovalsRepository {
   }
 
   async updateRule(id: number, change: Partial<Omit<ApprovalRuleRecord, 'id'>>): Promise<void> {
-    await this.db
-      .updateTable('approval_rules')
-      .set({
-        ...(change.name !== undefined && { name: change.name }),
-        ...(change.approvalsRequired !== undefined && { approvals_required: change.approvalsRequired }),
-        ...(change.userIds !== undefined && { user_ids: JSON.stringify(change.userIds) }),
-        ...(change.groupIds !== undefined && { group_ids: JSON.stringify(change.groupIds) }),
-      })
-      .where('id', '=', id)
-      .execute();
+    await this.db.updateTable('approval_rules').set(ruleChange(change)).where('id', '=', id).execute();
   }
 
   async deleteRule(id: number): Promise<void> {

@@ -5,7 +5,8 @@ import type { AppContext } from '../context.js';
 const Params = Type.Object({ id: Type.String() });
 const RuleParams = Type.Object({ id: Type.String(), approval_rule_id: Type.Integer() });
 const LicenseParams = Type.Object({ id: Type.String(), managed_license_id: Type.String() });
-const RuleBody = {
+/** The fields of an approval rule's body (a project's or a merge request's). */
+export const RuleBody = {
   approvals_required: Type.Integer({ minimum: 0 }),
   user_ids: Type.Optional(Type.Array(Type.Integer())),
   group_ids: Type.Optional(Type.Array(Type.Integer())),

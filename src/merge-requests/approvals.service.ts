@@ -60,6 +60,11 @@ export class ApprovalsService {
     return Promise.all((await this.repo.rules(projectId)).map((r) => this.toRule(r)));
   }
 
+  /** A project's approval rules as stored (merge requests copy them when their rules are first changed). */
+  recordsOf(projectId: number): Promise<ApprovalRuleRecord[]> {
+    return this.repo.rules(projectId);
+  }
+
   async rules(actor: User | null, idOrPath: string): Promise<ApprovalRule[]> {
     const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
     return Promise.all((await this.repo.rules(project.id)).map((r) => this.toRule(r)));
@@ -155,11 +160,18 @@ export class ApprovalsService {
   }
 
   private async validateRule(projectId: number, input: ApprovalRuleInput, id: number | null): Promise<void> {
+    await this.validateRuleInput(input, async (name) => this.repo.ruleNameTaken(projectId, name, id));
+  }
+
+  /** 400 naming each bad field: a blank or taken name, users or groups that do not exist. */
+  async validateRuleInput(
+    input: ApprovalRuleInput,
+    nameTaken: (name: string) => Promise<boolean>,
+  ): Promise<void> {
     const errors: Record<string, string[]> = {};
     if (input.name !== undefined) {
       if (!input.name.trim()) errors.name = ["can't be blank"];
-      else if (await this.repo.ruleNameTaken(projectId, input.name.trim(), id))
-        errors.name = ['has already been taken'];
+      else if (await nameTaken(input.name.trim())) errors.name = ['has already been taken'];
     }
     for (const u of input.user_ids ?? []) {
       if (!(await this.users.findById(u))) errors.user_ids = [`user ${u} does not exist`];
@@ -171,7 +183,8 @@ export class ApprovalsService {
     if (Object.keys(errors).length > 0) throw invalidFields(errors);
   }
 
-  private async toRule(r: ApprovalRuleRecord): Promise<ApprovalRule> {
+  /** A stored rule with its users and groups. */
+  async toRule(r: ApprovalRuleRecord): Promise<ApprovalRule> {
     const [users, groups] = await Promise.all([
       Promise.all(r.userIds.map((id) => this.users.findById(id))),
       Promise.all(r.groupIds.map((id) => this.namespaces.findById(id))),
@@ -187,6 +200,6 @@ export class ApprovalsService {
   }
 }
 
-function unique(values: readonly number[] | undefined): number[] {
+export function unique(values: readonly number[] | undefined): number[] {
   return [...new Set(values ?? [])];
 }

@@ -29,6 +29,11 @@ export interface ApprovalRule {
   readonly approvalsRequired: number;
   readonly users: readonly User[];
   readonly groups: readonly Namespace[];
+  /**
+   * For a rule set on a merge request: the project rule it was copied from, and whether it now differs from it
+   * (null: a rule of its own). Undefined for a project rule.
+   */
+  readonly source?: { readonly approvalsRequired: number; readonly overridden: boolean } | null;
 }
 
 export interface ApprovalRuleInput {
@@ -51,4 +56,9 @@ export interface ApprovalRuleRecord {
   readonly approvalsRequired: number;
   readonly userIds: readonly number[];
   readonly groupIds: readonly number[];
+}
+
+/** A rule set on a merge request, and the project rule it was copied from (null: a rule of its own). */
+export interface MergeRequestRuleRecord extends ApprovalRuleRecord {
+  readonly sourceRuleId: number | null;
 }

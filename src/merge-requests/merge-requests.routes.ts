@@ -192,6 +192,50 @@ export function mergeRequestRoutes(
       return commits.map((c) => P.commit(c, project, viewOf(req, url)));
     },
   );
+  app.get(
+    `${path}/:merge_request_iid/versions`,
+    {
+      schema: {
+        tags,
+        summary: 'List the diff versions of a merge request (newest first)',
+        params: IidParams,
+        querystring: PageQuery,
+        response: { 200: Type.Array(E.MergeRequestVersionEntity) },
+      },
+    },
+    async (req, reply) => {
+      const page = pageRequest(req.query);
+      const result = await ctx.mergeRequests.versions(
+        req.actor.user,
+        req.params.id,
+        req.params.merge_request_iid,
+        page,
+      );
+      setPageHeaders(reply, req, url, page, result.total);
+      return result.items.map(P.mergeRequestVersion);
+    },
+  );
+  app.get(
+    `${path}/:merge_request_iid/versions/:version_id`,
+    {
+      schema: {
+        tags,
+        summary: 'A diff version of a merge request with its commits and diffs',
+        params: Type.Object({ ...IidParams.properties, version_id: Type.Integer() }),
+        response: { 200: E.MergeRequestVersionFullEntity },
+      },
+    },
+    async (req) =>
+      P.mergeRequestVersionFull(
+        await ctx.mergeRequests.version(
+          req.actor.user,
+          req.params.id,
+          req.params.merge_request_iid,
+          req.params.version_id,
+        ),
+        viewOf(req, url),
+      ),
+  );
   app.delete(
     `${path}/:merge_request_iid`,
     { schema: { tags, summary: 'Delete a merge request (Owner)', params: IidParams } },

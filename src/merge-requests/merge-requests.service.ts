@@ -9,8 +9,14 @@ import type { ProjectsService } from '../projects/projects.service.js';
 import type { User } from '../users/users.js';
 import type { UsersRepository } from '../users/users.repository.js';
 import { type FileDiff, parseDiff } from './diff.js';
-import { MergeRefusedError, type MergeRequest, type MergeRequestFilter } from './merge-requests.js';
+import {
+  MergeRefusedError,
+  type MergeRequest,
+  type MergeRequestFilter,
+  type MergeRequestVersion,
+} from './merge-requests.js';
 import type { MergeRequestsRepository } from './merge-requests.repository.js';
+import type { MergeRequestVersionsRepository } from './versions.repository.js';
 
 export type DetailedMergeStatus =
   | 'mergeable'
@@ -19,7 +25,8 @@ export type DetailedMergeStatus =
   | 'draft_status'
   | 'checking'
   | 'need_rebase'
-  | 'broken_status';
+  | 'broken_status'
+  | 'not_approved';
 
 /** The commits a merge request's diff is between: merge base, target head (start) and source head. */
 export interface DiffRefs {
@@ -68,6 +75,7 @@ export class MergeRequestsService {
 
   constructor(
     private readonly mrs: MergeRequestsRepository,
+    private readonly versionsRepo: MergeRequestVersionsRepository,
     private readonly projects: ProjectsService,
     private readonly repos: RepositoriesService,
     private readonly users: UsersRepository,
@@ -154,7 +162,10 @@ export class MergeRequestsService {
     const mergeStatus = mergeable ? 'can_be_merged' : 'cannot_be_merged';
     if (mr.draft) return { detailedMergeStatus: 'draft_status', mergeStatus };
     if (!refs) return { detailedMergeStatus: 'broken_status', mergeStatus };
-    return { detailedMergeStatus: mergeable ? 'mergeable' : 'conflict', mergeStatus };
+    if (!mergeable) return { detailedMergeStatus: 'conflict', mergeStatus };
+    // Git could merge it; the merge rules may still refuse it (GitLab checks approvals after the git state).
+    if ((await this.approvalsLeft(p, mr)) > 0) return { detailedMergeStatus: 'not_approved', mergeStatus };
+    return { detailedMergeStatus: 'mergeable', mergeStatus };
   }
 
   private async find(p: Project, iid: number): Promise<MergeRequest> {
@@ -199,6 +210,7 @@ export class MergeRequestsService {
     );
     if (iid === null)
       throw duplicateOpen(await this.mrs.openFor(project.id, input.source_branch, input.target_branch));
+    await this.recordVersion(project, await this.find(project, iid));
     return this.get(actor, String(project.id), iid);
   }
 
@@ -261,6 +273,8 @@ export class MergeRequestsService {
       now,
     );
     if (!updated) throw duplicateOpen(await this.mrs.openFor(project.id, mr.sourceBranch, targetBranch));
+    // A new target (or a reopened request whose branches moved) is a new diff.
+    await this.recordVersion(project, await this.find(project, iid));
     return this.get(actor, String(project.id), iid);
   }
 
@@ -366,16 +380,18 @@ export class MergeRequestsService {
   ): Promise<{ project: Project; commits: Commit[] }> {
     const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
     const refs = await this.diffRefs(project, await this.find(project, iid));
-    if (!refs) return { project, commits: [] };
+    return { project, commits: refs ? await this.commitsBetween(project, refs) : [] };
+  }
+
+  /** The commits of `base..head`, newest first. */
+  private async commitsBetween(project: Project, refs: Omit<DiffRefs, 'startSha'>): Promise<Commit[]> {
     // Fields separated by NUL, records by RS (0x1e): messages may hold any other character.
     const format = ['%H', '%P', '%an', '%ae', '%aI', '%cn', '%ce', '%cI', '%B'].join('%x00');
     const out = await this.repos.git.run(
       ['log', `--format=${format}%x1e`, `${refs.baseSha}..${refs.headSha}`],
-      {
-        cwd: this.path(project),
-      },
+      { cwd: this.path(project) },
     );
-    const commits = out
+    return out
       .split('\x1e')
       .map((r) => r.replace(/^\n/, ''))
       .filter((r) => r !== '')
@@ -395,7 +411,109 @@ export class MergeRequestsService {
           committedDate: cd!,
         };
       });
-    return { project, commits };
+  }
+
+  // Diff versions
+
+  /**
+   * After a push to a project: a new diff version for each of its open merge requests whose source head moved.
+   * Read once: the branch heads (one git call) and the latest version of each open merge request.
+   */
+  async recordVersions(projectId: number): Promise<void> {
+    const project = await this.projects.findById(projectId);
+    if (!project) return;
+    const open = await this.mrs.list(projectId, { state: 'opened' }, { page: 1, perPage: 1000 });
+    if (open.items.length === 0) return;
+    const heads = await this.branchHeads(project);
+    for (const mr of open.items) {
+      const last = await this.versionsRepo.latest(mr.id);
+      if (last?.headSha !== heads.get(mr.sourceBranch)) await this.recordVersion(project, mr);
+    }
+  }
+
+  private async branchHeads(p: Project): Promise<Map<string, string>> {
+    const out = await this.repos.git.run(
+      ['for-each-ref', '--format=%(objectname) %(refname:strip=2)', 'refs/heads'],
+      { cwd: this.path(p) },
+    );
+    return new Map(
+      out
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => [l.slice(l.indexOf(' ') + 1), l.slice(0, l.indexOf(' '))] as const),
+    );
+  }
+
+  /**
+   * Records the merge request's diff as a new version when it differs from the latest one (another head or merge
+   * base). The commits are kept with `refs/keep-around/<sha>` (hidden from clients), so that a version stays
+   * readable after a force push. Nothing is written to a read-only repository (a storage move copies it).
+   */
+  private async recordVersion(p: Project, mr: MergeRequest): Promise<void> {
+    if (mr.state !== 'opened' || p.repositoryReadOnly) return;
+    const refs = await this.diffRefs(p, mr);
+    if (!refs) return;
+    // Concurrent recorders (two pushes, a push and a read) race on the version number: one adds it, the others
+    // read again and find it recorded.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const last = await this.versionsRepo.latest(mr.id);
+      if (last && last.headSha === refs.headSha && last.baseSha === refs.baseSha) return;
+      const cwd = this.path(p);
+      const keep = [...new Set([refs.baseSha, refs.startSha, refs.headSha])];
+      await this.repos.git.run(['update-ref', '--stdin'], {
+        cwd,
+        input: keep.map((sha) => `update refs/keep-around/${sha} ${sha}\n`).join(''),
+      });
+      const [names, patch] = await Promise.all([
+        this.repos.git.run(['diff', '--name-only', '-z', '-M', refs.baseSha, refs.headSha], { cwd }),
+        this.repos.git.run(['diff', '-M', refs.baseSha, refs.headSha], { cwd }),
+      ]);
+      const patchId = patch
+        ? (await this.repos.git.run(['patch-id', '--stable'], { cwd, input: patch })).split(' ')[0] || null
+        : null;
+      const added = await this.versionsRepo.add(
+        {
+          mergeRequestId: mr.id,
+          number: (last?.number ?? 0) + 1,
+          ...refs,
+          realSize: names.split('\0').filter((n) => n !== '').length,
+          patchIdSha: patchId,
+        },
+        this.clock.now().toISOString(),
+      );
+      if (added) return;
+    }
+  }
+
+  /** `GET .../versions`: newest first. Records the current diff first if no push recorded it (older requests). */
+  async versions(
+    actor: User | null,
+    idOrPath: string,
+    iid: number,
+    page: PageRequest,
+  ): Promise<Paged<MergeRequestVersion>> {
+    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
+    const mr = await this.find(project, iid);
+    await this.recordVersion(project, mr);
+    return this.versionsRepo.list(mr.id, page);
+  }
+
+  /** `GET .../versions/:version_id`: the version with its commits and file diffs. */
+  async version(
+    actor: User | null,
+    idOrPath: string,
+    iid: number,
+    versionId: number,
+  ): Promise<{ project: Project; version: MergeRequestVersion; commits: Commit[]; diffs: FileDiff[] }> {
+    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
+    const mr = await this.find(project, iid);
+    const version = await this.versionsRepo.find(mr.id, versionId);
+    if (!version) throw notFound('Merge Request Diff');
+    const [commits, diffs] = await Promise.all([
+      this.commitsBetween(project, version),
+      this.diffBetween(project, version),
+    ]);
+    return { project, version, commits, diffs };
   }
 
   /** Deletes a merge request (GitLab: Owners and admins); its branches and commits stay. */

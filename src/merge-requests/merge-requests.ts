@@ -69,3 +69,24 @@ export class MergeRefusedError extends Error {
     this.name = 'MergeRefusedError';
   }
 }
+
+/**
+ * A diff version of a merge request: the commits its diff was between when it was opened, or after a push moved
+ * its source head (GitLab's merge request diff).
+ */
+export interface MergeRequestVersion {
+  readonly id: number;
+  readonly mergeRequestId: number;
+  /** 1 for the version the merge request was opened with, then one more per version. */
+  readonly number: number;
+  readonly baseSha: string;
+  readonly startSha: string;
+  readonly headSha: string;
+  /** The number of files the diff changes. */
+  readonly realSize: number;
+  /** `git patch-id --stable` of the diff; null for an empty diff. */
+  readonly patchIdSha: string | null;
+  readonly createdAt: string;
+}
+
+export type NewMergeRequestVersion = Omit<MergeRequestVersion, 'id' | 'createdAt'>;

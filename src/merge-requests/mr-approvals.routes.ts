@@ -2,8 +2,10 @@ import { Type } from 'typebox';
 import { type ApiApp, type ApiVersion, viewOf } from '../api/version.js';
 import type { AppContext } from '../context.js';
 import type { User } from '../users/users.js';
+import { RuleBody } from './approvals.routes.js';
 
 const IidParams = Type.Object({ id: Type.String(), merge_request_iid: Type.Integer() });
+const RuleParams = Type.Object({ ...IidParams.properties, approval_rule_id: Type.Integer() });
 
 /** A merge request's approvals: state, approve, unapprove, and the rules that apply to it. */
 export function mergeRequestApprovalRoutes(
@@ -51,7 +53,7 @@ export function mergeRequestApprovalRoutes(
         req.actor.user,
         req.params.id,
         req.params.merge_request_iid,
-        req.body?.sha,
+        { sha: req.body?.sha, password: req.body?.approval_password },
       );
       return reply.status(201).send(P.mergeRequestApprovals(state, viewOf(req, url)));
     },
@@ -101,5 +103,101 @@ export function mergeRequestApprovalRoutes(
       },
     },
     async (req) => (await stateOf(req)).rules.map((r) => P.mergeRequestApprovalRule(r, viewOf(req, url))),
+  );
+
+  app.post(
+    `${path}/approval_rules`,
+    {
+      schema: {
+        tags,
+        summary: "Add an approval rule to a merge request (its rules then replace the project's for it)",
+        params: IidParams,
+        body: Type.Object({
+          name: Type.String(),
+          ...RuleBody,
+          approval_project_rule_id: Type.Optional(Type.Integer()),
+        }),
+        response: { 201: E.MergeRequestApprovalRuleEntity },
+      },
+    },
+    async (req, reply) => {
+      const rule = await ctx.mergeRequestApprovals.createRule(
+        req.actor.user,
+        req.params.id,
+        req.params.merge_request_iid,
+        req.body,
+      );
+      return reply.status(201).send(P.mergeRequestApprovalRule(rule, viewOf(req, url)));
+    },
+  );
+
+  app.get(
+    `${path}/approval_rules/:approval_rule_id`,
+    {
+      schema: {
+        tags,
+        summary: 'One approval rule of a merge request',
+        params: RuleParams,
+        response: { 200: E.MergeRequestApprovalRuleEntity },
+      },
+    },
+    async (req) =>
+      P.mergeRequestApprovalRule(
+        await ctx.mergeRequestApprovals.rule(
+          req.actor.user,
+          req.params.id,
+          req.params.merge_request_iid,
+          req.params.approval_rule_id,
+        ),
+        viewOf(req, url),
+      ),
+  );
+
+  app.put(
+    `${path}/approval_rules/:approval_rule_id`,
+    {
+      schema: {
+        tags,
+        summary: 'Change an approval rule of a merge request',
+        params: RuleParams,
+        body: Type.Object({
+          name: Type.Optional(Type.String()),
+          ...RuleBody,
+          approvals_required: Type.Optional(RuleBody.approvals_required),
+        }),
+        response: { 200: E.MergeRequestApprovalRuleEntity },
+      },
+    },
+    async (req) =>
+      P.mergeRequestApprovalRule(
+        await ctx.mergeRequestApprovals.updateRule(
+          req.actor.user,
+          req.params.id,
+          req.params.merge_request_iid,
+          req.params.approval_rule_id,
+          req.body,
+        ),
+        viewOf(req, url),
+      ),
+  );
+
+  app.delete(
+    `${path}/approval_rules/:approval_rule_id`,
+    {
+      schema: {
+        tags,
+        summary: 'Remove an approval rule from a merge request',
+        params: RuleParams,
+      },
+    },
+    async (req, reply) => {
+      await ctx.mergeRequestApprovals.deleteRule(
+        req.actor.user,
+        req.params.id,
+        req.params.merge_request_iid,
+        req.params.approval_rule_id,
+      );
+      return reply.status(204).send();
+    },
   );
 }

@@ -1,17 +1,27 @@
 import type { Clock } from '../clock.js';
 import type { Tier } from '../config.js';
-import { conflict, notFound, unauthorized } from '../errors.js';
+import { conflict, forbidden, invalidFields, notFound, unauthorized } from '../errors.js';
 import { AccessLevel } from '../members/members.js';
 import type { MembersRepository } from '../members/members.repository.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { User } from '../users/users.js';
 import type { UsersRepository } from '../users/users.repository.js';
-import type { ApprovalRule, ApprovalSettings } from './approvals.js';
-import type { ApprovalsService } from './approvals.service.js';
+import type { UsersService } from '../users/users.service.js';
+import type {
+  ApprovalRule,
+  ApprovalRuleInput,
+  ApprovalRuleRecord,
+  ApprovalSettings,
+  MergeRequestRuleRecord,
+} from './approvals.js';
+import { type ApprovalsService, unique } from './approvals.service.js';
 import type { MergeRequest } from './merge-requests.js';
 import type { MergeRequestsService, MergeRequestView } from './merge-requests.service.js';
-import type { MergeRequestApprovalsRepository } from './mr-approvals.repository.js';
+import type {
+  MergeRequestApprovalsRepository,
+  MergeRequestRulesRepository,
+} from './mr-approvals.repository.js';
 
 /** One approval rule as it stands on a merge request. */
 export interface RuleState {
@@ -30,6 +40,8 @@ export interface ApprovalState {
   readonly approvalsLeft: number;
   readonly approved: boolean;
   readonly rules: readonly RuleState[];
+  /** The merge request's own rules apply, not the project's. */
+  readonly rulesOverwritten: boolean;
   readonly userHasApproved: boolean;
   readonly userCanApprove: boolean;
   readonly requirePasswordToApprove: boolean;
@@ -43,11 +55,13 @@ export interface ApprovalState {
 export class MergeRequestApprovalsService {
   constructor(
     private readonly repo: MergeRequestApprovalsRepository,
+    private readonly rulesRepo: MergeRequestRulesRepository,
     private readonly mergeRequests: MergeRequestsService,
     private readonly projects: ProjectsService,
     private readonly approvals: ApprovalsService,
     private readonly members: MembersRepository,
     private readonly users: UsersRepository,
+    private readonly passwords: Pick<UsersService, 'checkPassword'>,
     private readonly tier: Tier,
     private readonly clock: Clock,
   ) {
@@ -61,14 +75,26 @@ export class MergeRequestApprovalsService {
     return { mergeRequest: mr, ...(await this.compute(mr.project, mr, actor, level)) };
   }
 
-  /** `POST .../approve`: 401 when the caller may not approve (again), 409 when `sha` is not the source head. */
-  async approve(actor: User | null, idOrPath: string, iid: number, sha?: string): Promise<ApprovalState> {
+  /**
+   * `POST .../approve`: 401 when the caller may not approve (again), or when the project requires the password to
+   * approve and `password` is not the caller's (a wrong one counts as a failed sign-in, towards the lockout);
+   * 409 when `sha` is not the source head.
+   */
+  async approve(
+    actor: User | null,
+    idOrPath: string,
+    iid: number,
+    input: { sha?: string; password?: string } = {},
+  ): Promise<ApprovalState> {
     if (!actor) throw unauthorized();
+    const { sha, password } = input;
     const before = await this.state(actor, idOrPath, iid);
     if (!before.userCanApprove) throw unauthorized();
-    // svc keeps no second factor for approvals: a project that requires the password cannot be approved through
-    // the API until it does (GitLab answers 401 to a wrong or missing password too).
-    if (before.requirePasswordToApprove) throw unauthorized();
+    if (
+      before.requirePasswordToApprove &&
+      (!password || (await this.passwords.checkPassword(actor.username, password))?.id !== actor.id)
+    )
+      throw unauthorized();
     const head = before.mergeRequest.diffRefs?.headSha;
     if (sha !== undefined && sha !== head)
       throw conflict(`SHA does not match HEAD of source branch: ${head ?? 'none'}`);
@@ -90,9 +116,9 @@ export class MergeRequestApprovalsService {
     actor: User | null,
     level: number,
   ): Promise<Omit<ApprovalState, 'mergeRequest'>> {
-    const [settings, rules, given] = await Promise.all([
+    const [settings, { rules, overwritten }, given] = await Promise.all([
       this.approvals.settingsOf(project.id),
-      this.approvals.rulesOf(project.id),
+      this.appliedRules(project.id, mr.id),
       this.repo.list(mr.id),
     ]);
     const approvers = await Promise.all(given.map((a) => this.users.findById(a.userId)));
@@ -115,11 +141,164 @@ export class MergeRequestApprovalsService {
       approvalsLeft,
       approved: approvalsLeft === 0,
       rules: ruleStates,
+      rulesOverwritten: overwritten,
       userHasApproved,
       userCanApprove:
         actor !== null && !userHasApproved && canApprove(actor, level, mr, settings, ruleStates),
       requirePasswordToApprove: settings.require_password_to_approve,
     };
+  }
+
+  /** The rules that apply to a merge request: its own once they were changed on it, else its project's. */
+  private async appliedRules(
+    projectId: number,
+    mergeRequestId: number,
+  ): Promise<{ rules: ApprovalRule[]; overwritten: boolean }> {
+    if (!(await this.rulesRepo.overwritten(mergeRequestId)))
+      return { rules: await this.approvals.rulesOf(projectId), overwritten: false };
+    const [own, projectRules] = await Promise.all([
+      this.rulesRepo.rules(mergeRequestId),
+      this.approvals.recordsOf(projectId),
+    ]);
+    const sources = new Map(projectRules.map((r) => [r.id, r]));
+    const rules = await Promise.all(
+      own.map(async (r) => {
+        const from = r.sourceRuleId === null ? undefined : sources.get(r.sourceRuleId);
+        return {
+          ...(await this.approvals.toRule(r)),
+          source: from ? { approvalsRequired: from.approvalsRequired, overridden: differs(r, from) } : null,
+        };
+      }),
+    );
+    return { rules, overwritten: true };
+  }
+
+  // Rules set on a merge request (`POST/PUT/DELETE .../merge_requests/:iid/approval_rules`)
+
+  /**
+   * GitLab's `update_approvers`: Developers and above, on a merge request not yet merged, in a project that lets
+   * merge requests override its rules (403 otherwise). Checks only: nothing is written.
+   */
+  private async editable(actor: User | null, idOrPath: string, iid: number) {
+    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Developer);
+    const mr = await this.mergeRequests.get(actor, String(project.id), iid);
+    const settings = await this.approvals.settingsOf(project.id);
+    if (mr.state === 'merged' || settings.disable_overriding_approvers_per_merge_request) throw forbidden();
+    const applied = await this.appliedRules(project.id, mr.id);
+    return { project, mr, applied };
+  }
+
+  /** Gives the merge request its own rules (copies of the project's) if it has none yet. */
+  private async overwrite(mr: MergeRequest, projectId: number): Promise<MergeRequestRuleRecord[]> {
+    await this.rulesRepo.overwrite(
+      mr.id,
+      await this.approvals.recordsOf(projectId),
+      this.clock.now().toISOString(),
+    );
+    return this.rulesRepo.rules(mr.id);
+  }
+
+  private async ruleOf(actor: User | null, idOrPath: string, iid: number, id: number): Promise<RuleState> {
+    const state = await this.state(actor, idOrPath, iid);
+    const rule = state.rules.find((r) => r.rule.id === id);
+    if (!rule) throw notFound('Approval Rule');
+    return rule;
+  }
+
+  /**
+   * A rule the merge request's id `id` names: one of its own once overwritten, else the project rule of that id
+   * (whose copy is then changed). 404 when there is none.
+   */
+  private async target(
+    mr: MergeRequest,
+    projectId: number,
+    applied: { rules: readonly ApprovalRule[]; overwritten: boolean },
+    id: number,
+  ): Promise<MergeRequestRuleRecord> {
+    if (!applied.rules.some((r) => r.id === id)) throw notFound('Approval Rule');
+    const own = await this.overwrite(mr, projectId);
+    const rule = own.find((r) => (applied.overwritten ? r.id === id : r.sourceRuleId === id));
+    if (!rule) throw notFound('Approval Rule');
+    return rule;
+  }
+
+  async createRule(
+    actor: User | null,
+    idOrPath: string,
+    iid: number,
+    input: ApprovalRuleInput & {
+      name: string;
+      approvals_required: number;
+      approval_project_rule_id?: number;
+    },
+  ): Promise<RuleState> {
+    const { project, mr, applied } = await this.editable(actor, idOrPath, iid);
+    // GitLab: with `approval_project_rule_id`, the project rule's name, users and groups are copied; only
+    // `approvals_required` is the caller's.
+    const sourceId = input.approval_project_rule_id;
+    const source =
+      sourceId === undefined
+        ? null
+        : (await this.approvals.recordsOf(project.id)).find((r) => r.id === sourceId);
+    if (source === undefined) throw invalidFields({ approval_project_rule_id: ['is invalid'] });
+    const rule = source
+      ? { ...source, approvals_required: input.approvals_required }
+      : {
+          ...input,
+          name: input.name.trim(),
+          userIds: unique(input.user_ids),
+          groupIds: unique(input.group_ids),
+        };
+    await this.approvals.validateRuleInput({ ...input, name: rule.name }, async (n) =>
+      applied.rules.some((r) => r.name === n),
+    );
+    await this.overwrite(mr, project.id);
+    const created = await this.rulesRepo.insert(
+      mr.id,
+      {
+        name: rule.name,
+        approvalsRequired: input.approvals_required,
+        userIds: rule.userIds,
+        groupIds: rule.groupIds,
+        sourceRuleId: source?.id ?? null,
+      },
+      this.clock.now().toISOString(),
+    );
+    if (!created) throw invalidFields({ name: ['has already been taken'] });
+    return this.ruleOf(actor, String(project.id), iid, created.id);
+  }
+
+  /** One rule that applies to the merge request (`GET .../approval_rules/:approval_rule_id`). */
+  async rule(actor: User | null, idOrPath: string, iid: number, id: number): Promise<RuleState> {
+    return this.ruleOf(actor, idOrPath, iid, id);
+  }
+
+  async updateRule(
+    actor: User | null,
+    idOrPath: string,
+    iid: number,
+    id: number,
+    input: ApprovalRuleInput,
+  ): Promise<RuleState> {
+    const { project, mr, applied } = await this.editable(actor, idOrPath, iid);
+    const current = applied.rules.find((r) => r.id === id);
+    await this.approvals.validateRuleInput(input, async (n) =>
+      applied.rules.some((r) => r.name === n && r !== current),
+    );
+    const rule = await this.target(mr, project.id, applied, id);
+    const changed = await this.rulesRepo.update(mr.id, rule.id, {
+      ...(input.name !== undefined && { name: input.name.trim() }),
+      ...(input.approvals_required !== undefined && { approvalsRequired: input.approvals_required }),
+      ...(input.user_ids !== undefined && { userIds: unique(input.user_ids) }),
+      ...(input.group_ids !== undefined && { groupIds: unique(input.group_ids) }),
+    });
+    if (!changed) throw invalidFields({ name: ['has already been taken'] });
+    return this.ruleOf(actor, String(project.id), iid, rule.id);
+  }
+
+  async deleteRule(actor: User | null, idOrPath: string, iid: number, id: number): Promise<void> {
+    const { project, mr, applied } = await this.editable(actor, idOrPath, iid);
+    await this.rulesRepo.delete(mr.id, (await this.target(mr, project.id, applied, id)).id);
   }
 
   private async ruleState(
@@ -140,6 +319,17 @@ export class MergeRequestApprovalsService {
     const by = approvedBy.map((a) => a.user).filter((u) => eligibleIds.has(u.id) && approvedIds.has(u.id));
     return { rule, eligible, approvedBy: by, approved: by.length >= rule.approvalsRequired };
   }
+}
+
+/** Whether a merge request's copy of a project rule no longer matches it. */
+function differs(own: ApprovalRuleRecord, source: ApprovalRuleRecord): boolean {
+  const same = (a: readonly number[], b: readonly number[]) =>
+    a.length === b.length && [...a].sort().join() === [...b].sort().join();
+  return (
+    own.approvalsRequired !== source.approvalsRequired ||
+    !same(own.userIds, source.userIds) ||
+    !same(own.groupIds, source.groupIds)
+  );
 }
 
 /**

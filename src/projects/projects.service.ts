@@ -62,7 +62,7 @@ export type StoragePicker = () => Promise<string>;
 
 /** Projects: creation in user or group namespaces, lookup by id or path, visibility and roles. */
 export class ProjectsService {
-  private readonly listeners: (() => void)[] = [];
+  private readonly listeners: (() => void | Promise<void>)[] = [];
 
   constructor(
     private readonly projects: ProjectsRepository,
@@ -101,6 +101,11 @@ export class ProjectsService {
       throw forbidden();
     }
     return access;
+  }
+
+  /** A project by id for work the system does on its own (after a push), with no caller to check. */
+  async findById(id: number): Promise<Project | null> {
+    return this.projects.findById(id);
   }
 
   /** A project by full path for the alert notify endpoints, which authenticate with the integration key. */
@@ -258,19 +263,19 @@ export class ProjectsService {
   }
 
   /** Registers a function called after any project changes (caches of project data clear themselves). */
-  onChange(fn: () => void): void {
+  onChange(fn: () => void | Promise<void>): void {
     this.listeners.push(fn);
   }
 
-  private changed(): void {
-    for (const fn of this.listeners) fn();
+  private async changed(): Promise<void> {
+    await Promise.all(this.listeners.map((fn) => fn()));
   }
 
   async update(actor: User | null, idOrPath: string, input: UpdateProjectInput): Promise<Project> {
     const { project } = await this.findWithLevel(actor, idOrPath, AccessLevel.Maintainer);
     await this.validate(project.namespace.id, { name: input.name, path: input.path }, project.id);
     await this.projects.update(project.id, input, this.clock.now().toISOString());
-    this.changed();
+    await this.changed();
     return (await this.projects.findById(project.id))!;
   }
 
@@ -280,7 +285,7 @@ export class ProjectsService {
     await this.members.deleteSource({ type: 'project', id: project.id });
     await this.projects.delete(project.id);
     await this.repos.remove('project', project.id, project.repositoryStorage);
-    this.changed();
+    await this.changed();
   }
 
   /** The caller's standing for the project members API. */

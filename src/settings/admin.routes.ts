@@ -3,9 +3,8 @@ import { requireUser } from '../api/auth.js';
 import type { ApiApp, ApiVersion } from '../api/version.js';
 import type { AppContext } from '../context.js';
 import { notFound, paramError } from '../errors.js';
+import { packageVersion } from '../package-version.js';
 import { formatRelease } from '../versioning/release.js';
-
-const PACKAGE_VERSION = '0.1.0';
 
 /** `/version`, application settings and feature flags. */
 export function adminRoutes(
@@ -31,7 +30,7 @@ export function adminRoutes(
       const release = formatRelease(ctx.release);
       return {
         version: `${release}.0`,
-        revision: `svc-${PACKAGE_VERSION}`,
+        revision: `svc-${packageVersion()}`,
         release,
         enterprise: ctx.config.tier !== 'free',
         kas: { enabled: false, externalUrl: null, externalK8sProxyUrl: null, version: null },

@@ -120,9 +120,29 @@ export class SettingsService {
     private readonly repo: SettingsRepository,
     private readonly defaults: Readonly<ApplicationSettings>,
     private readonly clock: Clock,
+    cacheTtlMs = CACHE_MS,
   ) {
-    this.settingsCache = new TtlCache(clock, CACHE_MS);
-    this.flagCache = new TtlCache(clock, CACHE_MS);
+    this.settingsCache = new TtlCache(clock, cacheTtlMs);
+    this.flagCache = new TtlCache(clock, cacheTtlMs);
+  }
+
+  private readonly listeners: ((what: 'settings' | 'flags') => void | Promise<void>)[] = [];
+
+  /** Registers a function called after settings or flags change (other processes' caches clear through it). */
+  onChange(fn: (what: 'settings' | 'flags') => void | Promise<void>): void {
+    this.listeners.push(fn);
+  }
+
+  private async changed(what: 'settings' | 'flags'): Promise<void> {
+    if (what === 'settings') this.settingsCache.clear();
+    else this.flagCache.clear();
+    await Promise.all(this.listeners.map((fn) => fn(what)));
+  }
+
+  /** Forgets cached settings or flags (they changed in another process). */
+  invalidate(what: 'settings' | 'flags'): void {
+    if (what === 'settings') this.settingsCache.clear();
+    else this.flagCache.clear();
   }
 
   /** The settings (cached briefly; see CACHE_MS). */
@@ -162,7 +182,7 @@ export class SettingsService {
     }
     if (Object.keys(errors).length > 0) throw invalidFields(errors);
     if (Object.keys(changes).length > 0) await this.repo.put(changes);
-    this.settingsCache.clear();
+    await this.changed('settings');
     return this.get();
   }
 
@@ -212,7 +232,7 @@ export class SettingsService {
     this.requireAdmin(actor);
     if (!FEATURE_NAME.test(name)) throw invalidFields({ name: ['is invalid'] });
     await this.repo.setGate(name, projectId, enabled, this.clock.now().toISOString());
-    this.flagCache.clear();
+    await this.changed('flags');
     const [f] = await this.repo.features(name);
     return f!;
   }
@@ -221,7 +241,7 @@ export class SettingsService {
     this.requireAdmin(actor);
     if ((await this.repo.features(name)).length === 0) throw notFound('Feature');
     await this.repo.deleteFeature(name);
-    this.flagCache.clear();
+    await this.changed('flags');
   }
 
   /**

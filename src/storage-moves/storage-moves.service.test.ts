@@ -1,3 +1,4 @@
+import { chmod, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TestClock } from '../../test/helpers/clock.js';
@@ -32,6 +33,31 @@ class WatchedGit extends Git {
   override async remove(path: string): Promise<void> {
     await this.onRemove();
     return super.remove(path);
+  }
+}
+
+/**
+ * A git whose copy gets one byte flipped after it was written (a bad disk, a torn write): in the largest file
+ * under `objects/` whose name matches `which`.
+ */
+class CorruptingGit extends Git {
+  constructor(private readonly which: RegExp) {
+    super();
+  }
+  override async mirror(source: string, target: string): Promise<void> {
+    await super.mirror(source, target);
+    const dir = join(target, 'objects');
+    const files = (await readdir(dir, { recursive: true }))
+      .map((f) => join(dir, f))
+      .filter((f) => this.which.test(f));
+    const sized = await Promise.all(files.map(async (f) => ({ f, s: await stat(f) })));
+    const victim = sized.filter((x) => x.s.isFile()).sort((x, y) => y.s.size - x.s.size)[0];
+    if (!victim) throw new Error(`no file matching ${this.which} in the copy`);
+    const bytes = await readFile(victim.f);
+    const at = Math.floor(bytes.length / 2);
+    bytes[at] = bytes[at]! ^ 0x01;
+    await chmod(victim.f, 0o600);
+    await writeFile(victim.f, bytes);
   }
 }
 
@@ -219,6 +245,35 @@ describe.each(await databases())('storage move states and job (%s)', (kind) => {
     expect(after.errorMessage).toMatch(/checksum mismatch/);
     expect(await f.project()).toEqual({ storage: 'a', readOnly: false });
     expect([await f.file('a'), await f.file('b')]).toEqual(['data', null]);
+  });
+
+  it.each([
+    ['a pack', /\.pack$/],
+    ['a pack index', /\.idx$/],
+    ['a loose object', /objects\/[0-9a-f]{2}\/[0-9a-f]+$/],
+  ])('-> failed when one byte of %s in the copy is corrupt: source kept, intact and writable', async (_, which) => {
+    const f = await fixture(null, new CorruptingGit(which));
+    // Two commits: one packed, one loose.
+    await f.git.run(['repack', '-a', '-d', '-q'], { cwd: f.path('a') });
+    await f.git.commitFile(f.path('a'), 'main', { name: 'g.txt', content: 'loose' }, 'second', AUTHOR);
+    const before = await f.git.checksum(f.path('a'));
+    const move = await f.service.schedule(ADMIN, 'project', 1, 'b');
+    await f.jobs.drain();
+    const after = await f.service.get(ADMIN, 'project', move.id);
+    expect(after.state).toBe('failed');
+    expect(after.errorMessage).toMatch(/differs from the source's in the copy/);
+    expect(await f.project()).toEqual({ storage: 'a', readOnly: false });
+    expect(await f.git.exists(f.path('b'))).toBe(false);
+    // The source: same refs, every object sound, and it takes a new commit.
+    expect(await f.git.checksum(f.path('a'))).toBe(before);
+    await f.git.fsck(f.path('a'));
+    await f.git.commitFile(f.path('a'), 'main', { name: 'h.txt', content: 'after' }, 'third', AUTHOR);
+    const show = async (rev: string) => (await f.git.run(['show', rev], { cwd: f.path('a') })).trim();
+    expect([await show('main~2:f.txt'), await show('main~1:g.txt'), await show('main:h.txt')]).toEqual([
+      'data',
+      'loose',
+      'after',
+    ]);
   });
 
   it('-> cleanup failed: the source changed after it was copied, so it is kept', async () => {

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import { PushTracker } from '../cluster/push-tracker.js';
 import type { Offering, Tier } from '../config.js';
 import { AppError, badRequest, forbidden, notFound, paramError, unauthorized } from '../errors.js';
 import type { RepositoriesService } from '../git/repositories.service.js';
@@ -27,7 +28,7 @@ const BEFORE_SWITCH: readonly MoveState[] = ['initial', 'scheduled', 'started'];
 
 /**
  * Schedules and runs repository storage moves (admin only). A move is a durable job: copy, verify the ref
- * checksum and fsck, switch the container's storage in one transaction, then delete the source. The source is
+ * checksum and the copied objects (Git.verifyCopy), switch the container's storage in one transaction, then delete the source. The source is
  * never deleted before the switch, nor when source and destination are the same directory.
  */
 export class StorageMovesService {
@@ -43,6 +44,8 @@ export class StorageMovesService {
     private readonly moved: (type: ContainerType, id: number) => Promise<void> = async () => undefined,
     /** How long a move waits for pushes in progress before it fails. */
     private readonly pushWaitMs = 30_000,
+    /** Pushes in progress (on every process when shared): a move waits for them before it copies. */
+    private readonly pushes: PushTracker = new PushTracker(null, false),
   ) {
     jobs.register(MOVE_JOB, async (job) => this.run((job.payload as { moveId: number }).moveId));
   }
@@ -209,6 +212,8 @@ export class StorageMovesService {
     const target = this.repos.path(type, id, dst);
     const same = await this.repos.sameDirectory(src, dst);
     const now = () => this.clock.now().toISOString();
+    // The ref checksum source and copy had when the copy was verified (unknown when an earlier run copied).
+    let copied: string | null = null;
 
     if (move.state !== 'replicated') {
       // Another run of this move (a lease that expired) may have ended or switched it meanwhile: then it owns it.
@@ -229,13 +234,15 @@ export class StorageMovesService {
       if (!(await this.repos.git.exists(source)))
         return fail(`the source repository is missing at ${source}`);
       // GitLab waits about 30 s for pushes in progress, then fails the move and makes the repository writable.
-      if (!(await this.repos.waitForWrites(source, this.pushWaitMs)))
+      if (!(await this.pushes.waitForNone(`${type}:${id}`, this.pushWaitMs)))
         return fail(`Timeout waiting for ${type} repository pushes`);
       try {
         await this.repos.git.mirror(source, target);
         const [a, b] = await Promise.all([this.repos.git.checksum(source), this.repos.git.checksum(target)]);
         if (a !== b) throw new Error(`checksum mismatch: source ${a}, destination ${b}`);
-        await this.repos.git.fsck(target);
+        copied = a;
+        // The copy's objects are the source's, intact (git's pack checksums, loose objects byte for byte).
+        await this.repos.git.verifyCopy(source, target);
       } catch (err) {
         return fail(`copy failed: ${err instanceof Error ? err.message : String(err)}`);
       }
@@ -258,10 +265,11 @@ export class StorageMovesService {
     if (same) return this.repo.setState(moveId, 'finished', null, now());
     try {
       // A push that began before the move was scheduled (in another process) could still have landed on the
-      // source after the verified copy: then the source is kept, not deleted, and the move says so.
+      // source after the verified copy: then the source is kept, not deleted, and the move says so. (Compared
+      // with the copy as verified: the destination is live now and may already have taken new pushes.)
       if (
         (await this.repos.git.exists(source)) &&
-        (await this.repos.git.checksum(source)) !== (await this.repos.git.checksum(target))
+        (await this.repos.git.checksum(source)) !== (copied ?? (await this.repos.git.checksum(target)))
       ) {
         return await this.repo.setState(
           moveId,

@@ -1,3 +1,4 @@
+import type { RateCounter } from '../cluster/rate-counter.js';
 import { normaliseAddress } from '../ip-allowlist.js';
 
 /** Most client addresses tracked at once; past it the oldest entries are dropped (memory stays bounded). */
@@ -65,5 +66,36 @@ export class SignInLimiter {
       if (this.windows.size < this.capacity) break;
       this.windows.delete(key);
     }
+  }
+}
+
+/** The per-address guard as UsersService uses it: in memory (`SignInLimiter`) or shared (`SharedSignInLimiter`). */
+export interface AddressLimiter {
+  retryAfter(address: string | undefined): number | Promise<number>;
+  fail(address: string | undefined): void | Promise<void>;
+}
+
+/**
+ * The same guard counted in the database (several processes: a client's failures count on whichever process they
+ * reach). Windows are fixed windows of the counter, which holds nothing in memory.
+ */
+export class SharedSignInLimiter implements AddressLimiter {
+  constructor(
+    private readonly rates: RateCounter,
+    private readonly max: number,
+    private readonly windowMs: number,
+  ) {}
+
+  retryAfter(address: string | undefined): Promise<number> {
+    return this.rates.check(`sign-in:${SignInLimiter.keyOf(address)}`, this.max);
+  }
+
+  async fail(address: string | undefined): Promise<void> {
+    await this.rates.hit(
+      `sign-in:${SignInLimiter.keyOf(address)}`,
+      1,
+      this.max,
+      Math.max(1, Math.round(this.windowMs / 1000)),
+    );
   }
 }

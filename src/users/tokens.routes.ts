@@ -4,7 +4,7 @@ import { requireAdmin, requireUser } from '../api/auth.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../api/pagination.js';
 import type { ApiApp, ApiVersion } from '../api/version.js';
 import type { AppContext } from '../context.js';
-import { paramError } from '../errors.js';
+import { forbidden, paramError } from '../errors.js';
 import { type PersonalAccessToken, TOKEN_SCOPES } from './users.js';
 
 const Id = Type.Object({ id: Type.Integer() });
@@ -37,6 +37,43 @@ export function tokenRoutes(
     async (req, reply) => {
       const admin = requireAdmin(req);
       const t = await ctx.users.createToken(admin, req.params.user_id, {
+        name: req.body.name,
+        scopes: req.body.scopes,
+        expiresAt: req.body.expires_at ?? null,
+      });
+      return reply.status(201).send(P.token(t, ctx.clock.now()));
+    },
+  );
+
+  app.post(
+    '/user/personal_access_tokens',
+    {
+      schema: {
+        tags: ttags,
+        summary: 'Create a personal access token for yourself (from a signed-in session)',
+        body: Type.Object({
+          name: Type.String(),
+          description: Type.Optional(Type.String()),
+          scopes: Type.Array(Type.Union(TOKEN_SCOPES.map((s) => Type.Literal(s))), { minItems: 1 }),
+          expires_at: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+        }),
+        response: { 201: E.Token },
+      },
+    },
+    async (req, reply) => {
+      const user = requireUser(req);
+      // GitLab 16.5+ has this endpoint but lets a token mint only `k8s_proxy` tokens (a leaked token must not
+      // breed tokens that outlive it), and svc has no `k8s_proxy`: here a token is refused, a signed-in session
+      // (the UI's, with its CSRF token, as GitLab's own settings page) may choose any scope.
+      if (req.actor.via !== 'session') {
+        throw forbidden(
+          'Create your own tokens from a signed-in session (the web UI); with a token, an administrator uses POST /users/:user_id/personal_access_tokens',
+        );
+      }
+      if ((req.body.scopes as readonly string[]).includes('sudo') && !user.admin) {
+        throw paramError('scopes does not have a valid value: sudo is for administrators only');
+      }
+      const t = await ctx.users.createToken(user, user.id, {
         name: req.body.name,
         scopes: req.body.scopes,
         expiresAt: req.body.expires_at ?? null,

@@ -14,7 +14,7 @@ import type { NamespacesRepository } from '../groups/namespaces.repository.js';
 import type { KeysetRequest, Paged, PageRequest } from '../paging.js';
 import { currentClientAddress } from '../request-context.js';
 import type { SettingsService } from '../settings/settings.service.js';
-import { SignInLimiter } from './sign-in-limiter.js';
+import { type AddressLimiter, SignInLimiter } from './sign-in-limiter.js';
 import {
   type CreatedToken,
   isExpired,
@@ -80,7 +80,7 @@ const LOCKED_MESSAGE = 'Your account is locked.';
 
 /** Users, personal access tokens, sign-in and sessions. */
 export class UsersService {
-  private readonly limiter: SignInLimiter;
+  private readonly limiter: AddressLimiter;
 
   constructor(
     private readonly users: UsersRepository,
@@ -88,10 +88,12 @@ export class UsersService {
     private readonly settings: SettingsService,
     private readonly clock: Clock,
     private readonly limits: SignInLimits = DEFAULT_LIMITS,
+    /** The per-address guard; in this process's memory unless the composition root shares one. */
+    limiter?: AddressLimiter,
   ) {
-    this.limiter = new SignInLimiter(limits.failuresPerAddress, limits.windowMs, () =>
-      this.clock.now().getTime(),
-    );
+    this.limiter =
+      limiter ??
+      new SignInLimiter(limits.failuresPerAddress, limits.windowMs, () => this.clock.now().getTime());
   }
 
   private now(): string {
@@ -138,19 +140,19 @@ export class UsersService {
     password: string,
     address: string | undefined,
   ): Promise<PasswordCheck> {
-    const retryAfter = this.limiter.retryAfter(address);
+    const retryAfter = await this.limiter.retryAfter(address);
     if (retryAfter > 0) return { kind: 'limited', retryAfter };
     const found = await this.users.findByLogin(login);
     if (!found) {
       // Same work as for a real account, so timing does not tell which logins exist.
       await verifyPassword(password, null);
-      this.limiter.fail(address);
+      await this.limiter.fail(address);
       return { kind: 'wrong' };
     }
     const now = this.clock.now();
     if (found.lockedAt !== null) {
       if (now.getTime() - Date.parse(found.lockedAt) < this.limits.lockMs) {
-        this.limiter.fail(address);
+        await this.limiter.fail(address);
         return { kind: 'locked' };
       }
       await this.users.unlockExpired(
@@ -161,7 +163,7 @@ export class UsersService {
     const attempt = await this.users.reserveAttempt(found.user.id);
     if (attempt === null || attempt > this.limits.maxAttempts) {
       if (attempt !== null) await this.users.lock(found.user.id, now.toISOString());
-      this.limiter.fail(address);
+      await this.limiter.fail(address);
       return { kind: 'locked' };
     }
     if (attempt === this.limits.maxAttempts) await this.users.lock(found.user.id, now.toISOString());
@@ -169,7 +171,7 @@ export class UsersService {
       await this.users.clearAttempts(found.user.id);
       return { kind: 'ok', user: found.user };
     }
-    this.limiter.fail(address);
+    await this.limiter.fail(address);
     return attempt >= this.limits.maxAttempts ? { kind: 'locked' } : { kind: 'wrong' };
   }
 
@@ -387,6 +389,8 @@ export class UsersService {
     if (!user) throw notFound('User');
     const errors: Record<string, string[]> = {};
     if (input.name.trim() === '') errors.name = ["can't be blank"];
+    // GitLab's limit (a string column); a name is shown in lists, not a place for megabytes.
+    else if (input.name.length > 255) errors.name = ['is too long (maximum is 255 characters)'];
     if (input.scopes.length === 0) errors.scopes = ["can't be blank"];
     if (input.expiresAt !== null) {
       if (!/^\d{4}-\d{2}-\d{2}$/.test(input.expiresAt) || Number.isNaN(Date.parse(input.expiresAt))) {

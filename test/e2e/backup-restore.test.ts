@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { start } from '../../src/server.js';
@@ -24,6 +24,37 @@ async function serve(env: Record<string, string>) {
   });
   const server = await start(config, { log: false, print: () => undefined });
   return { server, url: server.address, api: http(server.address) };
+}
+
+/**
+ * A copy of a .tar.gz with one byte of its compressed stream flipped. Not every flip changes what the stream
+ * decodes to (about 1 archive in 100 has a harmless byte in the middle, for example in the code lengths of
+ * unused Huffman symbols), so the first position from the middle on that really breaks it is taken.
+ */
+function brokenStream(archive: Buffer): Buffer {
+  const original = gunzipSync(archive);
+  for (let at = Math.floor(archive.length / 2); at < archive.length - 8; at++) {
+    const copy = Buffer.from(archive);
+    copy[at]! ^= 0xff;
+    try {
+      if (!gunzipSync(copy).equals(original)) return copy;
+    } catch {
+      return copy;
+    }
+  }
+  throw new Error('no byte of the archive changes its content');
+}
+
+/** A well-formed .tar.gz like `archive` with one byte of the member `name`'s content changed. */
+function tamperedMember(archive: Buffer, name: string): Buffer {
+  const tar = gunzipSync(archive);
+  for (let header = 0; header + 512 <= tar.length; header += 512) {
+    const field = tar.subarray(header, header + 100);
+    if (field.subarray(0, field.indexOf(0)).toString() !== name) continue;
+    tar[header + 512]! ^= 0xff; // the first byte of its content, which follows its 512-byte header
+    return gzipSync(tar);
+  }
+  throw new Error(`${name} is not in the archive`);
 }
 
 const target = (await postgresAvailable()) ? 'PostgreSQL' : 'SQLite';
@@ -93,6 +124,23 @@ describe(`backup on SQLite, restore into a fresh instance on ${target} with anot
       },
     );
     expect(store.status).toBe(200);
+    const schedules = `/api/v4/projects/${project.body.id}/incident_management/oncall_schedules`;
+    const schedule = await a.api.post(schedules, {
+      token: TOKEN,
+      body: { name: 'Primary', timezone: 'Europe/Berlin' },
+    });
+    const rotation = await a.api.post(`${schedules}/${schedule.body.iid}/rotations`, {
+      token: TOKEN,
+      body: {
+        name: 'Daily',
+        starts_at: '2026-03-27T09:00',
+        length: 1,
+        length_unit: 'days',
+        participants: [{ username: 'root' }],
+      },
+    });
+    expect(rotation.status).toBe(201);
+    const scheduleBefore = (await a.api.get(`${schedules}/${schedule.body.iid}`, { token: TOKEN })).body;
     await a.server.close();
 
     const archive = join(dir, 'backup.tar.gz');
@@ -100,11 +148,14 @@ describe(`backup on SQLite, restore into a fresh instance on ${target} with anot
     expect(created.code, created.stderr).toBe(0);
     expect(created.stdout).toMatch(/wrote .*backup\.tar\.gz: \d+ rows, 3 repositories/);
 
-    // A damaged copy is refused and changes nothing.
-    const damaged = join(dir, 'damaged.tar.gz');
+    // Damaged copies are refused and change nothing: one whose compressed stream is broken (gzip's own check
+    // catches it), and one that is well-formed gzip but has one byte of a repository bundle changed (only the
+    // manifest's checksums can catch that).
     const bytes = readFileSync(archive);
-    bytes[Math.floor(bytes.length / 2)]! ^= 0xff;
-    writeFileSync(damaged, bytes);
+    const damaged = join(dir, 'damaged.tar.gz');
+    writeFileSync(damaged, brokenStream(bytes));
+    const tampered = join(dir, 'tampered.tar.gz');
+    writeFileSync(tampered, tamperedMember(bytes, './repos/project-1.bundle'));
     const envB: Record<string, string> = {
       SVC_DATA_DIR: join(dir, 'b'),
       SVC_STORAGES: `other=${dir}/b-repos`,
@@ -115,8 +166,13 @@ describe(`backup on SQLite, restore into a fresh instance on ${target} with anot
       envB.SVC_DATABASE_URL = pg.url;
     }
     const refused = await svc(['backup', 'restore', damaged], envB, 120_000);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/restore failed, nothing was changed/);
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(refused.stderr).toMatch(/restore failed, nothing was changed: the archive cannot be read/);
+    const mismatch = await svc(['backup', 'restore', tampered], envB, 120_000);
+    expect(mismatch.code, mismatch.stderr).toBe(1);
+    expect(mismatch.stderr).toMatch(
+      /restore failed, nothing was changed: the archive is damaged: repos\/project-1\.bundle does not match its checksum/,
+    );
 
     const restored = await svc(['backup', 'restore', archive], envB, 120_000);
     expect(restored.code, restored.stderr).toBe(0);
@@ -153,6 +209,16 @@ describe(`backup on SQLite, restore into a fresh instance on ${target} with anot
         token: TOKEN,
       });
       expect(errors.body).toEqual([expect.objectContaining({ type: 'TypeError', count: 1, user_count: 1 })]);
+      // On-call schedules with their rotations and participants; the next schedule takes the next iid.
+      // (Users' web_url names the new instance's address.)
+      const scheduleAfter = (await b.api.get(`${schedules}/${schedule.body.iid}`, { token: TOKEN })).body;
+      expect(JSON.stringify(scheduleAfter)).toBe(JSON.stringify(scheduleBefore).replaceAll(a.url, b.url));
+      const onCall = await b.api.get(`${schedules}/${schedule.body.iid}/on_call?at=2026-03-29T07:30:00Z`, {
+        token: TOKEN,
+      });
+      expect(onCall.body.map((u: { username: string }) => u.username)).toEqual(['root']);
+      const second = await b.api.post(schedules, { token: TOKEN, body: { name: 'Second', timezone: 'UTC' } });
+      expect(second.body.iid).toBe(schedule.body.iid + 1);
       // New rows get new ids after the restored ones (sequences moved on).
       const next = await b.api.post('/api/v4/projects', { token: TOKEN, body: { name: 'After restore' } });
       expect(next.status).toBe(201);

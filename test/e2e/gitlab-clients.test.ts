@@ -44,7 +44,7 @@ describe.each(await databases())('GitLab clients from Debian against svc (%s)', 
     const storages = mkdtempSync(join(tmpdir(), 'svc-clients-'));
     s = await startTestServer({
       database,
-      env: { SVC_TIER: 'premium', SVC_STORAGES: `default=${storages}/a` },
+      env: { SVC_TIER: 'premium', SVC_STORAGES: `default=${storages}/a,other=${storages}/b` },
     });
   });
   afterAll(() => s?.stop());

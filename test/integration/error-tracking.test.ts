@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databases } from '../helpers/databases.js';
 import { type FakeSentry, startFakeSentry } from '../helpers/fake-sentry.js';
-import { http } from '../helpers/http.js';
+import { projectWithMembers } from '../helpers/members.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /** A loopback port that was bound and closed again, so that nothing listens on it. */
@@ -28,32 +28,8 @@ describe.each(
   let runs = 0;
 
   async function setup(s: TestServer) {
-    const api = http(s.url);
     const n = ++runs;
-    const p = await api.post('/api/v4/projects', { token: s.rootToken, body: { name: `tracked-${n}` } });
-    const tokens: Record<string, string> = {};
-    for (const [role, level] of Object.entries(LEVELS)) {
-      const u = await api.post('/api/v4/users', {
-        token: s.rootToken,
-        body: {
-          username: `${role}-${n}`,
-          name: role,
-          email: `${role}-${n}@example.com`,
-          password: 'password-123',
-        },
-      });
-      await api.post(`/api/v4/projects/${p.body.id}/members`, {
-        token: s.rootToken,
-        body: { user_id: u.body.id, access_level: level },
-      });
-      tokens[role] = (
-        await api.post(`/api/v4/users/${u.body.id}/personal_access_tokens`, {
-          token: s.rootToken,
-          body: { name: 't', scopes: ['api'] },
-        })
-      ).body.token;
-    }
-    return { api, id: p.body.id as number, path: p.body.path_with_namespace as string, tokens };
+    return projectWithMembers(s, `tracked-${n}`, LEVELS, n);
   }
 
   beforeAll(async () => {

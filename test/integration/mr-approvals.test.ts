@@ -123,8 +123,12 @@ describe.each(await databases())('merge request approvals (%s, Premium)', (datab
       status: 405,
       body: { message: '405 Method Not Allowed' },
     });
-    expect((await api.get(url, as('dev'))).body.state).toBe('opened');
+    expect((await api.get(url, as('dev'))).body).toMatchObject({
+      state: 'opened',
+      detailed_merge_status: 'not_approved',
+    });
     expect((await api.post(`${url}/approve`, as('carol'))).status).toBe(201);
+    expect((await api.get(url, as('dev'))).body.detailed_merge_status).toBe('mergeable');
     expect((await api.get(`${url}/approvals`, as('dev'))).body).toMatchObject({
       approved: true,
       approvals_left: 0,
@@ -172,5 +176,149 @@ describe.each(await databases())('merge request approvals (%s, Premium)', (datab
     // A merged request takes no more approvals.
     expect((await api.post(`${url}/unapprove`, as('bob'))).status).toBe(201);
     expect((await api.post(`${url}/approve`, as('bob'))).status).toBe(401);
+  });
+
+  it('asks for the password to approve when the project requires it (401 when missing or wrong)', async () => {
+    await api.post(`${base()}/approvals`, { ...as('dev'), body: { require_password_to_approve: true } });
+    const mr = await mergeRequest();
+    const url = `${base()}/merge_requests/${mr.iid}`;
+    expect((await api.get(`${url}/approvals`, as('bob'))).body.require_password_to_approve).toBe(true);
+    expect((await api.post(`${url}/approve`, as('bob'))).status).toBe(401);
+    const wrong = await api.post(`${url}/approve`, { ...as('bob'), body: { approval_password: 'nope' } });
+    expect(wrong.status).toBe(401);
+    expect((await api.get(`${url}/approvals`, as('bob'))).body.approved_by).toEqual([]);
+    const right = await api.post(`${url}/approve`, {
+      ...as('bob'),
+      body: { approval_password: 'password-123', sha: mr.sha },
+    });
+    expect(right.status).toBe(201);
+    expect(right.body.approved_by).toMatchObject([{ user: { username: 'bob' } }]);
+    await api.post(`${base()}/approvals`, { ...as('dev'), body: { require_password_to_approve: false } });
+  });
+
+  it("lets a merge request's own rules replace the project's for it, and changes nothing on refusal", async () => {
+    const projectRules = (
+      await api.get<{ id: number; name: string }[]>(`${base()}/approval_rules`, as('dev'))
+    ).body;
+    const carolRule = projectRules.find((r) => r.name === 'Carol')!;
+    const mr = await mergeRequest();
+    const url = `${base()}/merge_requests/${mr.iid}`;
+    expect((await api.get(`${url}/approval_rules`, as('dev'))).body).toMatchObject([
+      { id: carolRule.id, name: 'Carol', overridden: false, source_rule: { approvals_required: 1 } },
+    ]);
+    // Refusals first: a Reporter (403), unknown users (400), no name (400); none overwrites the rules.
+    const rule = { name: 'Bob', approvals_required: 1, user_ids: [ids.bob] };
+    expect((await api.post(`${url}/approval_rules`, { ...as('reporter'), body: rule })).status).toBe(403);
+    expect(
+      (await api.post(`${url}/approval_rules`, { ...as('dev'), body: { ...rule, user_ids: [999_999] } }))
+        .status,
+    ).toBe(400);
+    expect(
+      (await api.post(`${url}/approval_rules`, { ...as('dev'), body: { ...rule, name: 'Carol' } })).body,
+    ).toMatchObject({ message: { name: ['has already been taken'] } });
+    expect(
+      (await api.post(`${url}/approval_rules`, { ...as('dev'), body: { approvals_required: 1 } })).status,
+    ).toBe(400);
+    expect((await api.get(`${url}/approval_state`, as('dev'))).body.approval_rules_overwritten).toBe(false);
+
+    // Changing the project rule on this merge request changes a copy of it.
+    const relaxed = await api.put<{ id: number }>(`${url}/approval_rules/${carolRule.id}`, {
+      ...as('dev'),
+      body: { approvals_required: 0 },
+    });
+    expect(relaxed).toMatchObject({
+      status: 200,
+      body: {
+        name: 'Carol',
+        approvals_required: 0,
+        overridden: true,
+        source_rule: { approvals_required: 1 },
+      },
+    });
+    expect((await api.get(url, as('dev'))).body.detailed_merge_status).toBe('mergeable');
+    const added = await api.post(`${url}/approval_rules`, { ...as('dev'), body: rule });
+    expect(added).toMatchObject({
+      status: 201,
+      body: {
+        name: 'Bob',
+        approvals_required: 1,
+        eligible_approvers: [{ username: 'bob' }],
+        source_rule: null,
+      },
+    });
+    expect((await api.post(`${url}/approval_rules`, { ...as('dev'), body: rule })).status).toBe(400);
+    expect((await api.get(`${url}/approval_state`, as('dev'))).body).toMatchObject({
+      approval_rules_overwritten: true,
+      rules: [{ name: 'Carol' }, { name: 'Bob', approved: false }],
+    });
+    expect((await api.get(url, as('dev'))).body.detailed_merge_status).toBe('not_approved');
+    expect((await api.put(`${url}/merge`, as('dev'))).status).toBe(405);
+    expect((await api.post(`${url}/approve`, as('bob'))).status).toBe(201);
+    // The copy can be removed; the project rule stays as it was.
+    expect((await api.delete(`${url}/approval_rules/${relaxed.body.id}`, as('dev'))).status).toBe(204);
+    expect((await api.delete(`${url}/approval_rules/${relaxed.body.id}`, as('dev'))).status).toBe(404);
+    // Re-added from the project rule: its name, users and groups are copied, approvals_required is the caller's.
+    const copied = await api.post(`${url}/approval_rules`, {
+      ...as('dev'),
+      body: { name: 'ignored', approvals_required: 0, approval_project_rule_id: carolRule.id },
+    });
+    expect(copied.body).toMatchObject({
+      name: 'Carol',
+      approvals_required: 0,
+      users: [{ username: 'carol' }],
+      source_rule: { approvals_required: 1 },
+      overridden: true,
+    });
+    expect(
+      (
+        await api.post(`${url}/approval_rules`, {
+          ...as('dev'),
+          body: { name: 'x', approvals_required: 0, approval_project_rule_id: 999_999 },
+        })
+      ).body,
+    ).toMatchObject({ message: { approval_project_rule_id: ['is invalid'] } });
+    expect((await api.get(`${url}/approval_rules`, as('dev'))).body).toMatchObject([
+      { name: 'Bob' },
+      { name: 'Carol' },
+    ]);
+    expect((await api.get(`${base()}/approval_rules/${carolRule.id}`, as('dev'))).body).toMatchObject({
+      approvals_required: 1,
+    });
+    expect((await api.put(`${url}/merge`, as('dev'))).body.state).toBe('merged');
+    // A merged request's rules are final.
+    expect((await api.delete(`${url}/approval_rules/${added.body.id}`, as('dev'))).status).toBe(403);
+
+    // A project that forbids overriding refuses rules on its merge requests.
+    await api.post(`${base()}/approvals`, {
+      ...as('dev'),
+      body: { disable_overriding_approvers_per_merge_request: true },
+    });
+    const locked = await mergeRequest();
+    expect(
+      (await api.post(`${base()}/merge_requests/${locked.iid}/approval_rules`, { ...as('dev'), body: rule }))
+        .status,
+    ).toBe(403);
+  });
+
+  it('copies the project rules once when concurrent changes give a request its own rules', async () => {
+    await api.post(`${base()}/approvals`, {
+      ...as('dev'),
+      body: { disable_overriding_approvers_per_merge_request: false },
+    });
+    const mr = await mergeRequest();
+    const url = `${base()}/merge_requests/${mr.iid}`;
+    const names = ['r1', 'r2', 'r3', 'r4', 'r5'];
+    const created = await Promise.all(
+      [...names, 'r1'].map((name) =>
+        api.post(`${url}/approval_rules`, { ...as('dev'), body: { name, approvals_required: 0 } }),
+      ),
+    );
+    // Five names, one of them twice: one of the two is refused.
+    expect(created.map((r) => r.status).sort()).toEqual([201, 201, 201, 201, 201, 400]);
+    const rules = (await api.get<{ name: string }[]>(`${url}/approval_rules`, as('dev'))).body.map(
+      (r) => r.name,
+    );
+    expect(rules.filter((n) => n === 'Carol')).toHaveLength(1);
+    expect(rules.filter((n) => n !== 'Carol').sort()).toEqual(names);
   });
 });

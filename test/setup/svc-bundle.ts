@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,8 @@ const ENTRY = join(REPO_ROOT, 'src/cli/main.ts');
 export async function setup(project: TestProject): Promise<() => void> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-test-bundle-'));
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
+  // svc finds its version in the package.json above its code (src/package-version.ts), as the build does.
+  copyFileSync(join(REPO_ROOT, 'package.json'), join(dir, 'package.json'));
   const main = join(dir, 'main.mjs');
   await build({
     entryPoints: [ENTRY],

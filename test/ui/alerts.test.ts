@@ -173,14 +173,16 @@ describe('alert management UI (Chromium)', () => {
 
       const notes = page.getByRole('list', { name: 'Notes' });
       await notes.getByText(`logged an alert from ${INTEGRATION_NAME}`).waitFor();
-      await page.getByLabel('Status').selectOption({ label: 'Acknowledged' });
+      await page.getByRole('button', { name: 'Acknowledge', exact: true }).click();
       const note = notes.getByRole('listitem').filter({ hasText: 'changed the status to Acknowledged' });
       await note.waitFor();
       // The Markdown bold is rendered as <strong>, not as literal asterisks.
       expect(await note.locator('strong').innerText()).toBe('Acknowledged');
       expect(await note.innerText()).not.toContain('**');
       await page.getByText('Status changed to Acknowledged.').waitFor();
-      expect(await page.getByLabel('Status').inputValue()).toBe('acknowledged');
+      // Acknowledged: the button gives way to the other actions.
+      await page.getByRole('button', { name: 'Resolve', exact: true }).waitFor();
+      expect(await page.getByRole('button', { name: 'Acknowledge', exact: true }).count()).toBe(0);
       await page.screenshot({ path: screenshotPath('alerts-details.png'), fullPage: true });
 
       // Back in the list, the counts follow.
@@ -348,10 +350,11 @@ describe('alert management UI (Chromium)', () => {
       expect(await create.isChecked()).toBe(true); // set through the API in the previous test
       await create.uncheck();
       await settings.getByLabel('Close the incident automatically on recovery').uncheck();
+      await settings.getByLabel('Send an e-mail to Owners and Maintainers for each new alert').check();
       await settings.getByRole('button', { name: 'Save alert settings' }).click();
       await settings.getByText('Alert settings saved.').waitFor();
       const saved = await (await api('GET', `/projects/${projectId}/alert_management/settings`)).json();
-      expect(saved).toEqual({ create_incident: false, auto_close_incident: false });
+      expect(saved).toEqual({ create_incident: false, auto_close_incident: false, send_email: true });
 
       // Reset key asks first; cancelling keeps the key.
       await page.getByRole('tab', { name: 'View credentials' }).click();

@@ -65,7 +65,14 @@ describe('web UI shell (Chromium)', () => {
       await page.getByRole('heading', { name: PROJECT_NAME, level: 1 }).waitFor();
 
       const tabs = page.getByRole('tablist', { name: 'Project sections' }).getByRole('tab');
-      expect(await tabs.allTextContents()).toEqual(['Alerts', 'Error tracking', 'Settings']);
+      expect(await tabs.allTextContents()).toEqual([
+        'Alerts',
+        'Error tracking',
+        'On-call schedules',
+        'Escalation policy',
+        'Members',
+        'Settings',
+      ]);
       expect(await page.getByRole('tab', { name: 'Alerts' }).getAttribute('aria-selected')).toBe('true');
       await page.getByRole('tabpanel', { name: 'Alerts' }).waitFor();
 
@@ -80,6 +87,12 @@ describe('web UI shell (Chromium)', () => {
         expect(await tab.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
       };
       await page.getByRole('tab', { name: 'Error tracking' }).press('ArrowRight');
+      await expectSelected('On-call schedules');
+      await page.keyboard.press('ArrowRight');
+      await expectSelected('Escalation policy');
+      await page.keyboard.press('ArrowRight');
+      await expectSelected('Members');
+      await page.keyboard.press('ArrowRight');
       await expectSelected('Settings');
       await page.keyboard.press('ArrowRight');
       await expectSelected('Alerts');

@@ -1,27 +1,10 @@
-import { Presets, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
-import { BackupError, type Progress, silentProgress } from '../../backup/backup.service.js';
+import { BackupError } from '../../backup/backup.service.js';
 import { loadConfig } from '../../config.js';
 import { createBackupService } from '../../context.js';
 import { withContext } from '../../server.js';
+import { cliProgress } from '../progress.js';
 import { type Env, EXIT_FAILURE, fail, printErr } from '../run.js';
-
-/** A progress bar on a terminal; nothing otherwise (CI logs, pipes). */
-function terminalProgress(): Progress {
-  if (!process.stderr.isTTY) return silentProgress;
-  let bar: SingleBar | null = null;
-  return {
-    start: (label, total) => {
-      bar = new SingleBar(
-        { format: `${label.padEnd(12)} [{bar}] {value}/{total}`, stream: process.stderr },
-        Presets.shades_classic,
-      );
-      bar.start(total, 0);
-    },
-    tick: () => bar?.increment(),
-    stop: () => bar?.stop(),
-  };
-}
 
 /** `svc backup create` and `svc backup restore`. */
 export function registerBackup(program: Command, env: Env): void {
@@ -39,7 +22,7 @@ export function registerBackup(program: Command, env: Env): void {
     .action(async (o: { output: string }) => {
       try {
         await withContext(loadConfig(env), { print: printErr }, async (ctx) => {
-          const manifest = await createBackupService(ctx).create(o.output, terminalProgress());
+          const manifest = await createBackupService(ctx).create(o.output, cliProgress('backup'));
           const rows = Object.values(manifest.tables).reduce((a, b) => a + b, 0);
           process.stdout.write(
             `svc: wrote ${o.output}: ${rows} rows, ${manifest.repositories.length} repositories\n`,
@@ -56,7 +39,7 @@ export function registerBackup(program: Command, env: Env): void {
       try {
         // No first admin: the restored data brings its own users.
         await withContext(loadConfig(env), {}, async (ctx) => {
-          const manifest = await createBackupService(ctx).restore(file, terminalProgress());
+          const manifest = await createBackupService(ctx).restore(file, cliProgress('restore'));
           const rows = Object.values(manifest.tables).reduce((a, b) => a + b, 0);
           process.stdout.write(
             `svc: restored ${rows} rows and ${manifest.repositories.length} repositories (checksums verified)\n`,

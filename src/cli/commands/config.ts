@@ -15,6 +15,7 @@ export function registerConfig(program: Command, env: Env): void {
         const shown = {
           ...c,
           databaseUrl: c.databaseUrl?.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:[REDACTED]@') ?? null,
+          smtpUrl: c.smtpUrl?.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:[REDACTED]@') ?? null,
           rootPassword: c.rootPassword ? '[set]' : null,
           rootToken: c.rootToken ? '[set]' : null,
           sharedRunnersRegistrationToken: c.sharedRunnersRegistrationToken ? '[set]' : null,

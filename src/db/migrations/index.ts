@@ -11,6 +11,12 @@ import * as m0009 from './0009_event_dedupe.js';
 import * as m0010 from './0010_sign_in_lockout.js';
 import * as m0011 from './0011_project_settings.js';
 import * as m0012 from './0012_merge_request_approvals.js';
+import * as m0013 from './0013_merge_request_versions.js';
+import * as m0015 from './0015_alert_events_assignees.js';
+import * as m0017 from './0017_notifications.js';
+import * as m0018 from './0018_cluster.js';
+import * as m0019 from './0019_oncall_escalation.js';
+import * as m0020 from './0020_read_path_indexes.js';
 import type { MigrationEnv } from './helpers.js';
 
 /** Every migration in order; names are what the migrations table records. */
@@ -29,4 +35,10 @@ export const MIGRATIONS: ReadonlyArray<
   ['0010_sign_in_lockout', m0010.up],
   ['0011_project_settings', m0011.up],
   ['0012_merge_request_approvals', m0012.up],
+  ['0013_merge_request_versions', m0013.up],
+  ['0015_alert_events_assignees', m0015.up],
+  ['0017_notifications', m0017.up],
+  ['0018_cluster', m0018.up],
+  ['0019_oncall_escalation', m0019.up],
+  ['0020_read_path_indexes', m0020.up],
 ];

@@ -2,16 +2,27 @@ import { useCallback, useEffect, useState } from 'react';
 import { clearSession, describeError, fetchSession, setUnauthorizedHandler, signOut } from './api';
 import { ErrorNotice, Loading } from './components';
 import { AdminPage } from './pages/admin';
+import { FeaturesPage } from './pages/admin-features';
+import { SettingsPage } from './pages/admin-settings';
+import { AdminUsersPage } from './pages/admin-users';
 import { AlertPage } from './pages/alert';
 import { DeprecationsPage } from './pages/deprecations';
 import { ErrorPage } from './pages/error';
+import { ErrorEventPage } from './pages/error-event';
+import { GroupPage, GroupsPage } from './pages/groups';
 import { IncidentPage } from './pages/incident';
+import { NewGroupPage } from './pages/new-group';
+import { NewProjectPage } from './pages/new-project';
 import { NotFoundPage } from './pages/not-found';
 import { ProjectPage } from './pages/project';
 import { ProjectsPage } from './pages/projects';
 import { SignInPage } from './pages/sign-in';
+import { SnippetPage } from './pages/snippet';
 import { StoragesPage } from './pages/storages';
+import { TokensPage } from './pages/tokens';
+import { WebPathPage } from './pages/web-path';
 import { Link, parseRoute, paths, type Route, usePathname } from './router';
+import { SessionUserContext } from './session-user';
 import type { Session, SessionUser } from './types';
 import { useAction } from './use-action';
 
@@ -96,6 +107,9 @@ function Shell({ user, onSignedOut }: { readonly user: SessionUser; readonly onS
           <Link to={paths.projects()} aria-current={route.name === 'projects' ? 'page' : undefined}>
             Projects
           </Link>
+          <Link to={paths.groups()} aria-current={route.name === 'groups' ? 'page' : undefined}>
+            Groups
+          </Link>
           {user.is_admin ? (
             <Link to={paths.admin()} aria-current={route.name.startsWith('admin') ? 'page' : undefined}>
               Admin area
@@ -103,7 +117,12 @@ function Shell({ user, onSignedOut }: { readonly user: SessionUser; readonly onS
           ) : null}
         </nav>
         <div className="topbar-user">
-          <span title={`@${user.username}`}>{user.name}</span>
+          <Link to={paths.user(user.username)} title={`@${user.username}`}>
+            {user.name}
+          </Link>
+          <Link to={paths.tokens()} aria-current={route.name === 'tokens' ? 'page' : undefined}>
+            Access tokens
+          </Link>
           <button
             type="button"
             className="button button-small"
@@ -118,7 +137,9 @@ function Shell({ user, onSignedOut }: { readonly user: SessionUser; readonly onS
         {signOutAction.error !== null && (
           <ErrorNotice message={`Could not sign out: ${signOutAction.error}`} />
         )}
-        <RouteView route={route} user={user} />
+        <SessionUserContext.Provider value={user}>
+          <RouteView route={route} user={user} />
+        </SessionUserContext.Provider>
       </main>
     </>
   );
@@ -136,12 +157,41 @@ function RouteView({ route, user }: { readonly route: Route; readonly user: Sess
       return <IncidentPage key={`${route.id}/${route.iid}`} projectId={route.id} iid={route.iid} />;
     case 'error':
       return <ErrorPage key={`${route.id}/${route.errorId}`} projectId={route.id} errorId={route.errorId} />;
+    case 'error-event':
+      return (
+        <ErrorEventPage
+          key={`${route.id}/${route.errorId}/${route.eventId}`}
+          projectId={route.id}
+          errorId={route.errorId}
+          eventId={route.eventId}
+        />
+      );
     case 'admin':
       return <AdminPage user={user} />;
     case 'admin-storages':
       return <StoragesPage user={user} />;
     case 'admin-deprecations':
       return <DeprecationsPage user={user} />;
+    case 'new-project':
+      return <NewProjectPage />;
+    case 'new-group':
+      return <NewGroupPage />;
+    case 'groups':
+      return <GroupsPage />;
+    case 'group':
+      return <GroupPage key={route.path} path={route.path} />;
+    case 'snippet':
+      return <SnippetPage key={route.id} id={route.id} />;
+    case 'web-path':
+      return <WebPathPage key={`${route.path}/-/${route.sub}`} path={route.path} sub={route.sub} />;
+    case 'tokens':
+      return <TokensPage user={user} />;
+    case 'admin-users':
+      return <AdminUsersPage user={user} />;
+    case 'admin-features':
+      return <FeaturesPage user={user} />;
+    case 'admin-settings':
+      return <SettingsPage user={user} />;
     case 'not-found':
       return <NotFoundPage path={route.path} />;
   }
@@ -159,12 +209,34 @@ function titleOf(route: Route): string {
       return `Incident #${route.iid}`;
     case 'error':
       return `Error ${route.errorId}`;
+    case 'error-event':
+      return `Event ${route.eventId.slice(0, 8)} · Error ${route.errorId}`;
     case 'admin':
       return 'Admin area';
     case 'admin-storages':
       return 'Repository storages · Admin area';
     case 'admin-deprecations':
       return 'Deprecations · Admin area';
+    case 'new-project':
+      return 'New project';
+    case 'new-group':
+      return 'New group';
+    case 'groups':
+      return 'Groups';
+    case 'group':
+      return route.path;
+    case 'snippet':
+      return `Snippet ${route.id}`;
+    case 'web-path':
+      return route.path;
+    case 'tokens':
+      return 'Personal access tokens';
+    case 'admin-users':
+      return 'Users · Admin area';
+    case 'admin-features':
+      return 'Features · Admin area';
+    case 'admin-settings':
+      return 'Settings · Admin area';
     case 'not-found':
       return 'Not found';
   }

@@ -7,6 +7,7 @@ import {
   useId,
   useRef,
   useState,
+  useSyncExternalStore,
 } from 'react';
 import type { Page } from './api';
 import { Link } from './router';
@@ -39,14 +40,64 @@ export function ResourceView<T>({
   return <>{children(resource.data)}</>;
 }
 
-/** A timestamp shown in the reader's locale, with the exact value kept in `dateTime`. */
+// One clock for every relative time on the page: a single timer, so "5 min ago" moves on without a reload.
+const nowListeners = new Set<() => void>();
+let nowValue = Date.now();
+let nowTimer: number | undefined;
+function subscribeNow(listener: () => void): () => void {
+  nowListeners.add(listener);
+  if (nowTimer === undefined) {
+    nowTimer = window.setInterval(() => {
+      nowValue = Date.now();
+      for (const l of nowListeners) l();
+    }, 30_000);
+  }
+  return () => {
+    nowListeners.delete(listener);
+    if (nowListeners.size === 0 && nowTimer !== undefined) {
+      window.clearInterval(nowTimer);
+      nowTimer = undefined;
+    }
+  };
+}
+
+/** The current time in ms, updated every 30 seconds (for relative times). */
+export function useNow(): number {
+  return useSyncExternalStore(subscribeNow, () => nowValue);
+}
+
+/** "just now", "5 min ago", "3 hours ago", "2 days ago"; dates further away than 30 days are shown as dates. */
+export function relativeTime(date: Date, now: number): string {
+  const seconds = Math.round((now - date.getTime()) / 1000);
+  const future = seconds < 0;
+  const abs = Math.abs(seconds);
+  const say = (n: number, unit: string): string => {
+    const text = `${n} ${unit}${n === 1 || unit === 'min' ? '' : 's'}`;
+    return future ? `in ${text}` : `${text} ago`;
+  };
+  if (abs < 45) return 'just now';
+  if (abs < 3600) return say(Math.max(1, Math.round(abs / 60)), 'min');
+  if (abs < 86_400) return say(Math.round(abs / 3600), 'hour');
+  if (abs < 30 * 86_400) return say(Math.round(abs / 86_400), 'day');
+  return date.toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+}
+
+/**
+ * A timestamp as a relative time ("5 min ago"); the absolute time in the reader's locale and in UTC shows on hover
+ * (title), and assistive technology reads it after the relative one (visually hidden text). The exact value stays
+ * in `dateTime`.
+ */
 export function Timestamp({ value }: { readonly value: string | null | undefined }) {
+  const now = useNow();
   if (!value) return <span className="muted">never</span>;
   const date = new Date(value);
   if (Number.isNaN(date.getTime())) return <span>{value}</span>;
+  const absolute = `${date.toLocaleString()} (${date.toISOString()})`;
+  const relative = relativeTime(date, now);
   return (
-    <time dateTime={value} title={date.toISOString()}>
-      {date.toLocaleString()}
+    <time dateTime={value} title={absolute} className="timestamp">
+      {relative}
+      <span className="visually-hidden"> ({date.toLocaleString()})</span>
     </time>
   );
 }

@@ -10,13 +10,31 @@ export type Route =
   | { readonly name: 'alert'; readonly id: string; readonly iid: string }
   | { readonly name: 'incident'; readonly id: string; readonly iid: string }
   | { readonly name: 'error'; readonly id: string; readonly errorId: string }
+  | { readonly name: 'error-event'; readonly id: string; readonly errorId: string; readonly eventId: string }
   | { readonly name: 'admin' }
   | { readonly name: 'admin-storages' }
   | { readonly name: 'admin-deprecations' }
+  | { readonly name: 'new-project' }
+  | { readonly name: 'new-group' }
+  | { readonly name: 'groups' }
+  | { readonly name: 'group'; readonly path: string }
+  | { readonly name: 'snippet'; readonly id: string; readonly inProject: boolean }
+  | { readonly name: 'web-path'; readonly path: string; readonly sub: string | null }
+  | { readonly name: 'tokens' }
+  | { readonly name: 'admin-users' }
+  | { readonly name: 'admin-features' }
+  | { readonly name: 'admin-settings' }
   | { readonly name: 'not-found'; readonly path: string };
 
 /** Tabs of the project page, each with its own URL segment. */
-export const PROJECT_TABS = ['alerts', 'error_tracking', 'settings'] as const;
+export const PROJECT_TABS = [
+  'alerts',
+  'error_tracking',
+  'oncall_schedules',
+  'escalation_policy',
+  'members',
+  'settings',
+] as const;
 export type ProjectTab = (typeof PROJECT_TABS)[number];
 
 function isProjectTab(value: string): value is ProjectTab {
@@ -30,10 +48,16 @@ export function parseRoute(pathname: string): Route {
   if (path === `${UI_PREFIX}/admin`) return { name: 'admin' };
   if (path === `${UI_PREFIX}/admin/storages`) return { name: 'admin-storages' };
   if (path === `${UI_PREFIX}/admin/deprecations`) return { name: 'admin-deprecations' };
+  const page = UI_PAGES[path];
+  if (page) return { name: page };
+  const webUrl = parseWebUrl(path);
+  if (webUrl) return webUrl;
   const detail = /^\/-\/ui\/projects\/(\d+)\/(alerts|issues)\/(\d+)$/.exec(path);
   if (detail) {
     return { name: detail[2] === 'alerts' ? 'alert' : 'incident', id: detail[1]!, iid: detail[3]! };
   }
+  const event = /^\/-\/ui\/projects\/(\d+)\/errors\/(\d+)\/events\/([0-9A-Za-z_-]{1,64})$/.exec(path);
+  if (event) return { name: 'error-event', id: event[1]!, errorId: event[2]!, eventId: event[3]! };
   const error = /^\/-\/ui\/projects\/(\d+)\/errors\/(\d+)$/.exec(path);
   if (error) return { name: 'error', id: error[1]!, errorId: error[2]! };
   const match = /^\/-\/ui\/projects\/(\d+)(?:\/([a-z_]+))?$/.exec(path);
@@ -42,6 +66,48 @@ export function parseRoute(pathname: string): Route {
     if (isProjectTab(tab)) return { name: 'project', id: match[1]!, tab };
   }
   return { name: 'not-found', path: pathname };
+}
+
+/** Fixed pages of the UI (forms, lists, the admin area's pages). */
+type FixedPage = Extract<
+  Route,
+  {
+    readonly name:
+      | 'new-project'
+      | 'new-group'
+      | 'groups'
+      | 'tokens'
+      | 'admin-users'
+      | 'admin-features'
+      | 'admin-settings';
+  }
+>['name'];
+const UI_PAGES: Readonly<Record<string, FixedPage>> = {
+  [`${UI_PREFIX}/projects/new`]: 'new-project',
+  [`${UI_PREFIX}/groups/new`]: 'new-group',
+  [`${UI_PREFIX}/groups`]: 'groups',
+  [`${UI_PREFIX}/profile/personal_access_tokens`]: 'tokens',
+  [`${UI_PREFIX}/admin/users`]: 'admin-users',
+  [`${UI_PREFIX}/admin/features`]: 'admin-features',
+  [`${UI_PREFIX}/admin/settings`]: 'admin-settings',
+};
+
+/**
+ * The `web_url`s the API emits, outside `/-/ui`: `/groups/<full path>`, `/-/snippets/<id>`,
+ * `/-/project_snippets/<id>`, and `/<namespace path>[/-/<what>]` (a project, a group or a user, with GitLab's
+ * sub-pages such as `-/merge_requests/<iid>`). Null for anything else.
+ */
+function parseWebUrl(path: string): Route | null {
+  const group = /^\/groups\/(.+?)(?:\/-(?:\/.*)?)?$/.exec(path);
+  if (group) return { name: 'group', path: decodeURIComponent(group[1]!) };
+  const snippet = /^\/-\/(snippets|project_snippets)\/(\d+)$/.exec(path);
+  if (snippet) return { name: 'snippet', id: snippet[2]!, inProject: snippet[1] === 'project_snippets' };
+  if (path === '/' || path.startsWith('/-/')) return null;
+  const at = path.indexOf('/-/');
+  const namespacePath = (at < 0 ? path : path.slice(0, at)).slice(1);
+  const sub = at < 0 ? null : path.slice(at + 3);
+  if (namespacePath === '' || sub === '') return null;
+  return { name: 'web-path', path: decodeURIComponent(namespacePath), sub };
 }
 
 /** URL builders, so no component spells a path by hand. */
@@ -54,9 +120,22 @@ export const paths = {
     `${UI_PREFIX}/projects/${id}/issues/${iid}`,
   error: (id: number | string, errorId: number | string): string =>
     `${UI_PREFIX}/projects/${id}/errors/${errorId}`,
+  errorEvent: (id: number | string, errorId: number | string, eventId: string): string =>
+    `${UI_PREFIX}/projects/${id}/errors/${errorId}/events/${encodeURIComponent(eventId)}`,
   admin: (): string => `${UI_PREFIX}/admin`,
   adminStorages: (): string => `${UI_PREFIX}/admin/storages`,
   adminDeprecations: (): string => `${UI_PREFIX}/admin/deprecations`,
+  adminUsers: (): string => `${UI_PREFIX}/admin/users`,
+  adminFeatures: (): string => `${UI_PREFIX}/admin/features`,
+  adminSettings: (): string => `${UI_PREFIX}/admin/settings`,
+  newProject: (namespaceId?: number): string =>
+    `${UI_PREFIX}/projects/new${namespaceId === undefined ? '' : `?namespace_id=${namespaceId}`}`,
+  newGroup: (parentId?: number): string =>
+    `${UI_PREFIX}/groups/new${parentId === undefined ? '' : `?parent_id=${parentId}`}`,
+  groups: (): string => `${UI_PREFIX}/groups`,
+  group: (fullPath: string): string => `/groups/${fullPath}`,
+  user: (username: string): string => `/${username}`,
+  tokens: (): string => `${UI_PREFIX}/profile/personal_access_tokens`,
 };
 
 const NAVIGATE_EVENT = 'svc:navigate';

@@ -99,6 +99,13 @@ export interface Alert {
   readonly created_at: string;
   readonly updated_at: string;
   readonly web_url: string;
+  /** GitLab's alert assignees (one at most). */
+  readonly assignees: readonly {
+    readonly id: number;
+    readonly username: string;
+    readonly name: string;
+    readonly web_url: string;
+  }[];
 }
 
 /** Body of `GET .../alerts/counts`. */
@@ -117,6 +124,8 @@ export interface AlertNote {
 export interface AlertSettings {
   readonly create_incident: boolean;
   readonly auto_close_incident: boolean;
+  /** E-mail the Owners and Maintainers about each new alert (GitLab's `send_email`). */
+  readonly send_email: boolean;
 }
 
 /** The fields of a GitLab issue (here: an incident) that the UI reads. */
@@ -292,4 +301,99 @@ export interface Deprecation {
 export interface DeprecationCatalog {
   readonly instance_release: string;
   readonly deprecations: readonly Deprecation[];
+}
+
+/** Body of `GET /namespaces` items. */
+export interface Namespace {
+  readonly id: number;
+  readonly name: string;
+  readonly path: string;
+  readonly kind: 'user' | 'group' | string;
+  readonly full_path: string;
+  readonly web_url: string;
+}
+
+/** The fields of a GitLab group entity that the UI reads. */
+export interface Group {
+  readonly id: number;
+  readonly name: string;
+  readonly path: string;
+  readonly full_name: string;
+  readonly full_path: string;
+  readonly description: string;
+  readonly visibility: string;
+  readonly parent_id: number | null;
+  readonly web_url: string;
+}
+
+/** A member of a project or group (`/members/all` adds inherited ones). */
+export interface Member {
+  readonly id: number;
+  readonly username: string;
+  readonly name: string;
+  readonly state: string;
+  readonly access_level: number;
+  readonly web_url: string;
+}
+
+/** A user as `/users` returns it to anyone (admins see more). */
+export interface UserSummary {
+  readonly id: number;
+  readonly username: string;
+  readonly name: string;
+  readonly state: string;
+  readonly web_url: string;
+  readonly bio?: string;
+  readonly created_at?: string;
+  readonly is_admin?: boolean;
+  readonly email?: string;
+}
+
+/** A personal access token; `token` only in the answer that created it. */
+export interface PersonalAccessToken {
+  readonly id: number;
+  readonly name: string;
+  readonly revoked: boolean;
+  readonly active: boolean;
+  readonly scopes: readonly string[];
+  readonly created_at: string;
+  readonly expires_at: string | null;
+  readonly last_used_at?: string | null;
+  readonly token?: string;
+}
+
+/** A feature flag (`GET /features`). */
+export interface FeatureFlag {
+  readonly name: string;
+  readonly state: string;
+  readonly gates: readonly { readonly key: string; readonly value: boolean | readonly string[] }[];
+}
+
+/** A snippet (personal or project). */
+export interface Snippet {
+  readonly id: number;
+  readonly title: string;
+  readonly description: string | null;
+  readonly visibility: string;
+  readonly file_name: string;
+  readonly project_id: number | null;
+  readonly web_url: string;
+  readonly raw_url: string;
+  readonly created_at: string;
+  readonly author: { readonly username: string; readonly name: string };
+}
+
+/** The fields of a merge request the UI shows. */
+export interface MergeRequest {
+  readonly id: number;
+  readonly iid: number;
+  readonly project_id: number;
+  readonly title: string;
+  readonly description: string | null;
+  readonly state: string;
+  readonly source_branch: string;
+  readonly target_branch: string;
+  readonly created_at: string;
+  readonly web_url: string;
+  readonly author: { readonly username: string; readonly name: string } | null;
 }

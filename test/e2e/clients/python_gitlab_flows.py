@@ -116,6 +116,21 @@ dev_mr.unapprove()
 check("mr.unapprove()", mr.approvals.get().approved_by == [])
 state = mr.approval_state.get()
 check("mr.approval_state.get()", state.rules == [] and state.approval_rules_overwritten is False)
+# python-gitlab's mr.diffs are GitLab's diff versions (GET .../versions)
+versions = mr.diffs.list()
+check("mr.diffs.list() (diff versions)", [v.head_commit_sha for v in versions] == [mr.sha])
+version = mr.diffs.get(versions[0].id)
+check("mr.diffs.get(id) (a version with its commits and diffs)",
+      [d["new_path"] for d in version.diffs] == ["b.txt"] and len(version.commits) == 1)
+rule = mr.approval_rules.create({"name": "py rule", "approvals_required": 0, "user_ids": [u.id]})
+check("mr.approval_rules.create()", rule.name == "py rule" and rule.eligible_approvers[0]["username"] == "py-user")
+rule.name = "py rule 2"
+rule.save()
+check("approval rule .save() and mr.approval_rules.get()", mr.approval_rules.get(rule.id).name == "py rule 2")
+check("mr.approval_rules.list()", [r.name for r in mr.approval_rules.list()] == ["py rule 2"])
+check("approval_state after a rule of its own", mr.approval_state.get().approval_rules_overwritten is True)
+rule.delete()
+check("approval rule .delete()", mr.approval_rules.list() == [])
 mr.merge()
 check("mr.merge()", p.mergerequests.get(mr.iid).state == "merged")
 
@@ -132,9 +147,34 @@ check("offset pagination over 105 projects (get_all)", len(listed) == 105)
 seen = [x.id for x in gl.users.list(pagination="keyset", order_by="id", per_page=1, iterator=True)]
 check("keyset pagination over users (iterator)", len(seen) == len(set(seen)) and u.id in seen)
 
-# Storage moves (self-managed, admin)
+# Storage moves (self-managed, admin; python-gitlab 3.12 has no manager for them: its generic requests)
+source = gl.projects.get(p.id).repository_storage
+target = "other" if source == "default" else "default"
+move = gl.http_post(f"/projects/{p.id}/repository_storage_moves", post_data={"destination_storage_name": target})
+check("schedule a project repository storage move", move["state"] in ("scheduled", "started", "finished"))
+import time
+for _ in range(150):
+    move = gl.http_get(f"/projects/{p.id}/repository_storage_moves/{move['id']}")
+    if move["state"] in ("finished", "failed"):
+        break
+    time.sleep(0.2)
+check("the move finishes and the project is on the new storage",
+      move["state"] == "finished" and gl.projects.get(p.id).repository_storage == target)
 moves = gl.http_get("/project_repository_storage_moves")
-check("project_repository_storage_moves list", isinstance(moves, list))
+check("project_repository_storage_moves list", move["id"] in [m["id"] for m in moves])
+
+# Runners: created as GitLab 16+ does (POST /user/runners), then through python-gitlab's runner managers
+created = gl.http_post("/user/runners", post_data={"runner_type": "instance_type", "description": "py runner"})
+runner = gl.runners.get(created["id"])
+check("runners.get", runner.description == "py runner")
+runner.description = "py runner 2"
+runner.save()
+check("runner .save()", gl.runners.get(created["id"]).description == "py runner 2")
+check("runners.all()", created["id"] in [r.id for r in gl.runners.all(get_all=True)])
+gl.runners.verify(created["token"])
+raises("runners.verify with a wrong token", gle.GitlabVerifyError, lambda: gl.runners.verify("glrt-wrong"))
+gl.runners.delete(created["id"])
+raises("deleted runner", gle.GitlabGetError, lambda: gl.runners.get(created["id"]))
 
 # Exceptions: 401, 403, 404
 raises("bad token", gle.GitlabAuthenticationError, lambda: gitlab.Gitlab(url, private_token="nope").auth())

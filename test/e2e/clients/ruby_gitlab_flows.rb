@@ -1,6 +1,7 @@
 # Drives svc with Debian's ruby-gitlab (the gitlab gem) the way its users do; prints one line per check and exits 1
 # on failure. Usage: ruby ruby_gitlab_flows.rb URL ROOT_TOKEN
 require 'gitlab'
+require 'tmpdir'
 
 url, token = ARGV
 Gitlab.configure do |c|
@@ -43,6 +44,35 @@ check('project snippet content', Gitlab.snippet_content(p.id, s.id) == 'puts 1')
 t = Gitlab.client.post("/users/#{u.id}/personal_access_tokens", body: { name: 'rb', scopes: ['api'] })
 check('personal access token', t.token.to_s.length > 10)
 as_user = Gitlab.client(endpoint: "#{url}/api/v4", private_token: t.token)
+
+# A real repository pushed with git, and a merge request on it: changes, diff versions, approvals, merge.
+Dir.mktmpdir do |dir|
+  env = { 'GIT_AUTHOR_NAME' => 'T', 'GIT_AUTHOR_EMAIL' => 't@example.com',
+          'GIT_COMMITTER_NAME' => 'T', 'GIT_COMMITTER_EMAIL' => 't@example.com' }
+  git = ->(*args) { system(env, 'git', '-C', dir, *args, exception: true) }
+  system('git', 'clone', '-q', p.http_url_to_repo.sub('http://', "http://root:#{token}@"), dir, exception: true)
+  File.write(File.join(dir, 'README.md'), "hello\n")
+  git.call('add', 'README.md')
+  git.call('commit', '-qm', 'first')
+  git.call('push', '-q', 'origin', 'HEAD:main')
+  git.call('checkout', '-qb', 'feature')
+  File.write(File.join(dir, 'b.rb'), "puts 2\n")
+  git.call('add', 'b.rb')
+  git.call('commit', '-qm', 'feature')
+  git.call('push', '-q', 'origin', 'feature')
+end
+mr = Gitlab.create_merge_request(p.id, 'rb mr', source_branch: 'feature', target_branch: 'main')
+check('merge_request_changes', Gitlab.merge_request_changes(p.id, mr.iid).changes.map { |c| c['new_path'] } == ['b.rb'])
+versions = Gitlab.merge_request_diff_versions(p.id, mr.iid)
+check('merge_request_diff_versions', versions.map(&:head_commit_sha) == [mr.sha])
+version = Gitlab.merge_request_diff_version(p.id, mr.iid, versions.first.id)
+check('merge_request_diff_version', version.diffs.map { |d| d['new_path'] } == ['b.rb'] && version.commits.size == 1)
+as_user.approve_merge_request(p.id, mr.iid, sha: mr.sha)
+approvals = Gitlab.merge_request_approvals(p.id, mr.iid)
+check('approve_merge_request', approvals.approved_by.map { |a| a['user']['username'] } == ['rb-user'])
+check('merge_request_approval_state', Gitlab.merge_request_approval_state(p.id, mr.iid).approval_rules_overwritten == false)
+Gitlab.accept_merge_request(p.id, mr.iid)
+check('accept_merge_request', Gitlab.merge_request(p.id, mr.iid).state == 'merged')
 raises('non-admin create_user', Gitlab::Error::Forbidden) { as_user.create_user('x@example.com', 'x-password-123', 'x') }
 raises('bad token', Gitlab::Error::Unauthorized) { Gitlab.client(endpoint: "#{url}/api/v4", private_token: 'bad').user }
 raises('missing project', Gitlab::Error::NotFound) { Gitlab.project(999_999) }

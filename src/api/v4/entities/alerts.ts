@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { Bool, Int, Nullable, Str } from './common.js';
+import { UserBasic } from './users.js';
 
 export const IntegrationEntity = Type.Object({
   id: Int,
@@ -38,6 +39,8 @@ export const AlertEntity = Type.Object({
   created_at: Str,
   updated_at: Str,
   web_url: Str,
+  /** GitLab's alert assignees (one at most, as GitLab keeps only the first). */
+  assignees: Type.Array(UserBasic),
 });
 
 export const AlertNoteEntity = Type.Object({
@@ -51,4 +54,16 @@ export const AlertNoteEntity = Type.Object({
 export const IntakeEntity = Type.Array(Type.Object({ iid: Int, title: Str }));
 
 /** A project's alert settings (`/alert_management/settings`). */
-export const AlertSettingsEntity = Type.Object({ create_incident: Bool, auto_close_incident: Bool });
+export const AlertSettingsEntity = Type.Object({
+  create_incident: Bool,
+  auto_close_incident: Bool,
+  /** GitLab's `send_email`: e-mail the Owners and Maintainers about each new alert (and a paged alert's recovery). */
+  send_email: Bool,
+});
+
+/** Occurrences over time (`GET .../alerts/:iid/stats`): UTC-aligned buckets, oldest first, counted in SQL. */
+export const OccurrencesEntity = Type.Object({
+  stats_period: Str,
+  interval: Str,
+  buckets: Type.Array(Type.Object({ start: Str, count: Int })),
+});

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { OccurrencesEntity } from './alerts.js';
 import { Bool, Int, Nullable, Str } from './common.js';
 
 export const ErrorTrackingSettingsEntity = Type.Object({
@@ -46,6 +47,18 @@ export const ErrorEventEntity = Type.Object({
   message: Str,
   user_key: Nullable(Str),
   user: Type.Unknown(),
+});
+
+/** Events of one error over time (`GET .../errors/:error_id/stats`, and the list's sparklines). */
+export const ErrorStatsEntity = Type.Object({ error_id: Int, ...OccurrencesEntity.properties });
+
+/** One event with its stored payload (breadcrumbs, contexts, request, frames with `vars`) and its neighbours. */
+export const ErrorEventDetailEntity = Type.Object({
+  ...ErrorEventEntity.properties,
+  error_id: Int,
+  payload: Type.Unknown(),
+  previous_event_id: Nullable(Str),
+  next_event_id: Nullable(Str),
 });
 
 export const StackTraceEntity = Type.Object({

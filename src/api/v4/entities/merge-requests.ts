@@ -96,3 +96,23 @@ export const CommitEntity = Type.Object({
   extended_trailers: Type.Object({}),
   web_url: Str,
 });
+
+/** GitLab's MergeRequestDiff entity: one diff version (`GET .../versions`). */
+export const MergeRequestVersionEntity = Type.Object({
+  id: Int,
+  head_commit_sha: Str,
+  base_commit_sha: Str,
+  start_commit_sha: Str,
+  created_at: Str,
+  merge_request_id: Int,
+  state: Str,
+  real_size: Str,
+  patch_id_sha: Nullable(Str),
+});
+
+/** GitLab's MergeRequestDiffFull: a version with its commits and diffs (`GET .../versions/:version_id`). */
+export const MergeRequestVersionFullEntity = Type.Object({
+  ...MergeRequestVersionEntity.properties,
+  commits: Type.Array(CommitEntity),
+  diffs: Type.Array(DiffEntity),
+});

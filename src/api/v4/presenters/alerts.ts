@@ -2,14 +2,17 @@ import type { Static } from 'typebox';
 import type { Alert, AlertNote } from '../../../alerts/alerts.js';
 import type { IntegrationView } from '../../../alerts/integrations.service.js';
 import type { Project } from '../../../projects/projects.js';
+import type { Bucket } from '../../../time-buckets.js';
 import type { User } from '../../../users/users.js';
 import type {
   AlertEntity,
   AlertNoteEntity,
   AlertSettingsEntity,
   IntegrationEntity,
+  OccurrencesEntity,
 } from '../entities/alerts.js';
 import type { View } from './common.js';
+import { userBasic } from './users.js';
 
 /** The notify URL of an integration (none for the on-call link, which only links out). */
 export function integrationUrl(project: Project, i: IntegrationView, v: View): string | null {
@@ -67,6 +70,7 @@ export function alert(a: Alert, v: View): Static<typeof AlertEntity> {
     created_at: a.createdAt,
     updated_at: a.updatedAt,
     web_url: `${v.externalUrl}/-/ui/projects/${a.projectId}/alerts/${a.iid}`,
+    assignees: a.assignees.map((u) => userBasic(u, v)),
   };
 }
 
@@ -74,7 +78,7 @@ export function alertNote(n: AlertNote, author: User | null): Static<typeof Aler
   return {
     id: n.id,
     body: n.body,
-    system: true,
+    system: n.system,
     author: author
       ? { id: author.id, username: author.username, name: author.name }
       : { id: null, username: 'alert-bot', name: 'Alert Bot' },
@@ -86,6 +90,24 @@ export function alertNote(n: AlertNote, author: User | null): Static<typeof Aler
 export function alertSettings(s: {
   readonly createIncident: boolean;
   readonly autoCloseIncident: boolean;
+  readonly sendEmail: boolean;
 }): Static<typeof AlertSettingsEntity> {
-  return { create_incident: s.createIncident, auto_close_incident: s.autoCloseIncident };
+  return {
+    create_incident: s.createIncident,
+    auto_close_incident: s.autoCloseIncident,
+    send_email: s.sendEmail,
+  };
+}
+
+/** Occurrences over time, bucket by bucket. */
+export function occurrences(o: {
+  readonly period: string;
+  readonly interval: string;
+  readonly buckets: readonly Bucket[];
+}): Static<typeof OccurrencesEntity> {
+  return {
+    stats_period: o.period,
+    interval: o.interval,
+    buckets: o.buckets.map((b) => ({ start: b.start, count: b.count })),
+  };
 }

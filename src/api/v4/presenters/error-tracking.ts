@@ -10,14 +10,18 @@ import type {
 import type { ExternalProject } from '../../../error-tracking/error-tracking.service.js';
 import { errorTitle } from '../../../error-tracking/events.js';
 import type { Project } from '../../../projects/projects.js';
+import type { Bucket } from '../../../time-buckets.js';
 import type {
   ClientKeyEntity,
   ErrorEntity,
+  ErrorEventDetailEntity,
   ErrorEventEntity,
+  ErrorStatsEntity,
   ErrorTrackingSettingsEntity,
   ExternalProjectsEntity,
   StackTraceEntity,
 } from '../entities/error-tracking.js';
+import { occurrences } from './alerts.js';
 
 /** GitLab's error tracking setting entity; `integrated` is false while the backend is unavailable (GitLab). */
 export function errorTrackingSettings(
@@ -116,5 +120,30 @@ export function externalProjects(
       organization_slug: p.organizationSlug,
       organization_id: p.organizationId,
     })),
+  };
+}
+
+/** Events of one error over time. */
+export function errorStats(s: {
+  readonly errorId: number;
+  readonly period: string;
+  readonly interval: string;
+  readonly buckets: readonly Bucket[];
+}): Static<typeof ErrorStatsEntity> {
+  return { error_id: s.errorId, ...occurrences(s) };
+}
+
+/** One event in full: the list's fields, the stored payload, and the ids of the events before and after it. */
+export function errorEventDetail(d: {
+  readonly event: ErrorEvent;
+  readonly previous: string | null;
+  readonly next: string | null;
+}): Static<typeof ErrorEventDetailEntity> {
+  return {
+    ...errorEvent(d.event),
+    error_id: d.event.errorId,
+    payload: d.event.payload,
+    previous_event_id: d.previous,
+    next_event_id: d.next,
   };
 }

@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
 import type { FileDiff } from '../../../merge-requests/diff.js';
+import type { MergeRequestVersion } from '../../../merge-requests/merge-requests.js';
 import type { Commit, MergeRequestView } from '../../../merge-requests/merge-requests.service.js';
 import type { Project } from '../../../projects/projects.js';
 import type { User } from '../../../users/users.js';
@@ -8,6 +9,8 @@ import type {
   DiffEntity,
   MergeRequestChangesEntity,
   MergeRequestEntity,
+  MergeRequestVersionEntity,
+  MergeRequestVersionFullEntity,
 } from '../entities/merge-requests.js';
 import type { View } from './common.js';
 import { userBasic } from './users.js';
@@ -104,5 +107,36 @@ export function commit(c: Commit, p: Project, v: View): Static<typeof CommitEnti
     trailers: {},
     extended_trailers: {},
     web_url: `${v.externalUrl}/${p.fullPath}/-/commit/${c.id}`,
+  };
+}
+
+/** GitLab's MergeRequestDiff: `state` is `empty` for a diff that changes no file, else `collected`. */
+export function mergeRequestVersion(d: MergeRequestVersion): Static<typeof MergeRequestVersionEntity> {
+  return {
+    id: d.id,
+    head_commit_sha: d.headSha,
+    base_commit_sha: d.baseSha,
+    start_commit_sha: d.startSha,
+    created_at: d.createdAt,
+    merge_request_id: d.mergeRequestId,
+    state: d.realSize > 0 ? 'collected' : 'empty',
+    real_size: String(d.realSize),
+    patch_id_sha: d.patchIdSha,
+  };
+}
+
+export function mergeRequestVersionFull(
+  r: {
+    project: Project;
+    version: MergeRequestVersion;
+    commits: readonly Commit[];
+    diffs: readonly FileDiff[];
+  },
+  v: View,
+): Static<typeof MergeRequestVersionFullEntity> {
+  return {
+    ...mergeRequestVersion(r.version),
+    commits: r.commits.map((c) => commit(c, r.project, v)),
+    diffs: r.diffs.map(diff),
   };
 }

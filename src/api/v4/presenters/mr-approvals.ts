@@ -55,10 +55,13 @@ export function mergeRequestApprovalRule(
     groups: r.rule.groups.map((g) => group(g, v)),
     contains_hidden_groups: false,
     approved_by: r.approvedBy.map((u) => userBasic(u, v)),
-    // The merge request uses the project's rule as it is.
-    source_rule: { approvals_required: r.rule.approvalsRequired },
+    // A project rule applies as it is; a merge request's own rule names the project rule it was copied from.
+    source_rule:
+      r.rule.source === undefined
+        ? { approvals_required: r.rule.approvalsRequired }
+        : r.rule.source && { approvals_required: r.rule.source.approvalsRequired },
     approved: r.approved,
-    overridden: false,
+    overridden: r.rule.source?.overridden ?? false,
   };
 }
 
@@ -66,5 +69,8 @@ export function mergeRequestApprovalState(
   s: ApprovalState,
   v: View,
 ): Static<typeof MergeRequestApprovalStateEntity> {
-  return { approval_rules_overwritten: false, rules: s.rules.map((r) => mergeRequestApprovalRule(r, v)) };
+  return {
+    approval_rules_overwritten: s.rulesOverwritten,
+    rules: s.rules.map((r) => mergeRequestApprovalRule(r, v)),
+  };
 }

@@ -1,7 +1,12 @@
 import { type Static, Type } from 'typebox';
 import * as v4 from '../../v4/entities/merge-requests.js';
 
-export { CommitEntity, DiffEntity } from '../../v4/entities/merge-requests.js';
+export {
+  CommitEntity,
+  DiffEntity,
+  MergeRequestVersionEntity,
+  MergeRequestVersionFullEntity,
+} from '../../v4/entities/merge-requests.js';
 
 /** Spec (v4 to v5): "merged_by field … Removed (merge_user)"; "merge_status field … Removed (detailed_merge_status)". */
 const REMOVED = ['merged_by', 'merge_status'] as const;

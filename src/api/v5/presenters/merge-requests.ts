@@ -5,7 +5,12 @@ import type { View } from '../../v4/presenters/common.js';
 import * as v4 from '../../v4/presenters/merge-requests.js';
 import type { MergeRequestChangesEntity, MergeRequestEntity } from '../entities/merge-requests.js';
 
-export { commit, diff } from '../../v4/presenters/merge-requests.js';
+export {
+  commit,
+  diff,
+  mergeRequestVersion,
+  mergeRequestVersionFull,
+} from '../../v4/presenters/merge-requests.js';
 
 /** v5 MergeRequest. Spec: "merged_by field … Removed (merge_user)"; "merge_status field … Removed (detailed_merge_status)". */
 export function mergeRequest(m: MergeRequestView, v: View): Static<typeof MergeRequestEntity> {

@@ -19,6 +19,9 @@ export function AdminPage({ user }: { readonly user: SessionUser }) {
 /** The admin area's pages. */
 const ADMIN_PAGES = [
   { key: 'overview', label: 'Overview', to: paths.admin },
+  { key: 'users', label: 'Users', to: paths.adminUsers },
+  { key: 'features', label: 'Features', to: paths.adminFeatures },
+  { key: 'settings', label: 'Settings', to: paths.adminSettings },
   { key: 'storages', label: 'Repository storages', to: paths.adminStorages },
   { key: 'deprecations', label: 'Deprecations', to: paths.adminDeprecations },
 ] as const;
@@ -64,7 +67,12 @@ function UsersSection() {
   );
   return (
     <section className="card section" aria-labelledby="admin-users">
-      <h2 id="admin-users">Users</h2>
+      <div className="panel-header">
+        <h2 id="admin-users">Users</h2>
+        <Link to={paths.adminUsers()} className="button button-small">
+          Manage users
+        </Link>
+      </div>
       <ResourceView resource={users}>
         {(list) =>
           list.length === 0 ? (

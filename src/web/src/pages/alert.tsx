@@ -1,5 +1,5 @@
-import { type ReactNode, useId, useState } from 'react';
-import { ALERT_STATUSES, SeverityBadge, STATUS_LABELS, StatusBadge } from '../alert-labels';
+import { type FormEvent, type ReactNode, useId, useState } from 'react';
+import { SeverityBadge, STATUS_LABELS, StatusBadge } from '../alert-labels';
 import { sendJson } from '../api';
 import {
   Breadcrumbs,
@@ -10,10 +10,12 @@ import {
   SuccessNotice,
   Timestamp,
 } from '../components';
+import { Markdown, OccurrenceChart } from '../lazy';
 import { Link, paths } from '../router';
 import type { Alert, AlertNote, AlertStatus, Project } from '../types';
 import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
+import { AlertEscalations } from './escalation-policy';
 
 /** Annotations that already show as the alert's own fields; the others are listed separately. */
 const KNOWN_ANNOTATIONS = new Set(['title', 'summary', 'description', 'runbook']);
@@ -68,6 +70,7 @@ function AlertView({
   readonly onChanged: (alert: Alert) => void;
 }) {
   const annotations = extraAnnotations(alert.payload);
+  const [commented, setCommented] = useState(0);
   return (
     <>
       <header className="page-header alert-header">
@@ -82,6 +85,16 @@ function AlertView({
         </div>
         <StatusControl alert={alert} apiPath={apiPath} onChanged={onChanged} />
       </header>
+
+      <div className="alert-sidebar card section">
+        <AssigneeControl projectId={projectId} alert={alert} apiPath={apiPath} onChanged={onChanged} />
+        <IncidentControl projectId={projectId} alert={alert} apiPath={apiPath} onChanged={onChanged} />
+      </div>
+
+      <section className="card section" aria-labelledby="alert-occurrences">
+        <h2 id="alert-occurrences">Occurrences over time</h2>
+        <OccurrenceChart path={`${apiPath}/stats`} noun="occurrence" key={alert.event_count} />
+      </section>
 
       <section className="card section" aria-labelledby="alert-details">
         <h2 id="alert-details">Alert details</h2>
@@ -148,9 +161,12 @@ function AlertView({
         </section>
       )}
 
+      <AlertEscalations apiPath={apiPath} refreshKey={notesKey} />
+
       <section className="card section" aria-labelledby="alert-activity">
         <h2 id="alert-activity">Activity</h2>
-        <Notes path={`${apiPath}/notes`} refreshKey={notesKey} />
+        <Notes path={`${apiPath}/notes`} refreshKey={notesKey + commented} />
+        <CommentForm path={`${apiPath}/notes`} onCommented={() => setCommented((n) => n + 1)} />
       </section>
 
       <section className="card section" aria-labelledby="alert-payload">
@@ -170,7 +186,6 @@ function StatusControl({
   readonly apiPath: string;
   readonly onChanged: (alert: Alert) => void;
 }) {
-  const id = useId();
   const action = useAction();
 
   const change = async (status: AlertStatus): Promise<void> => {
@@ -181,26 +196,177 @@ function StatusControl({
     });
   };
 
+  // Every status but the current one, as GitLab's alert actions; "Acknowledge" first, as the usual next step.
+  const order: AlertStatus[] = ['acknowledged', 'resolved', 'ignored', 'triggered'];
   return (
     <div className="status-control">
-      <div className="field field-inline">
-        <label htmlFor={id}>Status</label>
-        <select
-          id={id}
-          value={alert.status}
-          disabled={action.busy}
-          onChange={(event) => void change(event.target.value as AlertStatus)}
-        >
-          {ALERT_STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {STATUS_LABELS[s]}
-            </option>
+      <div className="actions">
+        {order
+          .filter((s) => s !== alert.status)
+          .map((s) => (
+            <button
+              key={s}
+              type="button"
+              className={s === 'acknowledged' || s === 'resolved' ? 'button button-primary' : 'button'}
+              disabled={action.busy}
+              onClick={() => void change(s)}
+            >
+              {STATUS_ACTIONS[s]}
+            </button>
           ))}
-        </select>
       </div>
       {action.error !== null && <ErrorNotice message={`Could not change the status: ${action.error}`} />}
       {action.done !== null && <SuccessNotice>{action.done}</SuccessNotice>}
     </div>
+  );
+}
+
+const STATUS_ACTIONS: Record<AlertStatus, string> = {
+  acknowledged: 'Acknowledge',
+  resolved: 'Resolve',
+  ignored: 'Ignore',
+  triggered: 'Reopen',
+};
+
+/** A project member as `GET /projects/:id/members/all` lists them. */
+interface MemberRow {
+  readonly id: number;
+  readonly username: string;
+  readonly name: string;
+  readonly access_level: number;
+}
+
+/** The assignee: a project member who can read alerts (Reporter and up), or nobody. */
+function AssigneeControl({
+  projectId,
+  alert,
+  apiPath,
+  onChanged,
+}: {
+  readonly projectId: string;
+  readonly alert: Alert;
+  readonly apiPath: string;
+  readonly onChanged: (alert: Alert) => void;
+}) {
+  const id = useId();
+  const action = useAction();
+  const members = useResource<MemberRow[]>(
+    `/api/v4/projects/${encodeURIComponent(projectId)}/members/all?per_page=100`,
+  );
+  const current = alert.assignees[0]?.username ?? '';
+  const options =
+    members.status === 'ok'
+      ? members.data.filter((m) => m.access_level >= 20)
+      : alert.assignees.map((u) => ({ ...u }));
+  const assign = async (username: string): Promise<void> => {
+    await action.run(async () => {
+      const next = await sendJson<Alert>('PUT', apiPath, {
+        assignee_usernames: username === '' ? [] : [username],
+      });
+      onChanged(next);
+      return next.assignees.length > 0 ? `Assigned to ${next.assignees[0]!.name}.` : 'Unassigned.';
+    });
+  };
+  return (
+    <div className="sidebar-item">
+      <div className="field field-inline">
+        <label htmlFor={id}>Assignee</label>
+        <select id={id} value={current} disabled={action.busy} onChange={(e) => void assign(e.target.value)}>
+          <option value="">Unassigned</option>
+          {options.map((m) => (
+            <option key={m.username} value={m.username}>
+              {m.name} (@{m.username})
+            </option>
+          ))}
+          {current !== '' && !options.some((m) => m.username === current) && (
+            <option value={current}>@{current}</option>
+          )}
+        </select>
+      </div>
+      {action.error !== null && <ErrorNotice message={`Could not change the assignee: ${action.error}`} />}
+      {action.done !== null && <SuccessNotice>{action.done}</SuccessNotice>}
+    </div>
+  );
+}
+
+/** A link to the alert's incident, or a button that opens one (GitLab's "Create incident"). */
+function IncidentControl({
+  projectId,
+  alert,
+  apiPath,
+  onChanged,
+}: {
+  readonly projectId: string;
+  readonly alert: Alert;
+  readonly apiPath: string;
+  readonly onChanged: (alert: Alert) => void;
+}) {
+  const action = useAction();
+  if (alert.incident !== null) {
+    return (
+      <div className="sidebar-item">
+        <span className="sidebar-label">Incident</span>{' '}
+        <Link to={paths.incident(projectId, alert.incident)}>Incident #{alert.incident}</Link>
+      </div>
+    );
+  }
+  const create = async (): Promise<void> => {
+    await action.run(async () => {
+      const next = await sendJson<Alert>('POST', `${apiPath}/create_issue`);
+      onChanged(next);
+      return `Incident #${next.incident} created.`;
+    });
+  };
+  return (
+    <div className="sidebar-item">
+      <span className="sidebar-label">Incident</span>{' '}
+      <button type="button" className="button" disabled={action.busy} onClick={() => void create()}>
+        {action.busy ? 'Creating…' : 'Create incident'}
+      </button>
+      {action.error !== null && <ErrorNotice message={`Could not create the incident: ${action.error}`} />}
+    </div>
+  );
+}
+
+/** A comment box under the activity (Markdown, rendered safely). */
+function CommentForm({ path, onCommented }: { readonly path: string; readonly onCommented: () => void }) {
+  const id = useId();
+  const [body, setBody] = useState('');
+  const action = useAction();
+  const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
+    event.preventDefault();
+    if (body.trim() === '') {
+      action.fail('Write a comment first.');
+      return;
+    }
+    const ok = await action.run(async () => {
+      await sendJson('POST', path, { body });
+    });
+    if (ok) {
+      setBody('');
+      onCommented();
+    }
+  };
+  return (
+    <form className="comment-form" onSubmit={(e) => void submit(e)} aria-label="Add a comment">
+      <label htmlFor={id}>Comment</label>
+      <textarea
+        id={id}
+        rows={3}
+        value={body}
+        placeholder="Write a comment (Markdown)"
+        onChange={(e) => {
+          setBody(e.target.value);
+          action.reset();
+        }}
+      />
+      <div className="actions">
+        <button type="submit" className="button button-primary" disabled={action.busy}>
+          {action.busy ? 'Commenting…' : 'Comment'}
+        </button>
+      </div>
+      {action.error !== null && <ErrorNotice message={`Could not add the comment: ${action.error}`} />}
+    </form>
   );
 }
 
@@ -218,9 +384,13 @@ function Notes({ path, refreshKey }: { readonly path: string; readonly refreshKe
                 <span className="note-author" title={`@${note.author.username}`}>
                   {note.author.name}
                 </span>{' '}
-                <span className="note-body">
-                  <InlineMarkdown text={note.body} />
-                </span>
+                {note.system ? (
+                  <span className="note-body">
+                    <InlineMarkdown text={note.body} />
+                  </span>
+                ) : (
+                  <Markdown text={note.body} className="note-body markdown note-comment" />
+                )}
                 <span className="muted small">
                   <Timestamp value={note.created_at} />
                 </span>

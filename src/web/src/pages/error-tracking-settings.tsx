@@ -2,9 +2,11 @@ import { type FormEvent, useId, useState } from 'react';
 import { getJsonWithCsrf, sendJson } from '../api';
 import { ConfirmDialog, CopyButton, ErrorNotice, ResourceView, SuccessNotice } from '../components';
 import { Link, paths } from '../router';
+import { useSessionUser } from '../session-user';
 import type { ClientKey, ErrorTrackingSettings, ExternalProject, Project } from '../types';
 import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
+import { INTEGRATED_FLAG, IntegratedFlagSwitch } from './integrated-flag';
 
 /** What the token field shows while a token is stored; the server reads it as "keep the stored token". */
 const MASKED_TOKEN = '********';
@@ -127,6 +129,7 @@ function ErrorTrackingForm({
     saving.reset();
   };
   const external = draft.backend === 'external';
+  const admin = useSessionUser()?.is_admin === true;
 
   const connect = async (): Promise<void> => {
     const ok = await connection.run(async () => {
@@ -142,6 +145,10 @@ function ErrorTrackingForm({
 
   const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
     event.preventDefault();
+    await save();
+  };
+
+  const save = async (): Promise<void> => {
     if (saving.busy) return;
     const body: Record<string, unknown> = { active: draft.active, integrated: !external };
     if (external) {
@@ -183,6 +190,9 @@ function ErrorTrackingForm({
     <>
       <form aria-label="Error tracking settings" onSubmit={(event) => void submit(event)}>
         {saving.error !== null && <ErrorNotice message={saving.error} />}
+        {saving.error?.includes(INTEGRATED_FLAG) && admin ? (
+          <IntegratedFlagSwitch project={project} onEnabled={save} />
+        ) : null}
         {saving.done !== null && <SuccessNotice>{saving.done}</SuccessNotice>}
         <div className="checkbox">
           <input

@@ -15,7 +15,8 @@ import {
   ErrorStatusBadge,
   userLabel,
 } from '../error-labels';
-import { paths } from '../router';
+import { OccurrenceChart } from '../lazy';
+import { Link, paths } from '../router';
 import type { ErrorEvent, ErrorStatus, Project, StackTrace, StackTraceEntry, TrackedError } from '../types';
 import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
@@ -40,17 +41,21 @@ export function ErrorPage({ projectId, errorId }: { readonly projectId: string; 
         current={`Error ${errorId}`}
       />
       <ResourceView resource={error}>
-        {(loaded) => <ErrorView error={updated ?? loaded} apiPath={base} onChanged={setUpdated} />}
+        {(loaded) => (
+          <ErrorView projectId={projectId} error={updated ?? loaded} apiPath={base} onChanged={setUpdated} />
+        )}
       </ResourceView>
     </>
   );
 }
 
 function ErrorView({
+  projectId,
   error,
   apiPath,
   onChanged,
 }: {
+  readonly projectId: string;
   readonly error: TrackedError;
   readonly apiPath: string;
   readonly onChanged: (error: TrackedError) => void;
@@ -79,6 +84,11 @@ function ErrorView({
         <Stat label="Occurrences" value={error.count} />
         <Stat label="Users affected" value={error.user_count} />
       </div>
+
+      <section className="card section" aria-labelledby="error-frequency">
+        <h2 id="error-frequency">Events over time</h2>
+        <OccurrenceChart path={`${apiPath}/stats`} noun="event" key={error.count} />
+      </section>
 
       <section className="card section" aria-labelledby="error-details">
         <h2 id="error-details">Error details</h2>
@@ -127,7 +137,11 @@ function ErrorView({
 
       <section className="card section" aria-labelledby="error-events">
         <h2 id="error-events">Latest events</h2>
-        <EventsView path={`${apiPath}/events?per_page=${EVENTS_PER_PAGE}`} refreshKey={error.count} />
+        <EventsView
+          path={`${apiPath}/events?per_page=${EVENTS_PER_PAGE}`}
+          refreshKey={error.count}
+          eventPath={(eventId) => paths.errorEvent(projectId, error.id, eventId)}
+        />
       </section>
     </>
   );
@@ -210,7 +224,16 @@ function StackTraceView({ path }: { readonly path: string }) {
   );
 }
 
-function Frame({ frame, open }: { readonly frame: StackTraceEntry; readonly open: boolean }) {
+/** One stack frame: file, function and position, its code lines, and (from an event's payload) its local variables. */
+export function Frame({
+  frame,
+  open,
+  vars,
+}: {
+  readonly frame: StackTraceEntry;
+  readonly open: boolean;
+  readonly vars?: Readonly<Record<string, unknown>> | null;
+}) {
   const file = frame.filename ?? frame.abs_path ?? '<unknown file>';
   const position =
     frame.lineNo !== null ? `line ${frame.lineNo}${frame.colNo !== null ? `:${frame.colNo}` : ''}` : null;
@@ -226,7 +249,8 @@ function Frame({ frame, open }: { readonly frame: StackTraceEntry; readonly open
       {position ? <span className="muted inline"> at {position}</span> : null}
     </>
   );
-  if (frame.context.length === 0) {
+  const variables = vars ? Object.entries(vars) : [];
+  if (frame.context.length === 0 && variables.length === 0) {
     return <div className="frame frame-empty">{summary}</div>;
   }
   return (
@@ -249,11 +273,36 @@ function Frame({ frame, open }: { readonly frame: StackTraceEntry; readonly open
           );
         })}
       </ol>
+      {variables.length > 0 && (
+        <table className="table frame-vars" aria-label={`Local variables of ${frame.function ?? file}`}>
+          <caption className="muted small">Local variables</caption>
+          <tbody>
+            {variables.map(([name, value]) => (
+              <tr key={name}>
+                <th scope="row">
+                  <code>{name}</code>
+                </th>
+                <td>
+                  <code className="prewrap">{typeof value === 'string' ? value : JSON.stringify(value)}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
     </details>
   );
 }
 
-function EventsView({ path, refreshKey }: { readonly path: string; readonly refreshKey: number }) {
+function EventsView({
+  path,
+  refreshKey,
+  eventPath,
+}: {
+  readonly path: string;
+  readonly refreshKey: number;
+  readonly eventPath: (eventId: string) => string;
+}) {
   const events = useResource<ErrorEvent[]>(path, refreshKey);
   if (events.status === 'error') {
     // The external backend keeps no event list (400 with the reason): say so quietly, without the status prefix.
@@ -291,7 +340,9 @@ function EventsView({ path, refreshKey }: { readonly path: string; readonly refr
                     <td>{e.environment ?? <None />}</td>
                     <td title={e.user_key ?? undefined}>{user ?? <None text="anonymous" />}</td>
                     <td>
-                      <code title={e.event_id}>{e.event_id.slice(0, 8)}</code>
+                      <Link to={eventPath(e.event_id)} title={e.event_id} aria-label={`Event ${e.event_id}`}>
+                        <code>{e.event_id.slice(0, 8)}</code>
+                      </Link>
                     </td>
                   </tr>
                 );

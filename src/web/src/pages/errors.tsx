@@ -1,7 +1,9 @@
 import { useId, useState } from 'react';
 import { ApiError, getPage, type Page } from '../api';
+import type { Bucket } from '../charts';
 import { Pagination, ResourceView, SearchForm, TabList, Timestamp } from '../components';
 import { ERROR_STATUS_LABELS, ERROR_STATUSES } from '../error-labels';
+import { Sparkline } from '../lazy';
 import { Link, paths } from '../router';
 import type { ErrorStatus, Project, TrackedError } from '../types';
 import { useLoader, useResource } from '../use-resource';
@@ -80,6 +82,10 @@ function ErrorsList({ project }: { readonly project: Project }) {
   const [query, setQuery] = useState<Query>({ status: 'unresolved', search: '', sort: 'last_seen', page: 1 });
   const [refreshKey, setRefreshKey] = useState(0);
   const errors = useLoader(errorsPath(project.id, query), loadErrors, refreshKey);
+  const counts = useResource<Record<ErrorStatus | 'all', number>>(
+    `/api/v4/projects/${project.id}/error_tracking/errors/counts`,
+    refreshKey,
+  );
   const headingId = useId();
   const sortId = useId();
   const baseId = useId();
@@ -108,7 +114,17 @@ function ErrorsList({ project }: { readonly project: Project }) {
         panelId={() => panelId}
         hidden={unavailable}
       >
-        {(s) => ERROR_STATUS_LABELS[s]}
+        {(s) => (
+          <>
+            {ERROR_STATUS_LABELS[s]}
+            {counts.status === 'ok' && (
+              <>
+                {' '}
+                <span className="badge tab-count">{counts.data[s]}</span>
+              </>
+            )}
+          </>
+        )}
       </TabList>
       <div className="toolbar" hidden={unavailable}>
         <search className="toolbar-grow">
@@ -154,7 +170,12 @@ function ErrorsList({ project }: { readonly project: Project }) {
               </div>
             ) : (
               <>
-                <ErrorsTable project={project} errors={result.page.items} labelledBy={headingId} />
+                <ErrorsTable
+                  project={project}
+                  errors={result.page.items}
+                  labelledBy={headingId}
+                  refreshKey={refreshKey}
+                />
                 <Pagination
                   page={result.page}
                   perPage={PER_PAGE}
@@ -186,11 +207,21 @@ function ErrorsTable({
   project,
   errors,
   labelledBy,
+  refreshKey,
 }: {
   readonly project: Project;
   readonly errors: readonly TrackedError[];
   readonly labelledBy: string;
+  readonly refreshKey: number;
 }) {
+  // One request for the sparklines of the whole page, counted per hour by the database.
+  const stats = useResource<{ readonly error_id: number; readonly buckets: readonly Bucket[] }[]>(
+    `/api/v4/projects/${project.id}/error_tracking/errors/stats?stats_period=24h&error_ids=${errors.map((e) => e.id).join(',')}`,
+    refreshKey,
+  );
+  const trend = new Map(stats.status === 'ok' ? stats.data.map((x) => [x.error_id, x.buckets]) : []);
+  // An external Sentry keeps no event history here (the stats endpoint answers 400): no trend column then.
+  const showTrend = stats.status !== 'error';
   return (
     <table className="table alerts-table" aria-labelledby={labelledBy}>
       <thead>
@@ -204,6 +235,7 @@ function ErrorsTable({
           </th>
           <th scope="col">First seen</th>
           <th scope="col">Last seen</th>
+          {showTrend && <th scope="col">Last 24 hours</th>}
         </tr>
       </thead>
       <tbody>
@@ -224,6 +256,15 @@ function ErrorsTable({
             <td>
               <Timestamp value={e.last_seen} />
             </td>
+            {showTrend && (
+              <td>
+                {trend.has(e.id) ? (
+                  <Sparkline buckets={trend.get(e.id)!} label={`Events of ${e.title}`} />
+                ) : (
+                  <span className="muted inline">…</span>
+                )}
+              </td>
+            )}
           </tr>
         ))}
       </tbody>

@@ -1,9 +1,10 @@
-import { Breadcrumbs, InlineMarkdown, projectLabel, ResourceView, Timestamp } from '../components';
+import { Breadcrumbs, projectLabel, ResourceView, Timestamp } from '../components';
+import { Markdown } from '../lazy';
 import { paths } from '../router';
 import type { Issue, Project } from '../types';
 import { useResource } from '../use-resource';
 
-/** An incident (an issue of type incident) that alert processing opened: read-only. */
+/** An incident (an issue of type incident) opened from an alert: read-only; the description is rendered Markdown. */
 export function IncidentPage({ projectId, iid }: { readonly projectId: string; readonly iid: string }) {
   const project = useResource<Project>(`/api/v4/projects/${encodeURIComponent(projectId)}`);
   const issue = useResource<Issue>(
@@ -37,9 +38,10 @@ export function IncidentPage({ projectId, iid }: { readonly projectId: string; r
             <section className="card section" aria-labelledby="incident-description">
               <h2 id="incident-description">Description</h2>
               {incident.description ? (
-                <p>
-                  <InlineMarkdown text={incident.description} />
-                </p>
+                <Markdown
+                  text={incident.description}
+                  env={{ alertPath: (alertIid) => paths.alert(projectId, alertIid) }}
+                />
               ) : (
                 <p className="muted">No description.</p>
               )}

@@ -5,12 +5,20 @@ import type { Project } from '../types';
 import { useResource } from '../use-resource';
 import { AlertsSettings } from './alert-settings/alert-settings';
 import { AlertsPanel } from './alerts';
+import { ErrorRulesSettings } from './error-rules-settings';
 import { ErrorTrackingSettingsSection } from './error-tracking-settings';
 import { ErrorsPanel } from './errors';
+import { EscalationPolicyPanel } from './escalation-policy';
+import { HooksSettings } from './hooks-settings';
+import { MembersSection } from './members';
+import { OncallSchedulesPanel } from './oncall-schedules';
 
 const TAB_LABELS: Record<ProjectTab, string> = {
   alerts: 'Alerts',
   error_tracking: 'Error tracking',
+  oncall_schedules: 'On-call schedules',
+  escalation_policy: 'Escalation policy',
+  members: 'Members',
   settings: 'Settings',
 };
 
@@ -58,6 +66,9 @@ function ProjectView({ project, tab }: { readonly project: Project; readonly tab
       <section className="tab-panel" role="tabpanel" id={panelId(tab)} aria-labelledby={tabId(tab)}>
         {tab === 'alerts' && <AlertsPanel project={project} />}
         {tab === 'error_tracking' && <ErrorsPanel project={project} />}
+        {tab === 'oncall_schedules' && <OncallSchedulesPanel project={project} />}
+        {tab === 'escalation_policy' && <EscalationPolicyPanel project={project} />}
+        {tab === 'members' && <MembersSection kind="projects" id={project.id} />}
         {tab === 'settings' && <SettingsPanel project={project} />}
       </section>
     </>
@@ -87,6 +98,8 @@ function SettingsPanel({ project }: { readonly project: Project }) {
       </section>
       <AlertsSettings project={project} />
       <ErrorTrackingSettingsSection project={project} />
+      <ErrorRulesSettings project={project} />
+      <HooksSettings project={project} />
     </>
   );
 }

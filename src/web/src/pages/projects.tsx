@@ -10,14 +10,29 @@ export function ProjectsPage() {
   const projects = useResource<Project[]>(PROJECTS_PATH);
   return (
     <>
-      <h1>Projects</h1>
+      <div className="panel-header">
+        <h1>Projects</h1>
+        <div className="actions">
+          <Link to={paths.newGroup()} className="button">
+            New group
+          </Link>
+          <Link to={paths.newProject()} className="button button-primary">
+            New project
+          </Link>
+        </div>
+      </div>
       <ResourceView resource={projects}>
         {(list) =>
           list.length === 0 ? (
             <div className="empty-state">
               <p>You are not a member of any project yet.</p>
               <p className="muted">
-                Projects you create or are added to through the API will be listed here.
+                A project receives alerts from your monitoring and errors from your applications.
+              </p>
+              <p>
+                <Link to={paths.newProject()} className="button button-primary">
+                  New project
+                </Link>
               </p>
             </div>
           ) : (

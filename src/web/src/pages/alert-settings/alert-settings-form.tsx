@@ -5,7 +5,7 @@ import type { AlertSettings, Project } from '../../types';
 import { useAction } from '../../use-action';
 import { useResource } from '../../use-resource';
 
-/** What alerts do on arrival: create an incident, close it on recovery. */
+/** What alerts do on arrival: create an incident, close it on recovery, e-mail the Owners and Maintainers. */
 export function AlertSettingsForm({ project }: { readonly project: Project }) {
   const path = `/api/v4/projects/${project.id}/alert_management/settings`;
   const settings = useResource<AlertSettings>(path);
@@ -24,10 +24,11 @@ function AlertSettingsFields({ path, initial }: { readonly path: string; readonl
   const [saved, setSaved] = useState(initial);
   const [draft, setDraft] = useState(initial);
   const action = useAction();
-  const ids = { create: useId(), close: useId(), closeHelp: useId() };
+  const ids = { create: useId(), close: useId(), closeHelp: useId(), email: useId(), emailHelp: useId() };
   const dirty =
     draft.create_incident !== saved.create_incident ||
-    draft.auto_close_incident !== saved.auto_close_incident;
+    draft.auto_close_incident !== saved.auto_close_incident ||
+    draft.send_email !== saved.send_email;
 
   const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
     event.preventDefault();
@@ -64,6 +65,19 @@ function AlertSettingsFields({ path, initial }: { readonly path: string; readonl
       </div>
       <p id={ids.closeHelp} className="help checkbox-help">
         When a recovery alert resolves an alert, its incident is closed too.
+      </p>
+      <div className="checkbox">
+        <input
+          id={ids.email}
+          type="checkbox"
+          checked={draft.send_email}
+          aria-describedby={ids.emailHelp}
+          onChange={(event) => setDraft((d) => ({ ...d, send_email: event.target.checked }))}
+        />
+        <label htmlFor={ids.email}>Send an e-mail to Owners and Maintainers for each new alert</label>
+      </div>
+      <p id={ids.emailHelp} className="help checkbox-help">
+        One e-mail per new alert (none for repeats), and one when an e-mailed alert recovers.
       </p>
       <div className="actions">
         <button type="submit" className="button button-primary" disabled={action.busy || !dirty}>

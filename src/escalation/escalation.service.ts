@@ -1,0 +1,411 @@
+import type { Alert } from '../alerts/alerts.js';
+import { isUniqueViolation } from '../alerts/alerts.repository.js';
+import type { Clock } from '../clock.js';
+import type { Tier } from '../config.js';
+import { AppError, forbidden, notFound, paramError } from '../errors.js';
+import type { Job, JobQueue } from '../jobs/queue.js';
+import { AccessLevel } from '../members/members.js';
+import type { AlertPage } from '../notifications/notifications.service.js';
+import type { Project } from '../projects/projects.js';
+import type { ProjectsService } from '../projects/projects.service.js';
+import { TtlCache } from '../ttl-cache.js';
+import type { User } from '../users/users.js';
+import {
+  ESCALATION_STATUSES,
+  type EscalationPolicy,
+  type EscalationRule,
+  type EscalationStatus,
+  jobKey,
+  MAX_DESCRIPTION,
+  MAX_ELAPSED_SECONDS,
+  MAX_NAME,
+  MAX_RULES,
+  type OnCallLookup,
+  orderRules,
+  type PageJob,
+  pageKey,
+  type RuleRecord,
+  rulePages,
+} from './escalation.js';
+import type { EscalationRepository, EscalationTrx } from './escalation.repository.js';
+
+export const ESCALATION_PAGE_JOB = 'escalation_page';
+
+/** A 400 with GitLab's service message (`{"message": "..."}`). */
+const invalid = (message: string) => new AppError(400, { message });
+const PREMIUM = 'Escalation policies need the Premium or Ultimate tier';
+
+/** A rule as the API takes it: the target by `oncall_schedule_iid`, `username` or `user_id` (exactly one). */
+export interface RuleInput {
+  readonly elapsedTimeSeconds?: number;
+  readonly status?: string;
+  readonly oncallScheduleIid?: number;
+  readonly username?: string;
+  readonly userId?: number;
+}
+
+export interface PolicyInput {
+  readonly name?: string;
+  readonly description?: string | null;
+  readonly rules?: readonly RuleInput[];
+}
+
+/** A rule with its user target loaded. */
+export type RuleView = EscalationRule & { readonly user: User | null };
+/** A policy with its rules' users loaded, as the API shows it. */
+export type PolicyView = Omit<EscalationPolicy, 'rules'> & { readonly rules: readonly RuleView[] };
+
+/** One rule's escalation of one alert, with users loaded. */
+export interface RuleEscalationView {
+  readonly ruleId: number;
+  readonly elapsedTimeSeconds: number | null;
+  readonly status: EscalationStatus | null;
+  readonly schedule: { readonly iid: number; readonly name: string } | null;
+  readonly user: User | null;
+  readonly dueAt: string | null;
+  readonly state: 'pending' | 'paged' | 'skipped';
+  readonly pages: readonly {
+    readonly user: User | null;
+    readonly at: string;
+    readonly emailStatus: string;
+  }[];
+}
+
+/** What this service reads and drives of other features (ports, wired in the composition root). */
+export interface EscalationSources {
+  alert(projectId: number, iid: number): Promise<Alert | null>;
+  user(id: number): Promise<User | null>;
+  userByUsername(username: string): Promise<User | null>;
+  /** Active members of the project, direct or inherited (and the owner of a personal namespace). */
+  memberIds(project: Project): Promise<ReadonlySet<number>>;
+  /** Records the page e-mails and the webhook event (NotificationsService.page). */
+  page(p: AlertPage): Promise<void>;
+}
+
+/**
+ * Escalation policies (Premium and Ultimate): Reporters read, Maintainers manage, Free gets 403. A new alert in a
+ * project with a policy enqueues, in the intake transaction, one job per rule due at the alert's creation plus the
+ * rule's elapsed time; the job pages the rule's targets unless the alert was acknowledged (for `acknowledged`
+ * rules), resolved or ignored by then. Pages are recorded with unique keys, so a job that runs again after a
+ * crash pages nobody twice; the e-mails are sent by the notification jobs.
+ */
+export class EscalationService {
+  /** Each project's policy, read by intake per new alert (a project without one costs a cached lookup). */
+  private readonly policies: TtlCache<number, EscalationPolicy | null>;
+  private readonly listeners: (() => void | Promise<void>)[] = [];
+
+  constructor(
+    private readonly repo: EscalationRepository,
+    private readonly projects: ProjectsService,
+    private readonly sources: EscalationSources,
+    private readonly onCall: OnCallLookup,
+    private readonly jobs: JobQueue,
+    private readonly tier: Tier,
+    private readonly clock: Clock,
+    cacheTtlMs = 1000,
+  ) {
+    this.policies = new TtlCache(clock, cacheTtlMs);
+    jobs.register(ESCALATION_PAGE_JOB, (job) => this.runPage(job));
+  }
+
+  /** Calls `fn` after a policy changed (the composition root announces it to the other processes). */
+  onChange(fn: () => void | Promise<void>): void {
+    this.listeners.push(fn);
+  }
+
+  /** Forgets the cached policies (a policy changed, here or in another process). */
+  invalidate(): void {
+    this.policies.clear();
+  }
+
+  private async changed(): Promise<void> {
+    this.policies.clear();
+    for (const fn of this.listeners) await fn();
+  }
+
+  private async project(actor: User | null, idOrPath: string, level: number): Promise<Project> {
+    const { project } = await this.projects.findWithLevel(actor, idOrPath, level);
+    if (this.tier === 'free') throw forbidden(PREMIUM);
+    return project;
+  }
+
+  private async view(policy: EscalationPolicy): Promise<PolicyView> {
+    const rules = await Promise.all(
+      policy.rules.map(async (r) => ({
+        ...r,
+        user: r.userId === null ? null : await this.sources.user(r.userId),
+      })),
+    );
+    return { ...policy, rules };
+  }
+
+  /** `GET .../escalation_policies`: the project's policy, or none (Reporter). */
+  async list(actor: User | null, idOrPath: string): Promise<PolicyView[]> {
+    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
+    const policy = await this.repo.policy(project.id);
+    return policy ? [await this.view(policy)] : [];
+  }
+
+  async get(actor: User | null, idOrPath: string, policyId: number): Promise<PolicyView> {
+    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
+    return this.view(await this.existing(project, policyId));
+  }
+
+  private async existing(project: Project, policyId: number): Promise<EscalationPolicy> {
+    const policy = await this.repo.policy(project.id);
+    if (!policy || policy.id !== policyId) throw notFound('Escalation policy');
+    return policy;
+  }
+
+  /** `POST`: 400 when the project has a policy already (GitLab: one per project), or for a bad rule. */
+  async create(actor: User | null, idOrPath: string, input: PolicyInput): Promise<PolicyView> {
+    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    if (await this.repo.policy(project.id)) throw invalid('Project can only have one escalation policy');
+    const fields = this.fields(input, null);
+    if (input.rules === undefined) throw paramError('rules is missing');
+    const rules = await this.rules(project, input.rules);
+    try {
+      await this.repo.insertPolicy(project.id, fields, rules, this.clock.now().toISOString());
+    } catch (err) {
+      // Two creations at once: the unique project_id lets one through.
+      if (isUniqueViolation(err)) throw invalid('Project can only have one escalation policy');
+      throw err;
+    }
+    await this.changed();
+    return this.view((await this.repo.policy(project.id))!);
+  }
+
+  /** `PUT`: changes the name and description; `rules`, when given, replace the rules. */
+  async update(
+    actor: User | null,
+    idOrPath: string,
+    policyId: number,
+    input: PolicyInput,
+  ): Promise<PolicyView> {
+    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const current = await this.existing(project, policyId);
+    const fields = this.fields(input, current);
+    const rules = input.rules === undefined ? null : await this.rules(project, input.rules);
+    await this.repo.updatePolicy(current.id, fields, rules, this.clock.now().toISOString());
+    await this.changed();
+    return this.view((await this.repo.policy(project.id))!);
+  }
+
+  /** `DELETE`: the policy and its rules; escalations in progress stop (their jobs find no policy). */
+  async delete(actor: User | null, idOrPath: string, policyId: number): Promise<PolicyView> {
+    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const current = await this.view(await this.existing(project, policyId));
+    await this.repo.deletePolicy(current.id);
+    await this.changed();
+    return current;
+  }
+
+  /** The project's on-call schedules (for the UI's target choice; Reporter). */
+  async schedules(actor: User | null, idOrPath: string) {
+    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
+    return this.repo.schedules(project.id);
+  }
+
+  private fields(
+    input: PolicyInput,
+    current: EscalationPolicy | null,
+  ): { name: string; description: string | null } {
+    const name = (input.name ?? current?.name ?? '').trim();
+    if (name === '') throw paramError('name is missing');
+    if (name.length > MAX_NAME) throw invalid(`Name is too long (maximum is ${MAX_NAME} characters)`);
+    const description = input.description !== undefined ? input.description : (current?.description ?? null);
+    if (description !== null && description.length > MAX_DESCRIPTION)
+      throw invalid(`Description is too long (maximum is ${MAX_DESCRIPTION} characters)`);
+    return { name, description };
+  }
+
+  /** Checks the rules (GitLab's limits and messages) and resolves their targets; in GitLab's order. */
+  private async rules(project: Project, input: readonly RuleInput[]): Promise<RuleRecord[]> {
+    if (input.length === 0) throw invalid('Escalation policies must have at least one rule');
+    if (input.length > MAX_RULES) throw invalid(`Maximum of ${MAX_RULES} rules are permitted`);
+    let members: ReadonlySet<number> | null = null;
+    const out: RuleRecord[] = [];
+    for (const r of input) {
+      const elapsed = r.elapsedTimeSeconds;
+      if (elapsed === undefined) throw paramError('rules[elapsed_time_seconds] is missing');
+      if (!Number.isInteger(elapsed) || elapsed < 0 || elapsed > MAX_ELAPSED_SECONDS)
+        throw invalid(`Elapsed time seconds must be an integer from 0 to ${MAX_ELAPSED_SECONDS}`);
+      if (r.status === undefined) throw paramError('rules[status] is missing');
+      if (!ESCALATION_STATUSES.includes(r.status as EscalationStatus))
+        throw paramError('rules[status] does not have a valid value (acknowledged, resolved)');
+      const targets = [r.oncallScheduleIid, r.username, r.userId].filter((t) => t !== undefined);
+      if (targets.length !== 1)
+        throw invalid('Each rule needs exactly one target: oncall_schedule_iid, username or user_id');
+      let scheduleId: number | null = null;
+      let userId: number | null = null;
+      if (r.oncallScheduleIid !== undefined) {
+        const schedule = await this.repo.schedule(project.id, r.oncallScheduleIid);
+        if (!schedule)
+          throw invalid('Schedule-based escalation rules must have a schedule in the same project');
+        scheduleId = schedule.id;
+      } else {
+        const user =
+          r.username !== undefined
+            ? await this.sources.userByUsername(r.username)
+            : await this.sources.user(r.userId!);
+        members ??= await this.sources.memberIds(project);
+        if (!user || !members.has(user.id))
+          throw invalid('User-based escalation rules must have a user with access to the project');
+        userId = user.id;
+      }
+      out.push({ elapsedTimeSeconds: elapsed, status: r.status as EscalationStatus, scheduleId, userId });
+    }
+    const same = (a: RuleRecord, b: RuleRecord) =>
+      a.elapsedTimeSeconds === b.elapsedTimeSeconds &&
+      a.status === b.status &&
+      a.scheduleId === b.scheduleId &&
+      a.userId === b.userId;
+    if (out.some((r, i) => out.findIndex((o) => same(o, r)) !== i))
+      throw invalid('Rules must be unique (the same target, status and elapsed time twice)');
+    return orderRules(out);
+  }
+
+  // The engine
+
+  /**
+   * An alert was created or resolved, inside the intake's (or the status change's) transaction. A new alert in a
+   * project with a policy gets one job per rule, due at its creation plus the rule's elapsed time (the policy as
+   * it is now: later changes apply to later alerts). A resolved alert's pending jobs are dropped (they would
+   * find it resolved anyway).
+   */
+  async alertChanged(
+    trx: EscalationTrx,
+    projectId: number,
+    iid: number,
+    event: 'new' | 'resolved',
+    alertId: number,
+  ): Promise<void> {
+    if (this.tier === 'free') return;
+    if (event === 'resolved') {
+      await this.repo.dropPending(trx, alertId);
+      return;
+    }
+    // Inside the caller's transaction: on SQLite a query outside it would wait for it forever.
+    const policy = await this.policies.get(projectId, () => this.repo.policy(projectId, trx));
+    if (!policy) return;
+    const created = this.clock.now().getTime();
+    for (const rule of policy.rules) {
+      const dueAt = new Date(created + rule.elapsedTimeSeconds * 1000);
+      const job: PageJob = {
+        projectId,
+        alertId,
+        iid,
+        policyId: policy.id,
+        ruleId: rule.id,
+        elapsedTimeSeconds: rule.elapsedTimeSeconds,
+        status: rule.status,
+        scheduleId: rule.schedule?.id ?? null,
+        userId: rule.userId,
+        dueAt: dueAt.toISOString(),
+      };
+      await this.jobs.enqueue(ESCALATION_PAGE_JOB, job, {
+        trx,
+        runAt: dueAt,
+        uniqueKey: jobKey(alertId, rule.id),
+      });
+    }
+  }
+
+  /** One rule's page for one alert, at (or after) its due time. Idempotent: the page keys are unique. */
+  private async runPage(job: Job): Promise<void> {
+    const j = job.payload as PageJob;
+    if (this.tier === 'free') return;
+    const project = await this.projects.findById(j.projectId);
+    const alert = project && (await this.sources.alert(project.id, j.iid));
+    if (!project || !alert || alert.id !== j.alertId) return;
+    // A deleted policy stops its escalations (a new one applies to later alerts only).
+    const policy = await this.repo.policy(project.id);
+    if (!policy || policy.id !== j.policyId) return;
+    if (!rulePages(j.status, alert.status)) return;
+    let schedule: { iid: number; name: string } | null = null;
+    let ids: number[];
+    if (j.scheduleId !== null) {
+      schedule = await this.repo.scheduleById(j.scheduleId);
+      // A deleted schedule has nobody on call.
+      ids = schedule ? await this.onCall.onCallUserIds(j.scheduleId, new Date(j.dueAt)) : [];
+    } else {
+      ids = j.userId === null ? [] : [j.userId];
+    }
+    const users: User[] = [];
+    const members = ids.length > 0 ? await this.sources.memberIds(project) : new Set<number>();
+    for (const id of [...new Set(ids)]) {
+      const u = await this.sources.user(id);
+      // Blocked users, and users who left the project since the rule was made, are not paged.
+      if (u && u.state === 'active' && members.has(u.id)) users.push(u);
+    }
+    const target = j.userId === null ? null : await this.sources.user(j.userId);
+    await this.sources.page({
+      project,
+      alert,
+      keyBase: pageKey(alert.id, j.ruleId),
+      recipients: users.map((u) => ({ id: u.id, email: u.email, username: u.username })),
+      policyName: policy.name,
+      escalation: {
+        policy: { id: policy.id, name: policy.name },
+        rule: {
+          id: j.ruleId,
+          elapsed_time_seconds: j.elapsedTimeSeconds,
+          status: j.status,
+          oncall_schedule: schedule && { iid: schedule.iid, name: schedule.name },
+          user: target && { id: target.id, username: target.username, name: target.name },
+        },
+        due_at: j.dueAt,
+        targets: users.map((u) => ({ id: u.id, username: u.username, name: u.name })),
+      },
+    });
+  }
+
+  /** `GET .../alerts/:iid/escalations`: which rules paged whom and when, which wait (Reporter). */
+  async escalations(actor: User | null, idOrPath: string, iid: number): Promise<RuleEscalationView[]> {
+    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
+    const alert = await this.sources.alert(project.id, iid);
+    if (!alert) throw notFound('Alert');
+    const [pending, pages, policy] = await Promise.all([
+      this.repo.pendingPages(alert.id),
+      this.repo.pages(alert.id),
+      this.repo.policy(project.id),
+    ]);
+    // The current rules applied to the alert when the policy has not changed since it came.
+    const current = policy && policy.updatedAt <= alert.createdAt ? policy.rules : [];
+    const ids = [
+      ...new Set([
+        ...current.map((r) => r.id),
+        ...pending.map((p) => p.ruleId),
+        ...pages.map((p) => p.ruleId),
+      ]),
+    ];
+    const users = new Map<number, User | null>();
+    const user = async (id: number | null) => {
+      if (id === null) return null;
+      if (!users.has(id)) users.set(id, await this.sources.user(id));
+      return users.get(id) ?? null;
+    };
+    const created = new Date(alert.createdAt).getTime();
+    const out: RuleEscalationView[] = [];
+    for (const ruleId of ids) {
+      // A job of a deleted policy pages nobody when it runs.
+      const job = pending.find((p) => p.ruleId === ruleId && p.policyId === policy?.id);
+      const rule = current.find((r) => r.id === ruleId) ?? policy?.rules.find((r) => r.id === ruleId);
+      const paged = pages.filter((p) => p.ruleId === ruleId);
+      const elapsed = job?.elapsedTimeSeconds ?? rule?.elapsedTimeSeconds ?? null;
+      out.push({
+        ruleId,
+        elapsedTimeSeconds: elapsed,
+        status: job?.status ?? rule?.status ?? null,
+        schedule: rule?.schedule ? { iid: rule.schedule.iid, name: rule.schedule.name } : null,
+        user: await user(job?.userId ?? rule?.userId ?? null),
+        dueAt: job?.dueAt ?? (elapsed === null ? null : new Date(created + elapsed * 1000).toISOString()),
+        state: job ? 'pending' : paged.length > 0 ? 'paged' : 'skipped',
+        pages: await Promise.all(
+          paged.map(async (p) => ({ user: await user(p.userId), at: p.at, emailStatus: p.emailStatus })),
+        ),
+      });
+    }
+    return out.sort((a, b) => (a.dueAt ?? '').localeCompare(b.dueAt ?? ''));
+  }
+}

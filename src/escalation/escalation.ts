@@ -1,0 +1,91 @@
+/** Escalation policies (issue 15; Premium and Ultimate, as GitLab): domain types and pure rules. */
+
+import type { AlertStatus } from '../alerts/alerts.js';
+
+/** What a rule waits for: `acknowledged` pages while the alert is still triggered, `resolved` while it is open. */
+export type EscalationStatus = 'acknowledged' | 'resolved';
+export const ESCALATION_STATUSES: readonly EscalationStatus[] = ['acknowledged', 'resolved'];
+
+/** GitLab's limits (IncidentManagement::EscalationPolicy and EscalationRule). */
+export const MAX_RULES = 10;
+export const MAX_ELAPSED_SECONDS = 86_400;
+export const MAX_NAME = 72;
+export const MAX_DESCRIPTION = 160;
+
+/** One rule of a policy: after `elapsedTimeSeconds`, page the on-call people of a schedule or one user. */
+export interface EscalationRule {
+  readonly id: number;
+  readonly position: number;
+  readonly elapsedTimeSeconds: number;
+  readonly status: EscalationStatus;
+  readonly schedule: { readonly id: number; readonly iid: number; readonly name: string } | null;
+  readonly userId: number | null;
+}
+
+/** A project's escalation policy (at most one per project). */
+export interface EscalationPolicy {
+  readonly id: number;
+  readonly projectId: number;
+  readonly name: string;
+  readonly description: string | null;
+  readonly rules: readonly EscalationRule[];
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** A rule as stored (targets resolved to ids), for insert. */
+export interface RuleRecord {
+  readonly elapsedTimeSeconds: number;
+  readonly status: EscalationStatus;
+  readonly scheduleId: number | null;
+  readonly userId: number | null;
+}
+
+/**
+ * Where the people are that a schedule has on call (implemented by the on-call schedules feature; a port here).
+ * `at` is when the rule was due, so a late run pages whoever was on call then.
+ */
+export interface OnCallLookup {
+  onCallUserIds(scheduleId: number, at: Date): Promise<number[]>;
+}
+
+/**
+ * Whether a rule still pages an alert in `status`. GitLab orders the statuses triggered < acknowledged < resolved <
+ * ignored and stops a rule once the alert's status reaches the rule's: an `acknowledged` rule pages only a
+ * triggered alert; a `resolved` rule pages a triggered or acknowledged one. An ignored alert pages nobody.
+ */
+export function rulePages(rule: EscalationStatus, status: AlertStatus): boolean {
+  if (rule === 'acknowledged') return status === 'triggered';
+  return status === 'triggered' || status === 'acknowledged';
+}
+
+/** Rules in GitLab's order: by elapsed time, then status (acknowledged first). */
+export function orderRules<T extends { elapsedTimeSeconds: number; status: EscalationStatus }>(
+  rules: readonly T[],
+): T[] {
+  return [...rules].sort(
+    (a, b) =>
+      a.elapsedTimeSeconds - b.elapsedTimeSeconds ||
+      ESCALATION_STATUSES.indexOf(a.status) - ESCALATION_STATUSES.indexOf(b.status),
+  );
+}
+
+/** The job that pages one rule's targets for one alert: a snapshot of the rule as it was when the alert came. */
+export interface PageJob {
+  readonly projectId: number;
+  readonly alertId: number;
+  readonly iid: number;
+  readonly policyId: number;
+  readonly ruleId: number;
+  readonly elapsedTimeSeconds: number;
+  readonly status: EscalationStatus;
+  readonly scheduleId: number | null;
+  readonly userId: number | null;
+  /** When the rule was due (the alert's creation plus the elapsed time). */
+  readonly dueAt: string;
+}
+
+/** The dedupe key of the e-mail that pages `userId` for a rule and alert (unique: a re-run sends nothing twice). */
+export const pageKey = (alertId: number, ruleId: number) => `page:${alertId}:${ruleId}`;
+/** The unique key of the pending job of a rule and alert. */
+export const jobKey = (alertId: number, ruleId: number) => `escalation:${alertId}:${ruleId}`;

@@ -1,0 +1,530 @@
+import type { Alert } from '../alerts/alerts.js';
+import type { Clock } from '../clock.js';
+import type { Cipher } from '../crypto.js';
+import type { TrackedError } from '../error-tracking/error-tracking.js';
+import { forbidden, unauthorized } from '../errors.js';
+import type { Job, JobQueue } from '../jobs/queue.js';
+import { AccessLevel, type MemberSource } from '../members/members.js';
+import { OutboundError, type OutboundHttp } from '../outbound.js';
+import type { Paged, PageRequest } from '../paging.js';
+import type { Project } from '../projects/projects.js';
+import { TtlCache } from '../ttl-cache.js';
+import type { User } from '../users/users.js';
+import type { Mailer } from './mailer.js';
+import {
+  type AlertEventType,
+  type EmailStatus,
+  type ErrorEventType,
+  type ErrorRule,
+  type HookPayload,
+  type NotificationEmail,
+  type ObjectKind,
+  type ProjectHook,
+  renderEmail,
+} from './notifications.js';
+import type { NotificationsRepository, NotifyTrx } from './notifications.repository.js';
+
+export const ALERT_EVENT_JOB = 'notify_alert_event';
+export const ERROR_EVENT_JOB = 'notify_error_event';
+export const SEND_EMAIL_JOB = 'notify_send_email';
+export const HOOK_DELIVERY_JOB = 'notify_hook_delivery';
+
+/** The header that carries a hook's secret token (GitLab: X-Gitlab-Token). */
+export const HOOK_TOKEN_HEADER = 'X-Svc-Token';
+/** Attempts per e-mail before it is recorded as failed (the job queue's backoff between them). */
+export const EMAIL_MAX_ATTEMPTS = 5;
+/** Attempts per hook delivery (the first and three retries, with the job queue's backoff: 2 s, 4 s, 8 s). */
+export const HOOK_MAX_ATTEMPTS = 4;
+/** Failed attempts in a row after which a hook is disabled (GitLab disables a hook that keeps failing). */
+export const HOOK_DISABLE_AFTER = 8;
+/** The most response body bytes read from a hook receiver. */
+const HOOK_MAX_RESPONSE = 64 * 1024;
+
+/** The reason recorded on e-mails when no SMTP server is configured. */
+export const NO_SMTP_REASON = 'SMTP is not configured: set SVC_SMTP_URL (and SVC_EMAIL_FROM) to send e-mail';
+
+/** A transaction to enqueue in (the caller's: intake, status change). */
+export type EnqueueTrx = NotifyTrx;
+
+/** Builds webhook payload objects as the API shows them (implemented in src/api; a port here). */
+export interface PayloadPresenter {
+  alert(alert: Alert): unknown;
+  error(error: TrackedError): unknown;
+}
+
+/** An escalation page of an alert: whom to page, under which keys, and what the webhook event tells. */
+export interface AlertPage {
+  readonly project: Project;
+  readonly alert: Alert;
+  /** `page:<alertId>:<ruleId>`: e-mails are keyed `<keyBase>:<userId>`, deliveries `<keyBase>:hook:<hookId>`. */
+  readonly keyBase: string;
+  readonly recipients: readonly { id: number; email: string; username: string }[];
+  /** What the payload tells about the rule and its targets (README: "Escalation policies"). */
+  readonly escalation: Record<string, unknown>;
+  readonly policyName: string;
+}
+
+/** What this service reads of other features (ports, wired in the composition root). */
+export interface NotificationSources {
+  project(id: number): Promise<Project | null>;
+  /** The groups whose members inherit a project's membership, nearest first. */
+  inheritedSources(project: Project): Promise<MemberSource[]>;
+  alert(projectId: number, iid: number): Promise<Alert | null>;
+  sendEmailEnabled(projectId: number): Promise<boolean>;
+  error(projectId: number, id: number): Promise<TrackedError | null>;
+}
+
+interface AlertEventJob {
+  projectId: number;
+  iid: number;
+  event: AlertEventType;
+}
+interface ErrorEventJob {
+  projectId: number;
+  errorId: number;
+  event: ErrorEventType;
+  /** When the error regressed (names the regression, so that each one notifies once). */
+  at?: string;
+}
+
+/**
+ * Tells people: alert e-mails (`send_email`), error rule e-mails and webhook deliveries. Intake and status changes
+ * only enqueue one job in their own transaction (`alertChanged`, `errorRecorded`); the worker fans it out into
+ * recorded e-mails and deliveries, each sent by its own job with retries. Sending is at least once: a crash
+ * after the SMTP server or the receiver accepted and before the row says so sends that one again.
+ */
+export class NotificationsService {
+  /** Which error rule triggers each project has (the collector asks per event; see `errorRecorded`). */
+  private readonly ruleTriggers: TtlCache<number, ReadonlySet<string>>;
+
+  constructor(
+    private readonly repo: NotificationsRepository,
+    private readonly jobs: JobQueue,
+    private readonly mailer: Mailer | null,
+    private readonly presenter: PayloadPresenter,
+    private readonly sources: NotificationSources,
+    private readonly http: OutboundHttp,
+    private readonly cipher: Cipher,
+    private readonly clock: Clock,
+    private readonly externalUrl: string,
+  ) {
+    this.ruleTriggers = new TtlCache(clock, 1000);
+    jobs.register(ALERT_EVENT_JOB, (job) => this.fanOutAlert(job.payload as AlertEventJob));
+    jobs.register(ERROR_EVENT_JOB, (job) => this.fanOutError(job.payload as ErrorEventJob));
+    jobs.register(SEND_EMAIL_JOB, (job) => this.sendEmail(job));
+    jobs.register(HOOK_DELIVERY_JOB, (job) => this.deliver(job));
+  }
+
+  /** Clears cached rule lookups (after a rule changes in this process). */
+  rulesChanged(): void {
+    this.ruleTriggers.clear();
+  }
+
+  // Producers: one job in the caller's transaction.
+
+  /** An alert was created (`new`) or resolved: enqueues its notifications in the caller's transaction. */
+  async alertChanged(trx: EnqueueTrx, projectId: number, iid: number, event: AlertEventType): Promise<void> {
+    await this.jobs.enqueue(ALERT_EVENT_JOB, { projectId, iid, event } satisfies AlertEventJob, { trx });
+  }
+
+  /**
+   * The collector recorded an event of an error: enqueues the rule checks it can trigger, in the collector's
+   * transaction. Projects without rules cost one cached lookup; threshold checks of one error coalesce into one
+   * pending job.
+   */
+  async errorRecorded(
+    trx: EnqueueTrx,
+    projectId: number,
+    errorId: number,
+    what: { created: boolean; regressedAt: string | null },
+  ): Promise<void> {
+    const triggers = await this.ruleTriggers.get(projectId, async () => {
+      // Inside the collector's transaction: on SQLite a query outside it would wait for it forever.
+      const rules = await this.repo.rules(projectId, trx);
+      return new Set(rules.map((r) => r.trigger));
+    });
+    if (triggers.size === 0) return;
+    const enqueue = (event: ErrorEventType, extra: { at?: string; uniqueKey?: string } = {}) =>
+      this.jobs.enqueue(
+        ERROR_EVENT_JOB,
+        { projectId, errorId, event, ...(extra.at && { at: extra.at }) } satisfies ErrorEventJob,
+        { trx, ...(extra.uniqueKey && { uniqueKey: extra.uniqueKey }) },
+      );
+    if (what.created && triggers.has('new')) await enqueue('new');
+    if (what.regressedAt !== null && triggers.has('regression'))
+      await enqueue('regression', { at: what.regressedAt });
+    if (triggers.has('threshold')) await enqueue('threshold', { uniqueKey: `error-threshold:${errorId}` });
+  }
+
+  // Fan-out jobs
+
+  private pageUrl(kind: ObjectKind, project: Project, id: number): string {
+    return `${this.externalUrl}/-/ui/projects/${project.id}/${kind === 'alert' ? 'alerts' : 'errors'}/${id}`;
+  }
+
+  private projectRef(project: Project): HookPayload['project'] {
+    return {
+      id: project.id,
+      name: project.name,
+      path_with_namespace: project.fullPath,
+      web_url: `${this.externalUrl}/${project.fullPath}`,
+    };
+  }
+
+  private async fanOutAlert(j: AlertEventJob): Promise<void> {
+    const project = await this.sources.project(j.projectId);
+    const alert = project && (await this.sources.alert(project.id, j.iid));
+    if (!project || !alert) return;
+    const url = this.pageUrl('alert', project, alert.iid);
+    const keyBase = `alert:${alert.id}`;
+    let recipients: { id: number; email: string }[] = [];
+    // One e-mail per new alert; on recovery, one only for an alert that was e-mailed about (a paged alert).
+    if (
+      (await this.sources.sendEmailEnabled(project.id)) &&
+      (j.event === 'new' || (await this.repo.anyEmailKey(`${keyBase}:new:`)))
+    ) {
+      const sources: MemberSource[] = [
+        { type: 'project', id: project.id },
+        ...(await this.sources.inheritedSources(project)),
+      ];
+      recipients = await this.repo.membersAtLeast(
+        sources,
+        AccessLevel.Maintainer,
+        this.today(),
+        namespaceOwner(project),
+      );
+    }
+    const verb = j.event === 'new' ? 'Alert triggered' : 'Alert resolved';
+    const mail = renderEmail(
+      `${project.fullPath} | ${verb}: ${alert.title}`,
+      `${verb} in ${project.fullPath}: ${alert.title}`,
+      [
+        ['Alert', `#${alert.iid}`],
+        ['Severity', alert.severity],
+        ['Status', alert.status],
+        ['Start time', alert.startedAt],
+        ...(alert.endedAt ? ([['End time', alert.endedAt]] as const) : []),
+        ...(alert.service ? ([['Service', alert.service]] as const) : []),
+        ...(alert.monitoringTool ? ([['Monitoring tool', alert.monitoringTool]] as const) : []),
+        ['Events', String(alert.events)],
+      ],
+      { url, label: 'View the alert' },
+    );
+    const payload: HookPayload = {
+      object_kind: 'alert',
+      event_type: j.event,
+      project: this.projectRef(project),
+      object_attributes: this.presenter.alert(alert),
+      url,
+    };
+    const hooks = (await this.repo.hooks(project.id)).filter((h) => h.alertEvents && !h.disabledReason);
+    await this.record(
+      project.id,
+      recipients.map((r) => ({ ...r, key: `${keyBase}:${j.event}:${r.id}` })),
+      mail,
+      hooks.map((h) => ({ hook: h, key: `${keyBase}:${j.event}:hook:${h.id}` })),
+      payload,
+    );
+  }
+
+  private async fanOutError(j: ErrorEventJob): Promise<void> {
+    const project = await this.sources.project(j.projectId);
+    const error = project && (await this.sources.error(project.id, j.errorId));
+    if (!project || !error) return;
+    const now = this.clock.now();
+    const rules = (await this.repo.rules(project.id)).filter((r) => r.trigger === j.event);
+    const firing: { rule: ErrorRule; key: string; count?: number }[] = [];
+    for (const rule of rules) {
+      if (rule.trigger !== 'threshold') {
+        // A new error notifies once; each regression once (named by when it regressed).
+        const when = rule.trigger === 'regression' ? `:${j.at ?? ''}` : '';
+        firing.push({ rule, key: `error:${error.id}:${j.event}${when}:rule:${rule.id}` });
+        continue;
+      }
+      const windowMs = (rule.thresholdMinutes ?? 1) * 60_000;
+      const count = await this.repo.eventsSince(error.id, new Date(now.getTime() - windowMs).toISOString());
+      if (count < (rule.thresholdCount ?? 1)) continue;
+      // At most once per rule, error and window of M minutes.
+      const window = Math.floor(now.getTime() / windowMs);
+      firing.push({ rule, key: `error:${error.id}:threshold:${window}:rule:${rule.id}`, count });
+    }
+    if (firing.length === 0) return;
+    const url = this.pageUrl('error', project, error.id);
+    const title = error.title ?? `${error.type}: ${error.message}`;
+    for (const f of firing) {
+      const heading =
+        f.rule.trigger === 'new'
+          ? 'New error'
+          : f.rule.trigger === 'regression'
+            ? 'Regression: a resolved error occurred again'
+            : `Error passed ${f.rule.thresholdCount} events in ${f.rule.thresholdMinutes} minutes`;
+      const mail = renderEmail(
+        `${project.fullPath} | ${heading}: ${title}`,
+        `${heading} in ${project.fullPath}: ${title}`,
+        [
+          ['Error', title],
+          ['Culprit', error.culprit],
+          ['Events', String(f.count ?? error.count)],
+          ['First seen', error.firstSeen],
+          ['Last seen', error.lastSeen],
+        ],
+        { url, label: 'View the error' },
+      );
+      const recipients = await this.repo.activeUsers(f.rule.recipientIds);
+      const hooks = f.rule.webhook
+        ? (await this.repo.hooks(project.id)).filter((h) => h.errorTrackingEvents && !h.disabledReason)
+        : [];
+      const payload: HookPayload = {
+        object_kind: 'error',
+        event_type: j.event,
+        project: this.projectRef(project),
+        object_attributes: this.presenter.error(error),
+        url,
+        ...(f.rule.trigger === 'threshold' && {
+          threshold: { count: f.rule.thresholdCount, minutes: f.rule.thresholdMinutes, events: f.count },
+        }),
+      };
+      // Two rules that fire on one event deliver one payload to each hook (the key names no rule).
+      const hookKey = f.key.replace(/:rule:\d+$/, '');
+      await this.record(
+        project.id,
+        recipients.map((r) => ({ ...r, key: `${f.key}:${r.id}` })),
+        mail,
+        hooks.map((h) => ({ hook: h, key: `${hookKey}:hook:${h.id}` })),
+        payload,
+      );
+    }
+  }
+
+  /**
+   * Pages people about an alert (an escalation rule fired): one e-mail per recipient, keyed `<keyBase>:<userId>`,
+   * and one `escalation` event per hook with `alert_events`, keyed `<keyBase>:hook:<hookId>`. The keys are unique:
+   * a page recorded before a crash is not recorded (nor sent) again when its job runs again.
+   */
+  async page(p: AlertPage): Promise<void> {
+    const { project, alert } = p;
+    const url = this.pageUrl('alert', project, alert.iid);
+    const mail = renderEmail(
+      `${project.fullPath} | Paged: ${alert.title}`,
+      `You are paged for an alert in ${project.fullPath} (escalation policy ${p.policyName}): ${alert.title}`,
+      [
+        ['Alert', `#${alert.iid}`],
+        ['Severity', alert.severity],
+        ['Status', alert.status],
+        ['Start time', alert.startedAt],
+        ...(alert.service ? ([['Service', alert.service]] as const) : []),
+        ['Events', String(alert.events)],
+      ],
+      { url, label: 'View and acknowledge the alert' },
+    );
+    const payload: HookPayload = {
+      object_kind: 'alert',
+      event_type: 'escalation',
+      project: this.projectRef(project),
+      object_attributes: this.presenter.alert(alert),
+      url,
+      escalation: p.escalation,
+    };
+    const hooks = (await this.repo.hooks(project.id)).filter((h) => h.alertEvents && !h.disabledReason);
+    await this.record(
+      project.id,
+      p.recipients.map((r) => ({ id: r.id, email: r.email, key: `${p.keyBase}:${r.id}` })),
+      mail,
+      hooks.map((h) => ({ hook: h, key: `${p.keyBase}:hook:${h.id}` })),
+      payload,
+    );
+  }
+
+  /** Records e-mails and deliveries and enqueues a job for each new one, in one transaction. */
+  private async record(
+    projectId: number,
+    recipients: readonly { id: number; email: string; key: string }[],
+    mail: { subject: string; text: string; html: string },
+    hooks: readonly { hook: ProjectHook; key: string }[],
+    payload: HookPayload,
+  ): Promise<void> {
+    if (recipients.length === 0 && hooks.length === 0) return;
+    const now = this.clock.now().toISOString();
+    await this.repo.transaction(async (trx) => {
+      for (const r of recipients) {
+        const id = await this.repo.insertEmail(
+          trx,
+          { projectId, userId: r.id, recipient: r.email, ...mail, dedupeKey: r.key },
+          now,
+        );
+        if (id !== null) await this.jobs.enqueue(SEND_EMAIL_JOB, { emailId: id }, { trx });
+      }
+      for (const h of hooks) {
+        const id = await this.repo.insertDelivery(
+          trx,
+          {
+            hookId: h.hook.id,
+            objectKind: payload.object_kind,
+            eventType: payload.event_type,
+            payload,
+            dedupeKey: h.key,
+          },
+          now,
+        );
+        if (id !== null) await this.jobs.enqueue(HOOK_DELIVERY_JOB, { deliveryId: id }, { trx });
+      }
+    });
+  }
+
+  // Senders
+
+  private async sendEmail(job: Job): Promise<void> {
+    const { emailId } = job.payload as { emailId: number };
+    const email = await this.repo.email(emailId);
+    if (!email || email.status !== 'pending') return;
+    if (!this.mailer) {
+      await this.repo.updateEmail(email.id, {
+        status: 'undeliverable',
+        reason: NO_SMTP_REASON,
+        attempts: job.attempts,
+        sentAt: null,
+      });
+      return;
+    }
+    try {
+      await this.mailer.send({
+        to: email.recipient,
+        subject: email.subject,
+        text: email.text,
+        html: email.html,
+      });
+    } catch (err) {
+      const reason = smtpReason(err);
+      const last = job.attempts >= EMAIL_MAX_ATTEMPTS;
+      await this.repo.updateEmail(email.id, {
+        status: last ? 'failed' : 'pending',
+        reason,
+        attempts: job.attempts,
+        sentAt: null,
+      });
+      if (last) return;
+      throw new Error(reason);
+    }
+    await this.repo.updateEmail(email.id, {
+      status: 'sent',
+      reason: null,
+      attempts: job.attempts,
+      sentAt: this.clock.now().toISOString(),
+    });
+  }
+
+  /** One POST of a payload to a hook, through the outbound client (SSRF guard, deadline, no redirects). */
+  async post(
+    hook: ProjectHook & { tokenEncrypted: string | null },
+    payload: HookPayload,
+  ): Promise<{ ok: boolean; status: number | null; durationMs: number; error: string | null }> {
+    const started = performance.now();
+    try {
+      const res = await this.http.request(hook.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'svc-webhook',
+          'x-svc-event': payload.object_kind === 'alert' ? 'Alert Hook' : 'Error Hook',
+          ...(hook.tokenEncrypted !== null && {
+            [HOOK_TOKEN_HEADER]: this.cipher.decrypt(hook.tokenEncrypted),
+          }),
+        },
+        body: JSON.stringify(payload),
+        maxResponseBytes: HOOK_MAX_RESPONSE,
+        insecureTls: !hook.enableSslVerification,
+      });
+      const durationMs = Math.round(performance.now() - started);
+      const ok = res.status >= 200 && res.status < 300;
+      return { ok, status: res.status, durationMs, error: ok ? null : `the receiver answered ${res.status}` };
+    } catch (err) {
+      const durationMs = Math.round(performance.now() - started);
+      const error = err instanceof OutboundError ? err.message : 'the request failed';
+      return { ok: false, status: null, durationMs, error };
+    }
+  }
+
+  private async deliver(job: Job): Promise<void> {
+    const { deliveryId } = job.payload as { deliveryId: number };
+    const delivery = await this.repo.delivery(deliveryId);
+    if (!delivery || delivery.status !== 'pending') return;
+    const hook = await this.repo.hookById(delivery.hookId);
+    const now = () => this.clock.now().toISOString();
+    if (!hook || hook.disabledReason) {
+      await this.repo.updateDelivery(delivery.id, {
+        status: 'failed',
+        responseStatus: null,
+        durationMs: null,
+        error: 'not sent: the hook is disabled',
+        attempts: delivery.attempts,
+        finishedAt: now(),
+      });
+      return;
+    }
+    const r = await this.post(hook, delivery.payload as HookPayload);
+    if (r.ok) {
+      await this.repo.updateDelivery(delivery.id, {
+        status: 'success',
+        responseStatus: r.status,
+        durationMs: r.durationMs,
+        error: null,
+        attempts: job.attempts,
+        finishedAt: now(),
+      });
+      await this.repo.hookSucceeded(hook.id);
+      return;
+    }
+    const failures = await this.repo.hookFailed(
+      hook.id,
+      HOOK_DISABLE_AFTER,
+      `disabled after ${HOOK_DISABLE_AFTER} failed deliveries in a row; the last: ${r.error}`,
+      now(),
+    );
+    const last = job.attempts >= HOOK_MAX_ATTEMPTS || failures >= HOOK_DISABLE_AFTER;
+    await this.repo.updateDelivery(delivery.id, {
+      status: last ? 'failed' : 'pending',
+      responseStatus: r.status,
+      durationMs: r.durationMs,
+      error: r.error,
+      attempts: job.attempts,
+      finishedAt: last ? now() : null,
+    });
+    // The queue retries with its backoff; a delivery that used its attempts stays failed.
+    if (!last) throw new Error(r.error ?? 'delivery failed');
+  }
+
+  // Admin view
+
+  /** Recorded e-mails, newest first: what was sent, and why the others were not (admins only). */
+  emails(
+    actor: User | null,
+    f: { status?: EmailStatus; projectId?: number },
+    page: PageRequest,
+  ): Promise<Paged<NotificationEmail>> {
+    if (!actor) throw unauthorized();
+    if (!actor.admin) throw forbidden();
+    return this.repo.listEmails(f, page);
+  }
+
+  /** Whether e-mail can go out at all (SMTP configured). */
+  get smtpConfigured(): boolean {
+    return this.mailer !== null;
+  }
+
+  private today(): string {
+    return this.clock.now().toISOString().slice(0, 10);
+  }
+}
+
+/** The owner of a personal project's namespace (an Owner of the project without a membership row). */
+export function namespaceOwner(project: Project): number | null {
+  return project.namespace.kind === 'user' ? project.namespace.ownerId : null;
+}
+
+/** The SMTP failure as recorded: the server's response or nodemailer's code, never the URL (it holds a password). */
+function smtpReason(err: unknown): string {
+  const e = err as { code?: string; responseCode?: number; response?: string; message?: string };
+  if (e.response) return `the SMTP server answered: ${e.response.slice(0, 500)}`;
+  if (e.code) return `SMTP delivery failed (${e.code})`;
+  return 'SMTP delivery failed';
+}

@@ -1,0 +1,146 @@
+/** Notifications: e-mails, project webhooks and error rules (issue 15). Domain types and pure rules. */
+
+/** What happened to an alert that people hear about. */
+export type AlertEventType = 'new' | 'resolved';
+/** What happened to an error that a rule or a hook reports. */
+export type ErrorEventType = 'new' | 'regression' | 'threshold';
+/** The `object_kind` of a webhook payload. */
+export type ObjectKind = 'alert' | 'error';
+
+/** An e-mail's delivery state: waiting for the worker, handed to the SMTP server, or given up on (with a reason). */
+export type EmailStatus = 'pending' | 'sent' | 'undeliverable' | 'failed';
+
+/** An e-mail as recorded: one per event and recipient. */
+export interface NotificationEmail {
+  readonly id: number;
+  readonly projectId: number;
+  readonly userId: number | null;
+  readonly recipient: string;
+  readonly subject: string;
+  readonly text: string;
+  readonly html: string;
+  readonly status: EmailStatus;
+  /** Why it was not sent (SMTP not configured, the server's answer); null once sent. */
+  readonly reason: string | null;
+  readonly attempts: number;
+  readonly createdAt: string;
+  readonly sentAt: string | null;
+}
+
+/** A project webhook. The token is never shown again (GitLab). */
+export interface ProjectHook {
+  readonly id: number;
+  readonly projectId: number;
+  readonly url: string;
+  readonly name: string;
+  readonly description: string;
+  readonly hasToken: boolean;
+  readonly enableSslVerification: boolean;
+  readonly alertEvents: boolean;
+  readonly errorTrackingEvents: boolean;
+  /** Failed delivery attempts in a row (reset by a success). */
+  readonly failures: number;
+  /** Why the hook was disabled (it kept failing); null while it is active. */
+  readonly disabledReason: string | null;
+  readonly disabledAt: string | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export type DeliveryStatus = 'pending' | 'success' | 'failed';
+
+/** One event sent (or being sent) to one hook. */
+export interface HookDelivery {
+  readonly id: number;
+  readonly hookId: number;
+  readonly objectKind: string;
+  readonly eventType: string;
+  readonly payload: unknown;
+  readonly status: DeliveryStatus;
+  readonly responseStatus: number | null;
+  readonly durationMs: number | null;
+  readonly error: string | null;
+  readonly attempts: number;
+  readonly createdAt: string;
+  readonly finishedAt: string | null;
+}
+
+export type ErrorRuleTrigger = 'new' | 'regression' | 'threshold';
+export const ERROR_RULE_TRIGGERS: readonly ErrorRuleTrigger[] = ['new', 'regression', 'threshold'];
+
+/** A project's rule: on a new error, a regression, or N events in M minutes, mail chosen members and/or call hooks. */
+export interface ErrorRule {
+  readonly id: number;
+  readonly projectId: number;
+  readonly trigger: ErrorRuleTrigger;
+  readonly thresholdCount: number | null;
+  readonly thresholdMinutes: number | null;
+  readonly recipientIds: readonly number[];
+  readonly webhook: boolean;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** How the webhook payload shows an alert, an error and a project: the API's own entities (a port). */
+export interface EventPresenter {
+  alert(alert: unknown): unknown;
+  error(error: unknown): unknown;
+}
+
+/** A webhook payload (README: "Webhook payloads"). */
+export interface HookPayload {
+  readonly object_kind: ObjectKind;
+  readonly event_type: string;
+  readonly project: { id: number; name: string; path_with_namespace: string; web_url: string };
+  readonly object_attributes: unknown;
+  readonly url: string;
+  readonly [extra: string]: unknown;
+}
+
+/** Escapes text for HTML element content and attribute values. */
+export function escapeHtml(s: string): string {
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+/** A one-line subject: control characters (a header injection) become spaces, long titles are cut. */
+export function subjectLine(s: string): string {
+  let flat = '';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    flat += c < 0x20 || c === 0x7f ? ' ' : ch;
+  }
+  flat = flat.replace(/ {2,}/g, ' ').trim();
+  return flat.length > 200 ? `${flat.slice(0, 199)}…` : flat;
+}
+
+/** An e-mail's text and HTML parts from a heading, facts and a link to the page. */
+export function renderEmail(
+  subject: string,
+  heading: string,
+  facts: readonly (readonly [string, string])[],
+  link: { url: string; label: string },
+): { subject: string; text: string; html: string } {
+  const text = [
+    heading,
+    '',
+    ...facts.map(([k, v]) => `${k}: ${v}`),
+    '',
+    `${link.label}: ${link.url}`,
+    '',
+    '-- ',
+    'You are receiving this e-mail because of your role in the project (svc notification settings).',
+    '',
+  ].join('\n');
+  const rows = facts
+    .map(([k, v]) => `<tr><th align="left">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`)
+    .join('');
+  const html =
+    `<!doctype html><html><body><p>${escapeHtml(heading)}</p><table>${rows}</table>` +
+    `<p><a href="${escapeHtml(link.url)}">${escapeHtml(link.label)}</a></p></body></html>`;
+  return { subject: subjectLine(subject), text, html };
+}

@@ -1,0 +1,483 @@
+import type { Clock } from '../clock.js';
+import type { Tier } from '../config.js';
+import { forbidden, invalidFields, notFound, paramError, unauthorized } from '../errors.js';
+import { AccessLevel, type MemberSource } from '../members/members.js';
+import type { Project } from '../projects/projects.js';
+import type { ProjectsService } from '../projects/projects.service.js';
+import type { User } from '../users/users.js';
+import type { UsersRepository } from '../users/users.repository.js';
+import {
+  type ActivePeriod,
+  canonicalTimeZone,
+  convertActivePeriod,
+  LENGTH_UNITS,
+  type LengthUnit,
+  MAX_DESCRIPTION,
+  MAX_LENGTH,
+  MAX_NAME,
+  MAX_PARTICIPANTS,
+  MAX_SHIFTS_WINDOW_DAYS,
+  type OncallSchedule,
+  onCallUserIds,
+  parseTime,
+  parseTimeOfDay,
+  type RotationRecord,
+  rotationShifts,
+  shiftsAt,
+} from './oncall.js';
+import type { OncallRepository, RotationFields, ScheduleFields } from './oncall.repository.js';
+
+/** A rotation with its participants' users, and the timezone its times are shown in. */
+export interface RotationView extends Omit<RotationRecord, 'participants'> {
+  readonly timezone: string;
+  readonly participants: readonly { readonly user: User; readonly position: number }[];
+}
+
+export interface ScheduleView {
+  readonly schedule: OncallSchedule;
+  readonly rotations: readonly RotationView[];
+}
+
+/** A shift as the API shows it: whose, of which rotation, from and until when (epoch ms; shown in `timezone`). */
+export interface ShiftView {
+  readonly rotation: RotationView;
+  readonly user: User;
+  readonly startsAt: number;
+  readonly endsAt: number;
+  readonly timezone: string;
+}
+
+export interface ScheduleInput {
+  readonly name?: string;
+  readonly description?: string | null;
+  readonly timezone?: string;
+}
+
+/** A participant by username or by user id (exactly one of the two). */
+export interface ParticipantInput {
+  readonly username?: string;
+  readonly userId?: number;
+}
+
+/** A rotation's start or end: an ISO time string, or GitLab's `{date, time}` local to the schedule. */
+export type TimeInput = string | { readonly date: string; readonly time: string };
+
+export interface RotationInput {
+  readonly name?: string;
+  readonly startsAt?: TimeInput;
+  readonly endsAt?: TimeInput | null;
+  readonly length?: number;
+  readonly lengthUnit?: string;
+  readonly activePeriod?: { readonly startTime?: string; readonly endTime?: string } | null;
+  readonly participants?: readonly ParticipantInput[];
+}
+
+const PREMIUM = 'On-call schedules need the Premium or Ultimate tier';
+const DAY = 86_400_000;
+
+/**
+ * On-call schedules (GitLab Premium and Ultimate): schedules, rotations and who is on call. Reporters and above
+ * read; Maintainers and above change (GitLab's `read_incident_management_oncall_schedule` and `admin_...`).
+ */
+export class OncallService {
+  constructor(
+    private readonly repo: OncallRepository,
+    private readonly projects: ProjectsService,
+    private readonly users: UsersRepository,
+    private readonly inheritedSources: (project: Project) => Promise<MemberSource[]>,
+    private readonly tier: Tier,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The project for a caller with at least `level`: 404 when invisible, 403 on the Free tier or when too low. */
+  private async project(actor: User | null, idOrPath: string, level: number): Promise<Project> {
+    const { project, level: have } = await this.projects.find(actor, idOrPath);
+    if (this.tier === 'free') throw forbidden(PREMIUM);
+    if (have < level) {
+      if (!actor) throw unauthorized();
+      throw forbidden();
+    }
+    return project;
+  }
+
+  private async scheduleOf(project: Project, iid: number): Promise<OncallSchedule> {
+    const schedule = await this.repo.schedule(project.id, iid);
+    if (!schedule) throw notFound('On-call schedule');
+    return schedule;
+  }
+
+  private async view(project: Project, schedules: readonly OncallSchedule[]): Promise<ScheduleView[]> {
+    const rotations = await this.current(project, await this.repo.rotations(schedules.map((s) => s.id)));
+    const users = await this.usersById(rotations.flatMap((r) => r.participants.map((p) => p.userId)));
+    return schedules.map((schedule) => ({
+      schedule,
+      rotations: rotations
+        .filter((r) => r.scheduleId === schedule.id)
+        .map((r) => rotationView(r, schedule.timezone, users)),
+    }));
+  }
+
+  /**
+   * The rotations with the participants who are still members of the project: as GitLab, someone who left the
+   * project leaves its rotations (their turns go to the others) and is never paged for it.
+   */
+  private async current(project: Project, rotations: RotationRecord[]): Promise<RotationRecord[]> {
+    const members = await this.memberIds(
+      project,
+      rotations.flatMap((r) => r.participants.map((p) => p.userId)),
+    );
+    return rotations.map((r) => ({
+      ...r,
+      participants: r.participants.filter((p) => members.has(p.userId)),
+    }));
+  }
+
+  /** Which of `userIds` are members of the project (directly, through its groups, or owning its namespace). */
+  private async memberIds(project: Project, userIds: readonly number[]): Promise<Set<number>> {
+    const sources: MemberSource[] = [
+      { type: 'project', id: project.id },
+      ...(await this.inheritedSources(project)),
+    ];
+    const ids = [...new Set(userIds)];
+    const members = await this.repo.membersOf(sources, ids, this.clock.now().toISOString().slice(0, 10));
+    const owner = project.namespace.kind === 'user' ? project.namespace.ownerId : null;
+    if (owner !== null && ids.includes(owner)) members.add(owner);
+    return members;
+  }
+
+  private async usersById(ids: readonly number[]): Promise<Map<number, User>> {
+    const unique = [...new Set(ids)];
+    const found = await Promise.all(unique.map((id) => this.users.findById(id)));
+    return new Map(found.flatMap((u) => (u ? [[u.id, u] as const] : [])));
+  }
+
+  async listSchedules(actor: User | null, idOrPath: string): Promise<ScheduleView[]> {
+    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
+    return this.view(project, await this.repo.schedules(project.id));
+  }
+
+  async getSchedule(actor: User | null, idOrPath: string, iid: number): Promise<ScheduleView> {
+    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
+    return (await this.view(project, [await this.scheduleOf(project, iid)]))[0]!;
+  }
+
+  async createSchedule(actor: User | null, idOrPath: string, input: ScheduleInput): Promise<ScheduleView> {
+    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const fields = scheduleFields(input, null);
+    const created = await this.repo.insertSchedule(project.id, fields, this.clock.now().toISOString());
+    if (!created) throw invalidFields({ name: ['has already been taken'] });
+    return { schedule: created, rotations: [] };
+  }
+
+  /** Changes a schedule; a new timezone converts its rotations' active hours so that they keep their instants. */
+  async updateSchedule(
+    actor: User | null,
+    idOrPath: string,
+    iid: number,
+    input: ScheduleInput,
+  ): Promise<ScheduleView> {
+    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const current = await this.scheduleOf(project, iid);
+    const fields = scheduleFields(input, current);
+    const now = this.clock.now();
+    const periods = new Map<number, ActivePeriod>();
+    if (fields.timezone !== current.timezone)
+      for (const r of await this.repo.rotations([current.id]))
+        if (r.activePeriod)
+          periods.set(
+            r.id,
+            convertActivePeriod(r.activePeriod, current.timezone, fields.timezone, now.getTime()),
+          );
+    if (!(await this.repo.updateSchedule(current.id, fields, periods, now.toISOString())))
+      throw invalidFields({ name: ['has already been taken'] });
+    return (await this.view(project, [await this.scheduleOf(project, iid)]))[0]!;
+  }
+
+  async deleteSchedule(actor: User | null, idOrPath: string, iid: number): Promise<void> {
+    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    await this.repo.deleteSchedule((await this.scheduleOf(project, iid)).id);
+  }
+
+  async listRotations(actor: User | null, idOrPath: string, iid: number): Promise<RotationView[]> {
+    return [...(await this.getSchedule(actor, idOrPath, iid)).rotations];
+  }
+
+  async getRotation(actor: User | null, idOrPath: string, iid: number, id: number): Promise<RotationView> {
+    const rotation = (await this.getSchedule(actor, idOrPath, iid)).rotations.find((r) => r.id === id);
+    if (!rotation) throw notFound('On-call rotation');
+    return rotation;
+  }
+
+  async createRotation(
+    actor: User | null,
+    idOrPath: string,
+    iid: number,
+    input: RotationInput,
+  ): Promise<RotationView> {
+    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const schedule = await this.scheduleOf(project, iid);
+    const fields = await this.rotationFields(project, schedule, input, null);
+    const created = await this.repo.insertRotation(schedule.id, fields, this.clock.now().toISOString());
+    if (!created) throw invalidFields({ name: ['has already been taken'] });
+    return this.rotationOf(project, schedule, created.id);
+  }
+
+  async updateRotation(
+    actor: User | null,
+    idOrPath: string,
+    iid: number,
+    id: number,
+    input: RotationInput,
+  ): Promise<RotationView> {
+    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const schedule = await this.scheduleOf(project, iid);
+    const current = await this.repo.rotation(schedule.id, id);
+    if (!current) throw notFound('On-call rotation');
+    const fields = await this.rotationFields(project, schedule, input, current);
+    if (!(await this.repo.updateRotation(schedule.id, id, fields, this.clock.now().toISOString())))
+      throw invalidFields({ name: ['has already been taken'] });
+    return this.rotationOf(project, schedule, id);
+  }
+
+  async deleteRotation(actor: User | null, idOrPath: string, iid: number, id: number): Promise<void> {
+    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const schedule = await this.scheduleOf(project, iid);
+    if (!(await this.repo.rotation(schedule.id, id))) throw notFound('On-call rotation');
+    await this.repo.deleteRotation(schedule.id, id);
+  }
+
+  private async rotationOf(project: Project, schedule: OncallSchedule, id: number): Promise<RotationView> {
+    const rotation = (await this.view(project, [schedule]))[0]!.rotations.find((r) => r.id === id);
+    if (!rotation) throw notFound('On-call rotation');
+    return rotation;
+  }
+
+  /** Who is on call at `at` (an ISO time; local to the schedule without an offset; now when absent). */
+  async onCall(actor: User | null, idOrPath: string, iid: number, at?: string): Promise<ShiftView[]> {
+    const { schedule, rotations } = await this.getSchedule(actor, idOrPath, iid);
+    const t = at === undefined ? this.clock.now().getTime() : parseTime(at, schedule.timezone);
+    if (t === null) throw paramError('at is invalid: an ISO 8601 time is expected');
+    return shiftsAt(rotations.map(spec), schedule.timezone, t).flatMap((s) =>
+      shiftView(s, rotations, schedule.timezone),
+    );
+  }
+
+  /** The shifts of every rotation overlapping [from, to) (defaults: now, and 14 days later; at most 31 days). */
+  async shifts(
+    actor: User | null,
+    idOrPath: string,
+    iid: number,
+    range: { from?: string; to?: string },
+  ): Promise<ShiftView[]> {
+    const { schedule, rotations } = await this.getSchedule(actor, idOrPath, iid);
+    const tz = schedule.timezone;
+    const from = range.from === undefined ? this.clock.now().getTime() : parseTime(range.from, tz);
+    if (from === null) throw paramError('from is invalid: an ISO 8601 time is expected');
+    const to = range.to === undefined ? from + 14 * DAY : parseTime(range.to, tz);
+    if (to === null) throw paramError('to is invalid: an ISO 8601 time is expected');
+    if (to <= from) throw paramError('to must be after from');
+    if (to - from > MAX_SHIFTS_WINDOW_DAYS * DAY)
+      throw paramError(`from and to may be at most ${MAX_SHIFTS_WINDOW_DAYS} days apart`);
+    return rotations
+      .flatMap((r) => rotationShifts(spec(r), tz, from, to))
+      .sort((a, b) => a.startsAt - b.startsAt || a.rotationId - b.rotationId)
+      .flatMap((s) => shiftView(s, rotations, tz));
+  }
+
+  /**
+   * The ids of the users on call in a schedule at `at` (the escalation engine's port; no caller, no tier check):
+   * the union over its rotations, each user once, among the project's current members. An unknown schedule has
+   * nobody on call.
+   */
+  async onCallUserIds(scheduleId: number, at: Date): Promise<number[]> {
+    const schedule = await this.repo.scheduleById(scheduleId);
+    if (!schedule) return [];
+    const project = await this.projects.findById(schedule.projectId);
+    if (!project) return [];
+    const rotations = await this.current(project, await this.repo.rotations([schedule.id]));
+    return onCallUserIds(rotations, schedule.timezone, at.getTime());
+  }
+
+  /** The users on call in a schedule at `at`, as `onCallUserIds`. */
+  async usersOnCall(scheduleId: number, at: Date): Promise<User[]> {
+    const ids = await this.onCallUserIds(scheduleId, at);
+    const users = await this.usersById(ids);
+    return ids.flatMap((id) => users.get(id) ?? []);
+  }
+
+  /** A schedule of a project by iid, for other features that reference one (escalation rules); null if none. */
+  async scheduleByIid(projectId: number, iid: number): Promise<OncallSchedule | null> {
+    return this.repo.schedule(projectId, iid);
+  }
+
+  /** A schedule by id, for other features that reference one; null if none. */
+  async scheduleById(id: number): Promise<OncallSchedule | null> {
+    return this.repo.scheduleById(id);
+  }
+
+  /** Validates a rotation (new, or `current` changed by `input`) and resolves its participants. */
+  private async rotationFields(
+    project: Project,
+    schedule: OncallSchedule,
+    input: RotationInput,
+    current: RotationRecord | null,
+  ): Promise<RotationFields> {
+    const errors: Record<string, string[]> = {};
+    const fail = (field: string, reason: string) => {
+      errors[field] = [...(errors[field] ?? []), reason];
+    };
+    const tz = schedule.timezone;
+
+    const name = input.name !== undefined ? input.name.trim() : current?.name;
+    if (name === undefined) fail('name', "can't be blank");
+    else if (name === '') fail('name', "can't be blank");
+    else if (name.length > MAX_NAME) fail('name', `is too long (maximum is ${MAX_NAME} characters)`);
+
+    const startsAt =
+      input.startsAt !== undefined ? timeOf(input.startsAt, tz) : current && Date.parse(current.startsAt);
+    if (startsAt === undefined || startsAt === null)
+      fail('starts_at', startsAt === undefined ? "can't be blank" : 'is not a valid time');
+    const endsAt =
+      input.endsAt !== undefined
+        ? input.endsAt === null
+          ? null
+          : timeOf(input.endsAt, tz)
+        : current?.endsAt
+          ? Date.parse(current.endsAt)
+          : null;
+    if (input.endsAt !== undefined && input.endsAt !== null && endsAt === null)
+      fail('ends_at', 'is not a valid time');
+    if (typeof startsAt === 'number' && typeof endsAt === 'number' && endsAt <= startsAt)
+      fail('ends_at', 'must be after the start');
+
+    const length = input.length ?? current?.length;
+    if (length === undefined) fail('length', "can't be blank");
+    else if (!Number.isInteger(length) || length < 1 || length > MAX_LENGTH)
+      fail('length', `must be an integer from 1 to ${MAX_LENGTH}`);
+    const unit = input.lengthUnit ?? current?.lengthUnit;
+    if (unit === undefined) fail('length_unit', "can't be blank");
+    else if (!(LENGTH_UNITS as readonly string[]).includes(unit))
+      fail('length_unit', `must be one of ${LENGTH_UNITS.join(', ')}`);
+
+    let activePeriod: ActivePeriod | null =
+      input.activePeriod === undefined ? (current?.activePeriod ?? null) : null;
+    if (input.activePeriod) {
+      const { startTime, endTime } = input.activePeriod;
+      if (startTime === undefined || endTime === undefined)
+        fail('active_period', 'needs both start_time and end_time');
+      else if (parseTimeOfDay(startTime) === null || parseTimeOfDay(endTime) === null)
+        fail('active_period', 'times must be HH:MM from 00:00 to 23:59');
+      else if (startTime === endTime) fail('active_period', 'end_time must differ from start_time');
+      else activePeriod = { startTime, endTime };
+    }
+    // GitLab: "Restricted shift times are not available for hourly shifts".
+    if (activePeriod && unit === 'hours')
+      fail('active_period', 'is not available for hourly shifts (use days or weeks)');
+
+    const userIds =
+      input.participants !== undefined
+        ? await this.participantIds(project, input.participants, fail)
+        : (current?.participants.map((p) => p.userId) ?? []);
+    if (input.participants === undefined && !current) fail('participants', "can't be blank");
+
+    if (Object.keys(errors).length > 0) throw invalidFields(errors);
+    return {
+      name: name!,
+      startsAt: new Date(startsAt as number).toISOString(),
+      endsAt: endsAt === null ? null : new Date(endsAt).toISOString(),
+      length: length!,
+      lengthUnit: unit as LengthUnit,
+      activePeriod,
+      userIds,
+    };
+  }
+
+  /** The participants' user ids in order: each an existing user who is a member of the project (GitLab's rule). */
+  private async participantIds(
+    project: Project,
+    input: readonly ParticipantInput[],
+    fail: (field: string, reason: string) => void,
+  ): Promise<number[]> {
+    if (input.length === 0) fail('participants', 'needs at least one participant');
+    if (input.length > MAX_PARTICIPANTS)
+      fail('participants', `may have at most ${MAX_PARTICIPANTS} participants`);
+    if (input.length === 0 || input.length > MAX_PARTICIPANTS) return [];
+    const found = await Promise.all(
+      input.map(async (p) => {
+        if ((p.username === undefined) === (p.userId === undefined)) return { p, user: undefined };
+        const user =
+          p.username !== undefined
+            ? await this.users.findByUsername(p.username)
+            : await this.users.findById(p.userId!);
+        return { p, user };
+      }),
+    );
+    const ids: number[] = [];
+    for (const { p, user } of found) {
+      if (user === undefined) fail('participants', 'each needs exactly one of username and user_id');
+      else if (user === null)
+        fail('participants', `user ${p.username !== undefined ? `'${p.username}'` : p.userId} not found`);
+      else ids.push(user.id);
+    }
+    if (new Set(ids).size !== ids.length) fail('participants', 'name a user more than once');
+    const members = await this.memberIds(project, ids);
+    const strangers = found
+      .filter(({ user }) => user && !members.has(user.id))
+      .map(({ user }) => user!.username);
+    if (strangers.length > 0)
+      fail('participants', `are not members of the project: ${[...new Set(strangers)].join(', ')}`);
+    return ids;
+  }
+}
+
+function scheduleFields(input: ScheduleInput, current: OncallSchedule | null): ScheduleFields {
+  const errors: Record<string, string[]> = {};
+  const name = input.name !== undefined ? input.name.trim() : current?.name;
+  if (!name) errors.name = ["can't be blank"];
+  else if (name.length > MAX_NAME) errors.name = [`is too long (maximum is ${MAX_NAME} characters)`];
+  const description =
+    input.description !== undefined ? input.description?.trim() || null : (current?.description ?? null);
+  if (description && description.length > MAX_DESCRIPTION)
+    errors.description = [`is too long (maximum is ${MAX_DESCRIPTION} characters)`];
+  let timezone = current?.timezone;
+  if (input.timezone !== undefined) {
+    const zone = canonicalTimeZone(input.timezone.trim());
+    if (zone) timezone = zone;
+    else errors.timezone = ['is not a valid IANA time zone (such as Europe/Berlin)'];
+  } else if (!current) errors.timezone = ["can't be blank"];
+  if (Object.keys(errors).length > 0) throw invalidFields(errors);
+  return { name: name!, description, timezone: timezone! };
+}
+
+/** A time given as an ISO string, or as GitLab's `{date: "YYYY-MM-DD", time: "HH:MM"}` local to the schedule. */
+function timeOf(v: TimeInput, timeZone: string): number | null {
+  if (typeof v === 'string') return parseTime(v, timeZone);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(v.date) || parseTimeOfDay(v.time) === null) return null;
+  return parseTime(`${v.date}T${v.time}`, timeZone);
+}
+
+function spec(r: RotationView): RotationRecord {
+  return { ...r, participants: r.participants.map((p) => ({ userId: p.user.id, position: p.position })) };
+}
+
+function rotationView(r: RotationRecord, timezone: string, users: ReadonlyMap<number, User>): RotationView {
+  return {
+    ...r,
+    timezone,
+    // A participant whose user is gone (deleted users cascade) is not shown.
+    participants: r.participants.flatMap((p) => {
+      const user = users.get(p.userId);
+      return user ? [{ user, position: p.position }] : [];
+    }),
+  };
+}
+
+function shiftView(
+  s: { rotationId: number; userId: number; startsAt: number; endsAt: number },
+  rotations: readonly RotationView[],
+  timezone: string,
+): ShiftView[] {
+  const rotation = rotations.find((r) => r.id === s.rotationId);
+  const user = rotation?.participants.find((p) => p.user.id === s.userId)?.user;
+  return rotation && user ? [{ rotation, user, startsAt: s.startsAt, endsAt: s.endsAt, timezone }] : [];
+}

@@ -1,0 +1,402 @@
+import { type FormEvent, useId, useState } from 'react';
+import { ApiError, getJson, sendJson } from '../api';
+import { ConfirmDialog, ErrorNotice, ResourceView, SuccessNotice, Timestamp } from '../components';
+import { SelectField, TextField } from '../form-fields';
+import type { Project } from '../types';
+import { useAction } from '../use-action';
+import { useLoader, useResource } from '../use-resource';
+
+interface UserRef {
+  readonly id: number;
+  readonly username: string;
+  readonly name: string;
+}
+
+interface Rule {
+  readonly id: number;
+  readonly elapsed_time_seconds: number;
+  readonly status: 'acknowledged' | 'resolved';
+  readonly oncall_schedule: { readonly iid: number; readonly name: string } | null;
+  readonly user: UserRef | null;
+}
+
+interface Policy {
+  readonly id: number;
+  readonly name: string;
+  readonly description: string | null;
+  readonly rules: readonly Rule[];
+}
+
+interface Schedule {
+  readonly iid: number;
+  readonly name: string;
+}
+
+/** One rule as the form edits it: elapsed time in minutes and seconds, the target as `user:<id>` or `schedule:<iid>`. */
+interface RuleDraft {
+  readonly minutes: string;
+  readonly seconds: string;
+  readonly status: Rule['status'];
+  readonly target: string;
+}
+
+const MAX_RULES = 10;
+const STATUS_TEXT: Record<Rule['status'], string> = {
+  acknowledged: 'is not acknowledged',
+  resolved: 'is not resolved',
+};
+
+/** "5 min 30 s", "0 s". */
+export function elapsedText(seconds: number): string {
+  const m = Math.floor(seconds / 60);
+  const s = seconds % 60;
+  if (m === 0) return `${s} s`;
+  return s === 0 ? `${m} min` : `${m} min ${s} s`;
+}
+
+const targetText = (r: { oncall_schedule: Schedule | null; user: UserRef | null }): string =>
+  r.oncall_schedule
+    ? `the people on call in ${r.oncall_schedule.name}`
+    : r.user
+      ? `${r.user.name} (@${r.user.username})`
+      : 'nobody';
+
+/** The project's on-call schedules; none where the server has no schedules API (answers 404). */
+const loadSchedules = (path: string): Promise<Schedule[]> =>
+  getJson<Schedule[]>(path).catch((err: unknown) => {
+    if (err instanceof ApiError && err.status === 404) return [];
+    throw err;
+  });
+
+/** The project's Escalation policy tab: the policy and its rules; create, edit and delete (Maintainer). */
+export function EscalationPolicyPanel({ project }: { readonly project: Project }) {
+  const path = `/api/v4/projects/${project.id}/incident_management/escalation_policies`;
+  const [refresh, setRefresh] = useState(0);
+  const [editing, setEditing] = useState(false);
+  const policies = useResource<Policy[]>(path, refresh);
+  const members = useResource<UserRef[]>(`/api/v4/projects/${project.id}/members/all?per_page=100`);
+  const schedules = useLoader<Schedule[]>(
+    `/api/v4/projects/${project.id}/incident_management/oncall_schedules`,
+    loadSchedules,
+  );
+  const changed = () => {
+    setEditing(false);
+    setRefresh((n) => n + 1);
+  };
+  return (
+    <>
+      <h2>Escalation policy</h2>
+      <p className="muted">
+        When a new alert comes in, each rule pages its target after its time has passed, unless the alert was
+        acknowledged (or resolved) by then.
+      </p>
+      <ResourceView resource={policies}>
+        {(list) => {
+          const policy = list[0] ?? null;
+          if (policy && !editing)
+            return (
+              <PolicyView
+                policy={policy}
+                path={`${path}/${policy.id}`}
+                onEdit={() => setEditing(true)}
+                onDeleted={changed}
+              />
+            );
+          return (
+            <ResourceView resource={members}>
+              {(people) => (
+                <ResourceView resource={schedules}>
+                  {(scheds) => (
+                    <PolicyForm
+                      policy={policy}
+                      path={policy ? `${path}/${policy.id}` : path}
+                      members={people}
+                      schedules={scheds}
+                      onSaved={changed}
+                      onCancel={policy ? () => setEditing(false) : null}
+                    />
+                  )}
+                </ResourceView>
+              )}
+            </ResourceView>
+          );
+        }}
+      </ResourceView>
+    </>
+  );
+}
+
+function PolicyView({
+  policy,
+  path,
+  onEdit,
+  onDeleted,
+}: {
+  readonly policy: Policy;
+  readonly path: string;
+  readonly onEdit: () => void;
+  readonly onDeleted: () => void;
+}) {
+  const [confirming, setConfirming] = useState(false);
+  const action = useAction();
+  const headingId = useId();
+  return (
+    <section className="card section" aria-labelledby={headingId}>
+      <h3 id={headingId}>{policy.name}</h3>
+      {policy.description ? <p>{policy.description}</p> : null}
+      {action.error !== null && <ErrorNotice message={action.error} />}
+      <table className="table" aria-label="Escalation rules">
+        <thead>
+          <tr>
+            <th scope="col">After</th>
+            <th scope="col">If the alert</th>
+            <th scope="col">Page</th>
+          </tr>
+        </thead>
+        <tbody>
+          {policy.rules.map((r) => (
+            <tr key={r.id}>
+              <td>{elapsedText(r.elapsed_time_seconds)}</td>
+              <td>{STATUS_TEXT[r.status]}</td>
+              <td>{targetText(r)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div className="actions">
+        <button type="button" className="button" onClick={onEdit}>
+          Edit policy
+        </button>
+        <button type="button" className="button button-danger" onClick={() => setConfirming(true)}>
+          Delete policy
+        </button>
+      </div>
+      <ConfirmDialog
+        open={confirming}
+        title="Delete the escalation policy?"
+        confirmLabel="Delete"
+        danger
+        busy={action.busy}
+        onCancel={() => setConfirming(false)}
+        onConfirm={() =>
+          void action.run(async () => {
+            await sendJson('DELETE', path);
+            setConfirming(false);
+            onDeleted();
+          })
+        }
+      >
+        <p>New alerts will page nobody, and escalations in progress stop.</p>
+      </ConfirmDialog>
+    </section>
+  );
+}
+
+const draftOf = (r: Rule): RuleDraft => ({
+  minutes: String(Math.floor(r.elapsed_time_seconds / 60)),
+  seconds: String(r.elapsed_time_seconds % 60),
+  status: r.status,
+  target: r.oncall_schedule ? `schedule:${r.oncall_schedule.iid}` : `user:${r.user?.id ?? ''}`,
+});
+
+function PolicyForm({
+  policy,
+  path,
+  members,
+  schedules,
+  onSaved,
+  onCancel,
+}: {
+  readonly policy: Policy | null;
+  readonly path: string;
+  readonly members: readonly UserRef[];
+  readonly schedules: readonly Schedule[];
+  readonly onSaved: () => void;
+  readonly onCancel: (() => void) | null;
+}) {
+  const firstTarget = members[0]
+    ? `user:${members[0].id}`
+    : schedules[0]
+      ? `schedule:${schedules[0].iid}`
+      : '';
+  const blank = (): RuleDraft => ({
+    minutes: '0',
+    seconds: '0',
+    status: 'acknowledged',
+    target: firstTarget,
+  });
+  const [name, setName] = useState(policy?.name ?? '');
+  const [description, setDescription] = useState(policy?.description ?? '');
+  const [rules, setRules] = useState<readonly RuleDraft[]>(policy ? policy.rules.map(draftOf) : [blank()]);
+  const action = useAction();
+  const targets = [
+    ...members.map((m) => ({ value: `user:${m.id}`, label: `${m.name} (@${m.username})` })),
+    ...schedules.map((s) => ({ value: `schedule:${s.iid}`, label: `Schedule: ${s.name}` })),
+  ];
+  const set = (i: number, change: Partial<RuleDraft>) =>
+    setRules((rs) => rs.map((r, j) => (j === i ? { ...r, ...change } : r)));
+  const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
+    event.preventDefault();
+    await action.run(async () => {
+      await sendJson(policy ? 'PUT' : 'POST', path, {
+        name,
+        description: description.trim() === '' ? null : description,
+        rules: rules.map((r) => {
+          const [kind, id] = r.target.split(':');
+          return {
+            elapsed_time_seconds: Number(r.minutes || 0) * 60 + Number(r.seconds || 0),
+            status: r.status,
+            ...(kind === 'schedule' ? { oncall_schedule_iid: Number(id) } : { user_id: Number(id) }),
+          };
+        }),
+      });
+      onSaved();
+      return policy ? 'Policy saved.' : 'Policy created.';
+    });
+  };
+  return (
+    <form
+      className="card section"
+      aria-label={policy ? 'Edit escalation policy' : 'Create escalation policy'}
+      onSubmit={(event) => void submit(event)}
+    >
+      {policy === null && <p className="muted">No escalation policy: new alerts page nobody.</p>}
+      {action.error !== null && <ErrorNotice message={action.error} />}
+      {action.done !== null && <SuccessNotice>{action.done}</SuccessNotice>}
+      <TextField label="Name" value={name} onChange={setName} required />
+      <TextField label="Description" value={description} onChange={setDescription} />
+      {schedules.length === 0 && (
+        <p className="help">No on-call schedules in this project: rules can page members.</p>
+      )}
+      {rules.map((r, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: rules have no identity while they are edited.
+        <fieldset key={i} className="rule-fieldset">
+          <legend>Rule {i + 1}</legend>
+          <TextField
+            label={`Rule ${i + 1} minutes`}
+            type="number"
+            min={0}
+            max={1440}
+            value={r.minutes}
+            onChange={(v) => set(i, { minutes: v })}
+          />
+          <TextField
+            label={`Rule ${i + 1} seconds`}
+            type="number"
+            min={0}
+            max={59}
+            value={r.seconds}
+            onChange={(v) => set(i, { seconds: v })}
+          />
+          <SelectField
+            label={`Rule ${i + 1}: if the alert`}
+            value={r.status}
+            onChange={(v) => set(i, { status: v as Rule['status'] })}
+            options={[
+              { value: 'acknowledged', label: STATUS_TEXT.acknowledged },
+              { value: 'resolved', label: STATUS_TEXT.resolved },
+            ]}
+          />
+          <SelectField
+            label={`Rule ${i + 1}: page`}
+            value={r.target}
+            onChange={(v) => set(i, { target: v })}
+            options={targets}
+          />
+          {rules.length > 1 && (
+            <button
+              type="button"
+              className="button"
+              onClick={() => setRules((rs) => rs.filter((_, j) => j !== i))}
+            >
+              Remove rule {i + 1}
+            </button>
+          )}
+        </fieldset>
+      ))}
+      <div className="actions">
+        <button
+          type="button"
+          className="button"
+          disabled={rules.length >= MAX_RULES}
+          onClick={() => setRules((rs) => [...rs, blank()])}
+        >
+          Add rule
+        </button>
+        <button type="submit" className="button button-primary" disabled={action.busy}>
+          {action.busy ? 'Saving…' : policy ? 'Save policy' : 'Create policy'}
+        </button>
+        {onCancel && (
+          <button type="button" className="button" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}
+
+interface Escalation {
+  readonly rule_id: number;
+  readonly elapsed_time_seconds: number | null;
+  readonly status: Rule['status'] | null;
+  readonly oncall_schedule: Schedule | null;
+  readonly user: UserRef | null;
+  readonly due_at: string | null;
+  readonly state: 'pending' | 'paged' | 'skipped';
+  readonly pages: readonly {
+    readonly user: UserRef | null;
+    readonly paged_at: string;
+    readonly email_status: string;
+  }[];
+}
+
+/** Loads an alert's escalation; none where escalation is not available (Free: 403) or not served (404). */
+const loadEscalations = (path: string): Promise<Escalation[]> =>
+  getJson<Escalation[]>(path).catch((err: unknown) => {
+    if (err instanceof ApiError && (err.status === 403 || err.status === 404)) return [];
+    throw err;
+  });
+
+/** The alert page's Escalation section: which rules paged whom and when, which wait. Hidden when there is none. */
+export function AlertEscalations({
+  apiPath,
+  refreshKey,
+}: {
+  readonly apiPath: string;
+  readonly refreshKey: number;
+}) {
+  const escalations = useLoader<Escalation[]>(`${apiPath}/escalations`, loadEscalations, refreshKey);
+  if (escalations.status !== 'ok' || escalations.data.length === 0) return null;
+  return (
+    <section className="card section" aria-labelledby="alert-escalation">
+      <h2 id="alert-escalation">Escalation</h2>
+      <ul aria-label="Escalation rules of this alert">
+        {escalations.data.map((e) => (
+          <li key={e.rule_id}>
+            {e.elapsed_time_seconds === null ? 'A rule' : `After ${elapsedText(e.elapsed_time_seconds)}`}
+            {e.status ? `, if the alert ${STATUS_TEXT[e.status]}` : ''}
+            {e.user || e.oncall_schedule ? `: ${targetText(e)}` : ''} —{' '}
+            {e.state === 'pending' ? (
+              <>
+                pending, due <Timestamp value={e.due_at} />
+              </>
+            ) : e.state === 'paged' ? (
+              <>
+                paged{' '}
+                {e.pages.map((p, i) => (
+                  <span key={`${p.user?.id ?? i}`}>
+                    {i > 0 ? ', ' : ''}@{p.user?.username ?? 'unknown'} <Timestamp value={p.paged_at} />{' '}
+                    (e-mail {p.email_status})
+                  </span>
+                ))}
+              </>
+            ) : (
+              'not paged (the alert was acknowledged or resolved in time, or nobody was on call)'
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,133 @@
+import { Breadcrumbs, ResourceView } from '../components';
+import { Link, paths } from '../router';
+import type { Group, Project } from '../types';
+import { useResource } from '../use-resource';
+import { MembersSection } from './members';
+
+/** The groups the user can see, with a "New group" button. */
+export function GroupsPage() {
+  const groups = useResource<Group[]>('/api/v4/groups?per_page=100&order_by=path&sort=asc');
+  return (
+    <>
+      <div className="panel-header">
+        <h1>Groups</h1>
+        <Link to={paths.newGroup()} className="button button-primary">
+          New group
+        </Link>
+      </div>
+      <ResourceView resource={groups}>
+        {(list) =>
+          list.length === 0 ? (
+            <div className="empty-state">
+              <p>No groups yet.</p>
+              <p>
+                <Link to={paths.newGroup()}>Create a group</Link> to share projects with a team.
+              </p>
+            </div>
+          ) : (
+            <ul className="list" aria-label="Groups">
+              {list.map((g) => (
+                <li key={g.id} className="list-row">
+                  <div className="list-main">
+                    <Link to={paths.group(g.full_path)} className="list-title">
+                      {g.name}
+                    </Link>
+                    <span className="muted"> {g.full_path}</span>
+                    {g.description ? <p className="list-description">{g.description}</p> : null}
+                  </div>
+                  <div className="list-meta">
+                    <span className="badge">{g.visibility}</span>
+                  </div>
+                </li>
+              ))}
+            </ul>
+          )
+        }
+      </ResourceView>
+    </>
+  );
+}
+
+/** A group's page (its `web_url`, `/groups/<full path>`): subgroups, projects, members. */
+export function GroupPage({ path }: { readonly path: string }) {
+  const group = useResource<Group>(`/api/v4/groups/${encodeURIComponent(path)}`);
+  return (
+    <>
+      <Breadcrumbs links={[{ to: paths.groups(), label: 'Groups' }]} current={path} />
+      <ResourceView resource={group}>{(g) => <GroupView group={g} />}</ResourceView>
+    </>
+  );
+}
+
+function GroupView({ group }: { readonly group: Group }) {
+  const subgroups = useResource<Group[]>(`/api/v4/groups/${group.id}/subgroups?per_page=100`);
+  const projects = useResource<Project[]>(
+    `/api/v4/groups/${group.id}/projects?per_page=100&order_by=name&sort=asc`,
+  );
+  return (
+    <>
+      <header className="page-header">
+        <div className="panel-header">
+          <h1>{group.name}</h1>
+          <div className="actions">
+            <Link to={paths.newGroup(group.id)} className="button">
+              New subgroup
+            </Link>
+            <Link to={paths.newProject(group.id)} className="button button-primary">
+              New project
+            </Link>
+          </div>
+        </div>
+        <p className="muted">
+          {group.full_path} · <span className="badge">{group.visibility}</span>
+        </p>
+        {group.description ? <p>{group.description}</p> : null}
+      </header>
+      <section className="card section" aria-labelledby="group-subgroups">
+        <h2 id="group-subgroups">Subgroups</h2>
+        <ResourceView resource={subgroups}>
+          {(list) =>
+            list.length === 0 ? (
+              <p className="muted">No subgroups.</p>
+            ) : (
+              <ul className="list" aria-label="Subgroups">
+                {list.map((g) => (
+                  <li key={g.id} className="list-row">
+                    <Link to={paths.group(g.full_path)} className="list-title">
+                      {g.name}
+                    </Link>
+                    <span className="muted"> {g.full_path}</span>
+                  </li>
+                ))}
+              </ul>
+            )
+          }
+        </ResourceView>
+      </section>
+      <section className="card section" aria-labelledby="group-projects">
+        <h2 id="group-projects">Projects</h2>
+        <ResourceView resource={projects}>
+          {(list) =>
+            list.length === 0 ? (
+              <p className="muted">
+                No projects yet. <Link to={paths.newProject(group.id)}>Create one in this group</Link>.
+              </p>
+            ) : (
+              <ul className="list" aria-label="Group projects">
+                {list.map((p) => (
+                  <li key={p.id} className="list-row">
+                    <Link to={paths.project(p.id)} className="list-title">
+                      {p.name}
+                    </Link>
+                    <span className="muted"> {p.path_with_namespace}</span>
+                  </li>
+                ))}
+              </ul>
+            )
+          }
+        </ResourceView>
+      </section>
+      <MembersSection kind="groups" id={group.id} />
+    </>
+  );
+}

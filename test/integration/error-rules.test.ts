@@ -1,0 +1,240 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databases } from '../helpers/databases.js';
+import { startHookReceiver } from '../helpers/hook-receiver.js';
+import { http } from '../helpers/http.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startSmtpReceiver } from '../helpers/smtp.js';
+import { until } from '../helpers/until.js';
+
+/** A Sentry event of one error type (one error per `type`). */
+function event(type: string) {
+  return {
+    event_id: randomUUID().replace(/-/g, ''),
+    timestamp: Date.now() / 1000,
+    platform: 'node',
+    exception: {
+      values: [{ type, value: 'it broke', stacktrace: { frames: [{ filename: 'a.js', function: 'f' }] } }],
+    },
+  };
+}
+
+describe.each(await databases())('error notification rules (%s)', (database) => {
+  let s: TestServer;
+  let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
+  let receiver: Awaited<ReturnType<typeof startHookReceiver>>;
+  let n = 0;
+
+  beforeAll(async () => {
+    smtp = await startSmtpReceiver();
+    receiver = await startHookReceiver();
+    s = await startTestServer({ database, env: { SVC_SMTP_URL: smtp.url, SVC_OFFERING: 'hosted' } });
+    await http(s.url).put('/api/v4/application/settings', {
+      token: s.rootToken,
+      body: { allow_local_requests_from_web_hooks_and_services: true },
+    });
+  });
+  afterAll(async () => {
+    await s?.stop();
+    await smtp?.close();
+    await receiver?.close();
+  });
+
+  /** A project with error tracking on, a Developer and a Maintainer, and a hook for error events. */
+  async function project() {
+    const api = http(s.url);
+    const i = ++n;
+    const p = await api.post('/api/v4/projects', { token: s.rootToken, body: { name: `rules-${i}` } });
+    const id = p.body.id as number;
+    await api.put(`/api/v4/projects/${id}/error_tracking/settings`, {
+      token: s.rootToken,
+      body: { active: true, integrated: true },
+    });
+    const key = (await api.get(`/api/v4/projects/${id}/error_tracking/client_keys`, { token: s.rootToken }))
+      .body[0].public_key as string;
+    const users: Record<string, { id: number; email: string; token: string }> = {};
+    for (const [role, level] of [
+      ['developer', 30],
+      ['maintainer', 40],
+    ] as const) {
+      const email = `${role}-r${i}@example.com`;
+      const u = await api.post('/api/v4/users', {
+        token: s.rootToken,
+        body: { username: `${role}-r${i}`, name: role, email, password: 'password-123' },
+      });
+      await api.post(`/api/v4/projects/${id}/members`, {
+        token: s.rootToken,
+        body: { user_id: u.body.id, access_level: level },
+      });
+      const t = await api.post(`/api/v4/users/${u.body.id}/personal_access_tokens`, {
+        token: s.rootToken,
+        body: { name: 't', scopes: ['api'] },
+      });
+      users[role] = { id: u.body.id, email, token: t.body.token };
+    }
+    const hook = await api.post(`/api/v4/projects/${id}/hooks`, {
+      token: users.maintainer!.token,
+      body: { url: `${receiver.url}?p=${id}`, token: 'hook-token', alert_events: false },
+    });
+    expect(hook.status).toBe(201);
+    const store = async (type: string) => {
+      const r = await fetch(`${s.url}/api/v4/error_tracking/collector/api/${id}/store/?sentry_key=${key}`, {
+        method: 'POST',
+        body: JSON.stringify(event(type)),
+      });
+      expect(r.status).toBe(200);
+    };
+    const rules = `/api/v4/projects/${id}/error_tracking/notification_rules`;
+    const hooksFor = () => receiver.received.filter((r) => r.path === `/hook?p=${id}`);
+    const mailsTo = (who: string) => smtp.messages.filter((m) => m.to.includes(users[who]!.email));
+    return { api, id, users, store, rules, hooksFor, mailsTo };
+  }
+
+  it('rules need Maintainer; recipients must be members; bad input changes nothing', async () => {
+    const { api, users, rules } = await project();
+    const dev = users.developer!;
+    const maint = users.maintainer!;
+    expect((await api.get(rules, { token: dev.token })).status).toBe(403);
+    expect((await api.post(rules, { token: dev.token, body: { trigger: 'new' } })).status).toBe(403);
+    expect((await api.post(rules, { token: maint.token, body: {} })).body).toEqual({
+      error: 'trigger is missing',
+    });
+    expect((await api.post(rules, { token: maint.token, body: { trigger: 'often' } })).body).toEqual({
+      error: 'trigger does not have a valid value',
+    });
+    expect(
+      (await api.post(rules, { token: maint.token, body: { trigger: 'threshold', threshold_count: 5 } }))
+        .body,
+    ).toEqual({ error: 'threshold_minutes must be an integer from 1 to 10080' });
+    const stranger = await api.post(rules, {
+      token: maint.token,
+      body: { trigger: 'new', recipient_ids: [dev.id, 999_999] },
+    });
+    expect(stranger.status).toBe(422);
+    expect(stranger.body).toEqual({ message: { recipient_ids: ['are not members of the project: 999999'] } });
+    expect((await api.get(rules, { token: maint.token })).body).toEqual([]);
+
+    const created = await api.post(rules, {
+      token: maint.token,
+      body: {
+        trigger: 'threshold',
+        threshold_count: 3,
+        threshold_minutes: 10,
+        recipient_ids: [dev.id],
+        webhook: true,
+      },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      trigger: 'threshold',
+      threshold_count: 3,
+      threshold_minutes: 10,
+      recipient_ids: [dev.id],
+      webhook: true,
+    });
+    const one = `${rules}/${created.body.id}`;
+    const changed = await api.put(one, { token: maint.token, body: { trigger: 'new' } });
+    expect(changed.body).toMatchObject({ trigger: 'new', threshold_count: null, threshold_minutes: null });
+    expect((await api.delete(one, { token: dev.token })).status).toBe(403);
+    expect((await api.delete(one, { token: maint.token })).status).toBe(204);
+    expect((await api.get(one, { token: maint.token })).status).toBe(404);
+  });
+
+  it('a new error e-mails the chosen members and calls the hooks, once', async () => {
+    const { api, id, users, store, rules, hooksFor, mailsTo } = await project();
+    await api.post(rules, {
+      token: users.maintainer!.token,
+      body: { trigger: 'new', recipient_ids: [users.developer!.id], webhook: true },
+    });
+    await store('TypeError');
+    await store('TypeError');
+    await s.server.ctx.jobs.drain();
+    await until(
+      () => mailsTo('developer').length === 1 && hooksFor().length === 1,
+      'new error notifications',
+    );
+    expect(mailsTo('maintainer')).toHaveLength(0);
+    const [error] = (await api.get(`/api/v4/projects/${id}/error_tracking/errors`, { token: s.rootToken }))
+      .body;
+    const mail = mailsTo('developer')[0]!;
+    expect(mail.subject).toContain('New error: TypeError: it broke');
+    expect(mail.text).toContain(`${s.url}/-/ui/projects/${id}/errors/${error.id}`);
+    const hook = hooksFor()[0]!;
+    expect(hook.headers['x-svc-token']).toBe('hook-token');
+    expect(hook.headers['x-svc-event']).toBe('Error Hook');
+    expect(hook.body).toEqual({
+      object_kind: 'error',
+      event_type: 'new',
+      project: expect.objectContaining({ id }),
+      object_attributes: error,
+      url: `${s.url}/-/ui/projects/${id}/errors/${error.id}`,
+    });
+    // The second event of the same error is not new.
+    await store('TypeError');
+    await s.server.ctx.jobs.drain();
+    expect(mailsTo('developer')).toHaveLength(1);
+    expect(hooksFor()).toHaveLength(1);
+  });
+
+  it('a regression (a resolved error seen again) notifies each time it regresses', async () => {
+    const { api, id, users, store, rules, hooksFor, mailsTo } = await project();
+    await store('RangeError');
+    await api.post(rules, {
+      token: users.maintainer!.token,
+      body: { trigger: 'regression', recipient_ids: [users.maintainer!.id], webhook: true },
+    });
+    await store('RangeError'); // unresolved: no regression
+    await s.server.ctx.jobs.drain();
+    expect(mailsTo('maintainer')).toHaveLength(0);
+    const [error] = (await api.get(`/api/v4/projects/${id}/error_tracking/errors`, { token: s.rootToken }))
+      .body;
+    const resolve = () =>
+      api.put(`/api/v4/projects/${id}/error_tracking/errors/${error.id}`, {
+        token: users.developer!.token,
+        body: { status: 'resolved' },
+      });
+    expect((await resolve()).status).toBe(200);
+    s.clock.advance(1000);
+    await store('RangeError');
+    await store('RangeError'); // already unresolved again: the same regression
+    await s.server.ctx.jobs.drain();
+    await until(() => mailsTo('maintainer').length === 1 && hooksFor().length === 1, 'regression');
+    expect(mailsTo('maintainer')[0]!.subject).toContain('Regression');
+    expect(hooksFor()[0]!.body).toMatchObject({ object_kind: 'error', event_type: 'regression' });
+    await resolve();
+    s.clock.advance(1000);
+    await store('RangeError');
+    await s.server.ctx.jobs.drain();
+    await until(() => mailsTo('maintainer').length === 2 && hooksFor().length === 2, 'second regression');
+  });
+
+  it('N events in M minutes notifies once per window', async () => {
+    const { api, users, store, rules, hooksFor, mailsTo } = await project();
+    await api.post(rules, {
+      token: users.maintainer!.token,
+      body: {
+        trigger: 'threshold',
+        threshold_count: 3,
+        threshold_minutes: 5,
+        recipient_ids: [users.developer!.id],
+      },
+    });
+    await store('SyntaxError');
+    await store('SyntaxError');
+    await s.server.ctx.jobs.drain();
+    expect(mailsTo('developer')).toHaveLength(0);
+    await store('SyntaxError');
+    await s.server.ctx.jobs.drain();
+    await until(() => mailsTo('developer').length === 1, 'threshold mail');
+    expect(mailsTo('developer')[0]!.subject).toContain('Error passed 3 events in 5 minutes');
+    // The rule has webhook off: no hook call.
+    expect(hooksFor()).toHaveLength(0);
+    await store('SyntaxError');
+    await s.server.ctx.jobs.drain();
+    expect(mailsTo('developer')).toHaveLength(1);
+    // Another error of the project has its own count.
+    await store('EvalError');
+    await s.server.ctx.jobs.drain();
+    expect(mailsTo('developer')).toHaveLength(1);
+  });
+});

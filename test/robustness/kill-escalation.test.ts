@@ -1,0 +1,120 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createIntegration, notify } from '../helpers/alerts.js';
+import { createPostgresDatabase, databases } from '../helpers/databases.js';
+import { http } from '../helpers/http.js';
+import { startSmtpReceiver } from '../helpers/smtp.js';
+import { type SvcServer, startSvc } from '../helpers/svc.js';
+import { until } from '../helpers/until.js';
+
+/**
+ * kill -9 of a real server process in the middle of an escalation: the 0 s rule's page is being sent (the SMTP
+ * receiver holds RCPT unanswered) and the 3 s rule's job waits in the queue. After a restart on the same data,
+ * each page is sent exactly once: the interrupted one again (at least once over SMTP, recorded once), the
+ * pending one at (or after) its due time.
+ */
+describe.each(await databases())('kill -9 during an escalation (%s)', (database) => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-kill-escalation-'));
+  let child: SvcServer | null = null;
+  let dropDb: (() => Promise<void>) | null = null;
+  let smtp: Awaited<ReturnType<typeof startSmtpReceiver>> | null = null;
+
+  afterAll(async () => {
+    await child?.stop();
+    await smtp?.close();
+    await dropDb?.();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('pages every target once after the restart', async () => {
+    let stall = true;
+    smtp = await startSmtpReceiver({ stall: () => stall });
+    const pg = database === 'postgres' ? await createPostgresDatabase() : null;
+    dropDb = pg?.drop ?? null;
+    const token = `svcpat-kill-escalation-${randomBytes(8).toString('hex')}`;
+    const env = {
+      SVC_DATA_DIR: join(dir, 'data'),
+      SVC_STORAGES: `default=${join(dir, 'repositories')}`,
+      SVC_ROOT_PASSWORD: 'kill-escalation-password',
+      SVC_ROOT_TOKEN: token,
+      SVC_LOG_LEVEL: 'warn',
+      SVC_TIER: 'premium',
+      SVC_SMTP_URL: smtp.url,
+      // A crashed worker's job is taken over one second after its lease ran out.
+      SVC_JOB_LEASE_SECONDS: '1',
+      // One worker: stuck in the first send, it cannot run the second page before the kill.
+      SVC_JOB_CONCURRENCY: '1',
+      ...(pg && { SVC_DATABASE_URL: pg.url }),
+    };
+    child = await startSvc(env);
+    let api = http(child.url);
+    const p = await api.post('/api/v4/projects', { token, body: { name: 'escalated' } });
+    expect(p.status).toBe(201);
+    const u = await api.post('/api/v4/users', {
+      token,
+      body: { username: 'oncall', name: 'On call', email: 'oncall@example.com', password: 'password-123' },
+    });
+    expect(u.status).toBe(201);
+    await api.post(`/api/v4/projects/${p.body.id}/members`, {
+      token,
+      body: { user_id: u.body.id, access_level: 30 },
+    });
+    const policy = await api.post(`/api/v4/projects/${p.body.id}/incident_management/escalation_policies`, {
+      token,
+      body: {
+        name: 'Wake up',
+        rules: [
+          { elapsed_time_seconds: 0, status: 'acknowledged', username: 'root' },
+          { elapsed_time_seconds: 3, status: 'acknowledged', username: 'oncall' },
+        ],
+      },
+    });
+    expect(policy.status).toBe(201);
+    const integration = await createIntegration(api, token, p.body.id, { name: 'http', type: 'http' });
+    expect((await notify(integration.url, integration.authorization_key, { title: 'db down' })).status).toBe(
+      200,
+    );
+
+    // The 0 s page is being sent (stuck in the SMTP conversation); the 3 s page is not due yet: kill now.
+    await until(() => smtp!.stalled >= 1, 'the first page to be sent', 30_000, 50);
+    const escalations = `/api/v4/projects/${p.body.id}/alert_management/alerts/1/escalations`;
+    const before = (await api.get(escalations, { token })).body as { state: string; pages: unknown[] }[];
+    expect(before.map((e) => e.state)).toEqual(['paged', 'pending']);
+    expect(before[0]!.pages).toMatchObject([{ user: { username: 'root' }, email_status: 'pending' }]);
+    child.proc.kill('SIGKILL');
+    expect((await child.exited).signal).toBe('SIGKILL');
+    expect(smtp.messages).toHaveLength(0);
+
+    stall = false;
+    child = await startSvc(env);
+    api = http(child.url);
+    const done = await until(
+      async () => {
+        const list = (await api.get(escalations, { token })).body as {
+          state: string;
+          pages: { user: { username: string }; email_status: string }[];
+        }[];
+        return list.length === 2 &&
+          list.every((e) => e.pages.length > 0 && e.pages.every((pg) => pg.email_status === 'sent'))
+          ? list
+          : null;
+      },
+      'both pages to be sent after the restart',
+      30_000,
+      100,
+    );
+    expect(done.map((e) => e.state)).toEqual(['paged', 'paged']);
+    expect(done.map((e) => e.pages.map((pg) => pg.user.username))).toEqual([['root'], ['oncall']]);
+    const paged = smtp.messages.filter((m) => m.subject.includes('Paged: db down'));
+    expect(paged.map((m) => m.to).sort()).toEqual([['admin@example.com'], ['oncall@example.com']]);
+    expect(smtp.errors).toEqual([]);
+    // Nothing is left to send (no duplicate later).
+    const pending = await api.get('/api/v4/admin/notifications/emails?status=pending', { token });
+    expect(pending.body).toEqual([]);
+    const emails = await api.get(`/api/v4/admin/notifications/emails?project_id=${p.body.id}`, { token });
+    expect(emails.body).toHaveLength(2);
+  });
+});
