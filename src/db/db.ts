@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
@@ -8,7 +9,7 @@ import {
   type MigrationProvider,
   Migrator,
 } from 'kysely/migration';
-import pg from 'pg';
+import type Pg from 'pg';
 import { loadOrCreateSecretKey } from '../crypto.js';
 import { ensurePrivateDir, ensurePrivateFile, restrictIfPresent } from '../file-modes.js';
 import type { DialectName } from './dialect.js';
@@ -66,10 +67,13 @@ export function createDb(opts: { databaseUrl: string | null; dataDir: string }):
       close: () => kysely.destroy(),
     };
   }
-  const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
-  // An idle connection the server terminates (restart, failover, admin command) is dropped by the pool and the
-  // next query opens a new one; without a listener the 'error' event would crash the process.
+  const pool = new (loadPg().Pool)({ connectionString: opts.databaseUrl, max: 10 });
+  // A connection the server terminates (restart, failover, admin command) emits 'error'; without a listener that
+  // event ends the process. Idle, the pool reports it here and drops the connection. Lent out (a query or a
+  // transaction in progress), the pool has no listener on it: the query fails with the error, and the pool drops
+  // the connection when it comes back. The next query opens a new one either way.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     kysely,
@@ -115,4 +119,14 @@ export async function migrate(db: Db): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+const require = createRequire(import.meta.url);
+
+/**
+ * The PostgreSQL driver, loaded when a PostgreSQL database is opened: an instance on SQLite never loads it (one of
+ * the start-up costs in README, Memory).
+ */
+export function loadPg(): typeof Pg {
+  return require('pg') as typeof Pg;
 }
