@@ -151,7 +151,7 @@ async function startOn(
   const db = openDb(config);
   try {
     loadOrCreateSecretKey(config.dataDir);
-    await migrate(db);
+    await migrate(db, print);
   } catch (err) {
     await db.close();
     throw err;

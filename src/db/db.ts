@@ -105,12 +105,15 @@ export function createDb(opts: { databaseUrl: string | null; dataDir: string }):
   };
 }
 
-/** Applies every pending migration; returns the names applied. */
-export async function migrate(db: Db): Promise<string[]> {
+/** Applies every pending migration; returns the names applied. A migration's warnings go to `warn`. */
+export async function migrate(
+  db: Db,
+  warn: (message: string) => void = (m) => process.stderr.write(`${m}\n`),
+): Promise<string[]> {
   const provider: MigrationProvider = {
     getMigrations: async () => {
       const out: Record<string, Migration> = {};
-      const env = { secretKey: () => loadOrCreateSecretKey(db.dataDir) };
+      const env = { secretKey: () => loadOrCreateSecretKey(db.dataDir), warn };
       for (const [name, up] of MIGRATIONS) out[name] = { up: (k) => up(k as never, db.dialect, env) };
       return out;
     },

@@ -32,7 +32,7 @@ describe.each(await databases())('migration 0008 on existing rows (%s)', (databa
     db = createDb({ databaseUrl: pg?.url ?? null, dataDir });
     const open = db;
     const migrations: Record<string, Migration> = {};
-    const env = { secretKey: () => loadOrCreateSecretKey(dataDir) };
+    const env = { secretKey: () => loadOrCreateSecretKey(dataDir), warn: (m: string) => expect.fail(m) };
     for (const [name, up] of MIGRATIONS) migrations[name] = { up: (k) => up(k as never, open.dialect, env) };
     const before = await new Migrator({
       db: db.kysely,

@@ -1,10 +1,12 @@
 import { type ColumnDefinitionBuilder, type CreateTableBuilder, type RawBuilder, sql } from 'kysely';
 import type { DialectName } from '../dialect.js';
 
-/** What a migration may need besides the database: the instance secret key (to encrypt existing secrets). */
+/** What a migration may need besides the database. */
 export interface MigrationEnv {
-  /** The instance secret key (read, or created on first use, in the data directory). */
+  /** The instance secret key (read, or created on first use, in the data directory): to encrypt existing secrets. */
   secretKey(): Buffer;
+  /** Tells the operator something the migration could not do, and what follows from it. */
+  warn(message: string): void;
 }
 
 /** Column types per dialect. */

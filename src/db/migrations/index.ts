@@ -17,6 +17,7 @@ import * as m0017 from './0017_notifications.js';
 import * as m0018 from './0018_cluster.js';
 import * as m0019 from './0019_oncall_escalation.js';
 import * as m0020 from './0020_read_path_indexes.js';
+import * as m0021 from './0021_alert_search.js';
 import type { MigrationEnv } from './helpers.js';
 
 /** Every migration in order; names are what the migrations table records. */
@@ -41,4 +42,5 @@ export const MIGRATIONS: ReadonlyArray<
   ['0018_cluster', m0018.up],
   ['0019_oncall_escalation', m0019.up],
   ['0020_read_path_indexes', m0020.up],
+  ['0021_alert_search', m0021.up],
 ];
