@@ -327,6 +327,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       await notifications.alertChanged(trx, projectId, iid, event);
       await escalations.alertChanged(trx, projectId, iid, event, alertId);
     },
+    settingsChanged: () => notifications.listenersChanged(),
   };
   const alertIntake = new IntakeService(
     alertsRepo,
@@ -356,9 +357,11 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   errorTracking.onChange(() => bus.publish('error-tracking'));
   settings.onChange((what) => bus.publish(what));
   escalations.onChange(() => bus.publish('escalation-policies'));
+  notifications.onChange(() => bus.publish('notifications'));
   bus.subscribe(['integrations', 'projects', 'flags'], () => alertIntake.invalidate());
   bus.subscribe(['error-tracking', 'projects', 'flags'], () => collector.invalidate());
   bus.subscribe('escalation-policies', () => escalations.invalidate());
+  bus.subscribe('notifications', () => notifications.invalidate());
   bus.subscribe('settings', () => settings.invalidate('settings'));
   bus.subscribe('flags', () => settings.invalidate('flags'));
   return {

@@ -262,6 +262,7 @@ export class AlertsService {
       sendEmail: patch.sendEmail ?? current.sendEmail,
     };
     await this.repo.putSettings(project.id, next);
+    if (next.sendEmail !== current.sendEmail) await this.notifier.settingsChanged();
     return next;
   }
 }

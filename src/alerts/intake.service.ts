@@ -67,6 +67,8 @@ export interface AlertNotifier {
     event: 'new' | 'resolved',
     alertId: number,
   ): Promise<void>;
+  /** A project's alert settings changed (`send_email`: whether anything listens to its alerts). */
+  settingsChanged(): Promise<void>;
 }
 
 /** Alert intake: authenticates a notify request, parses the payload and applies the spec's alert state table. */

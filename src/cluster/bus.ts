@@ -8,7 +8,8 @@ export type Topic =
   | 'error-tracking'
   | 'settings'
   | 'flags'
-  | 'escalation-policies';
+  | 'escalation-policies'
+  | 'notifications';
 
 export const TOPICS: readonly Topic[] = [
   'projects',
@@ -17,6 +18,7 @@ export const TOPICS: readonly Topic[] = [
   'settings',
   'flags',
   'escalation-policies',
+  'notifications',
 ];
 
 /**

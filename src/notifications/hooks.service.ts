@@ -127,6 +127,7 @@ export class HooksService {
     const project = await this.project(actor, idOrPath);
     const input = await this.input(change, null);
     const id = await this.repo.insertHook(project.id, input, this.clock.now().toISOString());
+    await this.notifications.listenersChanged();
     return (await this.repo.hook(project.id, id))!;
   }
 
@@ -135,12 +136,14 @@ export class HooksService {
     const current = await this.get(actor, idOrPath, hookId);
     const input = await this.input(change, current);
     await this.repo.updateHook(current.id, input, this.clock.now().toISOString());
+    await this.notifications.listenersChanged();
     return (await this.repo.hookById(current.id))!;
   }
 
   async delete(actor: User | null, idOrPath: string, hookId: number): Promise<void> {
     const hook = await this.get(actor, idOrPath, hookId);
     await this.repo.deleteHook(hook.id);
+    await this.notifications.listenersChanged();
   }
 
   async deliveries(
@@ -323,7 +326,7 @@ export class HooksService {
     const project = await this.project(actor, idOrPath);
     const input = await this.ruleInput(project, c, null);
     const id = await this.repo.insertRule(project.id, input, this.clock.now().toISOString());
-    this.notifications.rulesChanged();
+    await this.notifications.listenersChanged();
     return (await this.repo.rule(project.id, id))!;
   }
 
@@ -333,13 +336,13 @@ export class HooksService {
     if (!current) throw notFound('Notification rule');
     const input = await this.ruleInput(project, c, current);
     await this.repo.updateRule(id, input, this.clock.now().toISOString());
-    this.notifications.rulesChanged();
+    await this.notifications.listenersChanged();
     return (await this.repo.rule(project.id, id))!;
   }
 
   async deleteRule(actor: User | null, idOrPath: string, id: number): Promise<void> {
     const rule = await this.rule(actor, idOrPath, id);
     await this.repo.deleteRule(rule.id);
-    this.notifications.rulesChanged();
+    await this.notifications.listenersChanged();
   }
 }

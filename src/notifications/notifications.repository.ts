@@ -258,6 +258,36 @@ export class NotificationsRepository {
 
   // Hooks
 
+  /**
+   * Whether anything listens to the project's alerts: `send_email` on, or a webhook with alert events (a disabled
+   * one too: an edit or a successful test enables it again without telling the caches).
+   */
+  async hasAlertListeners(projectId: number, trx: Db = this.db): Promise<boolean> {
+    const r = await trx
+      .selectNoFrom((eb) => [
+        eb
+          .exists(
+            eb
+              .selectFrom('project_alert_settings')
+              .select('project_id')
+              .where('project_id', '=', projectId)
+              .where('send_email', '=', writeBool(true)),
+          )
+          .as('email'),
+        eb
+          .exists(
+            eb
+              .selectFrom('project_hooks')
+              .select('id')
+              .where('project_id', '=', projectId)
+              .where('alert_events', '=', writeBool(true)),
+          )
+          .as('hooks'),
+      ])
+      .executeTakeFirstOrThrow();
+    return readBool(r.email) || readBool(r.hooks);
+  }
+
   async hooks(projectId: number): Promise<(ProjectHook & { tokenEncrypted: string | null })[]> {
     const rows = await this.db
       .selectFrom('project_hooks')

@@ -96,6 +96,9 @@ interface ErrorEventJob {
 export class NotificationsService {
   /** Which error rule triggers each project has (the collector asks per event; see `errorRecorded`). */
   private readonly ruleTriggers: TtlCache<number, ReadonlySet<string>>;
+  /** Whether anything listens to each project's alerts (intake asks per new or resolved alert; see `alertChanged`). */
+  private readonly alertListeners: TtlCache<number, boolean>;
+  private readonly changeListeners: (() => void | Promise<void>)[] = [];
 
   constructor(
     private readonly repo: NotificationsRepository,
@@ -109,21 +112,42 @@ export class NotificationsService {
     private readonly externalUrl: string,
   ) {
     this.ruleTriggers = new TtlCache(clock, 1000);
+    this.alertListeners = new TtlCache(clock, 1000);
     jobs.register(ALERT_EVENT_JOB, (job) => this.fanOutAlert(job.payload as AlertEventJob));
     jobs.register(ERROR_EVENT_JOB, (job) => this.fanOutError(job.payload as ErrorEventJob));
     jobs.register(SEND_EMAIL_JOB, (job) => this.sendEmail(job));
     jobs.register(HOOK_DELIVERY_JOB, (job) => this.deliver(job));
   }
 
-  /** Clears cached rule lookups (after a rule changes in this process). */
-  rulesChanged(): void {
+  /** Calls `fn` after rules, hooks or `send_email` changed (the composition root tells the other processes). */
+  onChange(fn: () => void | Promise<void>): void {
+    this.changeListeners.push(fn);
+  }
+
+  /** Forgets who listens (rules, hooks or `send_email` changed, here or in another process). */
+  invalidate(): void {
     this.ruleTriggers.clear();
+    this.alertListeners.clear();
+  }
+
+  /** Error rules, webhooks or a project's `send_email` changed in this process: applies at once everywhere. */
+  async listenersChanged(): Promise<void> {
+    this.invalidate();
+    for (const fn of this.changeListeners) await fn();
   }
 
   // Producers: one job in the caller's transaction.
 
-  /** An alert was created (`new`) or resolved: enqueues its notifications in the caller's transaction. */
+  /**
+   * An alert was created (`new`) or resolved: enqueues its notifications in the caller's transaction, when anything
+   * listens (a cached lookup; a project without `send_email` or alert webhooks costs no job).
+   */
   async alertChanged(trx: EnqueueTrx, projectId: number, iid: number, event: AlertEventType): Promise<void> {
+    // Inside the intake's transaction: on SQLite a query outside it would wait for it forever.
+    const listening = await this.alertListeners.get(projectId, () =>
+      this.repo.hasAlertListeners(projectId, trx),
+    );
+    if (!listening) return;
     await this.jobs.enqueue(ALERT_EVENT_JOB, { projectId, iid, event } satisfies AlertEventJob, { trx });
   }
 

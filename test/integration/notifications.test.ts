@@ -83,8 +83,20 @@ describe.each(await databases())('alert e-mail and project webhooks (%s)', (data
     expect((await api.put(settings, { token: tokens.developer, body: { send_email: true } })).status).toBe(
       403,
     );
-    // Off: a new alert e-mails nobody.
-    expect((await send({ title: 'quiet', fingerprint: 'q' })).status).toBe(200);
+    // Off (and no webhook): a new alert e-mails nobody, and costs no notification job at all.
+    const jobs = s.server.ctx.jobs;
+    const enqueue = jobs.enqueue;
+    const kinds: string[] = [];
+    jobs.enqueue = (kind, ...rest) => {
+      kinds.push(kind);
+      return enqueue.call(jobs, kind, ...rest);
+    };
+    try {
+      expect((await send({ title: 'quiet', fingerprint: 'q' })).status).toBe(200);
+    } finally {
+      jobs.enqueue = enqueue;
+    }
+    expect(kinds).toEqual([]);
     await drain(s);
     expect(mailsTo(emails.maintainer)).toHaveLength(0);
 
@@ -269,6 +281,9 @@ describe.each(await databases())('alert e-mail and project webhooks (%s)', (data
     const receiver = await startHookReceiver();
     try {
       const { api, projectId, tokens, send } = await setup(bare, 'deliver');
+      // An alert while nothing listens (the project's "nobody listens" is now cached): the hook added next still
+      // gets the alert after it.
+      expect((await send({ title: 'before any hook', fingerprint: 'early' })).status).toBe(200);
       const base = `/api/v4/projects/${projectId}/hooks`;
       const hook = await api.post(base, {
         token: tokens.maintainer,
