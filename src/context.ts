@@ -3,6 +3,7 @@ import { AlertsRepository } from './alerts/alerts.repository.js';
 import { AlertsService } from './alerts/alerts.service.js';
 import { type AlertNotifier, IntakeService } from './alerts/intake.service.js';
 import { IntegrationsService } from './alerts/integrations.service.js';
+import { AlertSearchIndex } from './alerts/search-index.js';
 import { eventPresenter } from './api/event-payloads.js';
 import { AuditRepository } from './audit/audit.repository.js';
 import { AuditService } from './audit/audit.service.js';
@@ -96,6 +97,8 @@ export interface AppContext {
   readonly integrations: IntegrationsService;
   readonly alertIntake: IntakeService;
   readonly alerts: AlertsService;
+  /** SQLite's alert search index, kept up to date in the background. */
+  readonly alertSearch: AlertSearchIndex;
   readonly issues: IssuesService;
   readonly errorTracking: ErrorTrackingService;
   readonly collector: CollectorService;
@@ -329,6 +332,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     },
     settingsChanged: () => notifications.listenersChanged(),
   };
+  const alertSearch = new AlertSearchIndex(alertsRepo);
   const alertIntake = new IntakeService(
     alertsRepo,
     issuesRepo,
@@ -338,6 +342,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     config.tier,
     clock,
     alertNotifier,
+    alertSearch,
     rates(),
     config.cacheTtlMs,
   );
@@ -383,7 +388,8 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     settings,
     integrations,
     alertIntake,
-    alerts: new AlertsService(alertsRepo, projects, clock, usersRepo, issuesRepo, alertNotifier),
+    alerts: new AlertsService(alertsRepo, projects, clock, usersRepo, issuesRepo, alertNotifier, alertSearch),
+    alertSearch,
     issues: new IssuesService(issuesRepo, projects),
     errorTracking,
     jobs,

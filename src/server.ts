@@ -180,6 +180,9 @@ async function startOn(
   } else {
     address = await app.listen({ host: config.host, port: config.port });
   }
+  ctx.alertSearch.log = (msg, extra) => app.log.error(extra ?? {}, msg);
+  // Alerts not indexed for search yet (after an upgrade, a restore or a stop) are indexed in the background.
+  ctx.alertSearch.poke();
   await scheduleRetention(ctx.jobs, ctx.clock);
   ctx.jobs.start(1000, config.jobConcurrency);
   let closing: Promise<void> | null = null;
@@ -193,6 +196,7 @@ async function startOn(
         // Fastify closes only a server it listened on itself: the pre-bound one ends here, once its requests did.
         if (bound?.listening) await new Promise((resolve) => bound.close(resolve));
         await ctx.jobs.stop();
+        await ctx.alertSearch.stop();
         await ctx.bus.close();
         await db.close();
         logs?.close();

@@ -519,9 +519,34 @@ export class AlertsRepository {
   }
 
   /**
+   * SQLite: adds to the search index up to `limit` alerts above its mark (migration 0021), in one transaction;
+   * returns how many. PostgreSQL maintains its index itself: 0.
+   */
+  async indexForSearch(limit: number): Promise<number> {
+    if (this.dialect !== 'sqlite') return 0;
+    const pending = await sql<{ n: number }>`SELECT EXISTS (SELECT 1 FROM alerts
+      WHERE id > (SELECT indexed_up_to FROM alerts_search_state)) AS n`.execute(this.db);
+    if (!pending.rows[0]?.n) return 0;
+    return this.db.transaction().execute(async (trx) => {
+      const mark = await sql<{ from_id: number; to_id: number | null; n: number }>`
+        SELECT s.indexed_up_to AS from_id, max(a.id) AS to_id, count(a.id) AS n FROM alerts_search_state s
+        LEFT JOIN (SELECT id FROM alerts WHERE id > (SELECT indexed_up_to FROM alerts_search_state)
+          ORDER BY id LIMIT ${limit}) a ON 1`.execute(trx);
+      const { from_id, to_id, n } = mark.rows[0]!;
+      if (to_id === null) return 0;
+      await sql`INSERT INTO alerts_search (rowid, title, description, monitoring_tool, service)
+        SELECT id, title, description, monitoring_tool, service FROM alerts
+        WHERE id > ${from_id} AND id <= ${to_id}`.execute(trx);
+      await sql`UPDATE alerts_search_state SET indexed_up_to = ${to_id}`.execute(trx);
+      return Number(n);
+    });
+  }
+
+  /**
    * Alerts whose title, description, monitoring tool or service contains `term`, case-insensitively (GitLab's
    * alert search). Read through the index of migration 0021: the trigram FTS table `alerts_search` on SQLite for a
-   * term of three characters or more (shorter ones, which no trigram index can serve, compare the columns), and
+   * term of three characters or more (the caller indexes new alerts first: AlertSearchIndex; shorter terms, which
+   * no trigram index can serve, compare the columns), and
    * `ILIKE` on the expression of the `pg_trgm` index `alerts_search_trgm` on PostgreSQL. `%` and `_` in the term
    * are literal.
    */

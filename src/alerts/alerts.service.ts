@@ -17,6 +17,7 @@ import {
 } from './alerts.repository.js';
 import { incidentDescription } from './incident.js';
 import type { AlertNotifier } from './intake.service.js';
+import type { AlertSearchIndex } from './search-index.js';
 
 const STATUS_LABEL: Record<AlertStatus, string> = {
   triggered: 'Triggered',
@@ -41,6 +42,7 @@ export class AlertsService {
     private readonly users: UsersRepository,
     private readonly issues: IssuesRepository,
     private readonly notifier: AlertNotifier,
+    private readonly searchIndex: AlertSearchIndex,
   ) {}
 
   private async project(actor: User | null, idOrPath: string, level: number): Promise<Project> {
@@ -56,6 +58,8 @@ export class AlertsService {
     page: PageRequest,
   ): Promise<Paged<Alert>> {
     const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
+    // Alerts that arrived in the last moment are indexed first, so that a search finds them.
+    if (f.search) await this.searchIndex.catchUp();
     return this.repo.list(project.id, f, order, sort, page);
   }
 

@@ -23,6 +23,7 @@ import {
 import { type AlertsRepository, isUniqueViolation } from './alerts.repository.js';
 import { incidentDescription } from './incident.js';
 import type { IntegrationsService, IntegrationView } from './integrations.service.js';
+import type { AlertSearchIndex } from './search-index.js';
 
 const ALERT_BOT = null;
 
@@ -86,12 +87,18 @@ export class IntakeService {
     private readonly tier: Tier,
     private readonly clock: Clock,
     private readonly notifier: AlertNotifier,
+    /** Indexes new alerts for search after they commit. */
+    private readonly searchIndex: AlertSearchIndex,
     /** Notifications per integration, counted after authentication (see `authenticate`); shared by processes. */
     private readonly rates: RateCounter = new LocalRateCounter(clock),
     cacheTtlMs = RESOLVE_CACHE_MS,
   ) {
     this.resolved = new TtlCache(clock, cacheTtlMs);
-    this.writes = new GroupCommit((fn) => this.withRetry(() => this.repo.transaction(fn)), MAX_BATCH);
+    this.writes = new GroupCommit(async (fn) => {
+      const out = await this.withRetry(() => this.repo.transaction(fn));
+      this.searchIndex.poke();
+      return out;
+    }, MAX_BATCH);
     const clear = () => this.invalidate();
     integrations.onChange(clear);
     projects.onChange(clear);
