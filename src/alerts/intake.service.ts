@@ -298,13 +298,12 @@ export class IntakeService {
     }
     // A recovery with no open alert has nothing to resolve; it is acknowledged with no element.
     if (p.resolves) return null;
-    const iid = await this.repo.nextIid(trx, project.id, 'alerts');
-    const alert = await this.repo.insertAlert(
+    const alert = await this.repo.createAlert(
       trx,
-      { ...p, projectId: project.id, iid, integrationId: integration.id },
+      { ...p, projectId: project.id, integrationId: integration.id },
+      `logged an alert from **${source}**`,
       now,
     );
-    await this.repo.addNote(trx, alert.id, `logged an alert from **${source}**`, ALERT_BOT, now);
     const settings = await this.repo.settings(project.id, trx);
     if (settings.createIncident) {
       const issueIid = await this.repo.nextIid(trx, project.id, 'issues');
