@@ -1,17 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import {
-  type FileHandle,
-  mkdir,
-  open,
-  readdir,
-  readFile,
-  rename,
-  rm,
-  stat,
-  writeFile,
-} from 'node:fs/promises';
+import { cp, type FileHandle, lstat, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -203,32 +193,73 @@ export class Git {
   }
 
   /**
-   * Makes `target` a fresh copy of `source` (a mirror clone). A stale repository there (a copy from an attempt
-   * that did not finish) is taken out of the way first: the copy is then exactly the source's files, which verifyCopy proves.
+   * Copies `source` to `target`, where nothing may be yet, file for file as `cp -a` would: objects, refs, config
+   * and hooks as they are, with no git process (starting processes was most of a move's time: README, Storage
+   * moves). verifyCopy and refsDigest then prove the copy against the source.
    */
   async mirror(source: string, target: string): Promise<void> {
-    // Only a repository is taken away; anything else in the way makes the clone fail (it is not ours to delete).
-    const stale = (await this.exists(target)) ? await this.detach(target) : null;
-    if (stale) await this.remove(stale);
+    if (await stat(target).catch(() => null))
+      throw new GitError(`${target} already exists; nothing was copied`);
     await mkdir(dirname(target), { recursive: true, mode: 0o700 });
-    // A local mirror clone copies the object files as they are and keeps HEAD. `--no-hardlinks`: a real copy even
-    // on the same filesystem, so the copy shares no bytes with the source (verifyCopy then proves those bytes).
-    // Owner-only files while cloning, and kept for every later write (as `init --shared=0600`).
-    await this.run([
-      '-c',
-      'core.sharedRepository=0600',
-      'clone',
-      '--quiet',
-      '--mirror',
-      '--no-hardlinks',
-      '--config',
-      'core.sharedRepository=0600',
-      source,
-      target,
-    ]);
-    // The clone's `origin` names the old location: removed from the config file (no git process for it).
-    const config = join(target, 'config');
-    await writeFile(config, withoutSection(await readFile(config, 'utf8'), '[remote "origin"]'));
+    // Modes come from the source (0600 files, 0700 folders: `init --shared=0600`); symlinks stay symlinks.
+    await cp(source, target, {
+      recursive: true,
+      errorOnExist: true,
+      force: false,
+      verbatimSymlinks: true,
+      preserveTimestamps: true,
+    });
+  }
+
+  /** Whether anything (a repository or not) is at `path`. */
+  async occupied(path: string): Promise<boolean> {
+    return (await lstat(path).catch(() => null)) !== null;
+  }
+
+  /** A fresh path beside `target` for a copy that becomes `target` later (`place`): `<target>.copy-<hex>`. */
+  scratch(target: string): string {
+    return `${target}.copy-${randomBytes(6).toString('hex')}`;
+  }
+
+  /**
+   * Puts the repository at `copy` in `target`'s place. A repository already there (a stale copy) is taken aside
+   * first and returned, to be removed; anything else there is not ours to take away, and the call fails.
+   */
+  async place(copy: string, target: string): Promise<string | null> {
+    const stale = (await this.exists(target)) ? await this.detach(target) : null;
+    if (await this.occupied(target))
+      throw new GitError(`${target} exists and is not a repository; it was left as it is`);
+    await rename(copy, target);
+    return stale;
+  }
+
+  /**
+   * A digest of the refs as the repository stores them: `HEAD`, `packed-refs` and every file under `refs/` (and
+   * `reftable/`), each with its path. Equal digests mean the same refs, byte for byte (a copy of a repository that
+   * nothing writes to has its source's digest); read from the files, with no git process.
+   */
+  async refsDigest(path: string): Promise<string> {
+    const files: string[] = [];
+    for (const name of ['HEAD', 'packed-refs']) {
+      if ((await stat(join(path, name)).catch(() => null))?.isFile()) files.push(name);
+    }
+    for (const dir of ['refs', 'reftable']) {
+      const entries = await readdir(join(path, dir), { recursive: true, withFileTypes: true }).catch(
+        (err: NodeJS.ErrnoException) => {
+          if (err.code === 'ENOENT') return [];
+          throw err;
+        },
+      );
+      for (const e of entries) if (e.isFile()) files.push(relative(path, join(e.parentPath, e.name)));
+    }
+    files.sort();
+    const hash = createHash('sha256');
+    for (const f of files) {
+      const bytes = await readFile(join(path, f));
+      hash.update(`${f}\0${bytes.length}\0`);
+      hash.update(bytes);
+    }
+    return hash.digest('hex');
   }
 
   /**
@@ -399,17 +430,4 @@ async function sameBytes(a: string, b: string, length: number): Promise<boolean>
   } finally {
     await Promise.all([fa.close(), fb.close()]);
   }
-}
-
-/** A git config file's text without the section whose header line is `header` (as `git config --remove-section`). */
-export function withoutSection(text: string, header: string): string {
-  let inside = false;
-  return text
-    .split(/(?<=\n)/)
-    .filter((line) => {
-      const t = line.trim();
-      if (t.startsWith('[')) inside = t === header;
-      return !inside;
-    })
-    .join('');
 }

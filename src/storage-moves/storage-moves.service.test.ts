@@ -14,11 +14,13 @@ import type { MoveState } from './storage-moves.js';
 import { StorageMovesRepository } from './storage-moves.repository.js';
 import { StorageMovesService } from './storage-moves.service.js';
 
-/** A git whose destination checksum never matches: the copy is corrupt as far as the move can tell. */
+/** A git whose copy gets one ref changed after it was written: its refs are not the source's. */
 class MismatchingGit extends Git {
-  override async checksum(path: string): Promise<string> {
-    const real = await super.checksum(path);
-    return path.includes('/b/') ? real.replace(/^./, (c) => (c === '0' ? '1' : '0')) : real;
+  override async mirror(source: string, target: string): Promise<void> {
+    await super.mirror(source, target);
+    const head = join(target, 'refs', 'heads', 'main');
+    const oid = (await readFile(head, 'utf8')).trim();
+    await writeFile(head, `${oid.replace(/^./, (c) => (c === '0' ? '1' : '0'))}\n`);
   }
 }
 
@@ -235,14 +237,14 @@ describe.each(await databases())('storage move states and job (%s)', (kind) => {
     expect(await f.file('b')).toBeNull();
   });
 
-  it('-> failed on a checksum mismatch: destination removed, source intact, project writable again', async () => {
+  it('-> failed on a refs mismatch: destination removed, source intact, project writable again', async () => {
     const f = await fixture(null, new MismatchingGit());
     const move = await f.service.schedule(ADMIN, 'project', 1, 'b');
     expect(await f.project()).toEqual({ storage: 'a', readOnly: true });
     await f.jobs.drain();
     const after = await f.service.get(ADMIN, 'project', move.id);
     expect(after.state).toBe('failed');
-    expect(after.errorMessage).toMatch(/checksum mismatch/);
+    expect(after.errorMessage).toMatch(/refs mismatch/);
     expect(await f.project()).toEqual({ storage: 'a', readOnly: false });
     expect([await f.file('a'), await f.file('b')]).toEqual(['data', null]);
   });

@@ -212,7 +212,7 @@ export class StorageMovesService {
     const target = this.repos.path(type, id, dst);
     const same = await this.repos.sameDirectory(src, dst);
     const now = () => this.clock.now().toISOString();
-    // The ref checksum source and copy had when the copy was verified (unknown when an earlier run copied).
+    // The refs digest source and copy had when the copy was verified (unknown when an earlier run copied).
     let copied: string | null = null;
 
     if (move.state !== 'replicated') {
@@ -236,29 +236,44 @@ export class StorageMovesService {
       // GitLab waits about 30 s for pushes in progress, then fails the move and makes the repository writable.
       if (!(await this.pushes.waitForNone(`${type}:${id}`, this.pushWaitMs)))
         return fail(`Timeout waiting for ${type} repository pushes`);
+      // The copy is made and proved beside the destination, and put in place only in the switch, under the
+      // container's lock: an overlapping run of this move (an expired lease) never touches a copy that is live.
+      if (!(await this.repos.git.exists(target)) && (await this.repos.git.occupied(target)))
+        return fail(`copy failed: ${target} exists and is not a repository; it was left as it is`);
+      const copy = this.repos.git.scratch(target);
+      const dropCopy = () => this.repos.git.remove(copy).catch(() => undefined);
       try {
-        await this.repos.git.mirror(source, target);
-        const [a, b] = await Promise.all([this.repos.git.checksum(source), this.repos.git.checksum(target)]);
-        if (a !== b) throw new Error(`checksum mismatch: source ${a}, destination ${b}`);
+        await this.repos.git.mirror(source, copy);
+        // The copy's refs are the source's, byte for byte, and its objects too, intact (git's pack checksums,
+        // loose objects byte for byte): README, What a move proves.
+        const [a, b] = await Promise.all([
+          this.repos.git.refsDigest(source),
+          this.repos.git.refsDigest(copy),
+        ]);
+        if (a !== b) throw new Error(`refs mismatch: source ${a}, destination ${b}`);
         copied = a;
-        // The copy's objects are the source's, intact (git's pack checksums, loose objects byte for byte).
-        await this.repos.git.verifyCopy(source, target);
+        await this.repos.git.verifyCopy(source, copy);
       } catch (err) {
+        await dropCopy();
         return fail(`copy failed: ${err instanceof Error ? err.message : String(err)}`);
       }
       // The switch: from here on, the destination is the repository. Both rows are conditional: when another run
-      // of this move ended it, or the container left the source, nothing switches.
+      // of this move ended it, or the container left the source, nothing switches and the copy is dropped.
+      let stale: string | null = null;
       const switched = await this.repo
         .transaction(async (trx) => {
           if (!(await this.repo.switchStorage(trx, type, id, src, dst))) throw new SourceChanged();
           if (!(await this.repo.setStateIf(moveId, ['started'], 'replicated', null, now(), trx)))
             throw new SourceChanged();
+          stale = await this.repos.git.place(copy, target);
           return true;
         })
-        .catch((err: unknown) => {
+        .catch(async (err: unknown) => {
+          await dropCopy();
           if (err instanceof SourceChanged) return false;
           throw err;
         });
+      if (stale) await this.repos.git.remove(stale);
       if (!switched) return;
       await this.moved(type, id);
     }
@@ -269,7 +284,7 @@ export class StorageMovesService {
       // with the copy as verified: the destination is live now and may already have taken new pushes.)
       if (
         (await this.repos.git.exists(source)) &&
-        (await this.repos.git.checksum(source)) !== (copied ?? (await this.repos.git.checksum(target)))
+        (await this.repos.git.refsDigest(source)) !== (copied ?? (await this.repos.git.refsDigest(target)))
       ) {
         return await this.repo.setState(
           moveId,
@@ -311,7 +326,8 @@ export class StorageMovesService {
       if (!(await this.repo.setStateIf(moveId, BEFORE_SWITCH, 'failed', message, now, trx))) return null;
       await this.repo.setReadOnly(type, id, false, trx);
       if (current !== src) return null;
-      return target === null ? null : this.repos.git.detach(target);
+      // Only a repository (a copy of an earlier attempt) is taken away: anything else there is not ours.
+      return target !== null && (await this.repos.git.exists(target)) ? this.repos.git.detach(target) : null;
     });
     if (aside) await this.repos.git.remove(aside).catch(() => undefined);
   }
