@@ -13,6 +13,11 @@ export async function startChild(cmd, args, env, ready) {
   if (process.env.BENCH_PROFILE && args[0] === 'bin/svc.js') {
     args = [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_PROFILE}`, ...args];
   }
+  // svc runs with the Node options `npm start` gives it; BENCH_SVC_NODE_ARGS replaces them (for svc alone).
+  if (args.includes('bin/svc.js')) {
+    const options = process.env.BENCH_SVC_NODE_ARGS ?? '--max-semi-space-size=8';
+    args = [...options.split(' ').filter(Boolean), ...args];
+  }
   const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const url = await new Promise((resolve, reject) => {
