@@ -14,6 +14,7 @@ import {
   load,
   loadInTurns,
   peakRssMiB,
+  resetPeakRss,
   row,
   SVC_READY,
   startChild,
@@ -163,6 +164,7 @@ try {
         ? [{ url: `${alertmanager.url}/api/v2/alerts`, body: sc.peer, connections, pid: alertmanager.pid }]
         : []),
     ];
+    for (const t of targets) resetPeakRss(t.pid);
     const [top, r, peer] = await loadInTurns(targets, { seconds });
     row(`ceiling: ${sc.name}`, top, null, peakRssMiB(ceiling.pid));
     row(`svc:     ${sc.name}`, r, top, peakRssMiB(svc.pid));

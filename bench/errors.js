@@ -12,6 +12,7 @@ import {
   CEILING_READY,
   loadInTurns,
   peakRssMiB,
+  resetPeakRss,
   row,
   SVC_READY,
   startChild,
@@ -115,6 +116,8 @@ try {
   console.log(
     `svc error ingestion benchmark: ${seconds}s, ${connections} connections, gzip'd envelopes of ${(averageBytes / 1024).toFixed(1)} KiB (one event each), database ${process.env.SVC_DATABASE_URL ? 'PostgreSQL' : 'SQLite'}`,
   );
+  resetPeakRss(ceiling.pid);
+  resetPeakRss(svc.pid);
   const [top, r] = await loadInTurns(
     [
       { url: `${ceiling.url}/`, headers, body: sequence(), connections, pid: ceiling.pid },

@@ -1,6 +1,6 @@
 // Shared helpers for the benchmarks: child servers on loopback, autocannon runs, peak RSS from /proc.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import autocannon from 'autocannon';
 
@@ -66,6 +66,14 @@ export async function stopChild(child) {
 }
 
 /** Peak resident set size of a process in MiB (VmHWM). */
+/**
+ * Starts a new peak-RSS measurement of a process: Linux resets its VmHWM to the current RSS when 5 is written to
+ * /proc/<pid>/clear_refs, so that each scenario's peak is its own, not the highest of the process's life so far.
+ */
+export function resetPeakRss(pid) {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
+}
+
 export function peakRssMiB(pid) {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : Number.NaN;

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { apiClient, peakRssMiB, SVC_READY, startChild, stopChild } from './lib.js';
+import { apiClient, peakRssMiB, resetPeakRss, SVC_READY, startChild, stopChild } from './lib.js';
 
 const count = Number(process.env.BENCH_REPOS ?? 200);
 const token = 'svcpat-bench-root-token-000000003';
@@ -86,6 +86,7 @@ try {
   rmSync(floorTarget, { recursive: true, force: true });
   sh('sync');
 
+  resetPeakRss(svc.pid);
   const t1 = process.hrtime.bigint();
   await api('POST', '/api/v4/project_repository_storage_moves', {
     source_storage_name: 'default',

@@ -1,18 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import {
-  cp,
-  type FileHandle,
-  lstat,
-  mkdir,
-  open,
-  readdir,
-  readFile,
-  rename,
-  rm,
-  stat,
-} from 'node:fs/promises';
+import { type FileHandle, lstat, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -212,14 +201,14 @@ export class Git {
     if (await stat(target).catch(() => null))
       throw new GitError(`${target} already exists; nothing was copied`);
     await mkdir(dirname(target), { recursive: true, mode: 0o700 });
-    // Modes come from the source (0600 files, 0700 folders: `init --shared=0600`); symlinks stay symlinks.
-    await cp(source, target, {
-      recursive: true,
-      errorOnExist: true,
-      force: false,
-      verbatimSymlinks: true,
-      preserveTimestamps: true,
-    });
+    // One `cp -a` (modes, timestamps and symlinks as they are): Node's fs.cp made about six thread-pool calls per
+    // file and took 0.7 s per small repository with ten moves at once (README, Storage moves).
+    try {
+      await run('cp', ['-a', '--', source, target]);
+    } catch (err) {
+      const e = err as { stderr?: string; message: string };
+      throw new GitError((e.stderr ?? e.message).trim() || `copying ${source} failed`);
+    }
   }
 
   /** Whether anything (a repository or not) is at `path`. */
