@@ -39,7 +39,8 @@ export function alertRoutes(
           ...PageQuery.properties,
           // `open` means triggered or acknowledged (GitLab's "Open" tab).
           status: Type.Optional(Type.Union([StatusInput, Type.Literal('open')])),
-          search: Type.Optional(Type.String()),
+          // No NUL: PostgreSQL cannot compare one, SQLite's search index cannot parse one (400 on both).
+          search: Type.Optional(Type.String({ pattern: '^[^\\u0000]*$' })),
           order_by: Type.Optional(AlertOrderBy),
           sort: Type.Optional(SortInput),
         }),

@@ -98,6 +98,13 @@ describe.each(await databases())('alert search through its index (%s)', (databas
     }
   });
 
+  it('answers a term with a NUL with 400 on both databases (SQLite answered 500)', async () => {
+    const r = await api.get(`/api/v4/projects/${projectId}/alert_management/alerts?search=a%00b`, {
+      token: s.rootToken,
+    });
+    expect({ status: r.status, body: r.body }).toEqual({ status: 400, body: { error: 'search is invalid' } });
+  });
+
   it('combines with the status tabs and keeps up with changes and deletes', async () => {
     const base = `/api/v4/projects/${projectId}/alert_management/alerts`;
     const checkout = (await search('checkout')).titles;
