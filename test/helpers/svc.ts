@@ -1,6 +1,11 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
+import { createPostgresDatabase, type DatabaseKind } from './databases.js';
 import { until } from './until.js';
 
 const run = promisify(execFile);
@@ -85,6 +90,40 @@ export async function startSvc(env: Record<string, string>, timeoutMs = 60_000):
         clearTimeout(timer);
       }
       return exited;
+    },
+  };
+}
+
+/** What a test that kills and restarts `svc server` keeps between the runs; `dispose` removes it all. */
+export interface RestartableSetup {
+  /** A temporary directory for the test's own files; the server's data and storage are under it. */
+  readonly dir: string;
+  /** The root's personal access token. */
+  readonly token: string;
+  /** The server's environment: data directory, storage, root password and token, the database, warn logs. */
+  readonly env: Record<string, string>;
+  dispose(): Promise<void>;
+}
+
+/** A data directory, a storage and (on PostgreSQL) a fresh database for a server a test restarts on the same data. */
+export async function restartableSetup(database: DatabaseKind, name: string): Promise<RestartableSetup> {
+  const dir = mkdtempSync(join(tmpdir(), `svc-${name}-`));
+  const pg = database === 'postgres' ? await createPostgresDatabase() : null;
+  const token = `svcpat-${name}-${randomBytes(8).toString('hex')}`;
+  return {
+    dir,
+    token,
+    env: {
+      SVC_DATA_DIR: join(dir, 'data'),
+      SVC_STORAGES: `default=${join(dir, 'repositories')}`,
+      SVC_ROOT_PASSWORD: `${name}-password`,
+      SVC_ROOT_TOKEN: token,
+      SVC_LOG_LEVEL: 'warn',
+      ...(pg && { SVC_DATABASE_URL: pg.url }),
+    },
+    dispose: async () => {
+      await pg?.drop();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -1,13 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createIntegration, notify } from '../helpers/alerts.js';
-import { createPostgresDatabase, databases } from '../helpers/databases.js';
+import { databases } from '../helpers/databases.js';
 import { http } from '../helpers/http.js';
 import { startSmtpReceiver } from '../helpers/smtp.js';
-import { type SvcServer, startSvc } from '../helpers/svc.js';
+import { type RestartableSetup, restartableSetup, type SvcServer, startSvc } from '../helpers/svc.js';
 import { until } from '../helpers/until.js';
 
 /**
@@ -17,37 +13,29 @@ import { until } from '../helpers/until.js';
  * pending one at (or after) its due time.
  */
 describe.each(await databases())('kill -9 during an escalation (%s)', (database) => {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-kill-escalation-'));
   let child: SvcServer | null = null;
-  let dropDb: (() => Promise<void>) | null = null;
+  let setup: RestartableSetup | null = null;
   let smtp: Awaited<ReturnType<typeof startSmtpReceiver>> | null = null;
 
   afterAll(async () => {
     await child?.stop();
     await smtp?.close();
-    await dropDb?.();
-    rmSync(dir, { recursive: true, force: true });
+    await setup?.dispose();
   });
 
   it('pages every target once after the restart', async () => {
     let stall = true;
     smtp = await startSmtpReceiver({ stall: () => stall });
-    const pg = database === 'postgres' ? await createPostgresDatabase() : null;
-    dropDb = pg?.drop ?? null;
-    const token = `svcpat-kill-escalation-${randomBytes(8).toString('hex')}`;
+    setup = await restartableSetup(database, 'kill-escalation');
+    const { token } = setup;
     const env = {
-      SVC_DATA_DIR: join(dir, 'data'),
-      SVC_STORAGES: `default=${join(dir, 'repositories')}`,
-      SVC_ROOT_PASSWORD: 'kill-escalation-password',
-      SVC_ROOT_TOKEN: token,
-      SVC_LOG_LEVEL: 'warn',
+      ...setup.env,
       SVC_TIER: 'premium',
       SVC_SMTP_URL: smtp.url,
       // A crashed worker's job is taken over one second after its lease ran out.
       SVC_JOB_LEASE_SECONDS: '1',
       // One worker: stuck in the first send, it cannot run the second page before the kill.
       SVC_JOB_CONCURRENCY: '1',
-      ...(pg && { SVC_DATABASE_URL: pg.url }),
     };
     child = await startSvc(env);
     let api = http(child.url);

@@ -1,13 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createIntegration } from '../helpers/alerts.js';
-import { createPostgresDatabase, databases } from '../helpers/databases.js';
+import { databases } from '../helpers/databases.js';
 import { http } from '../helpers/http.js';
 import { createSentryProject } from '../helpers/sentry.js';
-import { type SvcServer, startSvc } from '../helpers/svc.js';
+import { type RestartableSetup, restartableSetup, type SvcServer, startSvc } from '../helpers/svc.js';
 import { until } from '../helpers/until.js';
 
 /**
@@ -74,30 +71,22 @@ function acknowledges(kind: Kind, name: string, text: string): boolean {
 }
 
 describe.each(await databases())('kill -9 of the server during alert and event intake (%s)', (database) => {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-kill-intake-'));
   let child: SvcServer | null = null;
-  let dropDb: (() => Promise<void>) | null = null;
+  let setup: RestartableSetup | null = null;
 
   afterAll(async () => {
     // A clean stop (drains, closes the database); SIGKILL if it does not stop within 10 s.
     await child?.stop();
-    await dropDb?.();
-    rmSync(dir, { recursive: true, force: true });
+    await setup?.dispose();
   });
 
   it('keeps every acknowledged alert and event, once each, and takes new ones after each restart', async () => {
-    const pg = database === 'postgres' ? await createPostgresDatabase() : null;
-    dropDb = pg?.drop ?? null;
-    const token = `svcpat-kill-intake-${randomBytes(8).toString('hex')}`;
+    setup = await restartableSetup(database, 'kill-intake');
+    const { token } = setup;
     const env = {
-      SVC_DATA_DIR: join(dir, 'data'),
-      SVC_STORAGES: `default=${join(dir, 'repositories')}`,
-      SVC_ROOT_PASSWORD: 'kill-intake-password',
-      SVC_ROOT_TOKEN: token,
-      SVC_LOG_LEVEL: 'warn',
+      ...setup.env,
       // Integrated error tracking is on by default only on the hosted offering.
       SVC_OFFERING: 'hosted',
-      ...(pg && { SVC_DATABASE_URL: pg.url }),
     };
     const timings: string[] = [];
     const timed = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {

@@ -1,13 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createIntegration, notify } from '../helpers/alerts.js';
-import { createPostgresDatabase, databases } from '../helpers/databases.js';
+import { databases } from '../helpers/databases.js';
 import { http } from '../helpers/http.js';
 import { startSmtpReceiver } from '../helpers/smtp.js';
-import { type SvcServer, startSvc } from '../helpers/svc.js';
+import { type RestartableSetup, restartableSetup, type SvcServer, startSvc } from '../helpers/svc.js';
 import { until } from '../helpers/until.js';
 
 /**
@@ -15,34 +11,26 @@ import { until } from '../helpers/until.js';
  * command unanswered): after a restart on the same data, the e-mail is sent once, neither lost nor repeated.
  */
 describe.each(await databases())('kill -9 while an alert e-mail is being sent (%s)', (database) => {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-kill-notify-'));
   let child: SvcServer | null = null;
-  let dropDb: (() => Promise<void>) | null = null;
+  let setup: RestartableSetup | null = null;
   let smtp: Awaited<ReturnType<typeof startSmtpReceiver>> | null = null;
 
   afterAll(async () => {
     await child?.stop();
     await smtp?.close();
-    await dropDb?.();
-    rmSync(dir, { recursive: true, force: true });
+    await setup?.dispose();
   });
 
   it('sends the e-mail once after the restart', async () => {
     let stall = true;
     smtp = await startSmtpReceiver({ stall: () => stall });
-    const pg = database === 'postgres' ? await createPostgresDatabase() : null;
-    dropDb = pg?.drop ?? null;
-    const token = `svcpat-kill-notify-${randomBytes(8).toString('hex')}`;
+    setup = await restartableSetup(database, 'kill-notify');
+    const { token } = setup;
     const env = {
-      SVC_DATA_DIR: join(dir, 'data'),
-      SVC_STORAGES: `default=${join(dir, 'repositories')}`,
-      SVC_ROOT_PASSWORD: 'kill-notify-password',
-      SVC_ROOT_TOKEN: token,
-      SVC_LOG_LEVEL: 'warn',
+      ...setup.env,
       SVC_SMTP_URL: smtp.url,
       // A crashed worker's job is taken over one second after its lease ran out.
       SVC_JOB_LEASE_SECONDS: '1',
-      ...(pg && { SVC_DATABASE_URL: pg.url }),
     };
     child = await startSvc(env);
     let api = http(child.url);
