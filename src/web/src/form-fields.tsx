@@ -1,4 +1,4 @@
-import { type ReactNode, useId } from 'react';
+import { type ReactNode, useId, useState } from 'react';
 
 /** A labelled text input (`type` text, email, password, date, datetime-local, time, number, url), with optional help. */
 export function TextField({
@@ -143,6 +143,16 @@ export const ACCESS_LEVELS = [
   { value: '40', label: 'Maintainer' },
   { value: '50', label: 'Owner' },
 ] as const;
+
+/**
+ * A name and its URL path, which follows the name (`pathFromName`) until the user edits the path: GitLab's new
+ * group and new project forms.
+ */
+export function useNameAndPath() {
+  const [name, setName] = useState('');
+  const [editedPath, setPath] = useState<string | null>(null);
+  return { name, setName, path: editedPath ?? pathFromName(name), setPath };
+}
 
 /** A URL path segment from a name, as GitLab suggests one: lower case, dashes, no leading or trailing dash. */
 export function pathFromName(name: string): string {

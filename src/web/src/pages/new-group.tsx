@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { sendJson } from '../api';
 import { Breadcrumbs, ErrorNotice, ResourceView } from '../components';
-import { pathFromName, queryParam, SelectField, TextField, VISIBILITY_OPTIONS } from '../form-fields';
+import { queryParam, SelectField, TextField, useNameAndPath, VISIBILITY_OPTIONS } from '../form-fields';
 import { navigate, paths } from '../router';
 import type { Group } from '../types';
 import { useAction } from '../use-action';
@@ -25,14 +25,11 @@ export function NewGroupPage() {
 
 function NewGroupForm({ parents }: { readonly parents: readonly Group[] }) {
   const wanted = queryParam('parent_id') ?? '';
-  const [name, setName] = useState('');
-  const [path, setPath] = useState('');
-  const [pathEdited, setPathEdited] = useState(false);
+  const { name, setName, path: shownPath, setPath } = useNameAndPath();
   const [parentId, setParentId] = useState(parents.some((g) => String(g.id) === wanted) ? wanted : '');
   const [visibility, setVisibility] = useState('private');
   const [description, setDescription] = useState('');
   const action = useAction();
-  const shownPath = pathEdited ? path : pathFromName(name);
   const parent = parents.find((g) => String(g.id) === parentId);
 
   const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
@@ -62,10 +59,7 @@ function NewGroupForm({ parents }: { readonly parents: readonly Group[] }) {
       <TextField
         label="Group URL"
         value={shownPath}
-        onChange={(v) => {
-          setPath(v);
-          setPathEdited(true);
-        }}
+        onChange={setPath}
         required
         mono
         help={

@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { sendJson } from '../api';
 import { Breadcrumbs, ErrorNotice, ResourceView } from '../components';
-import { pathFromName, queryParam, SelectField, TextField, VISIBILITY_OPTIONS } from '../form-fields';
+import { queryParam, SelectField, TextField, useNameAndPath, VISIBILITY_OPTIONS } from '../form-fields';
 import { navigate, paths } from '../router';
 import { useSessionUser } from '../session-user';
 import type { Namespace, Project } from '../types';
@@ -30,14 +30,11 @@ function NewProjectForm({ namespaces }: { readonly namespaces: readonly Namespac
   // Admins see every namespace: their own is the default, not the first user's.
   const own = namespaces.find((n) => n.kind === 'user' && n.full_path === me);
   const initial = namespaces.find((n) => n.id === wanted) ?? own ?? namespaces[0];
-  const [name, setName] = useState('');
-  const [path, setPath] = useState('');
-  const [pathEdited, setPathEdited] = useState(false);
+  const { name, setName, path: shownPath, setPath } = useNameAndPath();
   const [namespaceId, setNamespaceId] = useState(String(initial?.id ?? ''));
   const [visibility, setVisibility] = useState('private');
   const [description, setDescription] = useState('');
   const action = useAction();
-  const shownPath = pathEdited ? path : pathFromName(name);
   const namespace = namespaces.find((n) => String(n.id) === namespaceId);
 
   const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
@@ -68,10 +65,7 @@ function NewProjectForm({ namespaces }: { readonly namespaces: readonly Namespac
       <TextField
         label="Project slug"
         value={shownPath}
-        onChange={(v) => {
-          setPath(v);
-          setPathEdited(true);
-        }}
+        onChange={setPath}
         mono
         help={
           <>
