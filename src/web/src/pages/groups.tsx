@@ -3,6 +3,7 @@ import { Link, paths } from '../router';
 import type { Group, Project } from '../types';
 import { useResource } from '../use-resource';
 import { MembersSection } from './members';
+import { ProjectLinks } from './projects';
 
 /** The groups the user can see, with a "New group" button. */
 export function GroupsPage() {
@@ -113,16 +114,7 @@ function GroupView({ group }: { readonly group: Group }) {
                 No projects yet. <Link to={paths.newProject(group.id)}>Create one in this group</Link>.
               </p>
             ) : (
-              <ul className="list" aria-label="Group projects">
-                {list.map((p) => (
-                  <li key={p.id} className="list-row">
-                    <Link to={paths.project(p.id)} className="list-title">
-                      {p.name}
-                    </Link>
-                    <span className="muted"> {p.path_with_namespace}</span>
-                  </li>
-                ))}
-              </ul>
+              <ProjectLinks label="Group projects" projects={list} />
             )
           }
         </ResourceView>

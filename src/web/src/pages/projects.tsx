@@ -67,3 +67,25 @@ function ProjectRow({ project }: { readonly project: Project }) {
     </li>
   );
 }
+
+/** A plain list of projects, each its name (a link) and full path: a group's projects, a user's personal ones. */
+export function ProjectLinks({
+  label,
+  projects,
+}: {
+  readonly label: string;
+  readonly projects: readonly Project[];
+}) {
+  return (
+    <ul className="list" aria-label={label}>
+      {projects.map((p) => (
+        <li key={p.id} className="list-row">
+          <Link to={paths.project(p.id)} className="list-title">
+            {p.name}
+          </Link>
+          <span className="muted"> {p.path_with_namespace}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}

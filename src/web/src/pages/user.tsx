@@ -1,7 +1,8 @@
 import { Breadcrumbs, ResourceView, Timestamp } from '../components';
-import { Link, paths } from '../router';
+import { paths } from '../router';
 import type { Project, UserSummary } from '../types';
 import { useResource } from '../use-resource';
+import { ProjectLinks } from './projects';
 
 /** A user's page (their `web_url`, `/<username>`): who they are and their personal projects. */
 export function UserPage({ user }: { readonly user: UserSummary }) {
@@ -35,16 +36,7 @@ export function UserPage({ user }: { readonly user: UserSummary }) {
             list.length === 0 ? (
               <p className="muted">No personal projects you can see.</p>
             ) : (
-              <ul className="list" aria-label="Personal projects">
-                {list.map((p) => (
-                  <li key={p.id} className="list-row">
-                    <Link to={paths.project(p.id)} className="list-title">
-                      {p.name}
-                    </Link>
-                    <span className="muted"> {p.path_with_namespace}</span>
-                  </li>
-                ))}
-              </ul>
+              <ProjectLinks label="Personal projects" projects={list} />
             )
           }
         </ResourceView>
