@@ -43,15 +43,15 @@ import { AccessLevel } from './members/members.js';
 import { MembersRepository } from './members/members.repository.js';
 import { MembersService } from './members/members.service.js';
 import { PermissionsService } from './members/permissions.service.js';
-import { ApprovalsRepository } from './merge-requests/approvals.repository.js';
-import { ApprovalsService } from './merge-requests/approvals.service.js';
-import { MergeRequestsRepository } from './merge-requests/merge-requests.repository.js';
-import { MergeRequestsService } from './merge-requests/merge-requests.service.js';
 import {
   MergeRequestApprovalsRepository,
   MergeRequestRulesRepository,
-} from './merge-requests/mr-approvals.repository.js';
-import { MergeRequestApprovalsService } from './merge-requests/mr-approvals.service.js';
+} from './merge-requests/merge-request-approvals.repository.js';
+import { MergeRequestApprovalsService } from './merge-requests/merge-request-approvals.service.js';
+import { MergeRequestsRepository } from './merge-requests/merge-requests.repository.js';
+import { MergeRequestsService } from './merge-requests/merge-requests.service.js';
+import { ApprovalsRepository } from './merge-requests/project-approval-rules.repository.js';
+import { ApprovalsService } from './merge-requests/project-approval-rules.service.js';
 import { MergeRequestVersionsRepository } from './merge-requests/versions.repository.js';
 import { HooksService } from './notifications/hooks.service.js';
 import { smtpMailer } from './notifications/mailer.js';

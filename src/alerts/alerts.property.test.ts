@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
+import { keyFrom, parseNotifyPath } from '../api/alerts/intake.routes.js';
 import { AppError } from '../errors.js';
 import {
   jsonDepth,
@@ -15,7 +16,6 @@ import {
   parsePayloadText,
   parsePrometheus,
 } from './alerts.js';
-import { keyFrom, parseNotifyPath } from './intake.routes.js';
 import { valueDepth } from './intake.service.js';
 
 /** Property-based tests of every parser of outside input in alert intake: only the typed 4xx errors escape. */

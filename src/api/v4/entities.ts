@@ -3,23 +3,23 @@
  * validation, serialisation and the OpenAPI document; this file is the version's table of them for version.ts.
  */
 
-export * from './entities/alerts.js';
-export * from './entities/approvals.js';
-export * from './entities/audit.js';
-export { MessageEntity } from './entities/common.js';
-export * from './entities/error-tracking.js';
-export * from './entities/escalation.js';
-export * from './entities/geo.js';
-export * from './entities/groups.js';
-export * from './entities/issues.js';
-export * from './entities/members.js';
-export * from './entities/merge-requests.js';
-export * from './entities/mr-approvals.js';
-export * from './entities/notifications.js';
-export * from './entities/oncall.js';
-export * from './entities/projects.js';
-export * from './entities/runners.js';
-export * from './entities/settings.js';
-export * from './entities/snippets.js';
-export * from './entities/storage-moves.js';
-export * from './entities/users.js';
+export * from '../alerts/alerts.entities.js';
+export * from '../audit/audit.entities.js';
+export { MessageEntity } from '../common/common.entities.js';
+export * from '../error-tracking/error-tracking.entities.js';
+export * from '../escalation/escalation.entities.js';
+export * from '../geo/geo.entities.js';
+export * from '../groups/groups.entities.js';
+export * from '../issues/issues.entities.js';
+export * from '../members/members.entities.js';
+export * from '../merge-requests/merge-request-approvals.entities.js';
+export * from '../merge-requests/merge-requests.entities.js';
+export * from '../merge-requests/project-approval-rules.entities.js';
+export * from '../notifications/notifications.entities.js';
+export * from '../oncall/oncall.entities.js';
+export * from '../projects/projects.entities.js';
+export * from '../runners/runners.entities.js';
+export * from '../settings/settings.entities.js';
+export * from '../snippets/snippets.entities.js';
+export * from '../storage-moves/storage-moves.entities.js';
+export * from '../users/users.entities.js';

@@ -3,23 +3,23 @@
  * domain types (never spreading a model). This file is the version's table of them for version.ts.
  */
 
-export * from './presenters/alerts.js';
-export * from './presenters/approvals.js';
-export * from './presenters/audit.js';
-export type { View } from './presenters/common.js';
-export * from './presenters/error-tracking.js';
-export * from './presenters/escalation.js';
-export * from './presenters/geo.js';
-export * from './presenters/groups.js';
-export * from './presenters/issues.js';
-export * from './presenters/members.js';
-export * from './presenters/merge-requests.js';
-export * from './presenters/mr-approvals.js';
-export * from './presenters/notifications.js';
-export * from './presenters/oncall.js';
-export * from './presenters/projects.js';
-export * from './presenters/runners.js';
-export * from './presenters/settings.js';
-export * from './presenters/snippets.js';
-export * from './presenters/storage-moves.js';
-export * from './presenters/users.js';
+export * from '../alerts/alerts.presenters.js';
+export * from '../audit/audit.presenters.js';
+export type { View } from '../common/common.presenters.js';
+export * from '../error-tracking/error-tracking.presenters.js';
+export * from '../escalation/escalation.presenters.js';
+export * from '../geo/geo.presenters.js';
+export * from '../groups/groups.presenters.js';
+export * from '../issues/issues.presenters.js';
+export * from '../members/members.presenters.js';
+export * from '../merge-requests/merge-request-approvals.presenters.js';
+export * from '../merge-requests/merge-requests.presenters.js';
+export * from '../merge-requests/project-approval-rules.presenters.js';
+export * from '../notifications/notifications.presenters.js';
+export * from '../oncall/oncall.presenters.js';
+export * from '../projects/projects.presenters.js';
+export * from '../runners/runners.presenters.js';
+export * from '../settings/settings.presenters.js';
+export * from '../snippets/snippets.presenters.js';
+export * from '../storage-moves/storage-moves.presenters.js';
+export * from '../users/users.presenters.js';

@@ -3,23 +3,23 @@
  * entities/ derives from v4's with the removed fields omitted (each with its spec line).
  */
 
-export * from '../v4/entities/alerts.js';
-export * from '../v4/entities/audit.js';
-export { MessageEntity } from '../v4/entities/common.js';
-export * from '../v4/entities/error-tracking.js';
-export * from '../v4/entities/escalation.js';
-export * from '../v4/entities/geo.js';
-export * from '../v4/entities/groups.js';
-export * from '../v4/entities/issues.js';
-export * from '../v4/entities/members.js';
-export * from '../v4/entities/notifications.js';
-export * from '../v4/entities/oncall.js';
-export * from '../v4/entities/projects.js';
-export * from '../v4/entities/settings.js';
-export * from '../v4/entities/snippets.js';
-export * from '../v4/entities/storage-moves.js';
-export * from './entities/approvals.js';
-export * from './entities/merge-requests.js';
-export * from './entities/mr-approvals.js';
-export * from './entities/runners.js';
-export * from './entities/users.js';
+export * from '../alerts/alerts.entities.js';
+export * from '../audit/audit.entities.js';
+export { MessageEntity } from '../common/common.entities.js';
+export * from '../error-tracking/error-tracking.entities.js';
+export * from '../escalation/escalation.entities.js';
+export * from '../geo/geo.entities.js';
+export * from '../groups/groups.entities.js';
+export * from '../issues/issues.entities.js';
+export * from '../members/members.entities.js';
+export * from '../merge-requests/merge-request-approvals.entities.v5.js';
+export * from '../merge-requests/merge-requests.entities.v5.js';
+export * from '../merge-requests/project-approval-rules.entities.v5.js';
+export * from '../notifications/notifications.entities.js';
+export * from '../oncall/oncall.entities.js';
+export * from '../projects/projects.entities.js';
+export * from '../runners/runners.entities.v5.js';
+export * from '../settings/settings.entities.js';
+export * from '../snippets/snippets.entities.js';
+export * from '../storage-moves/storage-moves.entities.js';
+export * from '../users/users.entities.v5.js';

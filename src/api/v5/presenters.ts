@@ -3,23 +3,23 @@
  * from v4's with the removed fields dropped (each with its spec line).
  */
 
-export * from '../v4/presenters/alerts.js';
-export * from '../v4/presenters/audit.js';
-export type { View } from '../v4/presenters/common.js';
-export * from '../v4/presenters/error-tracking.js';
-export * from '../v4/presenters/escalation.js';
-export * from '../v4/presenters/geo.js';
-export * from '../v4/presenters/groups.js';
-export * from '../v4/presenters/issues.js';
-export * from '../v4/presenters/members.js';
-export * from '../v4/presenters/notifications.js';
-export * from '../v4/presenters/oncall.js';
-export * from '../v4/presenters/projects.js';
-export * from '../v4/presenters/settings.js';
-export * from '../v4/presenters/snippets.js';
-export * from '../v4/presenters/storage-moves.js';
-export * from '../v4/presenters/users.js';
-export * from './presenters/approvals.js';
-export * from './presenters/merge-requests.js';
-export * from './presenters/mr-approvals.js';
-export * from './presenters/runners.js';
+export * from '../alerts/alerts.presenters.js';
+export * from '../audit/audit.presenters.js';
+export type { View } from '../common/common.presenters.js';
+export * from '../error-tracking/error-tracking.presenters.js';
+export * from '../escalation/escalation.presenters.js';
+export * from '../geo/geo.presenters.js';
+export * from '../groups/groups.presenters.js';
+export * from '../issues/issues.presenters.js';
+export * from '../members/members.presenters.js';
+export * from '../merge-requests/merge-request-approvals.presenters.v5.js';
+export * from '../merge-requests/merge-requests.presenters.v5.js';
+export * from '../merge-requests/project-approval-rules.presenters.v5.js';
+export * from '../notifications/notifications.presenters.js';
+export * from '../oncall/oncall.presenters.js';
+export * from '../projects/projects.presenters.js';
+export * from '../runners/runners.presenters.v5.js';
+export * from '../settings/settings.presenters.js';
+export * from '../snippets/snippets.presenters.js';
+export * from '../storage-moves/storage-moves.presenters.js';
+export * from '../users/users.presenters.js';

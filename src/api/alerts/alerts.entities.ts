@@ -1,0 +1,69 @@
+import { Type } from 'typebox';
+import { Bool, Int, Nullable, Str } from '../common/common.entities.js';
+import { UserBasic } from '../users/users.entities.js';
+
+export const IntegrationEntity = Type.Object({
+  id: Int,
+  name: Str,
+  type: Str,
+  active: Bool,
+  api_url: Nullable(Str),
+  payload_example: Str,
+  payload_attribute_mapping: Type.Record(
+    Str,
+    Type.Object({ path: Type.Array(Type.Union([Str, Int])), type: Str, label: Type.Optional(Nullable(Str)) }),
+  ),
+  url: Nullable(Str),
+  authorization_key: Type.Optional(Str),
+  created_at: Str,
+  updated_at: Str,
+});
+
+export const AlertEntity = Type.Object({
+  iid: Int,
+  title: Str,
+  description: Nullable(Str),
+  severity: Str,
+  status: Str,
+  started_at: Str,
+  ended_at: Nullable(Str),
+  event_count: Int,
+  fingerprint: Nullable(Str),
+  hosts: Type.Array(Str),
+  service: Nullable(Str),
+  monitoring_tool: Nullable(Str),
+  environment: Nullable(Str),
+  runbook: Nullable(Str),
+  payload: Type.Unknown(),
+  incident: Nullable(Int),
+  created_at: Str,
+  updated_at: Str,
+  web_url: Str,
+  /** GitLab's alert assignees (one at most, as GitLab keeps only the first). */
+  assignees: Type.Array(UserBasic),
+});
+
+export const AlertNoteEntity = Type.Object({
+  id: Int,
+  body: Str,
+  system: Bool,
+  author: Type.Object({ id: Nullable(Int), username: Str, name: Str }),
+  created_at: Str,
+});
+
+export const IntakeEntity = Type.Array(Type.Object({ iid: Int, title: Str }));
+
+/** A project's alert settings (`/alert_management/settings`). */
+export const AlertSettingsEntity = Type.Object({
+  create_incident: Bool,
+  auto_close_incident: Bool,
+  /** GitLab's `send_email`: e-mail the Owners and Maintainers about each new alert (and a paged alert's recovery). */
+  send_email: Bool,
+});
+
+/** Occurrences over time (`GET .../alerts/:iid/stats`): UTC-aligned buckets, oldest first, counted in SQL. */
+export const OccurrencesEntity = Type.Object({
+  stats_period: Str,
+  interval: Str,
+  buckets: Type.Array(Type.Object({ start: Str, count: Int })),
+});

@@ -1,0 +1,98 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { RateLimited } from '../../error-tracking/collector.service.js';
+import { ProtocolError } from '../../error-tracking/protocol.js';
+
+/** Largest request body accepted before decompression (Sentry's 20 MB). */
+const BODY_LIMIT = 20 * 1024 * 1024;
+
+const single = (v: string | string[] | undefined): string | undefined =>
+  typeof v === 'string' ? v : undefined;
+
+function cors(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('Access-Control-Allow-Origin', '*');
+  reply.header('Access-Control-Expose-Headers', 'X-Sentry-Error, X-Sentry-Rate-Limits, Retry-After');
+  if (request.method === 'OPTIONS') {
+    reply.header('Access-Control-Allow-Methods', 'POST, OPTIONS');
+    const asked = request.headers['access-control-request-headers'];
+    reply.header(
+      'Access-Control-Allow-Headers',
+      typeof asked === 'string' && asked ? asked : 'Content-Type, X-Sentry-Auth',
+    );
+    reply.header('Access-Control-Max-Age', '3600');
+  }
+}
+
+/**
+ * The Sentry collector under the DSN's path: `POST /api/v4/error_tracking/collector/api/:id/store` and
+ * `/envelope`, with or without a trailing slash, any content type (browsers send text/plain), CORS for browsers.
+ */
+export async function collectorRoutes(
+  app: FastifyInstance,
+  ctx: Pick<AppContext, 'collector'>,
+): Promise<void> {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) =>
+    done(null, body),
+  );
+  app.addHook('onRequest', async (request, reply) => cors(request, reply));
+  // A wrong key in the URL or a header is refused before the body is read (issue 10, finding 5).
+  app.addHook('onRequest', async (request) => {
+    if (request.method !== 'POST') return;
+    const params = request.params as { id?: string };
+    const query = request.query as Record<string, unknown>;
+    if (!params.id) return;
+    await ctx.collector.precheck({
+      projectId: params.id,
+      queryKey: typeof query.sentry_key === 'string' ? query.sentry_key || null : null,
+      authHeader: single(request.headers['x-sentry-auth']),
+      authorization: single(request.headers.authorization),
+    });
+  });
+
+  app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+    if (error instanceof RateLimited) {
+      return (
+        reply
+          .status(429)
+          .header('Retry-After', String(error.retryAfter))
+          // Sentry's rate-limit header: retry_after:categories:scope (empty categories = all).
+          .header('X-Sentry-Rate-Limits', `${error.retryAfter}::key`)
+          .send({ message: error.message })
+      );
+    }
+    if (error instanceof ProtocolError) {
+      return reply
+        .status(error.status)
+        .header('X-Sentry-Error', error.message)
+        .send({ message: error.message });
+    }
+    if (error.statusCode === 413) return reply.status(413).send({ message: '413 Request Entity Too Large' });
+    request.log.error({ err: error }, 'collector error');
+    return reply.status(500).send({ message: '500 Internal Server Error' });
+  });
+
+  for (const kind of ['store', 'envelope'] as const) {
+    for (const path of [`/api/:id/${kind}`, `/api/:id/${kind}/`]) {
+      app.options(path, async (_request, reply) => reply.status(200).send());
+      app.post<{ Params: { id: string }; Querystring: Record<string, string | undefined> }>(
+        path,
+        async (request, reply) => {
+          const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+          const result = await ctx.collector.ingest({
+            projectId: request.params.id,
+            kind,
+            // A repeated parameter or header arrives as a list: only a single value is a key.
+            queryKey: typeof request.query.sentry_key === 'string' ? request.query.sentry_key || null : null,
+            authHeader: single(request.headers['x-sentry-auth']),
+            authorization: single(request.headers.authorization),
+            contentEncoding: single(request.headers['content-encoding']),
+            body,
+            clientIp: request.ip,
+          });
+          return reply.status(200).send(result.id ? { id: result.id } : {});
+        },
+      );
+    }
+  }
+}

@@ -1,0 +1,354 @@
+import type { FastifyRequest } from 'fastify';
+import { type Static, Type } from 'typebox';
+import type { AppContext } from '../../context.js';
+import { ERROR_STATUSES, type ErrorStatus } from '../../error-tracking/error-tracking.js';
+import { paramError } from '../../errors.js';
+import type { StatsPeriod } from '../../time-buckets.js';
+import { PageQuery, pageRequest, setPageHeaders } from '../pagination.js';
+import { StatsQuery } from '../schemas.js';
+import type { ApiApp, ApiVersion } from '../version.js';
+
+const Params = Type.Object({ id: Type.String() });
+const ErrorParams = Type.Object({ id: Type.String(), error_id: Type.String() });
+const StatusInput = Type.Union(ERROR_STATUSES.map((s) => Type.Literal(s)));
+const SettingsBody = Type.Object({
+  active: Type.Optional(Type.Boolean()),
+  integrated: Type.Optional(Type.Boolean()),
+  api_host: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  token: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  project: Type.Optional(
+    Type.Union([
+      Type.Object({
+        slug: Type.String(),
+        name: Type.String(),
+        organization_slug: Type.String(),
+        organization_name: Type.String(),
+      }),
+      Type.Null(),
+    ]),
+  ),
+});
+
+/** Error tracking settings, client keys and errors under /projects/:id/error_tracking. */
+export function errorTrackingRoutes(
+  app: ApiApp,
+  ctx: Pick<AppContext, 'config' | 'errorTracking'>,
+  api: ApiVersion,
+): void {
+  const E = api.entities;
+  const P = api.present;
+  const url = ctx.config.externalUrl;
+  const tags = ['error tracking'];
+  const base = '/projects/:id/error_tracking';
+
+  const shown = (r: Awaited<ReturnType<typeof ctx.errorTracking.settings>>) =>
+    P.errorTrackingSettings(r.settings, r.integratedAvailable);
+  const save = async (
+    id: string,
+    b: Static<typeof SettingsBody>,
+    user: Parameters<typeof ctx.errorTracking.updateSettings>[0],
+  ) =>
+    shown(
+      await ctx.errorTracking.updateSettings(user, id, {
+        active: b.active,
+        integrated: b.integrated,
+        apiHost: b.api_host,
+        token: b.token,
+        project: b.project
+          ? {
+              slug: b.project.slug,
+              name: b.project.name,
+              organizationSlug: b.project.organization_slug,
+              organizationName: b.project.organization_name,
+            }
+          : b.project,
+      }),
+    );
+
+  app.get(
+    `${base}/settings`,
+    {
+      schema: {
+        tags,
+        summary: 'Error tracking settings (Maintainer)',
+        params: Params,
+        response: { 200: E.ErrorTrackingSettingsEntity },
+      },
+    },
+    async (req) => shown(await ctx.errorTracking.settings(req.actor.user, req.params.id)),
+  );
+  for (const method of ['patch', 'put'] as const) {
+    app[method](
+      `${base}/settings`,
+      {
+        schema: {
+          tags,
+          summary: 'Change error tracking settings (Maintainer)',
+          params: Params,
+          body: SettingsBody,
+          response: { 200: E.ErrorTrackingSettingsEntity },
+        },
+      },
+      async (req) => save(req.params.id, req.body ?? {}, req.actor.user),
+    );
+  }
+
+  app.get(
+    `${base}/client_keys`,
+    {
+      schema: {
+        tags,
+        summary: 'Client keys (Maintainer)',
+        params: Params,
+        response: { 200: Type.Array(E.ClientKeyEntity) },
+      },
+    },
+    async (req) => {
+      const { project, keys } = await ctx.errorTracking.keys(req.actor.user, req.params.id);
+      return keys.map((k) => P.clientKey(project, k, url));
+    },
+  );
+  app.post(
+    `${base}/client_keys`,
+    {
+      schema: {
+        tags,
+        summary: 'Create a client key (DSN)',
+        params: Params,
+        response: { 201: E.ClientKeyEntity },
+      },
+    },
+    async (req, reply) => {
+      const { project, key } = await ctx.errorTracking.createKey(req.actor.user, req.params.id);
+      return reply.status(201).send(P.clientKey(project, key, url));
+    },
+  );
+  // GitLab's route takes the key id in the path; gitbeaker's ErrorTrackingClientKeys.remove sends
+  // DELETE .../client_keys with `key_id` in the body (or query), so both are served.
+  const deleteKey = async (req: FastifyRequest, projectId: string, keyId: number) => {
+    const { project, key } = await ctx.errorTracking.deleteKey(req.actor.user, projectId, keyId);
+    return P.clientKey(project, key, url);
+  };
+  app.delete(
+    `${base}/client_keys/:key_id`,
+    {
+      schema: {
+        tags,
+        summary: 'Delete a client key',
+        params: Type.Object({ id: Type.String(), key_id: Type.Integer() }),
+        response: { 200: E.ClientKeyEntity },
+      },
+    },
+    async (req) => deleteKey(req, req.params.id, req.params.key_id),
+  );
+  app.delete(
+    `${base}/client_keys`,
+    {
+      schema: {
+        tags,
+        summary: 'Delete a client key given as key_id (the form gitbeaker uses)',
+        params: Type.Object({ id: Type.String() }),
+        body: Type.Object({ key_id: Type.Optional(Type.Integer()) }),
+        response: { 200: E.ClientKeyEntity },
+      },
+    },
+    async (req) => {
+      if (req.body.key_id === undefined) throw paramError('key_id is missing');
+      return deleteKey(req, req.params.id, req.body.key_id);
+    },
+  );
+
+  app.get(
+    `${base}/errors`,
+    {
+      schema: {
+        tags,
+        summary: 'List errors (Reporter)',
+        params: Params,
+        querystring: Type.Object({
+          ...PageQuery.properties,
+          status: Type.Optional(StatusInput),
+          search: Type.Optional(Type.String()),
+          sort: Type.Optional(
+            Type.Union([Type.Literal('last_seen'), Type.Literal('first_seen'), Type.Literal('frequency')]),
+          ),
+        }),
+        response: { 200: Type.Array(E.ErrorEntity) },
+      },
+    },
+    async (req, reply) => {
+      const page = pageRequest(req.query);
+      const result = await ctx.errorTracking.list(
+        req.actor.user,
+        req.params.id,
+        { status: req.query.status, search: req.query.search },
+        req.query.sort ?? 'last_seen',
+        page,
+      );
+      setPageHeaders(reply, req, url, page, result.total);
+      return result.items.map(P.trackedError);
+    },
+  );
+  app.get(
+    `${base}/errors/counts`,
+    {
+      schema: {
+        tags,
+        summary: 'Error counts per status (Reporter)',
+        params: Params,
+        response: { 200: Type.Record(Type.String(), Type.Integer()) },
+      },
+    },
+    async (req) => ctx.errorTracking.counts(req.actor.user, req.params.id),
+  );
+  app.get(
+    `${base}/errors/stats`,
+    {
+      schema: {
+        tags,
+        summary: 'Events over time of several errors (Reporter; the list sparklines)',
+        params: Params,
+        querystring: Type.Object({
+          ...StatsQuery.properties,
+          /** Comma-separated error ids, at most 100 (one page of the list). */
+          error_ids: Type.String({ pattern: '^[0-9]{1,18}(,[0-9]{1,18}){0,99}$' }),
+        }),
+        response: { 200: Type.Array(E.ErrorStatsEntity) },
+      },
+    },
+    async (req) =>
+      (
+        await ctx.errorTracking.stats(
+          req.actor.user,
+          req.params.id,
+          req.query.error_ids.split(','),
+          (req.query.stats_period ?? '24h') as StatsPeriod,
+        )
+      ).map(P.errorStats),
+  );
+  app.get(
+    `${base}/errors/:error_id/stats`,
+    {
+      schema: {
+        tags,
+        summary: 'Events of an error over time (Reporter)',
+        params: ErrorParams,
+        querystring: StatsQuery,
+        response: { 200: E.ErrorStatsEntity },
+      },
+    },
+    async (req) => {
+      const [stats] = await ctx.errorTracking.stats(
+        req.actor.user,
+        req.params.id,
+        [req.params.error_id],
+        (req.query.stats_period ?? '24h') as StatsPeriod,
+      );
+      return P.errorStats(stats!);
+    },
+  );
+  app.get(
+    `${base}/errors/:error_id/events/:event_id`,
+    {
+      schema: {
+        tags,
+        summary: 'One event of an error, with its payload and the events before and after it (Reporter)',
+        params: Type.Object({
+          id: Type.String(),
+          error_id: Type.String(),
+          event_id: Type.String({ maxLength: 64 }),
+        }),
+        response: { 200: E.ErrorEventDetailEntity },
+      },
+    },
+    async (req) =>
+      P.errorEventDetail(
+        await ctx.errorTracking.event(
+          req.actor.user,
+          req.params.id,
+          req.params.error_id,
+          req.params.event_id,
+        ),
+      ),
+  );
+  app.get(
+    `${base}/errors/:error_id`,
+    { schema: { tags, summary: 'Get an error', params: ErrorParams, response: { 200: E.ErrorEntity } } },
+    async (req) =>
+      P.trackedError(await ctx.errorTracking.get(req.actor.user, req.params.id, req.params.error_id)),
+  );
+  app.get(
+    `${base}/errors/:error_id/events`,
+    {
+      schema: {
+        tags,
+        summary: 'Events of an error',
+        params: ErrorParams,
+        querystring: PageQuery,
+        response: { 200: Type.Array(E.ErrorEventEntity) },
+      },
+    },
+    async (req, reply) => {
+      const page = pageRequest(req.query);
+      const result = await ctx.errorTracking.events(req.actor.user, req.params.id, req.params.error_id, page);
+      setPageHeaders(reply, req, url, page, result.total);
+      return result.items.map(P.errorEvent);
+    },
+  );
+  app.get(
+    `${base}/errors/:error_id/stack_trace`,
+    {
+      schema: {
+        tags,
+        summary: 'Stack trace of the latest event',
+        params: ErrorParams,
+        response: { 200: E.StackTraceEntity },
+      },
+    },
+    async (req) =>
+      P.stackTrace(await ctx.errorTracking.stackTrace(req.actor.user, req.params.id, req.params.error_id)),
+  );
+  app.put(
+    `${base}/errors/:error_id`,
+    {
+      schema: {
+        tags,
+        summary: 'Resolve, ignore or reopen an error (Developer)',
+        params: ErrorParams,
+        body: Type.Object({ status: StatusInput }),
+        response: { 200: E.ErrorEntity },
+      },
+    },
+    async (req) =>
+      P.trackedError(
+        await ctx.errorTracking.setStatus(
+          req.actor.user,
+          req.params.id,
+          req.params.error_id,
+          req.body.status as ErrorStatus,
+        ),
+      ),
+  );
+  app.get(
+    `${base}/sessions`,
+    {
+      schema: {
+        tags,
+        summary: 'Session counts per release and environment',
+        params: Params,
+        response: {
+          200: Type.Array(
+            Type.Object({
+              release: Type.String(),
+              environment: Type.String(),
+              started: Type.Integer(),
+              errored: Type.Integer(),
+              crashed: Type.Integer(),
+            }),
+          ),
+        },
+      },
+    },
+    async (req) => ctx.errorTracking.sessions(req.actor.user, req.params.id),
+  );
+}

@@ -1,0 +1,28 @@
+import { Type } from 'typebox';
+import { Bool, Int, Nullable, Str } from '../common/common.entities.js';
+
+export const NamespaceEntity = Type.Object({
+  id: Int,
+  name: Str,
+  path: Str,
+  kind: Str,
+  full_path: Str,
+  parent_id: Nullable(Int),
+  avatar_url: Nullable(Str),
+  web_url: Str,
+});
+
+export const GroupEntity = Type.Object({
+  id: Int,
+  web_url: Str,
+  name: Str,
+  path: Str,
+  description: Str,
+  visibility: Str,
+  full_name: Str,
+  full_path: Str,
+  parent_id: Nullable(Int),
+  created_at: Str,
+  avatar_url: Nullable(Str),
+  request_access_enabled: Bool,
+});

@@ -1,0 +1,34 @@
+import type { Static } from 'typebox';
+import type { Namespace } from '../../groups/namespaces.js';
+import type { View } from '../common/common.presenters.js';
+import type { GroupEntity, NamespaceEntity } from './groups.entities.js';
+
+export function namespace(n: Namespace, v: View): Static<typeof NamespaceEntity> {
+  return {
+    id: n.id,
+    name: n.name,
+    path: n.path,
+    kind: n.kind,
+    full_path: n.fullPath,
+    parent_id: n.parentId,
+    avatar_url: null,
+    web_url: n.kind === 'group' ? `${v.externalUrl}/groups/${n.fullPath}` : `${v.externalUrl}/${n.fullPath}`,
+  };
+}
+
+export function group(g: Namespace, v: View): Static<typeof GroupEntity> {
+  return {
+    id: g.id,
+    web_url: `${v.externalUrl}/groups/${g.fullPath}`,
+    name: g.name,
+    path: g.path,
+    description: g.description,
+    visibility: g.visibility,
+    full_name: g.fullPath.split('/').join(' / '),
+    full_path: g.fullPath,
+    parent_id: g.parentId,
+    created_at: g.createdAt,
+    avatar_url: null,
+    request_access_enabled: g.requestAccessEnabled,
+  };
+}

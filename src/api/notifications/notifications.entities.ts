@@ -1,0 +1,82 @@
+import { Type } from 'typebox';
+import { Bool, Int, Nullable, Str } from '../common/common.entities.js';
+
+/** A project webhook (GitLab's project hook shape, with svc's `alert_events` and `error_tracking_events`). */
+export const ProjectHookEntity = Type.Object({
+  id: Int,
+  url: Str,
+  name: Str,
+  description: Str,
+  project_id: Int,
+  alert_events: Bool,
+  error_tracking_events: Bool,
+  enable_ssl_verification: Bool,
+  /** GitLab's `alert_status`: `executable`, or `disabled` after failing too often. */
+  alert_status: Str,
+  disabled_until: Nullable(Str),
+  /** Why the hook was disabled (svc); null while it is executable. */
+  disabled_reason: Nullable(Str),
+  created_at: Str,
+});
+
+/** The fields `POST/PUT /projects/:id/hooks` take (the token is write-only, sent as X-Svc-Token). */
+export const ProjectHookInput = Type.Object({
+  url: Type.Optional(Type.String()),
+  name: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+  token: Type.Optional(Type.String()),
+  enable_ssl_verification: Type.Optional(Type.Boolean()),
+  alert_events: Type.Optional(Type.Boolean()),
+  error_tracking_events: Type.Optional(Type.Boolean()),
+});
+
+/** One recent delivery of a hook (GitLab's hook events, with svc's state and error). */
+export const HookDeliveryEntity = Type.Object({
+  id: Int,
+  trigger: Str,
+  object_kind: Str,
+  event_type: Str,
+  status: Str,
+  response_status: Nullable(Int),
+  execution_duration: Nullable(Type.Number()),
+  error: Nullable(Str),
+  attempts: Int,
+  request_data: Type.Unknown(),
+  created_at: Str,
+  finished_at: Nullable(Str),
+});
+
+/** An error notification rule (svc). */
+export const ErrorNotificationRuleEntity = Type.Object({
+  id: Int,
+  project_id: Int,
+  trigger: Str,
+  threshold_count: Nullable(Int),
+  threshold_minutes: Nullable(Int),
+  recipient_ids: Type.Array(Int),
+  webhook: Bool,
+  created_at: Str,
+  updated_at: Str,
+});
+
+export const ErrorNotificationRuleInput = Type.Object({
+  trigger: Type.Optional(Type.String()),
+  threshold_count: Type.Optional(Nullable(Type.Integer())),
+  threshold_minutes: Type.Optional(Nullable(Type.Integer())),
+  recipient_ids: Type.Optional(Type.Array(Type.Integer())),
+  webhook: Type.Optional(Type.Boolean()),
+});
+
+/** A recorded notification e-mail, for the admin (the body is not shown). */
+export const NotificationEmailEntity = Type.Object({
+  id: Int,
+  project_id: Int,
+  user_id: Nullable(Int),
+  recipient: Str,
+  subject: Str,
+  status: Str,
+  reason: Nullable(Str),
+  attempts: Int,
+  created_at: Str,
+  sent_at: Nullable(Str),
+});

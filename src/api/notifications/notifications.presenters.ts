@@ -1,0 +1,76 @@
+import type { Static } from 'typebox';
+import type {
+  ErrorRule,
+  HookDelivery,
+  NotificationEmail,
+  ProjectHook,
+} from '../../notifications/notifications.js';
+import type {
+  ErrorNotificationRuleEntity,
+  HookDeliveryEntity,
+  NotificationEmailEntity,
+  ProjectHookEntity,
+} from './notifications.entities.js';
+
+export function projectHook(h: ProjectHook): Static<typeof ProjectHookEntity> {
+  return {
+    id: h.id,
+    url: h.url,
+    name: h.name,
+    description: h.description,
+    project_id: h.projectId,
+    alert_events: h.alertEvents,
+    error_tracking_events: h.errorTrackingEvents,
+    enable_ssl_verification: h.enableSslVerification,
+    alert_status: h.disabledReason ? 'disabled' : 'executable',
+    disabled_until: null,
+    disabled_reason: h.disabledReason,
+    created_at: h.createdAt,
+  };
+}
+
+export function hookDelivery(d: HookDelivery): Static<typeof HookDeliveryEntity> {
+  return {
+    id: d.id,
+    trigger: `${d.objectKind}_${d.eventType}`,
+    object_kind: d.objectKind,
+    event_type: d.eventType,
+    status: d.status,
+    response_status: d.responseStatus,
+    execution_duration: d.durationMs === null ? null : d.durationMs / 1000,
+    error: d.error,
+    attempts: d.attempts,
+    request_data: d.payload,
+    created_at: d.createdAt,
+    finished_at: d.finishedAt,
+  };
+}
+
+export function errorNotificationRule(r: ErrorRule): Static<typeof ErrorNotificationRuleEntity> {
+  return {
+    id: r.id,
+    project_id: r.projectId,
+    trigger: r.trigger,
+    threshold_count: r.thresholdCount,
+    threshold_minutes: r.thresholdMinutes,
+    recipient_ids: [...r.recipientIds],
+    webhook: r.webhook,
+    created_at: r.createdAt,
+    updated_at: r.updatedAt,
+  };
+}
+
+export function notificationEmail(e: NotificationEmail): Static<typeof NotificationEmailEntity> {
+  return {
+    id: e.id,
+    project_id: e.projectId,
+    user_id: e.userId,
+    recipient: e.recipient,
+    subject: e.subject,
+    status: e.status,
+    reason: e.reason,
+    attempts: e.attempts,
+    created_at: e.createdAt,
+    sent_at: e.sentAt,
+  };
+}

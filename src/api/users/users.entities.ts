@@ -1,0 +1,53 @@
+import { Type } from 'typebox';
+import { Bool, Int, Nullable, Str } from '../common/common.entities.js';
+
+export const UserBasic = Type.Object({
+  id: Int,
+  username: Str,
+  name: Str,
+  state: Str,
+  locked: Bool,
+  avatar_url: Nullable(Str),
+  web_url: Str,
+});
+
+export const UserPublic = Type.Object({
+  ...UserBasic.properties,
+  created_at: Type.Optional(Str),
+  bio: Type.Optional(Str),
+  public_email: Type.Optional(Str),
+});
+
+export const UserDetail = Type.Object({
+  ...UserPublic.properties,
+  email: Str,
+  is_admin: Bool,
+  private_profile: Bool,
+  can_create_group: Bool,
+  can_create_project: Bool,
+  two_factor_enabled: Bool,
+  external: Bool,
+});
+
+export const Token = Type.Object({
+  id: Int,
+  name: Str,
+  revoked: Bool,
+  created_at: Str,
+  description: Str,
+  scopes: Type.Array(Str),
+  user_id: Int,
+  last_used_at: Nullable(Str),
+  active: Bool,
+  expires_at: Nullable(Str),
+  token: Type.Optional(Str),
+});
+
+/** A user in lists: the detailed fields appear only for admins and the user itself. */
+export const UserAny = Type.Object({
+  ...UserBasic.properties,
+  ...Type.Partial(Type.Object({ ...UserDetail.properties })).properties,
+});
+
+/** `private_profile` input: v4 accepts null (the instance default applies). */
+export const PrivateProfileInput = Type.Union([Type.Boolean(), Type.Null()]);

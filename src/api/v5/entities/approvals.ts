@@ -1,7 +1,0 @@
-import { Type } from 'typebox';
-import * as v4 from '../../v4/entities/approvals.js';
-
-export { ApprovalRuleEntity, ManagedLicenseEntity } from '../../v4/entities/approvals.js';
-
-/** Spec (v4 to v5): approvers and approval groups are "removed from the get-configuration endpoint". */
-export const ApprovalSettingsEntity = Type.Omit(v4.ApprovalSettingsEntity, ['approvers', 'approver_groups']);

@@ -1,0 +1,349 @@
+import type { Clock } from '../clock.js';
+import type { Tier } from '../config.js';
+import { conflict, forbidden, invalidFields, notFound, unauthorized } from '../errors.js';
+import { AccessLevel } from '../members/members.js';
+import type { MembersRepository } from '../members/members.repository.js';
+import type { Project } from '../projects/projects.js';
+import type { ProjectsService } from '../projects/projects.service.js';
+import type { User } from '../users/users.js';
+import type { UsersRepository } from '../users/users.repository.js';
+import type { UsersService } from '../users/users.service.js';
+import type {
+  MergeRequestApprovalsRepository,
+  MergeRequestRulesRepository,
+} from './merge-request-approvals.repository.js';
+import type { MergeRequest } from './merge-requests.js';
+import type { MergeRequestsService, MergeRequestView } from './merge-requests.service.js';
+import type {
+  ApprovalRule,
+  ApprovalRuleInput,
+  ApprovalRuleRecord,
+  ApprovalSettings,
+  MergeRequestRuleRecord,
+} from './project-approval-rules.js';
+import { type ApprovalsService, unique } from './project-approval-rules.service.js';
+
+/** One approval rule as it stands on a merge request. */
+export interface RuleState {
+  readonly rule: ApprovalRule;
+  /** The rule's users and the direct members of its groups. */
+  readonly eligible: readonly User[];
+  readonly approvedBy: readonly User[];
+  readonly approved: boolean;
+}
+
+/** Where a merge request's approvals stand, for one caller (`/approvals`, `/approval_state`). */
+export interface ApprovalState {
+  readonly mergeRequest: MergeRequestView;
+  readonly approvedBy: readonly { readonly user: User; readonly approvedAt: string }[];
+  readonly approvalsRequired: number;
+  readonly approvalsLeft: number;
+  readonly approved: boolean;
+  readonly rules: readonly RuleState[];
+  /** The merge request's own rules apply, not the project's. */
+  readonly rulesOverwritten: boolean;
+  readonly userHasApproved: boolean;
+  readonly userCanApprove: boolean;
+  readonly requirePasswordToApprove: boolean;
+}
+
+/**
+ * Approvals of merge requests: who approved, what is still required (the project's rules, else its
+ * `approvals_before_merge`), approve and unapprove. In Premium and Ultimate a merge request that still needs
+ * approvals cannot be merged; in Free approvals are optional, as in GitLab.
+ */
+export class MergeRequestApprovalsService {
+  constructor(
+    private readonly repo: MergeRequestApprovalsRepository,
+    private readonly rulesRepo: MergeRequestRulesRepository,
+    private readonly mergeRequests: MergeRequestsService,
+    private readonly projects: ProjectsService,
+    private readonly approvals: ApprovalsService,
+    private readonly members: MembersRepository,
+    private readonly users: UsersRepository,
+    private readonly passwords: Pick<UsersService, 'checkPassword'>,
+    private readonly tier: Tier,
+    private readonly clock: Clock,
+  ) {
+    mergeRequests.approvalsLeft = async (project, mr) =>
+      this.tier === 'free' ? 0 : (await this.compute(project, mr, null, 0)).approvalsLeft;
+  }
+
+  async state(actor: User | null, idOrPath: string, iid: number): Promise<ApprovalState> {
+    const mr = await this.mergeRequests.get(actor, idOrPath, iid);
+    const { level } = await this.projects.find(actor, idOrPath);
+    return { mergeRequest: mr, ...(await this.compute(mr.project, mr, actor, level)) };
+  }
+
+  /**
+   * `POST .../approve`: 401 when the caller may not approve (again), or when the project requires the password to
+   * approve and `password` is not the caller's (a wrong one counts as a failed sign-in, towards the lockout);
+   * 409 when `sha` is not the source head.
+   */
+  async approve(
+    actor: User | null,
+    idOrPath: string,
+    iid: number,
+    input: { sha?: string; password?: string } = {},
+  ): Promise<ApprovalState> {
+    if (!actor) throw unauthorized();
+    const { sha, password } = input;
+    const before = await this.state(actor, idOrPath, iid);
+    if (!before.userCanApprove) throw unauthorized();
+    if (
+      before.requirePasswordToApprove &&
+      (!password || (await this.passwords.checkPassword(actor.username, password))?.id !== actor.id)
+    )
+      throw unauthorized();
+    const head = before.mergeRequest.diffRefs?.headSha;
+    if (sha !== undefined && sha !== head)
+      throw conflict(`SHA does not match HEAD of source branch: ${head ?? 'none'}`);
+    await this.repo.add(before.mergeRequest.id, actor.id, this.clock.now().toISOString());
+    return this.state(actor, idOrPath, iid);
+  }
+
+  /** `POST .../unapprove`: 404 when the caller had not approved. */
+  async unapprove(actor: User | null, idOrPath: string, iid: number): Promise<ApprovalState> {
+    if (!actor) throw unauthorized();
+    const before = await this.state(actor, idOrPath, iid);
+    if (!(await this.repo.remove(before.mergeRequest.id, actor.id))) throw notFound();
+    return this.state(actor, idOrPath, iid);
+  }
+
+  private async compute(
+    project: Project,
+    mr: MergeRequest,
+    actor: User | null,
+    level: number,
+  ): Promise<Omit<ApprovalState, 'mergeRequest'>> {
+    const [settings, { rules, overwritten }, given] = await Promise.all([
+      this.approvals.settingsOf(project.id),
+      this.appliedRules(project.id, mr.id),
+      this.repo.list(mr.id),
+    ]);
+    const approvers = await Promise.all(given.map((a) => this.users.findById(a.userId)));
+    const approvedBy = given.flatMap((a, i) => {
+      const user = approvers[i];
+      return user ? [{ user, approvedAt: a.createdAt }] : [];
+    });
+    const ids = new Set(approvedBy.map((a) => a.user.id));
+    const ruleStates = await Promise.all(rules.map((rule) => this.ruleState(rule, ids, approvedBy)));
+    const approvalsRequired = rules.length
+      ? rules.reduce((n, r) => n + r.approvalsRequired, 0)
+      : settings.approvals_before_merge;
+    const approvalsLeft = rules.length
+      ? ruleStates.reduce((n, r) => n + Math.max(0, r.rule.approvalsRequired - r.approvedBy.length), 0)
+      : Math.max(0, settings.approvals_before_merge - approvedBy.length);
+    const userHasApproved = actor !== null && ids.has(actor.id);
+    return {
+      approvedBy,
+      approvalsRequired,
+      approvalsLeft,
+      approved: approvalsLeft === 0,
+      rules: ruleStates,
+      rulesOverwritten: overwritten,
+      userHasApproved,
+      userCanApprove:
+        actor !== null && !userHasApproved && canApprove(actor, level, mr, settings, ruleStates),
+      requirePasswordToApprove: settings.require_password_to_approve,
+    };
+  }
+
+  /** The rules that apply to a merge request: its own once they were changed on it, else its project's. */
+  private async appliedRules(
+    projectId: number,
+    mergeRequestId: number,
+  ): Promise<{ rules: ApprovalRule[]; overwritten: boolean }> {
+    if (!(await this.rulesRepo.overwritten(mergeRequestId)))
+      return { rules: await this.approvals.rulesOf(projectId), overwritten: false };
+    const [own, projectRules] = await Promise.all([
+      this.rulesRepo.rules(mergeRequestId),
+      this.approvals.recordsOf(projectId),
+    ]);
+    const sources = new Map(projectRules.map((r) => [r.id, r]));
+    const rules = await Promise.all(
+      own.map(async (r) => {
+        const from = r.sourceRuleId === null ? undefined : sources.get(r.sourceRuleId);
+        return {
+          ...(await this.approvals.toRule(r)),
+          source: from ? { approvalsRequired: from.approvalsRequired, overridden: differs(r, from) } : null,
+        };
+      }),
+    );
+    return { rules, overwritten: true };
+  }
+
+  // Rules set on a merge request (`POST/PUT/DELETE .../merge_requests/:iid/approval_rules`)
+
+  /**
+   * GitLab's `update_approvers`: Developers and above, on a merge request not yet merged, in a project that lets
+   * merge requests override its rules (403 otherwise). Checks only: nothing is written.
+   */
+  private async editable(actor: User | null, idOrPath: string, iid: number) {
+    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Developer);
+    const mr = await this.mergeRequests.get(actor, String(project.id), iid);
+    const settings = await this.approvals.settingsOf(project.id);
+    if (mr.state === 'merged' || settings.disable_overriding_approvers_per_merge_request) throw forbidden();
+    const applied = await this.appliedRules(project.id, mr.id);
+    return { project, mr, applied };
+  }
+
+  /** Gives the merge request its own rules (copies of the project's) if it has none yet. */
+  private async overwrite(mr: MergeRequest, projectId: number): Promise<MergeRequestRuleRecord[]> {
+    await this.rulesRepo.overwrite(
+      mr.id,
+      await this.approvals.recordsOf(projectId),
+      this.clock.now().toISOString(),
+    );
+    return this.rulesRepo.rules(mr.id);
+  }
+
+  private async ruleOf(actor: User | null, idOrPath: string, iid: number, id: number): Promise<RuleState> {
+    const state = await this.state(actor, idOrPath, iid);
+    const rule = state.rules.find((r) => r.rule.id === id);
+    if (!rule) throw notFound('Approval Rule');
+    return rule;
+  }
+
+  /**
+   * A rule the merge request's id `id` names: one of its own once overwritten, else the project rule of that id
+   * (whose copy is then changed). 404 when there is none.
+   */
+  private async target(
+    mr: MergeRequest,
+    projectId: number,
+    applied: { rules: readonly ApprovalRule[]; overwritten: boolean },
+    id: number,
+  ): Promise<MergeRequestRuleRecord> {
+    if (!applied.rules.some((r) => r.id === id)) throw notFound('Approval Rule');
+    const own = await this.overwrite(mr, projectId);
+    const rule = own.find((r) => (applied.overwritten ? r.id === id : r.sourceRuleId === id));
+    if (!rule) throw notFound('Approval Rule');
+    return rule;
+  }
+
+  async createRule(
+    actor: User | null,
+    idOrPath: string,
+    iid: number,
+    input: ApprovalRuleInput & {
+      name: string;
+      approvals_required: number;
+      approval_project_rule_id?: number;
+    },
+  ): Promise<RuleState> {
+    const { project, mr, applied } = await this.editable(actor, idOrPath, iid);
+    // GitLab: with `approval_project_rule_id`, the project rule's name, users and groups are copied; only
+    // `approvals_required` is the caller's.
+    const sourceId = input.approval_project_rule_id;
+    const source =
+      sourceId === undefined
+        ? null
+        : (await this.approvals.recordsOf(project.id)).find((r) => r.id === sourceId);
+    if (source === undefined) throw invalidFields({ approval_project_rule_id: ['is invalid'] });
+    const rule = source
+      ? { ...source, approvals_required: input.approvals_required }
+      : {
+          ...input,
+          name: input.name.trim(),
+          userIds: unique(input.user_ids),
+          groupIds: unique(input.group_ids),
+        };
+    await this.approvals.validateRuleInput({ ...input, name: rule.name }, async (n) =>
+      applied.rules.some((r) => r.name === n),
+    );
+    await this.overwrite(mr, project.id);
+    const created = await this.rulesRepo.insert(
+      mr.id,
+      {
+        name: rule.name,
+        approvalsRequired: input.approvals_required,
+        userIds: rule.userIds,
+        groupIds: rule.groupIds,
+        sourceRuleId: source?.id ?? null,
+      },
+      this.clock.now().toISOString(),
+    );
+    if (!created) throw invalidFields({ name: ['has already been taken'] });
+    return this.ruleOf(actor, String(project.id), iid, created.id);
+  }
+
+  /** One rule that applies to the merge request (`GET .../approval_rules/:approval_rule_id`). */
+  async rule(actor: User | null, idOrPath: string, iid: number, id: number): Promise<RuleState> {
+    return this.ruleOf(actor, idOrPath, iid, id);
+  }
+
+  async updateRule(
+    actor: User | null,
+    idOrPath: string,
+    iid: number,
+    id: number,
+    input: ApprovalRuleInput,
+  ): Promise<RuleState> {
+    const { project, mr, applied } = await this.editable(actor, idOrPath, iid);
+    const current = applied.rules.find((r) => r.id === id);
+    await this.approvals.validateRuleInput(input, async (n) =>
+      applied.rules.some((r) => r.name === n && r !== current),
+    );
+    const rule = await this.target(mr, project.id, applied, id);
+    const changed = await this.rulesRepo.update(mr.id, rule.id, {
+      ...(input.name !== undefined && { name: input.name.trim() }),
+      ...(input.approvals_required !== undefined && { approvalsRequired: input.approvals_required }),
+      ...(input.user_ids !== undefined && { userIds: unique(input.user_ids) }),
+      ...(input.group_ids !== undefined && { groupIds: unique(input.group_ids) }),
+    });
+    if (!changed) throw invalidFields({ name: ['has already been taken'] });
+    return this.ruleOf(actor, String(project.id), iid, rule.id);
+  }
+
+  async deleteRule(actor: User | null, idOrPath: string, iid: number, id: number): Promise<void> {
+    const { project, mr, applied } = await this.editable(actor, idOrPath, iid);
+    await this.rulesRepo.delete(mr.id, (await this.target(mr, project.id, applied, id)).id);
+  }
+
+  private async ruleState(
+    rule: ApprovalRule,
+    approvedIds: ReadonlySet<number>,
+    approvedBy: readonly { user: User }[],
+  ): Promise<RuleState> {
+    const groupMembers = rule.groups.length
+      ? (
+          await this.members.listAll(
+            rule.groups.map((g) => ({ type: 'namespace' as const, id: g.id })),
+            { page: 1, perPage: 1000 },
+          )
+        ).items.map((m) => m.user)
+      : [];
+    const eligible = [...new Map([...rule.users, ...groupMembers].map((u) => [u.id, u])).values()];
+    const eligibleIds = new Set(eligible.map((u) => u.id));
+    const by = approvedBy.map((a) => a.user).filter((u) => eligibleIds.has(u.id) && approvedIds.has(u.id));
+    return { rule, eligible, approvedBy: by, approved: by.length >= rule.approvalsRequired };
+  }
+}
+
+/** Whether a merge request's copy of a project rule no longer matches it. */
+function differs(own: ApprovalRuleRecord, source: ApprovalRuleRecord): boolean {
+  const same = (a: readonly number[], b: readonly number[]) =>
+    a.length === b.length && [...a].sort().join() === [...b].sort().join();
+  return (
+    own.approvalsRequired !== source.approvalsRequired ||
+    !same(own.userIds, source.userIds) ||
+    !same(own.groupIds, source.groupIds)
+  );
+}
+
+/**
+ * GitLab's rule: an open merge request may be approved by Developers and above, and by any eligible approver of
+ * its rules; its author only when the project allows authors to approve.
+ */
+function canApprove(
+  actor: User,
+  level: number,
+  mr: MergeRequest,
+  settings: ApprovalSettings,
+  rules: readonly RuleState[],
+): boolean {
+  if (mr.state !== 'opened') return false;
+  if (mr.authorId === actor.id && !settings.merge_requests_author_approval) return false;
+  return level >= AccessLevel.Developer || rules.some((r) => r.eligible.some((u) => u.id === actor.id));
+}
