@@ -4,7 +4,7 @@
 // node_modules (the node-linux-* packages) and npm scripts run on it; started directly by an older Node, this
 // file hands over to that Node, or says what to run when there is none.
 // `--max-semi-space-size=8` (MiB): V8 otherwise grows the young generation to 128 MiB under load, most of svc's
-// resident memory then (README, Memory); with 8 the alert benches stay under 200 MiB at about the same CPU.
+// resident memory then (docs/benchmarks.md, Memory); with 8 the alert benches stay under 200 MiB at about the same CPU.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -80,7 +80,7 @@ export function compileDeferred(): number {
 /**
  * A validator that Ajv compiles when it first runs, not when its route is registered: svc has hundreds of routes
  * (v4 and v5) and a process serves few of them, so compiling all at start cost about 90 MiB of memory and start
- * time (README, Memory).
+ * time (docs/benchmarks.md, Memory).
  */
 function compiledOnFirstUse(ajv: Ajv, schema: object): ValidateFunction {
   const compiled = onFirstUse(() => ajv.compile(schema));

@@ -128,7 +128,7 @@ const require = createRequire(import.meta.url);
 
 /**
  * The PostgreSQL driver, loaded when a PostgreSQL database is opened: an instance on SQLite never loads it (one of
- * the start-up costs in README, Memory).
+ * the start-up costs in docs/benchmarks.md, Memory).
  */
 export function loadPg(): typeof Pg {
   return require('pg') as typeof Pg;

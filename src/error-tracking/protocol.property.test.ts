@@ -14,7 +14,7 @@ import {
 } from './protocol.js';
 
 /**
- * Property tests of the collector's parsers of outside input (issue 10): whatever arrives, each either returns
+ * Property tests of the collector's parsers of outside input: whatever arrives, each either returns
  * a value within its bounds or throws the typed 4xx error (ProtocolError, which the routes answer; EventError for events,
  * which the service turns into a 400). Nothing else may escape: that would be a 500.
  */

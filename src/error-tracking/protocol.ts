@@ -70,7 +70,7 @@ type Coding = 'gzip' | 'deflate' | 'br' | null;
 
 /**
  * The one content coding of a request: gzip, deflate or br (or none). Several codings (`gzip, gzip`) are
- * refused: no SDK sends them, and each layer would multiply the work (issue 10, finding 5).
+ * refused: no SDK sends them, and each layer would multiply the work.
  */
 export function contentCoding(contentEncoding: string | undefined): Coding {
   const encodings = (contentEncoding ?? '')

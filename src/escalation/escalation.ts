@@ -1,4 +1,4 @@
-/** Escalation policies (issue 15; Premium and Ultimate, as GitLab): domain types and pure rules. */
+/** Escalation policies (Premium and Ultimate, as GitLab): domain types and pure rules. */
 
 import type { AlertStatus } from '../alerts/alerts.js';
 

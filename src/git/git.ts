@@ -195,13 +195,13 @@ export class Git {
   /**
    * Copies `source` to `target`, where nothing may be yet, file for file with `cp -a`: objects, refs, config and
    * hooks as they are, and no git process (a mirror clone and ref listings were four git processes per move:
-   * README, Storage moves). verifyCopy and refsDigest then prove the copy against the source.
+   * docs/api.md, Repositories and storage moves). verifyCopy and refsDigest then prove the copy against the source.
    */
   async mirror(source: string, target: string): Promise<void> {
     if (await this.occupied(target)) throw new GitError(`${target} already exists; nothing was copied`);
     await mkdir(dirname(target), { recursive: true, mode: 0o700 });
     // One `cp -a` (modes, timestamps and symlinks as they are): Node's fs.cp made about six thread-pool calls per
-    // file and took 0.7 s per small repository with ten moves at once (README, Storage moves).
+    // file and took 0.7 s per small repository with ten moves at once (docs/benchmarks.md, Storage moves).
     try {
       await run('cp', ['-a', '--', source, target]);
     } catch (err) {

@@ -19,7 +19,7 @@ export interface Mailer {
  * through to nodemailer. Connections are not pooled: notification volume is small and each send is a job.
  */
 export function smtpMailer(url: string, from: string, timeoutMs: number): Mailer {
-  // nodemailer is loaded with the first e-mail: most processes never send one (README, Memory).
+  // nodemailer is loaded with the first e-mail: most processes never send one (docs/benchmarks.md, Memory).
   let transport: Promise<Transporter> | undefined;
   const connect = async () => {
     const { createTransport } = await import('nodemailer');

@@ -59,7 +59,7 @@ export interface AlertPage {
   /** `page:<alertId>:<ruleId>`: e-mails are keyed `<keyBase>:<userId>`, deliveries `<keyBase>:hook:<hookId>`. */
   readonly keyBase: string;
   readonly recipients: readonly { id: number; email: string; username: string }[];
-  /** What the payload tells about the rule and its targets (README: "Escalation policies"). */
+  /** What the payload tells about the rule and its targets (docs/api.md: "Escalation policies"). */
   readonly escalation: Record<string, unknown>;
   readonly policyName: string;
 }

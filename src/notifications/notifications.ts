@@ -1,4 +1,4 @@
-/** Notifications: e-mails, project webhooks and error rules (issue 15). Domain types and pure rules. */
+/** Notifications: e-mails, project webhooks and error rules. Domain types and pure rules. */
 
 /** What happened to an alert that people hear about. */
 export type AlertEventType = 'new' | 'resolved';
@@ -87,7 +87,7 @@ export interface EventPresenter {
   error(error: unknown): unknown;
 }
 
-/** A webhook payload (README: "Webhook payloads"). */
+/** A webhook payload (docs/api.md: "Webhook payloads"). */
 export interface HookPayload {
   readonly object_kind: ObjectKind;
   readonly event_type: string;

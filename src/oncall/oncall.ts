@@ -1,5 +1,5 @@
 /**
- * On-call schedules (issue 15; GitLab Premium and Ultimate): domain types and the pure computation of shifts and of
+ * On-call schedules (GitLab Premium and Ultimate): domain types and the pure computation of shifts and of
  * who is on call at an instant. Times are instants (epoch milliseconds or ISO strings); a schedule's IANA timezone
  * gives the calendar that day- and week-long shifts and the daily active hours follow. Only `Intl` is used.
  */

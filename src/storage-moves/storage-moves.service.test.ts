@@ -302,7 +302,7 @@ describe.each(await databases())('storage move states and job (%s)', (kind) => {
   });
 
   it('a stale move whose source is gone never deletes its destination when that is the live repository', async () => {
-    // Issue 10, finding 3: another move already switched the project to b and deleted a; this one then failed
+    // Racing moves: another move already switched the project to b and deleted a; this one then failed
     // ("source missing") and deleted its destination b, the live repository.
     const f = await fixture('scheduled');
     await f.git.mirror(f.path('a'), f.path('b'));

@@ -245,7 +245,7 @@ export class StorageMovesService {
       try {
         await this.repos.git.mirror(source, copy);
         // The copy's refs are the source's, byte for byte, and its objects too, intact (git's pack checksums,
-        // loose objects byte for byte): README, What a move proves.
+        // loose objects byte for byte): docs/api.md, What a move proves.
         const [a, b] = await Promise.all([
           this.repos.git.refsDigest(source),
           this.repos.git.refsDigest(copy),

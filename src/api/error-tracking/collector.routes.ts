@@ -36,7 +36,7 @@ export async function collectorRoutes(
     done(null, body),
   );
   app.addHook('onRequest', async (request, reply) => cors(request, reply));
-  // A wrong key in the URL or a header is refused before the body is read (issue 10, finding 5).
+  // A wrong key in the URL or a header is refused before the body is read or decompressed.
   app.addHook('onRequest', async (request) => {
     if (request.method !== 'POST') return;
     const params = request.params as { id?: string };

@@ -34,7 +34,7 @@ interface Tables {
 type MoveRow = Pick<Tables['repository_storage_moves'], 'id' | 'container_type' | 'container_id' | 'state'>;
 
 /**
- * Hardening (issue 10, findings 3, 14 and 15): at most one active storage move per container and at most one open
+ * Hardening: at most one active storage move per container and at most one open
  * merge request per project, source and target branch, both enforced by partial unique indexes (duplicates that
  * races left behind are ended first); runner registration tokens stored as SHA-256 digests; audit streaming
  * verification tokens encrypted with the instance key (the destinations API shows them again).
@@ -43,7 +43,7 @@ export async function up(db: Kysely<unknown>, _dialect: DialectName, env: Migrat
   const now = new Date().toISOString();
   const k = db as unknown as Kysely<Tables>;
 
-  // Finding 3: end every active move but one per container, then let the database refuse a second one.
+  // Storage moves: end every active move but one per container, then let the database refuse a second one.
   const moves: MoveRow[] = await k
     .selectFrom('repository_storage_moves')
     .select(['id', 'container_type', 'container_id', 'state'])
@@ -73,7 +73,7 @@ export async function up(db: Kysely<unknown>, _dialect: DialectName, env: Migrat
     db,
   );
 
-  // Finding 14: close open duplicates (the oldest stays open), then one open request per branch pair.
+  // Merge requests: close open duplicates (the oldest stays open), then one open request per branch pair.
   const open = await k
     .selectFrom('merge_requests')
     .select(['id', 'project_id', 'source_branch', 'target_branch'])
@@ -98,7 +98,7 @@ export async function up(db: Kysely<unknown>, _dialect: DialectName, env: Migrat
     db,
   );
 
-  // Finding 15: registration tokens are only checked, never shown again: keep their SHA-256 digest only.
+  // Runner registration tokens are only checked, never shown again: keep their SHA-256 digest only.
   const tokens = await k.selectFrom('runner_registration_tokens').select(['scope', 'token']).execute();
   for (const t of tokens) {
     await k

@@ -3,7 +3,7 @@ import type { DialectName } from '../dialect.js';
 import { columnTypes } from './helpers.js';
 
 /**
- * The project and group settings GitLab clients read and settings tools reconcile (issue 11): merge settings,
+ * The project and group settings GitLab clients read and settings tools reconcile: merge settings,
  * `request_access_enabled`, and the per-feature `*_access_level` values (JSON, one key per feature; a missing key
  * is GitLab's default, `enabled`).
  */

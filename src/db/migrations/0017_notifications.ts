@@ -3,7 +3,7 @@ import type { DialectName } from '../dialect.js';
 import { columnTypes, withId } from './helpers.js';
 
 /**
- * Notifications (issue 15): the alert setting `send_email`, e-mails with their delivery state, project webhooks
+ * Notifications: the alert setting `send_email`, e-mails with their delivery state, project webhooks
  * and their deliveries, and error notification rules with the firings that keep a threshold from repeating.
  */
 export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<void> {

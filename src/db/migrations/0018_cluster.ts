@@ -3,7 +3,7 @@ import type { DialectName } from '../dialect.js';
 import { withId } from './helpers.js';
 
 /**
- * State that several svc processes on one database share (issue 14): rate-limit windows counted in the database, so
+ * State that several svc processes on one database share: rate-limit windows counted in the database, so
  * every process gives the same answer, and the pushes in progress on any process, with a heartbeat, so a storage
  * move on one process waits for a push running on another. Times are epoch milliseconds (the arithmetic of a
  * window is the same on both databases). Neither table is backed up: like sessions and jobs, they belong to the

@@ -4,7 +4,7 @@ import { columnTypes, withId } from './helpers.js';
 
 /**
  * On-call schedules with their rotations and participants, and escalation policies with their ordered rules
- * (issue 15; Premium and Ultimate, as GitLab).
+ * (Premium and Ultimate, as GitLab).
  */
 export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<void> {
   const t = columnTypes(dialect);

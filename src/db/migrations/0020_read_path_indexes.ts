@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { DialectName } from '../dialect.js';
 
 /**
- * Indexes for the read paths at scale (issue 13, bench/read-paths.js: 1,000,000 events, 10,000 errors, 200,000
+ * Indexes for the read paths at scale (bench/read-paths.js: 1,000,000 events, 10,000 errors, 200,000
  * alerts in one project). Each list the web UI shows reads its page in index order instead of sorting every
  * matching row:
  * - errors by project and status, ordered by last seen, first seen or event count (the list's three sorts), id last

@@ -11,7 +11,7 @@ import type { MigrationEnv } from './helpers.js';
  *   `alerts` (external content: only the index is stored). A phrase of three or more characters matches exactly
  *   the rows whose text contains it, case-insensitively. New alerts are indexed in batches after they commit, not
  *   by a trigger in the intake's transaction: FTS5 writes its pending terms at every statement boundary, so a
- *   trigger cost 42 µs per new alert where a batch costs 10 (measured in the README). `alerts_search_state` holds
+ *   trigger cost 42 µs per new alert where a batch costs 10 (docs/benchmarks.md). `alerts_search_state` holds
  *   the highest alert id indexed (ids only grow: AUTOINCREMENT); a search first indexes the alerts above it
  *   (src/alerts/search-index.ts), so results are always exact. Deletes and changes of indexed alerts are applied
  *   by triggers (cascades included); alerts not indexed yet need nothing. The existing alerts are indexed by the
