@@ -1,4 +1,4 @@
-// Read paths at scale (issue 13): seeds 1,000,000 error events in 10,000 errors and 200,000 alerts directly in the
+// Read paths at scale: seeds 1,000,000 error events in 10,000 errors and 200,000 alerts directly in the
 // database (bulk INSERT ... SELECT over a generated series, after svc has migrated it), then loads each list and
 // detail endpoint the web UI calls with autocannon at 10 connections and prints p50/p99 against the 50 ms target.
 // Then retention: ~500,000 events older than the 90-day retention are added, svc is started again (its daily

@@ -1,4 +1,4 @@
-// Workers benchmark (issue 14): alert intake and error ingestion against `svc server --workers N` on PostgreSQL,
+// Workers benchmark: alert intake and error ingestion against `svc server --workers N` on PostgreSQL,
 // N = 1 then 2 (BENCH_WORKERS, e.g. "1,2,4"), each on a fresh database, warmed up for BENCH_WARMUP_SECONDS (4) per scenario, then loaded by autocannon on loopback for
 // BENCH_SECONDS per scenario with BENCH_CONNECTIONS. Prints requests/s, latency, svc's CPU per request (primary and
 // workers together, from /proc) and the speedup over one worker, with the machine's load average before and after
