@@ -33,7 +33,7 @@ async function client(cmd: string, args: string[], env: Record<string, string> =
 }
 
 /**
- * Debian's own GitLab clients, unchanged, against svc (issue 11): python-gitlab 3.12 as a library and as its CLI
+ * Debian's own GitLab clients, unchanged, against svc: python-gitlab 3.12 as a library and as its CLI
  * (`python-gitlab` with a config file), and the gitlab gem 4.17 (ruby-gitlab). Each flow checks what it does and
  * exits non-zero on the first surprise; the flows are in test/e2e/clients/.
  */

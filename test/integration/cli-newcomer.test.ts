@@ -24,7 +24,7 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('svc CLI for a newcomer (issue 12, items 4 and 9)', () => {
+describe('svc CLI for a newcomer', () => {
   it('svc --version prints the package version', async () => {
     for (const flag of ['--version', '-V']) {
       const r = await svc([flag], {});
@@ -48,7 +48,7 @@ describe('svc CLI for a newcomer (issue 12, items 4 and 9)', () => {
     );
     await a.stop();
 
-    // The README's walkthrough after the quick start: the same data directory, new values.
+    // The walkthrough after the quick start (docs/api.md, Walkthrough with curl): the same data directory, new values.
     const second = {
       SVC_DATA_DIR: dir,
       SVC_ROOT_PASSWORD: 'second-password-2',

@@ -4,7 +4,7 @@ import { http } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
- * What GitLab clients rely on at the HTTP level (issue 11): JSON answers typed exactly `application/json`
+ * What GitLab clients rely on at the HTTP level: JSON answers typed exactly `application/json`
  * (python-gitlab 3.x compares it exactly), and `Content-Type: application/json` with an empty body accepted as
  * no body (python-gitlab sends that on every DELETE).
  */

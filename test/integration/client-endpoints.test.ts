@@ -4,8 +4,8 @@ import { http } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
- * Issue 11, item 6: endpoints GitLab clients call that were missing: `members/all` (was read as
- * `members/:user_id`, 400), `descendant_groups`, and `namespaces` (settings tools look up parents there).
+ * Endpoints GitLab clients call: `members/all` (not to be read as `members/:user_id`, which answers 400),
+ * `descendant_groups`, and `namespaces` (settings tools look up parents there).
  */
 describe.each(await databases())('endpoints GitLab clients call (%s)', (database) => {
   let s: TestServer;

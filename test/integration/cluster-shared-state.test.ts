@@ -11,7 +11,7 @@ import { openTestDb } from '../helpers/test-db.js';
 import { until } from '../helpers/until.js';
 
 /**
- * The pieces several processes share (issue 14), below the API: the database rate counter under concurrent hits, the
+ * The pieces several processes share, below the API: the database rate counter under concurrent hits, the
  * push tracker seen from another process, and on PostgreSQL the invalidation bus between two "processes" (two buses) and
  * its recovery when its listening connection is killed.
  */

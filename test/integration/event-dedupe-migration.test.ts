@@ -12,7 +12,7 @@ function sqliteWithoutForeignKeys() {
 }
 
 /**
- * Migration 0009 on a database that already holds duplicate event_ids (issue 10, finding 14): duplicates are
+ * Migration 0009 on a database that already holds duplicate event_ids (an SDK's retries): duplicates are
  * folded into the first copy, counts follow, and the unique index (project_id, event_id) holds afterwards.
  * Foreign keys are off for the fixture rows (no projects are needed to test the events tables).
  */

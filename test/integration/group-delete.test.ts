@@ -11,7 +11,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
 
 /**
- * Issue 11, item 7: deleting a group with projects or subgroups answered 400. GitLab answers 202 and deletes the
+ * Deleting a group with projects or subgroups: GitLab answers 202 (not 400) and deletes the
  * group with its content in the background; svc does it with a durable job, and removes the repositories only
  * after their rows are gone.
  */

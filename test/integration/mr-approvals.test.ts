@@ -9,7 +9,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 const ident = ['-c', 'user.name=Dev', '-c', 'user.email=dev@example.com'];
 
 /**
- * Issue 11, item 6: merge request approvals as GitLab clients call them (`approvals`, `approve`, `unapprove`,
+ * Merge request approvals as GitLab clients call them (`approvals`, `approve`, `unapprove`,
  * `approval_state`, `approval_rules`), and on Premium a merge request that still needs approvals is not merged.
  */
 describe.each(await databases())('merge request approvals (%s, Premium)', (database) => {

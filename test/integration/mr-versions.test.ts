@@ -21,7 +21,7 @@ interface Version {
 }
 
 /**
- * Issue 11, item 6: merge request diff versions (`GET .../versions`, `.../versions/:version_id`) as GitLab keeps
+ * Merge request diff versions (`GET .../versions`, `.../versions/:version_id`) as GitLab keeps
  * them: one when the merge request is opened and one per push that moves its source branch, each readable after
  * a force push has dropped its commits from every branch.
  */

@@ -277,7 +277,7 @@ describe.each(await databases())('alert e-mail and project webhooks (%s)', (data
     });
   });
 
-  it('delivers alert events with the token header, the payload documented in the README, and records them', async () => {
+  it('delivers alert events with the token header, the payload documented in docs/api.md, and records them', async () => {
     const receiver = await startHookReceiver();
     try {
       const { api, projectId, tokens, send } = await setup(bare, 'deliver');

@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 const ROLES = { guest: 10, reporter: 20, developer: 30 } as const;
 const HOUR = 3_600_000;
 
-/** Issue 12 items 5-7: occurrence charts (bucketed in SQL), event pages, and the alert detail's actions. */
+/** Occurrence charts (bucketed in SQL), event pages, and the alert detail's actions. */
 describe.each(await databases())('occurrences, events and alert actions (%s)', (database) => {
   let s: TestServer;
   let runs = 0;

@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 const LEVELS = { guest: 10, reporter: 20, developer: 30, maintainer: 40 } as const;
 
 /**
- * Issue 15: on-call schedules over REST (Premium and Ultimate): schedules and rotations, validation, permissions
+ * On-call schedules over REST (Premium and Ultimate): schedules and rotations, validation, permissions
  * from the outside, who is on call at given times (a DST change included) and the shifts listing, in v4 and v5.
  */
 describe.each(await databases())('on-call schedules (%s)', (database) => {

@@ -141,7 +141,7 @@ describe.each(await databases())('alert intake under hostile input (%s)', (datab
         p(alertmanagerPayload([{ ...firing(1), startsAt: '+275760-09-13T00:00:00Z' }])),
         'alerts\\[0\\].startsAt',
       ],
-      // Alone: an item beside valid ones is skipped instead (issue 11; alert-intake.test.ts).
+      // Alone: an item beside valid ones is skipped instead (see alert-intake.test.ts).
       [
         p(alertmanagerPayload([{ ...firing(2), status: 'resolved', endsAt: '+100000-01-01T00:00:00Z' }])),
         'alerts\\[0\\].endsAt',

@@ -29,7 +29,7 @@ function raw(port: number, request: string): Promise<{ status: number; body: str
   });
 }
 
-// Finding 11: credentials in logged URLs, whatever the spelling of the parameter name.
+// Credentials in logged URLs, whatever the spelling of the parameter name.
 describe('request logging never shows credentials', () => {
   const token = 'svcpat-logging-secret-token-0011';
   const lines: string[] = [];
@@ -116,7 +116,7 @@ describe('request logging never shows credentials', () => {
   });
 });
 
-// Finding 15: security headers on the UI and the API; /-/metrics only for the monitoring allowlist.
+// Security headers on the UI and the API; /-/metrics only for the monitoring allowlist.
 describe('security headers and the metrics allowlist', () => {
   let s: TestServer;
   let restricted: TestServer;
@@ -197,7 +197,7 @@ function gitBasic(base: string, login: string, password: string) {
 const INVALID = { status: 401, body: { message: '401 Unauthorized - Invalid login or password.' } };
 const LOCKED = { status: 401, body: { message: '401 Unauthorized - Your account is locked.' } };
 
-// Finding 14: password guessing, sessions after a password change, Sudo to a blocked user.
+// Password guessing, sessions after a password change, Sudo to a blocked user.
 describe.each(await databases())('password guessing and sessions (%s)', (database) => {
   let s: TestServer;
   let api: ReturnType<typeof http>;

@@ -17,7 +17,7 @@ import { type SvcServer, startSvc } from '../helpers/svc.js';
 import { until } from '../helpers/until.js';
 
 /**
- * Issue 14: three `svc server` processes on one PostgreSQL database, sharing the data directory (the instance key)
+ * Three `svc server` processes on one PostgreSQL database, sharing the data directory (the instance key)
  * and the storages by path, as three hosts behind a load balancer would. Caches live ten minutes here
  * (SVC_CACHE_TTL_MS), so a change seen by another process at once can only have come through the invalidation bus.
  *

@@ -11,8 +11,8 @@ import { createPostgresDatabase, databases } from '../helpers/databases.js';
 import { seedProjectRows } from '../helpers/rows.js';
 
 /**
- * Migration 0008 on a database that the races of issue 10 (findings 3, 14) already damaged, with secrets stored
- * in plain text before it (finding 15): duplicates are ended so the unique indexes can be built, the furthest
+ * Migration 0008 on a database that concurrent storage moves and merge request creations already damaged, with
+ * secrets stored in plain text before it: duplicates are ended so the unique indexes can be built, the furthest
  * move and the oldest open merge request are kept, and existing tokens are converted.
  */
 describe.each(await databases())('migration 0008 on existing rows (%s)', (database) => {

@@ -25,10 +25,10 @@ async function receivePacks(path: string): Promise<string[]> {
 }
 
 /**
- * Issue 11, item 11: a push that never finishes (a client that stalls mid-push, leaving `git receive-pack`
- * running) used to hold a storage move in `started` forever with the repository read-only. As GitLab, the move
- * now fails after waiting for pushes (here 1 s instead of 30) and the repository is writable again; the stalled
- * connection is closed after the git idle timeout (here 3 s) and its git process is gone.
+ * A push that never finishes (a client that stalls mid-push, leaving `git receive-pack` running) must not hold
+ * a storage move in `started` forever with the repository read-only. As GitLab, the move fails after waiting for
+ * pushes (here 1 s instead of 30) and the repository is writable again; the stalled connection is closed after
+ * the git idle timeout (here 3 s) and its git process is gone.
  */
 describe.each(await databases())('a storage move and a push that never finishes (%s)', (database) => {
   let s: TestServer;

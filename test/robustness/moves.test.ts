@@ -10,7 +10,7 @@ import { http } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
- * Issue 10, finding 3: concurrent storage moves of one repository. The database allows one active move per
+ * Concurrent storage moves of one repository. The database allows one active move per
  * container; the losers get GitLab's 400, nothing else is stored, and the repository survives every round on its
  * current storage (cloned with real git). The worker is held during each burst so every request races the others
  * (not a move that already ended), then drained.
@@ -256,7 +256,7 @@ describe.each(await databases())('concurrent repository storage moves (%s)', (da
 });
 
 /**
- * Issue 10, finding 14 (part): concurrent merge request creation for one branch pair. The database allows one open
+ * Concurrent merge request creation for one branch pair. The database allows one open
  * request per project, source and target branch; the others get GitLab's 409 naming the open one.
  */
 describe.each(await databases())('concurrent merge request creation (%s)', (database) => {
@@ -367,7 +367,7 @@ describe.each(await databases())('concurrent merge request creation (%s)', (data
 });
 
 /**
- * Issue 10, finding 15 (part): runner registration tokens are only checked, so only their SHA-256 digest is stored;
+ * Secrets at rest: runner registration tokens are only checked, so only their SHA-256 digest is stored;
  * audit streaming verification tokens are shown again by the destinations API, so they are encrypted at rest.
  * Neither is anywhere in the database in plain text.
  */

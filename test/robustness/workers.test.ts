@@ -25,7 +25,7 @@ const listeningWorkers = (out: string) =>
   [...out.matchAll(/svc: worker (\d+) listening/g)].map((m) => Number(m[1]));
 
 /**
- * `svc server --workers N` (issue 14): on PostgreSQL a primary runs N workers sharing one port and starts another
+ * `svc server --workers N`: on PostgreSQL a primary runs N workers sharing one port and starts another
  * when one dies; SIGTERM stops them all. On SQLite svc stays one process and says so.
  */
 describe('svc server --workers', () => {

@@ -6,7 +6,7 @@ import { startTestServer } from '../helpers/server.js';
 type Server = Awaited<ReturnType<typeof startTestServer>>;
 
 /**
- * Issue 12, items 1, 3 and 8 through the UI: create forms (group, subgroup, project, members), the admin area's
+ * Through the UI: create forms (group, subgroup, project, members), the admin area's
  * Users, Features and Settings pages, the personal access tokens page, and the error tracking switch that only
  * administrators get. Each change is checked through the API afterwards.
  */

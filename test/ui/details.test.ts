@@ -8,7 +8,7 @@ type Server = Awaited<ReturnType<typeof startTestServer>>;
 const HOUR = 3_600_000;
 const XSS_TAG = '<script>window.__xss = 1</script>';
 
-/** Issue 12 items 5, 6 and 7 in Chromium: charts and counts, the event page, the alert detail's actions. */
+/** Error and alert details in Chromium: charts and counts, the event page, the alert detail's actions. */
 describe('error and alert details (Chromium)', () => {
   let server: Server | undefined;
   let browser: Browser | undefined;
@@ -85,7 +85,7 @@ describe('error and alert details (Chromium)', () => {
   const withPage = (name: string, body: (page: Page) => Promise<void>): Promise<void> =>
     withSignedInPage(browser!, server!, `details-${name}`, body);
 
-  it('item 5: counts on the errors tabs, a sparkline per row, the error chart over 24 hours and 30 days, relative times', async () => {
+  it('counts on the errors tabs, a sparkline per row, the error chart over 24 hours and 30 days, relative times', async () => {
     const { id, store } = await errorProject('Charts');
     const now = Date.now();
     for (const at of [now, now, now - 3 * HOUR])
@@ -126,7 +126,7 @@ describe('error and alert details (Chromium)', () => {
     });
   });
 
-  it('item 6: an event page with exception, local variables, breadcrumbs, tags, user, request, contexts, raw JSON and neighbours; values stay text', async () => {
+  it('an event page with exception, local variables, breadcrumbs, tags, user, request, contexts, raw JSON and neighbours; values stay text', async () => {
     const { id, store } = await errorProject('Events');
     const now = Date.now();
     const older = await store({ timestamp: (now - 2 * HOUR) / 1000, ...exception('Boom') });
@@ -199,7 +199,7 @@ describe('error and alert details (Chromium)', () => {
     });
   });
 
-  it('item 7: alert chart, assignee, acknowledge, ignore and resolve, comments, an incident on demand whose Markdown renders inert', async () => {
+  it('alert chart, assignee, acknowledge, ignore and resolve, comments, an incident on demand whose Markdown renders inert', async () => {
     const { id } = await json<{ id: number }>('POST', '/projects', { name: 'Alert actions' });
     const integration = await json<{ url: string; authorization_key: string }>(
       'POST',

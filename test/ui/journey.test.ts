@@ -40,7 +40,7 @@ async function copyFromPage(page: Page, label: string): Promise<string> {
 }
 
 /**
- * A newcomer's whole first hour through the UI only (issue 12): sign in as root; create a group and a project in
+ * A newcomer's whole first hour through the UI only: sign in as root; create a group and a project in
  * it; create an HTTP integration and copy its URL and key; an alert sent there shows up and opens; integrated error
  * tracking is switched on by the admin on the settings page; an exception sent with the real @sentry/node to the
  * DSN copied from the page shows up in the errors list and opens.

@@ -11,7 +11,7 @@ type Server = Awaited<ReturnType<typeof startTestServer>>;
 type Json = Record<string, unknown> & { id: number; web_url: string };
 
 /**
- * Issue 12, item 2: every `web_url` the API returns opens a page of the UI, not "Page not found": projects
+ * Every `web_url` the API returns opens a page of the UI, not "Page not found": projects
  * (also with a dot in the path), groups and subgroups, users (also with a dot), personal and project snippets,
  * merge requests and their commits, alerts, incidents; and errors at GitLab's path for them.
  */
