@@ -1,10 +1,13 @@
 import type { Static } from 'typebox';
 import type {
+  AlertCountsEntity,
   AlertEntity,
   AlertNoteEntity,
   AlertSettingsEntity,
   IntegrationEntity,
+  PayloadFieldEntity,
 } from '../../api/alerts/alerts.entities.js';
+import type { DeprecationCatalogEntity, DeprecationEntity } from '../../api/deprecations.entities.js';
 import type {
   ClientKeyEntity,
   ErrorEntity,
@@ -18,14 +21,17 @@ import type { IssueEntity } from '../../api/issues/issues.entities.js';
 import type { MemberEntity } from '../../api/members/members.entities.js';
 import type { MergeRequestEntity } from '../../api/merge-requests/merge-requests.entities.js';
 import type { ProjectEntity } from '../../api/projects/projects.entities.js';
+import type { SessionEntity } from '../../api/session.entities.js';
 import type { FeatureEntity, SettingsEntity, VersionEntity } from '../../api/settings/settings.entities.js';
 import type { SnippetEntity } from '../../api/snippets/snippets.entities.js';
-import type { StorageMoveEntity } from '../../api/storage-moves/storage-moves.entities.js';
+import type {
+  RepositoryStorageEntity,
+  StorageMoveEntity,
+} from '../../api/storage-moves/storage-moves.entities.js';
 import type { Token, UserAny, UserDetail } from '../../api/users/users.entities.js';
 
-// Response bodies are the server's entity schemas (type-only imports: erased from the bundle). What follows the
-// aliases is what no entity describes: request-independent UI view models and the few bodies whose schema is not
-// exported from an entities file.
+// Response bodies are the server's entity schemas (type-only imports: erased from the bundle, and the UI never
+// declares a copy of one: test/architecture.test.ts). What follows them is the UI's own.
 
 /** A GitLab project entity (`GET /projects/:id`). */
 export type Project = Static<typeof ProjectEntity>;
@@ -81,51 +87,32 @@ export type FeatureFlag = Static<typeof FeatureEntity>;
 export type Snippet = Static<typeof SnippetEntity>;
 /** A merge request. */
 export type MergeRequest = Static<typeof MergeRequestEntity>;
-
-/** The signed-in user as the session endpoint returns it. */
-export interface SessionUser {
-  readonly id: number;
-  readonly username: string;
-  readonly name: string;
-  readonly is_admin: boolean;
-}
-
 /** Body of `GET/POST /-/session`. */
-export interface Session {
-  readonly user: SessionUser;
-  readonly csrf_token: string;
-}
+export type Session = Static<typeof SessionEntity>;
+/** The signed-in user as the session endpoint returns it. */
+export type SessionUser = Session['user'];
+/** One key path of an integration's sample payload (`GET .../payload_fields`). */
+export type PayloadField = Static<typeof PayloadFieldEntity>;
+/** Body of `GET .../alerts/counts`: a count per status, `open` and `all`. */
+export type AlertCounts = Static<typeof AlertCountsEntity>;
+/** One configured repository storage (`GET /repository_storages`, admin only). */
+export type RepositoryStorage = Static<typeof RepositoryStorageEntity>;
+/** One entry of the deprecation catalog (`GET /deprecations`). */
+export type Deprecation = Static<typeof DeprecationEntity>;
+/** Body of `GET /deprecations`. */
+export type DeprecationCatalog = Static<typeof DeprecationCatalogEntity>;
+
+// The values the UI knows for fields the entities type as strings (labels, filters, badges): a value outside
+// them is shown as it came.
 
 /** Kinds of alert integration. */
 export type IntegrationType = 'http' | 'prometheus' | 'oncall_link';
 
-/** One key path of an integration's sample payload (`GET .../payload_fields`). */
-export interface PayloadField {
-  readonly path: readonly (string | number)[];
-  readonly label: string;
-  readonly type: string;
-  readonly example: unknown;
-}
-
 /** The statuses an alert moves through. */
 export type AlertStatus = 'triggered' | 'acknowledged' | 'resolved' | 'ignored';
 
-/** Body of `GET .../alerts/counts`. */
-export type AlertCounts = Readonly<Record<AlertStatus | 'open' | 'all', number>>;
-
 /** The statuses of a tracked error. */
 export type ErrorStatus = 'unresolved' | 'resolved' | 'ignored';
-
-/** One configured repository storage (`GET /repository_storages`, admin only). */
-export interface RepositoryStorage {
-  readonly name: string;
-  readonly path: string;
-  /** Share of new repositories, 0–100 (`repository_storages_weighted`); 0 means none. */
-  readonly weight: number;
-  readonly projects: number;
-  readonly snippets: number;
-  readonly groups: number;
-}
 
 /** The states of a repository storage move; `initial` comes before `scheduled`. */
 export type StorageMoveState =
@@ -139,29 +126,3 @@ export type StorageMoveState =
 
 /** The spec table a deprecation comes from. */
 export type DeprecationSource = 'v4-to-v5' | 'removals-18.0' | 'removals-17.0' | 'alerts-errors-storage';
-
-/** One entry of the deprecation catalog (`GET /deprecations`). */
-export interface Deprecation {
-  readonly id: string;
-  readonly title: string;
-  readonly area: string;
-  /** Release the deprecation was announced in, or null when the spec gives none. */
-  readonly announced: string | null;
-  /** Release of removal (`17.0`), `v5` for REST API v4-to-v5 changes, or null when none is scheduled. */
-  readonly removal: string | null;
-  readonly breaking: boolean;
-  readonly change: string;
-  readonly replacement: string | null;
-  /** Whether svc itself changes behaviour at the removal (rather than listing it for information). */
-  readonly enforced: boolean;
-  /** A {@link DeprecationSource}; kept open so a table added on the server still renders. */
-  readonly source: string;
-  /** Whether the removal is in force at the instance's release. */
-  readonly applies: boolean;
-}
-
-/** Body of `GET /deprecations`. */
-export interface DeprecationCatalog {
-  readonly instance_release: string;
-  readonly deprecations: readonly Deprecation[];
-}
