@@ -15,6 +15,7 @@ import {
 import type { Deprecation } from '../versioning/deprecation.js';
 import { formatRelease } from '../versioning/release.js';
 import { requireUser } from './auth.js';
+import { DeprecationCatalogEntity, DeprecationEntity } from './deprecations.entities.js';
 import type { ApiApp } from './version.js';
 
 declare module 'fastify' {
@@ -54,20 +55,6 @@ export function installDeprecationSignals(
   });
 }
 
-const Entry = Type.Object({
-  id: Type.String(),
-  title: Type.String(),
-  area: Type.String(),
-  announced: Type.Union([Type.String(), Type.Null()]),
-  removal: Type.Union([Type.String(), Type.Null()]),
-  breaking: Type.Boolean(),
-  change: Type.String(),
-  replacement: Type.Union([Type.String(), Type.Null()]),
-  enforced: Type.Boolean(),
-  source: Type.String(),
-  applies: Type.Boolean(),
-});
-
 /** `GET /deprecations` (any signed-in user) and `GET /deprecations/:id`: the catalog, with what applies here. */
 export function deprecationRoutes(app: ApiApp, ctx: Pick<AppContext, 'gates' | 'release'>): void {
   const present = (d: Deprecation) => ({
@@ -85,7 +72,7 @@ export function deprecationRoutes(app: ApiApp, ctx: Pick<AppContext, 'gates' | '
           breaking: Type.Optional(Type.Boolean()),
           area: Type.Optional(Type.String()),
         }),
-        response: { 200: Type.Object({ instance_release: Type.String(), deprecations: Type.Array(Entry) }) },
+        response: { 200: DeprecationCatalogEntity },
       },
     },
     async (req) => {
@@ -107,7 +94,7 @@ export function deprecationRoutes(app: ApiApp, ctx: Pick<AppContext, 'gates' | '
         tags: ['deprecations'],
         summary: 'One catalog entry',
         params: Type.Object({ id: Type.String() }),
-        response: { 200: Entry },
+        response: { 200: DeprecationEntity },
       },
     },
     async (req) => {

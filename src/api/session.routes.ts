@@ -2,17 +2,8 @@ import { Type } from 'typebox';
 import type { AppContext } from '../context.js';
 import { unauthorized } from '../errors.js';
 import { authenticate, SESSION_COOKIE } from './auth.js';
+import { SessionEntity } from './session.entities.js';
 import type { ApiApp } from './version.js';
-
-const SessionEntity = Type.Object({
-  user: Type.Object({
-    id: Type.Integer(),
-    username: Type.String(),
-    name: Type.String(),
-    is_admin: Type.Boolean(),
-  }),
-  csrf_token: Type.String(),
-});
 
 /** Web sign-in for the UI: `POST /-/session`, `GET /-/session`, `DELETE /-/session`. */
 export function sessionRoutes(app: ApiApp, ctx: Pick<AppContext, 'config' | 'users'>): void {

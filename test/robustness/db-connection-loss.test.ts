@@ -37,8 +37,9 @@ describe.skipIf(postgres.length === 0).each(postgres)(
       const admin = new pg.Client({ connectionString: url });
       await admin.connect();
       try {
-        // Both sessions are seen running their query, then ended together.
-        const deadline = Date.now() + 10_000;
+        // Both sessions are seen running their query, then ended together. The deadline is generous for a loaded
+        // machine, and short of the 30 s the queries sleep.
+        const deadline = Date.now() + 20_000;
         let pids: number[] = [];
         while (pids.length < 2 && Date.now() < deadline) {
           const r = await admin.query<{ pid: number }>(

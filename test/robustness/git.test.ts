@@ -47,7 +47,7 @@ function raw(
 }
 
 /** Polls `check` until it returns true; fails after `ms`. */
-async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+async function eventually(check: () => Promise<boolean>, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
   for (;;) {
     if (await check()) return;

@@ -78,8 +78,8 @@ const sendEvent = (dsn: string, body: unknown): Promise<Response> =>
     body: JSON.stringify(body),
   });
 
-/** Polls `check` until it returns true or the deadline passes (never a fixed sleep). */
-async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+/** Polls `check` until it returns true or the deadline passes (never a fixed sleep; generous for a loaded machine). */
+async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check()) return;

@@ -61,6 +61,17 @@ export const AlertSettingsEntity = Type.Object({
   send_email: Bool,
 });
 
+/** Alerts of a project per status, with `open` and `all` (`GET .../alerts/counts`). */
+export const AlertCountsEntity = Type.Record(Str, Int);
+
+/** One key path of an integration's sample payload (`GET .../integrations/:id/payload_fields`). */
+export const PayloadFieldEntity = Type.Object({
+  path: Type.Array(Type.Union([Str, Int])),
+  label: Str,
+  type: Str,
+  example: Type.Unknown(),
+});
+
 /** Occurrences over time (`GET .../alerts/:iid/stats`): UTC-aligned buckets, oldest first, counted in SQL. */
 export const OccurrencesEntity = Type.Object({
   stats_period: Str,

@@ -6,6 +6,7 @@ import type { User } from '../../users/users.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../pagination.js';
 import { SortInput, StatsQuery } from '../schemas.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../version.js';
+import { AlertCountsEntity } from './alerts.entities.js';
 
 const Params = Type.Object({ id: Type.String() });
 const AlertParams = Type.Object({ id: Type.String(), alert_iid: Type.Integer() });
@@ -70,7 +71,7 @@ export function alertRoutes(
         tags: atags,
         summary: 'Alert counts per status',
         params: Params,
-        response: { 200: Type.Record(Type.String(), Type.Integer()) },
+        response: { 200: AlertCountsEntity },
       },
     },
     async (req) => ctx.alerts.counts(req.actor.user, req.params.id),

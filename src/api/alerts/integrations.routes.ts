@@ -5,6 +5,7 @@ import type { IntegrationInput, IntegrationView } from '../../alerts/integration
 import type { AppContext } from '../../context.js';
 import type { User } from '../../users/users.js';
 import type { ApiApp, ApiVersion } from '../version.js';
+import { PayloadFieldEntity } from './alerts.entities.js';
 
 const Params = Type.Object({ id: Type.String() });
 const IntegrationParams = Type.Object({ id: Type.String(), integration_id: Type.Integer() });
@@ -172,14 +173,7 @@ export function integrationRoutes(
         summary: 'Key paths of the sample payload',
         params: IntegrationParams,
         response: {
-          200: Type.Array(
-            Type.Object({
-              path: Type.Array(Type.Union([Type.String(), Type.Integer()])),
-              label: Type.String(),
-              type: Type.String(),
-              example: Type.Unknown(),
-            }),
-          ),
+          200: Type.Array(PayloadFieldEntity),
         },
       },
     },

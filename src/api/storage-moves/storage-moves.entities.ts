@@ -29,3 +29,14 @@ export const StorageMoveEntity = Type.Object({
   ),
   group: Type.Optional(Nullable(Type.Object({ id: Int, name: Str, full_path: Str, web_url: Str }))),
 });
+
+/** One configured repository storage with its weight and repository counts (`GET /repository_storages`). */
+export const RepositoryStorageEntity = Type.Object({
+  name: Str,
+  path: Str,
+  /** Share of new repositories, 0-100 (`repository_storages_weighted`); 0 means none. */
+  weight: Int,
+  projects: Int,
+  snippets: Int,
+  groups: Int,
+});

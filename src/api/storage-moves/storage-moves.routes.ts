@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.js';
 import type { ContainerType, StorageMove } from '../../storage-moves/storage-moves.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../pagination.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../version.js';
+import { RepositoryStorageEntity } from './storage-moves.entities.js';
 
 const KINDS: readonly { type: ContainerType; plural: 'projects' | 'snippets' | 'groups' }[] = [
   { type: 'project', plural: 'projects' },
@@ -44,16 +45,7 @@ export function storageMoveRoutes(
         tags: ['repository storage moves'],
         summary: 'Configured repository storages with weights and repository counts (admin)',
         response: {
-          200: Type.Array(
-            Type.Object({
-              name: Type.String(),
-              path: Type.String(),
-              weight: Type.Integer(),
-              projects: Type.Integer(),
-              snippets: Type.Integer(),
-              groups: Type.Integer(),
-            }),
-          ),
+          200: Type.Array(RepositoryStorageEntity),
         },
       },
     },

@@ -39,7 +39,7 @@ export function SeverityBadge({ severity }: { readonly severity: string }) {
   return <span className={`severity severity-${known}`}>{severityLabel(severity)}</span>;
 }
 
-/** The status as a small badge. */
-export function StatusBadge({ status }: { readonly status: AlertStatus }) {
-  return <span className={`status status-${status}`}>{STATUS_LABELS[status] ?? status}</span>;
+/** The status as a small badge; the entity's status is any string, an unexpected one shows as it came. */
+export function StatusBadge({ status }: { readonly status: string }) {
+  return <span className={`status status-${status}`}>{STATUS_LABELS[status as AlertStatus] ?? status}</span>;
 }

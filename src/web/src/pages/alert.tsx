@@ -103,7 +103,7 @@ function AlertView({
           <Row label="Severity">
             <SeverityBadge severity={alert.severity} />
           </Row>
-          <Row label="Status">{STATUS_LABELS[alert.status] ?? alert.status}</Row>
+          <Row label="Status">{STATUS_LABELS[alert.status as AlertStatus] ?? alert.status}</Row>
           <Row label="Start time">
             <Timestamp value={alert.started_at} />
           </Row>
@@ -192,7 +192,7 @@ function StatusControl({
     await action.run(async () => {
       const next = await sendJson<Alert>('PUT', apiPath, { status });
       onChanged(next);
-      return `Status changed to ${STATUS_LABELS[next.status] ?? next.status}.`;
+      return `Status changed to ${STATUS_LABELS[next.status as AlertStatus] ?? next.status}.`;
     });
   };
 

@@ -99,7 +99,7 @@ function ErrorView({
           </Row>
           <Row label="Culprit">{error.culprit ? <code>{error.culprit}</code> : <None />}</Row>
           <Row label="Platform">{error.platform || <None />}</Row>
-          <Row label="Status">{ERROR_STATUS_LABELS[error.status] ?? error.status}</Row>
+          <Row label="Status">{ERROR_STATUS_LABELS[error.status as ErrorStatus] ?? error.status}</Row>
           <Row label="Occurrences">{error.count}</Row>
           <Row label="Users affected">{error.user_count}</Row>
           <Row label="First seen">
@@ -165,7 +165,7 @@ function StatusActions({
     await action.run(async () => {
       const next = await sendJson<TrackedError>('PUT', apiPath, { status });
       onChanged(next);
-      return `Status changed to ${ERROR_STATUS_LABELS[next.status] ?? next.status}.`;
+      return `Status changed to ${ERROR_STATUS_LABELS[next.status as ErrorStatus] ?? next.status}.`;
     });
   };
 

@@ -2,7 +2,7 @@ import { useId, useState } from 'react';
 import { INTEGRATION_TYPE_LABELS } from '../../alert-labels';
 import { sendJson } from '../../api';
 import { ConfirmDialog, ErrorNotice, SuccessNotice, TabList } from '../../components';
-import type { Integration, Project } from '../../types';
+import type { Integration, IntegrationType, Project } from '../../types';
 import { useAction } from '../../use-action';
 import { ConfigureForm, FieldsLoader } from './configure-form';
 import { Credentials } from './credentials';
@@ -62,7 +62,9 @@ export function IntegrationEditor({
       <div className="panel-header">
         <h4 id={`${baseId}-title`}>
           {integration.name}{' '}
-          <span className="muted inline small">{INTEGRATION_TYPE_LABELS[integration.type]}</span>
+          <span className="muted inline small">
+            {INTEGRATION_TYPE_LABELS[integration.type as IntegrationType]}
+          </span>
         </h4>
         <div className="actions">
           <button

@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
 import { INTEGRATION_TYPE_LABELS } from '../../alert-labels';
 import { ResourceView, SuccessNotice } from '../../components';
-import type { Integration, Project } from '../../types';
+import type { Integration, IntegrationType, Project } from '../../types';
 import { useResource } from '../../use-resource';
 import { AddIntegrationForm } from './add-integration-form';
 import { IntegrationEditor } from './integration-editor';
@@ -90,7 +90,7 @@ export function IntegrationsSection({ project }: { readonly project: Project }) 
                 {items.map((i) => (
                   <tr key={i.id} className={current?.id === i.id ? 'row-selected' : undefined}>
                     <td>{i.name}</td>
-                    <td>{INTEGRATION_TYPE_LABELS[i.type] ?? i.type}</td>
+                    <td>{INTEGRATION_TYPE_LABELS[i.type as IntegrationType] ?? i.type}</td>
                     <td>
                       <span className={i.active ? 'status status-enabled' : 'status status-disabled'}>
                         {i.active ? 'Enabled' : 'Disabled'}

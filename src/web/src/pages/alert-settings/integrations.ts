@@ -1,8 +1,7 @@
-import type { IntegrationType, Project } from '../../types';
+import type { Project } from '../../types';
 
 /** Integrations that carry an API URL: Prometheus (links back) and the on-call link (the page responders open). */
-export const needsApiUrl = (type: IntegrationType): boolean =>
-  type === 'prometheus' || type === 'oncall_link';
+export const needsApiUrl = (type: string): boolean => type === 'prometheus' || type === 'oncall_link';
 
 export function integrationsPath(project: Project): string {
   return `/api/v4/projects/${project.id}/alert_management/integrations`;

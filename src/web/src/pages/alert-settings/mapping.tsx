@@ -49,7 +49,7 @@ export function buildMapping(
     }
     // A datetime is also a string, so it may fill a string field; the type sent is the one the field takes.
     const type = f.types.includes(field.type) ? field.type : 'string';
-    out[f.key] = { path: field.path, type, label: field.label };
+    out[f.key] = { path: [...field.path], type, label: field.label };
   }
   return out;
 }
