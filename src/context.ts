@@ -36,6 +36,8 @@ import { configuredWeights, WeightedStorages } from './git/storages.js';
 import { GroupDeletionRepository } from './groups/group-deletion.repository.js';
 import { GroupsService } from './groups/groups.service.js';
 import { NamespacesRepository } from './groups/namespaces.repository.js';
+import { Ingest } from './ingest/ingest.js';
+import { Outbox } from './ingest/outbox.js';
 import { IssuesRepository } from './issues/issues.repository.js';
 import { IssuesService } from './issues/issues.service.js';
 import { JobQueue } from './jobs/queue.js';
@@ -214,11 +216,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     clock,
     config.externalUrl,
   );
-  const errorTrackingRepo: ErrorTrackingRepository = new ErrorTrackingRepository(
-    k,
-    db.dialect,
-    (trx, projectId, errorId, what) => notifications.errorRecorded(trx, projectId, errorId, what),
-  );
+  const errorTrackingRepo: ErrorTrackingRepository = new ErrorTrackingRepository(k, db.dialect);
   registerRetention(jobs, errorTrackingRepo, settings, clock);
   const errorTracking = new ErrorTrackingService(
     errorTrackingRepo,
@@ -324,15 +322,23 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     clock,
     config.cacheTtlMs,
   );
-  // New and resolved alerts: their notifications, and the escalation of new ones, in the same transaction.
-  const alertNotifier: AlertNotifier = {
-    alertChanged: async (trx, projectId, iid, event, alertId) => {
-      await notifications.alertChanged(trx, projectId, iid, event);
-      await escalations.alertChanged(trx, projectId, iid, event, alertId);
-    },
-    settingsChanged: () => notifications.listenersChanged(),
-  };
+  const alertNotifier: AlertNotifier = { settingsChanged: () => notifications.listenersChanged() };
   const alertSearch = new AlertSearchIndex(alertsRepo);
+  // What happens after an intake or status change commits: the outbox events' handlers, by kind.
+  const outbox = new Outbox(k, jobs);
+  outbox.on('alert.changed', 'notifications', {
+    wants: (trx, e) => notifications.listensToAlerts(trx, e.projectId),
+    handle: (trx, e) => notifications.alertChanged(trx, e.projectId, e.iid, e.event),
+  });
+  outbox.on('alert.changed', 'escalation', {
+    wants: (trx, e) => escalations.wantsAlertEvent(trx, e.projectId, e.event),
+    handle: (trx, e) => escalations.alertChanged(trx, e.projectId, e.iid, e.event, e.alertId, e.at),
+  });
+  outbox.afterCommit('alert.changed', () => alertSearch.poke());
+  outbox.on('error.recorded', 'notifications', {
+    wants: (trx, e) => notifications.wantsErrorEvent(trx, e.projectId, e),
+    handle: (trx, e) => notifications.errorRecorded(trx, e.projectId, e.errorId, e),
+  });
   const alertIntake = new IntakeService(
     alertsRepo,
     issuesRepo,
@@ -341,8 +347,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     settings,
     config.tier,
     clock,
-    alertNotifier,
-    alertSearch,
+    new Ingest(k, outbox, { maxBatch: 64, attempts: 5 }),
     rates(),
     config.cacheTtlMs,
   );
@@ -352,6 +357,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     errorTracking,
     settings,
     clock,
+    new Ingest(k, outbox, { maxBatch: 64, attempts: 3 }),
     rates(),
     config.cacheTtlMs,
   );
@@ -388,7 +394,16 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     settings,
     integrations,
     alertIntake,
-    alerts: new AlertsService(alertsRepo, projects, clock, usersRepo, issuesRepo, alertNotifier, alertSearch),
+    alerts: new AlertsService(
+      alertsRepo,
+      projects,
+      clock,
+      usersRepo,
+      issuesRepo,
+      alertNotifier,
+      alertSearch,
+      outbox,
+    ),
     alertSearch,
     issues: new IssuesService(issuesRepo, projects),
     errorTracking,

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import { type AppError, badRequest, conflict, notFound, paramError } from '../errors.js';
+import type { Outbox } from '../ingest/outbox.js';
 import type { IssuesRepository } from '../issues/issues.repository.js';
 import { AccessLevel } from '../members/members.js';
 import type { Paged, PageRequest } from '../paging.js';
@@ -43,6 +44,8 @@ export class AlertsService {
     private readonly issues: IssuesRepository,
     private readonly notifier: AlertNotifier,
     private readonly searchIndex: AlertSearchIndex,
+    /** Where a status change writes its `alert.changed` event (dispatched after commit). */
+    private readonly outbox: Outbox,
   ) {}
 
   private async project(actor: User | null, idOrPath: string, level: number): Promise<Project> {
@@ -106,26 +109,37 @@ export class AlertsService {
     iid: number,
     status: AlertStatus,
   ): Promise<Alert> {
-    return this.repo.transaction(async (trx) => {
-      const alert = await this.repo.alert(project.id, iid, trx);
-      if (!alert) throw notFound('Alert');
-      if (alert.status === status) return alert;
-      if (alert.status === 'resolved' && alert.fingerprint !== null) {
-        const open = await this.repo.openAlert(trx, project.id, alert.fingerprint);
-        if (open && open.id !== alert.id) throw fingerprintOpen(open.iid);
-      }
-      const now = this.clock.now().toISOString();
-      await this.repo.setStatus(trx, alert.id, status, status === 'resolved' ? now : null, now);
-      await this.repo.addNote(
-        trx,
-        alert.id,
-        `changed the status to **${STATUS_LABEL[status]}**`,
-        actor?.id ?? null,
-        now,
-      );
-      if (status === 'resolved') await this.notifier.alertChanged(trx, project.id, iid, 'resolved', alert.id);
-      return (await this.repo.alert(project.id, iid, trx))!;
-    });
+    return this.outbox.transaction(
+      (fn) => this.repo.transaction(fn),
+      async (trx, outbox) => {
+        const alert = await this.repo.alert(project.id, iid, trx);
+        if (!alert) throw notFound('Alert');
+        if (alert.status === status) return alert;
+        if (alert.status === 'resolved' && alert.fingerprint !== null) {
+          const open = await this.repo.openAlert(trx, project.id, alert.fingerprint);
+          if (open && open.id !== alert.id) throw fingerprintOpen(open.iid);
+        }
+        const now = this.clock.now().toISOString();
+        await this.repo.setStatus(trx, alert.id, status, status === 'resolved' ? now : null, now);
+        await this.repo.addNote(
+          trx,
+          alert.id,
+          `changed the status to **${STATUS_LABEL[status]}**`,
+          actor?.id ?? null,
+          now,
+        );
+        // After commit: its notifications and the end of its escalation (handlers registered in src/context.ts).
+        if (status === 'resolved')
+          await outbox.add('alert.changed', {
+            projectId: project.id,
+            alertId: alert.id,
+            iid,
+            event: 'resolved',
+            at: now,
+          });
+        return (await this.repo.alert(project.id, iid, trx))!;
+      },
+    );
   }
 
   /**

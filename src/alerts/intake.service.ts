@@ -3,7 +3,7 @@ import { LocalRateCounter, type RateCounter } from '../cluster/rate-counter.js';
 import type { Tier } from '../config.js';
 import { safeEqual } from '../crypto.js';
 import { badRequest, forbidden, notFound, tooManyRequests, unauthorized } from '../errors.js';
-import { GroupCommit, type Pause } from '../group-commit.js';
+import type { Ingest, IngestUnit, Pause } from '../ingest/ingest.js';
 import type { IssuesRepository } from '../issues/issues.repository.js';
 import { AccessLevel } from '../members/members.js';
 import type { Project } from '../projects/projects.js';
@@ -20,10 +20,9 @@ import {
   parsePrometheus,
   payloadTooDeep,
 } from './alerts.js';
-import { type AlertsRepository, isUniqueViolation } from './alerts.repository.js';
+import type { AlertsRepository } from './alerts.repository.js';
 import { incidentDescription } from './incident.js';
 import type { IntegrationsService, IntegrationView } from './integrations.service.js';
-import type { AlertSearchIndex } from './search-index.js';
 
 const ALERT_BOT = null;
 
@@ -49,34 +48,19 @@ const RESOLVE_CACHE_MS = 1000;
 const RESOLVE_CACHE_MAX_KEY = 512;
 
 type Resolved = { project: Project; integration: IntegrationView | null } | null;
-/** Most notify requests written in one group-commit transaction. */
-const MAX_BATCH = 64;
-
-/** The intake's transaction. */
-type IntakeTrx = Parameters<Parameters<AlertsRepository['transaction']>[0]>[0];
 
 /**
- * Tells people about an alert that was created or resolved: enqueues its notifications (e-mail, webhooks) and, for
- * a new alert in a project with an escalation policy, its pages, in the intake transaction; they are sent
- * afterwards by the job worker (src/notifications, src/escalation).
+ * A project's alert settings changed (`send_email`: whether anything listens to its alerts). Who is told about a
+ * new or resolved alert is not here: intake and status changes write an `alert.changed` outbox event, and the
+ * composition root registers its handlers (notifications, escalation, search index; src/ingest/outbox.ts).
  */
 export interface AlertNotifier {
-  alertChanged(
-    trx: IntakeTrx,
-    projectId: number,
-    iid: number,
-    event: 'new' | 'resolved',
-    alertId: number,
-  ): Promise<void>;
-  /** A project's alert settings changed (`send_email`: whether anything listens to its alerts). */
   settingsChanged(): Promise<void>;
 }
 
 /** Alert intake: authenticates a notify request, parses the payload and applies the spec's alert state table. */
 export class IntakeService {
   private readonly resolved: TtlCache<string, Resolved>;
-  /** Concurrent notify requests share one transaction (see `receive`). */
-  private readonly writes: GroupCommit<IntakeTrx>;
 
   constructor(
     private readonly repo: AlertsRepository,
@@ -86,19 +70,16 @@ export class IntakeService {
     private readonly settings: SettingsService,
     private readonly tier: Tier,
     private readonly clock: Clock,
-    private readonly notifier: AlertNotifier,
-    /** Indexes new alerts for search after they commit. */
-    private readonly searchIndex: AlertSearchIndex,
+    /**
+     * The intake core: concurrent notify requests share one transaction (see `receive`), retried on a lost
+     * unique-index race; the outbox events written in it are dispatched after commit.
+     */
+    private readonly writes: Ingest,
     /** Notifications per integration, counted after authentication (see `authenticate`); shared by processes. */
     private readonly rates: RateCounter = new LocalRateCounter(clock),
     cacheTtlMs = RESOLVE_CACHE_MS,
   ) {
     this.resolved = new TtlCache(clock, cacheTtlMs);
-    this.writes = new GroupCommit(async (fn) => {
-      const out = await this.withRetry(() => this.repo.transaction(fn));
-      this.searchIndex.poke();
-      return out;
-    }, MAX_BATCH);
     const clear = () => this.invalidate();
     integrations.onChange(clear);
     projects.onChange(clear);
@@ -229,14 +210,14 @@ export class IntakeService {
     const source = integration.type === 'prometheus' ? integration.name || 'Prometheus' : null;
     // Group commit: the items of requests that arrive together are written in one transaction, and each request
     // is answered once it committed (a 200 means every alert of it is stored; an error stores none of it).
-    return this.writes.submit((trx, pause) =>
-      this.write(trx, pause, project, integration, parsed, source, skipped),
+    return this.writes.submit((unit, pause) =>
+      this.write(unit, pause, project, integration, parsed, source, skipped),
     );
   }
 
   /** The one place an accepted payload is written: its items in order, inside the caller's transaction. */
   private async write(
-    trx: IntakeTrx,
+    unit: IngestUnit,
     pause: Pause,
     project: Project,
     integration: IntegrationView,
@@ -248,7 +229,7 @@ export class IntakeService {
     for (const p of parsed) {
       await pause();
       const r = await this.processOne(
-        trx,
+        unit,
         project,
         integration,
         p,
@@ -259,19 +240,8 @@ export class IntakeService {
     return { alerts: out, skipped };
   }
 
-  /** Concurrent identical requests on PostgreSQL: the loser of the unique-index race retries and finds the winner. */
-  private async withRetry<T>(fn: () => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await fn();
-      } catch (err) {
-        if (!isUniqueViolation(err) || attempt >= 5) throw err;
-      }
-    }
-  }
-
   private async processOne(
-    trx: IntakeTrx,
+    { trx, outbox }: IngestUnit,
     project: Project,
     integration: IntegrationView,
     p: ParsedAlert,
@@ -293,7 +263,14 @@ export class IntakeService {
       if (settings.autoCloseIncident && open.incidentIid !== null) {
         await this.issues.close(trx, project.id, open.incidentIid, now);
       }
-      await this.notifier.alertChanged(trx, project.id, open.iid, 'resolved', open.id);
+      // After commit: its notifications and the end of its escalation (handlers registered in src/context.ts).
+      await outbox.add('alert.changed', {
+        projectId: project.id,
+        alertId: open.id,
+        iid: open.iid,
+        event: 'resolved',
+        at: now,
+      });
       return open;
     }
     // A recovery with no open alert has nothing to resolve; it is acknowledged with no element.
@@ -321,7 +298,14 @@ export class IntakeService {
       );
       await this.repo.linkIncident(trx, alert.id, issueIid);
     }
-    await this.notifier.alertChanged(trx, project.id, alert.iid, 'new', alert.id);
+    // After commit: its notifications, its escalation pages and its search indexing (handlers in src/context.ts).
+    await outbox.add('alert.changed', {
+      projectId: project.id,
+      alertId: alert.id,
+      iid: alert.iid,
+      event: 'new',
+      at: now,
+    });
     return alert;
   }
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { LocalRateCounter, type RateCounter } from '../cluster/rate-counter.js';
 import { safeEqual } from '../crypto.js';
+import type { Ingest } from '../ingest/ingest.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
@@ -35,8 +36,6 @@ export const MAX_ENVELOPE_ITEMS = 200;
 /** Longest envelope header read to find the `dsn` of a request with no key in its URL or headers. */
 const HEADER_LIMIT = 64 * 1024;
 const CACHE_MS = 1000;
-/** Most requests written in one group-commit transaction. */
-const MAX_BATCH = 64;
 
 /** What the collector needs from one HTTP request. */
 export interface CollectorRequest {
@@ -67,13 +66,6 @@ export class RateLimited extends ProtocolError {
  */
 export class CollectorService {
   private readonly targets: TtlCache<string, Target>;
-  private readonly pending: {
-    projectId: number;
-    events: readonly NormalizedEvent[];
-    resolve: () => void;
-    reject: (err: unknown) => void;
-  }[] = [];
-  private flushScheduled = false;
 
   constructor(
     private readonly repo: ErrorTrackingRepository,
@@ -81,6 +73,11 @@ export class CollectorService {
     private readonly errorTracking: ErrorTrackingService,
     private readonly settings: SettingsService,
     private readonly clock: Clock,
+    /**
+     * The intake core: events of requests that arrive together are written in one transaction (retried when a
+     * concurrent one stored the same event_id first); outbox events are dispatched after commit.
+     */
+    private readonly writes: Ingest,
     /** Events per client key (`error_tracking_rate_limit_per_minute`); shared by processes. */
     private readonly rates: RateCounter = new LocalRateCounter(clock),
     cacheTtlMs = CACHE_MS,
@@ -117,33 +114,13 @@ export class CollectorService {
    * that one bad request cannot fail the others.
    */
   private commit(projectId: number, events: readonly NormalizedEvent[]): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ projectId, events, resolve, reject });
-      if (this.pending.length >= MAX_BATCH) void this.flush();
-      else if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => void this.flush());
+    const now = this.clock.now().toISOString();
+    return this.writes.submit(async ({ trx, outbox }) => {
+      for (const r of await this.repo.recordEvents(trx, projectId, events, now)) {
+        // After commit: the error notification rules this event can trigger (handlers in src/context.ts).
+        await outbox.add('error.recorded', { projectId, ...r });
       }
     });
-  }
-
-  private async flush(): Promise<void> {
-    this.flushScheduled = false;
-    const batch = this.pending.splice(0, this.pending.length);
-    if (batch.length === 0) return;
-    const now = this.clock.now().toISOString();
-    try {
-      await this.repo.recordMany(batch, now);
-      for (const b of batch) b.resolve();
-    } catch (err) {
-      if (batch.length === 1) {
-        batch[0]!.reject(err);
-        return;
-      }
-      for (const b of batch) {
-        await this.repo.recordMany([b], now).then(b.resolve, b.reject);
-      }
-    }
   }
 
   /**

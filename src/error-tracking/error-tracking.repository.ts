@@ -11,6 +11,7 @@ import {
 import { fetchPage } from '../db/paged.js';
 import { Prepared } from '../db/prepared.js';
 import type { Database, ErrorTrackingErrorsTable, ErrorTrackingEventsTable } from '../db/schema.js';
+import { WriteConflict } from '../ingest/retry.js';
 import type { Paged, PageRequest } from '../paging.js';
 import { type Bucket, type BucketWindow, fillBuckets } from '../time-buckets.js';
 import type {
@@ -68,19 +69,12 @@ export interface SessionCounts {
   readonly crashed: number;
 }
 
-/** Another transaction stored the same event_id first: the batch is run again (and skips it then). */
-class DuplicateRace extends Error {}
-
-/**
- * Called in the recording transaction for each stored event, with whether its error is new or regressed (a resolved
- * error seen again, at `regressedAt`): notifications enqueue their jobs there (src/notifications).
- */
-export type ErrorRecordedHook = (
-  trx: Transaction<Database>,
-  projectId: number,
-  errorId: number,
-  what: { created: boolean; regressedAt: string | null },
-) => Promise<void>;
+/** A stored event's error: whether it is new, or regressed (a resolved error seen again, at `regressedAt`). */
+export interface RecordedError {
+  readonly errorId: number;
+  readonly created: boolean;
+  readonly regressedAt: string | null;
+}
 
 export type ErrorSort = 'last_seen' | 'first_seen' | 'frequency';
 
@@ -103,7 +97,6 @@ export class ErrorTrackingRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: DialectName,
-    private readonly onRecorded: ErrorRecordedHook = async () => undefined,
   ) {
     const least = dialect === 'postgres' ? sql`LEAST` : sql`min`;
     const greatest = dialect === 'postgres' ? sql`GREATEST` : sql`max`;
@@ -280,28 +273,29 @@ export class ErrorTrackingRepository {
 
   // Recording
 
-  /** Records normalised events in one transaction: each finds or creates its error and counts it. */
+  /** Records normalised events in one transaction of their own (tests; the collector uses `recordEvents`). */
   async record(projectId: number, events: readonly NormalizedEvent[], now: string): Promise<void> {
-    await this.recordMany([{ projectId, events }], now);
+    await this.db.transaction().execute((trx) => this.recordEvents(trx, projectId, events, now));
   }
 
-  /** Records the events of several requests in one transaction (the collector's group commit). */
-  async recordMany(
-    batches: readonly { projectId: number; events: readonly NormalizedEvent[] }[],
+  /**
+   * Records normalised events in the caller's transaction: each finds or creates its error and counts it. Returns
+   * the errors of the events stored (a repeated event_id is skipped). A concurrent transaction (PostgreSQL) may
+   * commit the same (project, event_id) between the check and the insert: the insert then does nothing and this
+   * throws WriteConflict, for the caller to run the whole transaction again (where the check sees it).
+   */
+  async recordEvents(
+    trx: Transaction<Database>,
+    projectId: number,
+    events: readonly NormalizedEvent[],
     now: string,
-  ): Promise<void> {
-    // A concurrent transaction (PostgreSQL) may commit the same (project, event_id) between our check and our
-    // insert: the insert then does nothing, and the whole transaction is run again, where the check sees it.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.db.transaction().execute(async (trx) => {
-          for (const b of batches) for (const e of b.events) await this.recordOne(trx, b.projectId, e, now);
-        });
-        return;
-      } catch (err) {
-        if (!(err instanceof DuplicateRace) || attempt >= 3) throw err;
-      }
+  ): Promise<RecordedError[]> {
+    const out: RecordedError[] = [];
+    for (const e of events) {
+      const r = await this.recordOne(trx, projectId, e, now);
+      if (r) out.push(r);
     }
+    return out;
   }
 
   /** Whether the project already has an event with this id (Sentry deduplicates by event_id per project). */
@@ -314,9 +308,9 @@ export class ErrorTrackingRepository {
     projectId: number,
     e: NormalizedEvent,
     now: string,
-  ): Promise<void> {
+  ): Promise<RecordedError | null> {
     // A repeated event_id (an SDK retry, or a replay) is accepted and not stored again.
-    if (await this.seen(trx, projectId, e.eventId)) return;
+    if (await this.seen(trx, projectId, e.eventId)) return null;
     const error = await this.q.upsertError.first(trx, {
       project_id: projectId,
       fingerprint: e.fingerprint,
@@ -351,12 +345,13 @@ export class ErrorTrackingRepository {
       payload: e.payloadJson,
       created_at: now,
     });
-    if (!inserted) throw new DuplicateRace();
+    if (!inserted) throw new WriteConflict('another transaction stored the same event_id first');
     const regressedAt = readNullableTimestamp(error.regressed_at);
-    await this.onRecorded(trx, projectId, error.id, {
+    return {
+      errorId: error.id,
       created: error.events_count === 1,
       regressedAt: regressedAt !== null && regressedAt === new Date(now).toISOString() ? regressedAt : null,
-    });
+    };
   }
 
   async addSessions(projectId: number, rows: readonly SessionCounts[]): Promise<void> {

@@ -268,8 +268,19 @@ export class EscalationService {
   // The engine
 
   /**
-   * An alert was created or resolved, inside the intake's (or the status change's) transaction. A new alert in a
-   * project with a policy gets one job per rule, due at its creation plus the rule's elapsed time (the policy as
+   * Whether an alert event concerns escalation: on a paid tier, a resolved alert (its pending pages are dropped)
+   * or a new one in a project with a policy (a cached lookup in the caller's transaction). Intake writes no outbox
+   * row otherwise.
+   */
+  async wantsAlertEvent(trx: EscalationTrx, projectId: number, event: 'new' | 'resolved'): Promise<boolean> {
+    if (this.tier === 'free') return false;
+    if (event === 'resolved') return true;
+    return (await this.policies.get(projectId, () => this.repo.policy(projectId, trx))) !== null;
+  }
+
+  /**
+   * An alert was created or resolved (the outbox's handler, after the intake or status change committed). A new
+   * alert in a project with a policy gets one job per rule, due at its creation plus the rule's elapsed time (the policy as
    * it is now: later changes apply to later alerts). A resolved alert's pending jobs are dropped (they would
    * find it resolved anyway).
    */
@@ -279,6 +290,8 @@ export class EscalationService {
     iid: number,
     event: 'new' | 'resolved',
     alertId: number,
+    /** When the alert was created (pages are due from then); now when absent. */
+    createdAt?: string,
   ): Promise<void> {
     if (this.tier === 'free') return;
     if (event === 'resolved') {
@@ -288,7 +301,7 @@ export class EscalationService {
     // Inside the caller's transaction: on SQLite a query outside it would wait for it forever.
     const policy = await this.policies.get(projectId, () => this.repo.policy(projectId, trx));
     if (!policy) return;
-    const created = this.clock.now().getTime();
+    const created = createdAt ? new Date(createdAt).getTime() : this.clock.now().getTime();
     for (const rule of policy.rules) {
       const dueAt = new Date(created + rule.elapsedTimeSeconds * 1000);
       const job: PageJob = {

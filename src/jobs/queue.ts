@@ -28,6 +28,8 @@ const MAX_ATTEMPTS = 10;
 export const backoffMs = (attempts: number) => Math.min(3_600_000, 1000 * 2 ** attempts);
 
 type Db = Kysely<Database> | Transaction<Database>;
+/** Rows per multi-row insert (10 parameters a row: far below SQLite's 32766 and PostgreSQL's 65535). */
+const ENQUEUE_CHUNK = 500;
 
 /**
  * The durable job queue over the `jobs` table: enqueue inside the caller's transaction, claim with a lease
@@ -78,6 +80,46 @@ export class JobQueue {
       })
       .onConflict((oc) => oc.column('unique_key').doNothing())
       .execute();
+  }
+
+  /**
+   * Enqueues several jobs in one statement (in `trx`): a batch's outbox rows cost one round trip, not one each.
+   * Chunked so that no statement exceeds the databases' bound-parameter limits.
+   */
+  async enqueueMany(
+    trx: Db,
+    jobs: readonly { kind: string; payload: unknown; uniqueKey?: string; runAt?: Date }[],
+  ): Promise<void> {
+    const now = this.clock.now();
+    for (let i = 0; i < jobs.length; i += ENQUEUE_CHUNK) {
+      await trx
+        .insertInto('jobs')
+        .values(
+          jobs.slice(i, i + ENQUEUE_CHUNK).map((j) => ({
+            kind: j.kind,
+            payload: JSON.stringify(j.payload ?? null),
+            unique_key: j.uniqueKey ?? null,
+            state: 'pending',
+            run_at: (j.runAt ?? now).toISOString(),
+            attempts: 0,
+            locked_until: null,
+            locked_by: null,
+            last_error: null,
+            created_at: now.toISOString(),
+          })),
+        )
+        .onConflict((oc) => oc.column('unique_key').doNothing())
+        .execute();
+    }
+  }
+
+  /** Wakes sleeping workers now (work was just committed) instead of at their next poll. */
+  wake(): void {
+    for (const s of this.sleepers) {
+      clearTimeout(s.timer);
+      s.resolve();
+    }
+    this.sleepers.clear();
   }
 
   /** Claims the next due job for this worker, or null. */

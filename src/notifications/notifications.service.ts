@@ -139,15 +139,41 @@ export class NotificationsService {
   // Producers: one job in the caller's transaction.
 
   /**
+   * Whether anything listens to the project's alerts (a cached lookup, asked in the caller's transaction: on
+   * SQLite a query outside it would wait for it forever). Intake writes no outbox row when nothing does.
+   */
+  listensToAlerts(trx: EnqueueTrx, projectId: number): Promise<boolean> {
+    return this.alertListeners.get(projectId, () => this.repo.hasAlertListeners(projectId, trx));
+  }
+
+  /** Whether an error event can trigger any of the project's rules (cached, as `listensToAlerts`). */
+  async wantsErrorEvent(
+    trx: EnqueueTrx,
+    projectId: number,
+    what: { created: boolean; regressedAt: string | null },
+  ): Promise<boolean> {
+    const triggers = await this.errorTriggers(trx, projectId);
+    return (
+      (what.created && triggers.has('new')) ||
+      (what.regressedAt !== null && triggers.has('regression')) ||
+      triggers.has('threshold')
+    );
+  }
+
+  private errorTriggers(trx: EnqueueTrx, projectId: number): Promise<ReadonlySet<string>> {
+    return this.ruleTriggers.get(projectId, async () => {
+      // Inside the caller's transaction: on SQLite a query outside it would wait for it forever.
+      const rules = await this.repo.rules(projectId, trx);
+      return new Set(rules.map((r) => r.trigger));
+    });
+  }
+
+  /**
    * An alert was created (`new`) or resolved: enqueues its notifications in the caller's transaction, when anything
    * listens (a cached lookup; a project without `send_email` or alert webhooks costs no job).
    */
   async alertChanged(trx: EnqueueTrx, projectId: number, iid: number, event: AlertEventType): Promise<void> {
-    // Inside the intake's transaction: on SQLite a query outside it would wait for it forever.
-    const listening = await this.alertListeners.get(projectId, () =>
-      this.repo.hasAlertListeners(projectId, trx),
-    );
-    if (!listening) return;
+    if (!(await this.listensToAlerts(trx, projectId))) return;
     await this.jobs.enqueue(ALERT_EVENT_JOB, { projectId, iid, event } satisfies AlertEventJob, { trx });
   }
 
@@ -162,11 +188,7 @@ export class NotificationsService {
     errorId: number,
     what: { created: boolean; regressedAt: string | null },
   ): Promise<void> {
-    const triggers = await this.ruleTriggers.get(projectId, async () => {
-      // Inside the collector's transaction: on SQLite a query outside it would wait for it forever.
-      const rules = await this.repo.rules(projectId, trx);
-      return new Set(rules.map((r) => r.trigger));
-    });
+    const triggers = await this.errorTriggers(trx, projectId);
     if (triggers.size === 0) return;
     const enqueue = (event: ErrorEventType, extra: { at?: string; uniqueKey?: string } = {}) =>
       this.jobs.enqueue(

@@ -1,0 +1,157 @@
+// The outbox is the job queue itself (src/jobs/queue.ts), with one dispatcher job kind, `outbox`: the queue's
+// rows are already written in the caller's transaction, durable, claimed with a lease and retried with backoff,
+// which is everything an outbox table would need again (a crash between commit and dispatch leaves the rows
+// there for the next worker). What must happen after a commit is written here as one `outbox` job per event and
+// interested handler, in the writer's transaction (a batch's rows in one statement), and run after commit by
+// `dispatch`, which calls the handler registered for the event's kind. One job per handler: a handler that throws
+// is retried alone and the other handlers of the same event are not run again. Delivery is at least once.
+// A handler may say it is not interested (`wants`, a cached lookup asked in the writer's transaction): then no
+// row is written at all, so intake pays nothing for events nobody listens to.
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { JobQueue } from '../jobs/queue.js';
+
+export const OUTBOX_JOB = 'outbox';
+
+/** The events intake and the alert services write, by kind: plain data, stored as JSON. */
+export interface OutboxEvents {
+  /** An alert was created or resolved (`at`: when; escalation pages are due from then). */
+  'alert.changed': {
+    readonly projectId: number;
+    readonly alertId: number;
+    readonly iid: number;
+    readonly event: 'new' | 'resolved';
+    readonly at: string;
+  };
+  /** The collector stored an event of an error: whether the error is new, or regressed (at `regressedAt`). */
+  'error.recorded': {
+    readonly projectId: number;
+    readonly errorId: number;
+    readonly created: boolean;
+    readonly regressedAt: string | null;
+  };
+}
+
+export type OutboxKind = keyof OutboxEvents;
+type Trx = Transaction<Database>;
+
+/** What reacts to one kind of event after it committed. */
+export interface OutboxHandler<K extends OutboxKind> {
+  /** Whether this event needs the handler (asked in the writer's transaction; absent: always). */
+  wants?(trx: Trx, event: OutboxEvents[K]): Promise<boolean>;
+  /** Runs after commit, in a transaction of its own (where it may enqueue its jobs). */
+  handle(trx: Trx, event: OutboxEvents[K]): Promise<void>;
+}
+
+/** The payload of an `outbox` job. */
+interface OutboxRow {
+  readonly kind: OutboxKind;
+  readonly handler: string;
+  readonly event: unknown;
+}
+
+/** Writes events in one transaction; `flush` writes the staged rows (in that transaction). */
+export interface OutboxWriter {
+  /** Writes outbox event `kind` (a row for each interested handler, at `flush`). */
+  add<K extends OutboxKind>(kind: K, event: OutboxEvents[K]): Promise<void>;
+}
+
+class StagedWriter implements OutboxWriter {
+  readonly rows: OutboxRow[] = [];
+  readonly kinds = new Set<OutboxKind>();
+
+  constructor(
+    private readonly outbox: Outbox,
+    private readonly trx: Trx,
+  ) {}
+
+  async add<K extends OutboxKind>(kind: K, event: OutboxEvents[K]): Promise<void> {
+    this.kinds.add(kind);
+    for (const [name, h] of this.outbox.handlersOf(kind)) {
+      if (h.wants && !(await h.wants(this.trx, event))) continue;
+      this.rows.push({ kind, handler: name, event });
+    }
+  }
+}
+
+/**
+ * The one dispatcher of what must happen after a commit. The composition root registers handlers by event kind
+ * (`on`), and signals (`afterCommit`) for consumers that catch up from the committed rows themselves (the search
+ * index keeps its own high-water mark, so a lost signal loses nothing).
+ */
+export class Outbox {
+  private readonly handlers = new Map<OutboxKind, Map<string, OutboxHandler<never>>>();
+  private readonly signals = new Map<OutboxKind, (() => void)[]>();
+  /** Where a failed signal is reported (the server sets its logger). */
+  log: (msg: string, extra?: object) => void = () => undefined;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly jobs: JobQueue,
+  ) {
+    jobs.register(OUTBOX_JOB, (job) => this.dispatch(job.payload as OutboxRow));
+  }
+
+  /** Registers handler `name` for events of `kind` (a name per kind is what its rows carry). */
+  on<K extends OutboxKind>(kind: K, name: string, handler: OutboxHandler<K>): void {
+    const byName = this.handlers.get(kind) ?? new Map<string, OutboxHandler<never>>();
+    this.handlers.set(kind, byName);
+    byName.set(name, handler as unknown as OutboxHandler<never>);
+  }
+
+  /** Calls `fn` after each commit that wrote an event of `kind` (no row; not retried). */
+  afterCommit(kind: OutboxKind, fn: () => void): void {
+    const list = this.signals.get(kind) ?? [];
+    list.push(fn);
+    this.signals.set(kind, list);
+  }
+
+  handlersOf<K extends OutboxKind>(kind: K): Iterable<[string, OutboxHandler<K>]> {
+    return (this.handlers.get(kind) ?? new Map()) as Map<string, OutboxHandler<K>>;
+  }
+
+  /**
+   * Runs `fn` in a transaction given by `run` with a writer for its events; their rows are written at the end of
+   * that transaction, and dispatched once it committed. `run` may call its function again (a retry): each call
+   * starts with no staged event.
+   */
+  async transaction<T>(
+    run: <R>(fn: (trx: Trx) => Promise<R>) => Promise<R>,
+    fn: (trx: Trx, outbox: OutboxWriter) => Promise<T>,
+  ): Promise<T> {
+    const last: { staged?: StagedWriter } = {};
+    const out = await run(async (trx) => {
+      const writer = new StagedWriter(this, trx);
+      const result = await fn(trx, writer);
+      if (writer.rows.length > 0)
+        await this.jobs.enqueueMany(
+          trx,
+          writer.rows.map((payload) => ({ kind: OUTBOX_JOB, payload })),
+        );
+      last.staged = writer;
+      return result;
+    });
+    if (last.staged) this.committed(last.staged);
+    return out;
+  }
+
+  private committed(w: StagedWriter): void {
+    if (w.rows.length > 0) this.jobs.wake();
+    for (const kind of w.kinds) {
+      for (const fn of this.signals.get(kind) ?? []) {
+        try {
+          fn();
+        } catch (err) {
+          this.log('outbox signal failed', { kind, error: String(err) });
+        }
+      }
+    }
+  }
+
+  /** Runs one row's handler in its own transaction (the job is retried when it throws). */
+  async dispatch(row: OutboxRow): Promise<void> {
+    const handler = this.handlers.get(row.kind)?.get(row.handler);
+    if (!handler) throw new Error(`no outbox handler ${row.handler} for ${row.kind}`);
+    await this.db.transaction().execute((trx) => handler.handle(trx, row.event as never));
+  }
+}
