@@ -2,7 +2,7 @@ import type { Alert } from '../alerts/alerts.js';
 import { isUniqueViolation } from '../alerts/alerts.repository.js';
 import type { Clock } from '../clock.js';
 import type { Tier } from '../config.js';
-import { AppError, forbidden, notFound, paramError } from '../errors.js';
+import { forbidden, notFound, paramError, plainError } from '../errors.js';
 import type { Job, JobQueue } from '../jobs/queue.js';
 import { AccessLevel } from '../members/members.js';
 import type { AlertPage } from '../notifications/notifications.service.js';
@@ -32,7 +32,7 @@ import type { EscalationRepository, EscalationTrx } from './escalation.repositor
 export const ESCALATION_PAGE_JOB = 'escalation_page';
 
 /** A 400 with GitLab's service message (`{"message": "..."}`). */
-const invalid = (message: string) => new AppError(400, { message });
+const invalid = (message: string) => plainError('invalid', message);
 const PREMIUM = 'Escalation policies need the Premium or Ultimate tier';
 
 /** A rule as the API takes it: the target by `oncall_schedule_iid`, `username` or `user_id` (exactly one). */

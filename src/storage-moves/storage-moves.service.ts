@@ -16,7 +16,7 @@ import type { StorageMovesRepository } from './storage-moves.repository.js';
  */
 export class MoveInProgressError extends AppError {
   constructor(type: ContainerType) {
-    super(400, { message: { [type]: ['is read-only'] } });
+    super('invalid', { shape: 'fields', fields: { [type]: ['is read-only'] } });
   }
 }
 
