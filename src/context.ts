@@ -42,7 +42,7 @@ import { JobQueue } from './jobs/queue.js';
 import { AccessLevel } from './members/members.js';
 import { MembersRepository } from './members/members.repository.js';
 import { MembersService } from './members/members.service.js';
-import { PermissionsService } from './members/permissions.service.js';
+import { createAccessPolicy, PermissionsService } from './members/permissions.service.js';
 import {
   MergeRequestApprovalsRepository,
   MergeRequestRulesRepository,
@@ -171,6 +171,12 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     config.cacheTtlMs,
   );
   const permissions = new PermissionsService(membersRepo, namespacesRepo, clock);
+  // The one access policy; projects and groups find objects for it (declared below, called only per request).
+  const access = createAccessPolicy(
+    permissions,
+    { project: (idOrPath) => projects.lookup(idOrPath), group: (idOrPath) => groups.lookup(idOrPath) },
+    config.tier,
+  );
   const repositories = new RepositoriesService(new Git(), config.storages);
   const lifecycle = repositoryLifecycle(repositories);
   const storagePicker = new WeightedStorages(async () => (await settings.get()).repository_storages_weighted);
@@ -180,6 +186,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     namespacesRepo,
     membersRepo,
     permissions,
+    access,
     settings,
     { names: Object.keys(config.storages), pick },
     lifecycle,
@@ -188,7 +195,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   const alertsRepo = new AlertsRepository(k, db.dialect);
   const issuesRepo = new IssuesRepository(k);
   const cipher = createCipher(loadOrCreateSecretKey(config.dataDir));
-  const integrations = new IntegrationsService(alertsRepo, projects, cipher, config.tier, clock);
+  const integrations = new IntegrationsService(alertsRepo, projects, cipher, access, clock);
   const outbound = new OutboundHttp({
     allowLocal: async () => (await settings.get()).allow_local_requests_from_web_hooks_and_services,
     timeoutMs: config.outboundTimeoutMs,
@@ -234,6 +241,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     namespacesRepo,
     membersRepo,
     permissions,
+    access,
     settings,
     pick,
     lifecycle,
@@ -296,7 +304,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     projects,
     usersRepo,
     (p) => permissions.inheritedSources(p.namespace, false),
-    config.tier,
+    access,
     clock,
   );
   const escalations = new EscalationService(
@@ -320,7 +328,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     },
     oncall,
     jobs,
-    config.tier,
+    access,
     clock,
     config.cacheTtlMs,
   );
@@ -405,7 +413,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       membersRepo,
       usersRepo,
       users,
-      config.tier,
+      access,
       clock,
     ),
     runners: new RunnersService(
@@ -423,7 +431,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       jobs,
       storagePicker,
       config.offering,
-      config.tier,
+      access,
       clock,
       // Spec rule 9: after moving, when geo replication is enabled, all repositories are resynced.
       (type, id) => geo.markResync(type, id, 'repository storage move'),
