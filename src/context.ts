@@ -264,7 +264,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       ? new SharedSignInLimiter(rates(), config.loginFailuresPerIp, config.loginFailureWindowSeconds * 1000)
       : undefined,
   );
-  const snippets = new SnippetsService(snippetsRepo, projects, settings, pick, lifecycle, clock);
+  const snippets = new SnippetsService(snippetsRepo, projects, access, settings, pick, lifecycle, clock);
   const audit = new AuditService(
     new AuditRepository(k),
     jobs,
