@@ -44,7 +44,7 @@ import { JobQueue } from './jobs/queue.js';
 import { AccessLevel } from './members/members.js';
 import { MembersRepository } from './members/members.repository.js';
 import { MembersService } from './members/members.service.js';
-import { PermissionsService } from './members/permissions.service.js';
+import { createAccessPolicy, PermissionsService } from './members/permissions.service.js';
 import {
   MergeRequestApprovalsRepository,
   MergeRequestRulesRepository,
@@ -173,6 +173,12 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     config.cacheTtlMs,
   );
   const permissions = new PermissionsService(membersRepo, namespacesRepo, clock);
+  // The one access policy; projects and groups find objects for it (declared below, called only per request).
+  const access = createAccessPolicy(
+    permissions,
+    { project: (idOrPath) => projects.lookup(idOrPath), group: (idOrPath) => groups.lookup(idOrPath) },
+    config.tier,
+  );
   const repositories = new RepositoriesService(new Git(), config.storages);
   const lifecycle = repositoryLifecycle(repositories);
   const storagePicker = new WeightedStorages(async () => (await settings.get()).repository_storages_weighted);
@@ -182,6 +188,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     namespacesRepo,
     membersRepo,
     permissions,
+    access,
     settings,
     { names: Object.keys(config.storages), pick },
     lifecycle,
@@ -190,7 +197,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   const alertsRepo = new AlertsRepository(k, db.dialect);
   const issuesRepo = new IssuesRepository(k);
   const cipher = createCipher(loadOrCreateSecretKey(config.dataDir));
-  const integrations = new IntegrationsService(alertsRepo, projects, cipher, config.tier, clock);
+  const integrations = new IntegrationsService(alertsRepo, projects, cipher, access, clock);
   const outbound = new OutboundHttp({
     allowLocal: async () => (await settings.get()).allow_local_requests_from_web_hooks_and_services,
     timeoutMs: config.outboundTimeoutMs,
@@ -232,6 +239,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     namespacesRepo,
     membersRepo,
     permissions,
+    access,
     settings,
     pick,
     lifecycle,
@@ -254,7 +262,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       ? new SharedSignInLimiter(rates(), config.loginFailuresPerIp, config.loginFailureWindowSeconds * 1000)
       : undefined,
   );
-  const snippets = new SnippetsService(snippetsRepo, projects, settings, pick, lifecycle, clock);
+  const snippets = new SnippetsService(snippetsRepo, projects, access, settings, pick, lifecycle, clock);
   const audit = new AuditService(
     new AuditRepository(k),
     jobs,
@@ -294,7 +302,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     projects,
     usersRepo,
     (p) => permissions.inheritedSources(p.namespace, false),
-    config.tier,
+    access,
     clock,
   );
   const escalations = new EscalationService(
@@ -318,7 +326,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     },
     oncall,
     jobs,
-    config.tier,
+    access,
     clock,
     config.cacheTtlMs,
   );
@@ -420,7 +428,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       membersRepo,
       usersRepo,
       users,
-      config.tier,
+      access,
       clock,
     ),
     runners: new RunnersService(
@@ -438,7 +446,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       jobs,
       storagePicker,
       config.offering,
-      config.tier,
+      access,
       clock,
       // Spec rule 9: after moving, when geo replication is enabled, all repositories are resynced.
       (type, id) => geo.markResync(type, id, 'repository storage move'),

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { statusOf } from './api/errors.js';
 import { normalizeHost } from './error-tracking/error-tracking.service.js';
 import { isSentrySlug, sentryIssueId, sentryProjectApiUrl } from './error-tracking/sentry-client.js';
 import { AppError } from './errors.js';
@@ -18,8 +19,8 @@ function onlyAppError4xx(fn: () => unknown): void {
     fn();
   } catch (err) {
     expect(err).toBeInstanceOf(AppError);
-    expect((err as AppError).status).toBeGreaterThanOrEqual(400);
-    expect((err as AppError).status).toBeLessThan(500);
+    expect(statusOf((err as AppError).kind)).toBeGreaterThanOrEqual(400);
+    expect(statusOf((err as AppError).kind)).toBeLessThan(500);
   }
 }
 

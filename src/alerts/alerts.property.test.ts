@@ -212,7 +212,7 @@ describe('alert payload parsers (property-based)', () => {
           }
         } catch (err) {
           expect(err).toBeInstanceOf(AppError);
-          expect((err as AppError).status).toBe(400);
+          expect(['bad_request', 'invalid']).toContain((err as AppError).kind);
         }
       }),
       RUNS,

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import type { Tier } from '../config.js';
 import type { Cipher } from '../crypto.js';
-import { forbidden, invalidFields, notFound, unprocessable } from '../errors.js';
+import { invalidFields, notFound, unprocessable } from '../errors.js';
 import { AccessLevel } from '../members/members.js';
+import type { Access } from '../members/permissions.service.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { User } from '../users/users.js';
@@ -34,7 +34,6 @@ export interface IntegrationView extends Integration {
   readonly isDefaultPrometheus: boolean;
 }
 
-const PREMIUM = 'This needs the Premium or Ultimate tier';
 const newKey = () => randomBytes(16).toString('hex');
 const newIdentifier = () => randomBytes(8).toString('hex');
 
@@ -66,9 +65,9 @@ export class IntegrationsService {
 
   constructor(
     private readonly repo: AlertsRepository,
-    private readonly projects: ProjectsService,
+    readonly _projects: ProjectsService,
     private readonly cipher: Cipher,
-    private readonly tier: Tier,
+    private readonly access: Access,
     private readonly clock: Clock,
   ) {}
 
@@ -82,7 +81,7 @@ export class IntegrationsService {
   }
 
   private get premium(): boolean {
-    return this.tier !== 'free';
+    return this.access.hasTier('multiple_integrations');
   }
 
   /** The project, for a caller with at least `level` (Maintainer manages, Developer tests). */
@@ -91,7 +90,7 @@ export class IntegrationsService {
     idOrPath: string,
     level: number = AccessLevel.Maintainer,
   ): Promise<Project> {
-    return (await this.projects.findWithLevel(actor, idOrPath, level)).project;
+    return (await this.access.project(actor, idOrPath, level)).project;
   }
 
   /** All integrations of a project with their effective state. */
@@ -147,7 +146,7 @@ export class IntegrationsService {
     // An empty sample payload and mapping are what every integration has: sending them is not custom mapping.
     const customised = !empty(input.payloadExample) || !empty(input.payloadAttributeMapping);
     if (customised) {
-      if (!this.premium) throw forbidden(`Custom field mapping: ${PREMIUM}`);
+      this.access.tier('alert_field_mapping');
       if (type === 'oncall_link')
         throw invalidFields({ payload_attribute_mapping: ['is not used by the on-call link'] });
     }
@@ -171,9 +170,9 @@ export class IntegrationsService {
     if (name === '') throw invalidFields({ name: ["can't be blank"] });
     if (name.length > 255) throw invalidFields({ name: ['is too long (maximum is 255 characters)'] });
     const existing = await this.repo.integrations(project.id);
-    if (type === 'oncall_link' && !this.premium) throw forbidden(`The on-call tool link: ${PREMIUM}`);
-    if (!this.premium && existing.some((i) => i.type === type)) {
-      throw forbidden(`Multiple integrations of a single type: ${PREMIUM}`);
+    if (type === 'oncall_link') this.access.tier('oncall_link');
+    if (existing.some((i) => i.type === type)) {
+      this.access.tier('multiple_integrations');
     }
     if (type === 'prometheus' || type === 'oncall_link') {
       if (!input.apiUrl) throw invalidFields({ api_url: ["can't be blank"] });

@@ -1,6 +1,6 @@
 import type {} from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, forbidden, insufficientScope, unauthorized } from '../errors.js';
+import { forbidden, insufficientScope, notFound, unauthorized } from '../errors.js';
 import type { PersonalAccessToken, TokenScope, User } from '../users/users.js';
 import type { UsersService } from '../users/users.service.js';
 
@@ -106,7 +106,7 @@ async function sudo(request: FastifyRequest, users: UsersService, actor: Actor):
   if (!actor.user?.admin) throw forbidden('Must be admin to use sudo');
   if (!actor.scopes?.has('sudo')) throw insufficientScope('sudo');
   const user = await users.resolve(target);
-  if (!user) throw new AppError(404, { message: `404 User with ID or username '${target}' Not Found` });
+  if (!user) throw notFound(`User with ID or username '${target}'`);
   if (user.state !== 'active') throw forbidden('Your account has been blocked.');
   return { ...actor, user };
 }

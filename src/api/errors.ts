@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PayloadShapeError, PayloadTextError, TooManyAlertsError } from '../alerts/alerts.js';
-import { AppError } from '../errors.js';
+import { AppError, type ErrorKind } from '../errors.js';
 import { type MergeRefusal, MergeRefusedError } from '../merge-requests/merge-requests.js';
 import { REMOVED_FIELDS } from './validation.js';
 
@@ -29,6 +29,74 @@ function clientDataError(error: unknown): string | null {
   if (code === '22003') return 'a number is out of range';
   if (code === '22021' || code === '22P05' || code === '22P02') return 'a value is invalid';
   return null;
+}
+
+/**
+ * The one table from a domain error's kind to its HTTP status and the title of GitLab's status line
+ * (`403 Forbidden`). Services name kinds; only this table knows statuses.
+ */
+export const ERROR_KINDS: Readonly<Record<ErrorKind, { readonly status: number; readonly title: string }>> = {
+  bad_request: { status: 400, title: 'Bad request' },
+  invalid: { status: 400, title: 'Bad request' },
+  unauthorized: { status: 401, title: 'Unauthorized' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  read_only: { status: 403, title: 'Forbidden' },
+  not_found: { status: 404, title: 'Not Found' },
+  method_not_allowed: { status: 405, title: 'Method Not Allowed' },
+  conflict: { status: 409, title: 'Conflict' },
+  gone: { status: 410, title: 'Gone' },
+  too_large: { status: 413, title: 'Request Entity Too Large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported Media Type' },
+  unprocessable: { status: 422, title: 'Unprocessable Entity' },
+  rate_limited: { status: 429, title: 'Too Many Requests' },
+  internal: { status: 500, title: 'Internal Server Error' },
+};
+
+/** The HTTP status of a domain error kind. */
+export const statusOf = (kind: ErrorKind): number => ERROR_KINDS[kind].status;
+
+/** The status, GitLab-shaped body and headers of an `AppError`. */
+export function appErrorResponse(error: AppError): {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+} {
+  const { status, title } = ERROR_KINDS[error.kind];
+  const d = error.detail;
+  const headers: Record<string, string> =
+    error.retryAfterSeconds !== undefined ? { 'Retry-After': String(error.retryAfterSeconds) } : {};
+  let body: Record<string, unknown>;
+  switch (d.shape) {
+    case 'titled':
+      body = { message: d.reason ? `${status} ${title} - ${d.reason}` : `${status} ${title}` };
+      break;
+    case 'resource':
+      body = { message: d.resource ? `${status} ${d.resource} Not Found` : `${status} Not Found` };
+      break;
+    case 'message':
+      body = { message: d.message };
+      break;
+    case 'param':
+      body = { error: d.text };
+      break;
+    case 'fields':
+      body = { message: d.fields };
+      break;
+    case 'oauth':
+      body = {
+        error: d.error,
+        error_description: d.description,
+        ...(d.scope !== undefined ? { scope: d.scope } : {}),
+      };
+      break;
+  }
+  return { status, body, headers };
+}
+
+/** The one-line text of an `AppError`'s answer: its body's message (git clients and the CLI show it). */
+export function appErrorText(error: AppError): string {
+  const { body } = appErrorResponse(error);
+  return typeof body.message === 'string' ? body.message : JSON.stringify(body);
 }
 
 /** GitLab's answers to the merge rules' refusals. */
@@ -72,7 +140,8 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     if (error instanceof AppError) {
-      return reply.status(error.status).headers(error.headers).send(error.body);
+      const { status, body, headers } = appErrorResponse(error);
+      return reply.status(status).headers(headers).send(body);
     }
     const domain = domainErrorResponse(error);
     if (domain) return reply.status(domain.status).send(domain.body);

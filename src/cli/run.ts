@@ -1,3 +1,4 @@
+import { appErrorText } from '../api/errors.js';
 import { ConfigError } from '../config.js';
 import { AppError } from '../errors.js';
 
@@ -21,9 +22,7 @@ export function fail(err: unknown): never {
     process.exit(EXIT_USAGE);
   }
   if (err instanceof AppError) {
-    process.stderr.write(
-      `svc: ${typeof err.body.message === 'string' ? err.body.message : JSON.stringify(err.body)}\n`,
-    );
+    process.stderr.write(`svc: ${appErrorText(err)}\n`);
     process.exit(EXIT_FAILURE);
   }
   process.stderr.write(`svc: ${err instanceof Error ? err.message : String(err)}\n`);

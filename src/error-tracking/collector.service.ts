@@ -56,7 +56,7 @@ type Target = { project: Project; keys: readonly string[]; enabled: boolean } | 
 /** Rate limited: the SDK should wait `retryAfter` seconds. */
 export class RateLimited extends ProtocolError {
   constructor(readonly retryAfter: number) {
-    super(429, '429 Too Many Requests');
+    super('rate_limited', '429 Too Many Requests');
   }
 }
 
@@ -133,16 +133,16 @@ export class CollectorService {
     const key = requestKey(req);
     if (!key) return;
     const target = await this.target(req.projectId);
-    if (!target) throw new ProtocolError(404, '404 Project Not Found');
-    if (!target.enabled) throw new ProtocolError(404, '404 Not Found');
-    if (!target.keys.some((k) => safeEqual(k, key))) throw new ProtocolError(404, '404 Not Found');
+    if (!target) throw new ProtocolError('not_found', '404 Project Not Found');
+    if (!target.enabled) throw new ProtocolError('not_found', '404 Not Found');
+    if (!target.keys.some((k) => safeEqual(k, key))) throw new ProtocolError('not_found', '404 Not Found');
   }
 
   /** Handles one store or envelope request; returns the event id answered to the SDK. */
   async ingest(req: CollectorRequest): Promise<{ id: string | null }> {
     const target = await this.target(req.projectId);
-    if (!target) throw new ProtocolError(404, '404 Project Not Found');
-    if (!target.enabled) throw new ProtocolError(404, '404 Not Found');
+    if (!target) throw new ProtocolError('not_found', '404 Project Not Found');
+    if (!target.enabled) throw new ProtocolError('not_found', '404 Not Found');
 
     // The key is checked before the body is decompressed: from the URL or a header when there, else from the
     // envelope header's `dsn` (the third way), for which only the first line is decompressed.
@@ -151,8 +151,8 @@ export class CollectorService {
       const head = await decodeFirstLine(req.body, req.contentEncoding, HEADER_LIMIT);
       key = keyFromDsn(parseHeader(head, 'envelope header').dsn);
     }
-    if (!key) throw new ProtocolError(400, '400 Bad request - Failed to parse sentry request');
-    if (!target.keys.some((k) => safeEqual(k, key))) throw new ProtocolError(404, '404 Not Found');
+    if (!key) throw new ProtocolError('bad_request', '400 Bad request - Failed to parse sentry request');
+    if (!target.keys.some((k) => safeEqual(k, key))) throw new ProtocolError('not_found', '404 Not Found');
 
     // The rate limit counts events: one for the request here (before any decoding), one more for each further
     // event of an envelope once they are counted (below).
@@ -174,7 +174,8 @@ export class CollectorService {
           text: raw === undefined ? undefined : text,
         });
       } catch (err) {
-        if (err instanceof EventError) throw new ProtocolError(400, `400 Bad request - ${err.message}`);
+        if (err instanceof EventError)
+          throw new ProtocolError('bad_request', `400 Bad request - ${err.message}`);
         throw err;
       }
     };
@@ -200,12 +201,12 @@ export class CollectorService {
     // Counted before anything is parsed or stored: an envelope beyond the limits changes nothing.
     if (eventItems.length > MAX_EVENT_ITEMS)
       throw new ProtocolError(
-        400,
+        'bad_request',
         `400 Bad request - too many events in envelope (at most ${MAX_EVENT_ITEMS})`,
       );
     if (sessionItems.length > MAX_SESSION_ITEMS)
       throw new ProtocolError(
-        400,
+        'bad_request',
         `400 Bad request - too many session items in envelope (at most ${MAX_SESSION_ITEMS})`,
       );
     await throttle(eventItems.length - 1);
@@ -213,7 +214,7 @@ export class CollectorService {
     const sessions: SessionCounts[] = [];
     for (const item of eventItems) {
       if (item.payload.length > EVENT_LIMIT)
-        throw new ProtocolError(413, '413 Request Entity Too Large - event larger than 1 MB');
+        throw new ProtocolError('too_large', '413 Request Entity Too Large - event larger than 1 MB');
       const raw = parseJson(item.payload);
       const withId = withEventId(raw, headerId);
       // The event's own event_id first: the envelope header's names the (usual) single event when it has none,
@@ -232,7 +233,7 @@ export class CollectorService {
     }
     for (const item of sessionItems) {
       if (item.payload.length > EVENT_LIMIT)
-        throw new ProtocolError(413, '413 Request Entity Too Large - session item larger than 1 MB');
+        throw new ProtocolError('too_large', '413 Request Entity Too Large - session item larger than 1 MB');
       // Each item is parsed in its own turn of the event loop: other requests (and /-/health) go in between.
       await new Promise<void>((resolve) => setImmediate(resolve));
       sessions.push(...sessionCounts(item.headers.type as string, parseJson(item.payload)));
@@ -268,7 +269,7 @@ export const MAX_SESSION_COUNT = 2_147_483_647;
 const SESSION_STATUSES = new Set(['ok', 'exited', 'crashed', 'abnormal', 'errored']);
 
 const invalidSession = (reason: string) =>
-  new ProtocolError(400, `400 Bad request - Invalid session: ${reason}`);
+  new ProtocolError('bad_request', `400 Bad request - Invalid session: ${reason}`);
 
 /** A count field: absent is 0; else a non-negative integer within bounds (Sentry's session schema). */
 function count(o: Record<string, unknown>, key: string): number {

@@ -1,6 +1,7 @@
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { statusOf } from '../api/errors.js';
 import { MAX_SESSION_COUNT, sessionCounts } from './collector.service.js';
 import { EventError, normalizeEvent } from './events.js';
 import {
@@ -23,9 +24,10 @@ const RUNS = { numRuns: 200 };
 
 function expect4xx(err: unknown): void {
   if (!(err instanceof ProtocolError)) throw err;
-  expect(err.status).toBeGreaterThanOrEqual(400);
-  expect(err.status).toBeLessThan(500);
-  expect(err.message).toMatch(new RegExp(`^${err.status} `));
+  const status = statusOf(err.kind);
+  expect(status).toBeGreaterThanOrEqual(400);
+  expect(status).toBeLessThan(500);
+  expect(err.message).toMatch(new RegExp(`^${status} `));
 }
 
 /** JSON values including awkward numbers, NUL escapes and deep nesting. */
@@ -122,7 +124,7 @@ describe('collector parsers never throw anything but a typed 4xx', () => {
     const body = Buffer.from([
       31, 139, 8, 0, 0, 0, 0, 0, 0, 3, 99, 96, 224, 2, 0, 12, 48, 148, 31, 3, 0, 0, 0,
     ]);
-    await expect(decodeFirstLine(body, 'x-gzip', 1)).rejects.toMatchObject({ status: 400 });
+    await expect(decodeFirstLine(body, 'x-gzip', 1)).rejects.toMatchObject({ kind: 'bad_request' });
     expect((await decodeFirstLine(body, 'x-gzip', 2)).length).toBe(2);
   });
 
@@ -184,7 +186,7 @@ describe('collector parsers never throw anything but a typed 4xx', () => {
           }
         } catch (err) {
           expect4xx(err);
-          expect((err as ProtocolError).status).toBe(400);
+          expect((err as ProtocolError).kind).toBe('bad_request');
         }
       }),
       RUNS,

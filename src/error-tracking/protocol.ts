@@ -13,17 +13,21 @@ import {
   inflateRawSync,
   inflateSync,
 } from 'node:zlib';
+import type { ErrorKind } from '../errors.js';
 
 /** The Sentry wire protocol: body decoding (bounded), envelopes, auth. Pure apart from zlib. */
 
 /**
- * A request the collector refuses, with the status the protocol answers it with and the reason (`404 Not Found`,
- * `400 Bad request - ...`). The collector's routes shape the answer: the reason as `{"message": ...}` and in
- * Sentry's `X-Sentry-Error` header.
+ * A request the collector refuses, with the kind of refusal (the HTTP table gives its status) and Sentry's reason
+ * (`404 Not Found`, `400 Bad request - ...`). The collector's routes shape the answer: the reason as
+ * `{"message": ...}` and in Sentry's `X-Sentry-Error` header.
  */
 export class ProtocolError extends Error {
   constructor(
-    readonly status: 400 | 404 | 413 | 415 | 429,
+    readonly kind: Extract<
+      ErrorKind,
+      'bad_request' | 'not_found' | 'too_large' | 'unsupported_media_type' | 'rate_limited'
+    >,
     message: string,
   ) {
     super(message);
@@ -48,8 +52,9 @@ const inflateRawAsync = either(inflateRawSync, inflateRaw as never);
 const brotliAsync = either(brotliDecompressSync, brotliDecompress as never);
 
 const tooLarge = (limit: number) =>
-  new ProtocolError(413, `413 Request Entity Too Large - more than ${limit} bytes once decompressed`);
-const undecodable = () => new ProtocolError(400, '400 Bad request - Failed to decompress the request body');
+  new ProtocolError('too_large', `413 Request Entity Too Large - more than ${limit} bytes once decompressed`);
+const undecodable = () =>
+  new ProtocolError('bad_request', '400 Bad request - Failed to decompress the request body');
 
 /** Decompresses with a hard output cap: a compression bomb stops at `limit` bytes, whatever its size. */
 async function bounded(
@@ -78,13 +83,16 @@ export function contentCoding(contentEncoding: string | undefined): Coding {
     .map((e) => e.trim().toLowerCase())
     .filter((e) => e !== '' && e !== 'identity');
   if (encodings.length > 1)
-    throw new ProtocolError(415, '415 Unsupported Media Type - at most one Content-Encoding is supported');
+    throw new ProtocolError(
+      'unsupported_media_type',
+      '415 Unsupported Media Type - at most one Content-Encoding is supported',
+    );
   const enc = encodings[0];
   if (enc === undefined) return null;
   if (enc === 'gzip' || enc === 'x-gzip') return 'gzip';
   if (enc === 'deflate' || enc === 'br') return enc;
   throw new ProtocolError(
-    415,
+    'unsupported_media_type',
     `415 Unsupported Media Type - Content-Encoding ${enc.slice(0, 40)} is not supported`,
   );
 }
@@ -131,7 +139,8 @@ export async function decodeFirstLine(
   const firstLine = (b: Buffer) => {
     const nl = b.indexOf(0x0a);
     if (nl !== -1) return b.subarray(0, nl);
-    if (b.length > limit) throw new ProtocolError(400, '400 Bad request - Envelope header is too long');
+    if (b.length > limit)
+      throw new ProtocolError('bad_request', '400 Bad request - Envelope header is too long');
     return b;
   };
   if (coding === null) return firstLine(body.subarray(0, limit + 1));
@@ -156,7 +165,7 @@ export async function decodeFirstLine(
       if (err) reject(err);
       else resolve(value!);
     };
-    const tooLong = () => new ProtocolError(400, '400 Bad request - Envelope header is too long');
+    const tooLong = () => new ProtocolError('bad_request', '400 Bad request - Envelope header is too long');
     stream.on('data', (chunk: Buffer) => {
       const nl = chunk.indexOf(0x0a);
       if (nl !== -1) {
@@ -212,10 +221,10 @@ export function parseHeader(line: Buffer, what: string): Record<string, unknown>
   try {
     v = JSON.parse(line.toString('utf8'));
   } catch {
-    throw new ProtocolError(400, `400 Bad request - Invalid ${what}`);
+    throw new ProtocolError('bad_request', `400 Bad request - Invalid ${what}`);
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v))
-    throw new ProtocolError(400, `400 Bad request - Invalid ${what}`);
+    throw new ProtocolError('bad_request', `400 Bad request - Invalid ${what}`);
   return v as Record<string, unknown>;
 }
 
@@ -228,7 +237,8 @@ export function parseEnvelope(body: Buffer, maxItems = Number.POSITIVE_INFINITY)
   const NL = 0x0a;
   let pos = body.indexOf(NL);
   const headerEnd = pos === -1 ? body.length : pos;
-  if (headerEnd === 0 && body.length <= 1) throw new ProtocolError(400, '400 Bad request - Empty envelope');
+  if (headerEnd === 0 && body.length <= 1)
+    throw new ProtocolError('bad_request', '400 Bad request - Empty envelope');
   const headers = parseHeader(body.subarray(0, headerEnd), 'envelope header');
   const items: EnvelopeItem[] = [];
   pos = headerEnd + 1;
@@ -241,19 +251,22 @@ export function parseEnvelope(body: Buffer, maxItems = Number.POSITIVE_INFINITY)
     const lineEnd = body.indexOf(NL, pos);
     const itemHeaderEnd = lineEnd === -1 ? body.length : lineEnd;
     if (items.length >= maxItems)
-      throw new ProtocolError(400, `400 Bad request - too many items in envelope (at most ${maxItems})`);
+      throw new ProtocolError(
+        'bad_request',
+        `400 Bad request - too many items in envelope (at most ${maxItems})`,
+      );
     const itemHeaders = parseHeader(body.subarray(pos, itemHeaderEnd), 'item header');
     pos = itemHeaderEnd + 1;
     const length = itemHeaders.length;
     let payload: Buffer;
     if (typeof length === 'number' && Number.isInteger(length) && length >= 0) {
       if (pos + length > body.length)
-        throw new ProtocolError(400, '400 Bad request - Envelope item is shorter than its length');
+        throw new ProtocolError('bad_request', '400 Bad request - Envelope item is shorter than its length');
       payload = body.subarray(pos, pos + length);
       pos += length;
       if (pos < body.length) {
         if (body[pos] !== NL)
-          throw new ProtocolError(400, '400 Bad request - Envelope item is longer than its length');
+          throw new ProtocolError('bad_request', '400 Bad request - Envelope item is longer than its length');
         pos++;
       }
     } else {
@@ -272,6 +285,6 @@ export function parseJson(buf: Buffer): unknown {
   try {
     return JSON.parse(buf.toString('utf8'));
   } catch {
-    throw new ProtocolError(400, '400 Bad request - Failed to parse sentry request');
+    throw new ProtocolError('bad_request', '400 Bad request - Failed to parse sentry request');
   }
 }

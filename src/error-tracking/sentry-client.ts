@@ -1,4 +1,4 @@
-import { AppError } from '../errors.js';
+import { type ErrorKind, invalidFields, paramError, plainError } from '../errors.js';
 import { OutboundError, type OutboundHttp } from '../outbound.js';
 import type { Paged, PageRequest } from '../paging.js';
 import type { ErrorStatus, StackTrace, TrackedError } from './error-tracking.js';
@@ -8,7 +8,7 @@ import type { Frame } from './events.js';
 
 const MAX_RESPONSE = 1024 * 1024;
 
-const fail = (message: string, status = 400) => new AppError(status, { message });
+const fail = (message: string, kind: ErrorKind = 'bad_request') => plainError(kind, message);
 
 /** Sentry's slug rule (organizations and projects): lowercase letters, digits, `-` and `_`, not all digits. */
 const SLUG = /^(?![0-9]+$)[a-z0-9_-]{1,50}$/;
@@ -17,7 +17,7 @@ const ISSUE_ID = /^[1-9][0-9]{0,18}$/;
 
 /** An issue id fit for a Sentry API path; 400 otherwise, before any request goes out. */
 export function sentryIssueId(id: string): string {
-  if (!ISSUE_ID.test(id)) throw new AppError(400, { error: 'error_id is invalid' });
+  if (!ISSUE_ID.test(id)) throw paramError('error_id is invalid');
   return id;
 }
 
@@ -74,7 +74,7 @@ export class SentryClient implements ExternalErrors {
       await this.http.addresses(new URL(apiHost));
     } catch (err) {
       if (err instanceof OutboundError && err.reason === 'blocked')
-        throw new AppError(400, { message: { api_host: [`is blocked: ${err.message}`] } });
+        throw invalidFields({ api_host: [`is blocked: ${err.message}`] });
       // An unresolvable host may resolve later (GitLab saves it and fails at request time).
     }
   }
@@ -130,7 +130,7 @@ export class SentryClient implements ExternalErrors {
       ) {
         throw fail(
           'Sentry API response is missing keys. key not found: "name", "slug" or "organization"',
-          500,
+          'internal',
         );
       }
       return {

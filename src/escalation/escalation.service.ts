@@ -1,10 +1,10 @@
 import type { Alert } from '../alerts/alerts.js';
 import { isUniqueViolation } from '../alerts/alerts.repository.js';
 import type { Clock } from '../clock.js';
-import type { Tier } from '../config.js';
-import { AppError, forbidden, notFound, paramError } from '../errors.js';
+import { notFound, paramError, plainError } from '../errors.js';
 import type { Job, JobQueue } from '../jobs/queue.js';
 import { AccessLevel } from '../members/members.js';
+import type { Access } from '../members/permissions.service.js';
 import type { AlertPage } from '../notifications/notifications.service.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
@@ -32,8 +32,7 @@ import type { EscalationRepository, EscalationTrx } from './escalation.repositor
 export const ESCALATION_PAGE_JOB = 'escalation_page';
 
 /** A 400 with GitLab's service message (`{"message": "..."}`). */
-const invalid = (message: string) => new AppError(400, { message });
-const PREMIUM = 'Escalation policies need the Premium or Ultimate tier';
+const invalid = (message: string) => plainError('invalid', message);
 
 /** A rule as the API takes it: the target by `oncall_schedule_iid`, `username` or `user_id` (exactly one). */
 export interface RuleInput {
@@ -100,7 +99,7 @@ export class EscalationService {
     private readonly sources: EscalationSources,
     private readonly onCall: OnCallLookup,
     private readonly jobs: JobQueue,
-    private readonly tier: Tier,
+    private readonly access: Access,
     private readonly clock: Clock,
     cacheTtlMs = 1000,
   ) {
@@ -124,8 +123,8 @@ export class EscalationService {
   }
 
   private async project(actor: User | null, idOrPath: string, level: number): Promise<Project> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, level);
-    if (this.tier === 'free') throw forbidden(PREMIUM);
+    const { project } = await this.access.project(actor, idOrPath, level);
+    this.access.tier('escalation_policies');
     return project;
   }
 
@@ -293,7 +292,7 @@ export class EscalationService {
     /** When the alert was created (pages are due from then); now when absent. */
     createdAt?: string,
   ): Promise<void> {
-    if (this.tier === 'free') return;
+    if (!this.access.hasTier('escalation_policies')) return;
     if (event === 'resolved') {
       await this.repo.dropPending(trx, alertId);
       return;
@@ -327,7 +326,7 @@ export class EscalationService {
   /** One rule's page for one alert, at (or after) its due time. Idempotent: the page keys are unique. */
   private async runPage(job: Job): Promise<void> {
     const j = job.payload as PageJob;
-    if (this.tier === 'free') return;
+    if (!this.access.hasTier('escalation_policies')) return;
     const project = await this.projects.findById(j.projectId);
     const alert = project && (await this.sources.alert(project.id, j.iid));
     if (!project || !alert || alert.id !== j.alertId) return;

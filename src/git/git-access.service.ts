@@ -189,7 +189,7 @@ export class GitAccessService {
         canWrite: level >= AccessLevel.Developer,
       };
     } catch (err) {
-      if (err instanceof AppError && err.status === 404) return null;
+      if (err instanceof AppError && err.kind === 'not_found') return null;
       throw err;
     }
   }

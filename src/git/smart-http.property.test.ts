@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { appErrorResponse, statusOf } from '../api/errors.js';
 import { AppError } from '../errors.js';
 import { gitRequestEncoding, parseGitRequest } from './smart-http.js';
 
@@ -44,9 +45,9 @@ const only4xx = (fn: () => unknown) => {
     return fn();
   } catch (err) {
     expect(err).toBeInstanceOf(AppError);
-    expect((err as AppError).status).toBeGreaterThanOrEqual(400);
-    expect((err as AppError).status).toBeLessThan(500);
-    expect(typeof (err as AppError).body.message).toBe('string');
+    expect(statusOf((err as AppError).kind)).toBeGreaterThanOrEqual(400);
+    expect(statusOf((err as AppError).kind)).toBeLessThan(500);
+    expect(typeof appErrorResponse(err as AppError).body.message).toBe('string');
     return err;
   }
 };
@@ -100,7 +101,7 @@ describe('git smart HTTP request parsing (property)', () => {
     fc.assert(
       fc.property(header, (h) => {
         const r = only4xx(() => gitRequestEncoding(h));
-        if (r instanceof AppError) expect(r.status).toBe(415);
+        if (r instanceof AppError) expect(statusOf(r.kind)).toBe(415);
         else expect(['identity', 'gzip']).toContain(r);
       }),
       { numRuns: 3000 },

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Transform, type TransformCallback } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { AppError } from '../errors.js';
+import { AppError, type ErrorKind, plainError } from '../errors.js';
 import type { Git } from './git.js';
 
 /** `/<path>.git/info/refs`, `/<path>.git/git-upload-pack`, `/<path>.git/git-receive-pack`. */
@@ -38,13 +38,13 @@ export function requestLimit(write: boolean, maxPushMb: number): { limit: number
     return {
       limit: MAX_UPLOAD_PACK_REQUEST_BYTES,
       tooLarge: () =>
-        refuse(413, `The fetch request is larger than ${MAX_UPLOAD_PACK_REQUEST_BYTES / MIB} MiB`),
+        refuse('too_large', `The fetch request is larger than ${MAX_UPLOAD_PACK_REQUEST_BYTES / MIB} MiB`),
     };
   }
   return {
     limit: maxPushMb > 0 ? maxPushMb * MIB + PUSH_COMMANDS_SLACK_BYTES : Number.POSITIVE_INFINITY,
     tooLarge: () =>
-      refuse(413, `You are attempting to push more than the maximum push size of ${maxPushMb} MB.`),
+      refuse('too_large', `You are attempting to push more than the maximum push size of ${maxPushMb} MB.`),
   };
 }
 
@@ -66,7 +66,7 @@ export interface GitRequest {
 }
 
 /** The message of a git request svc refuses: sent as text/plain, which git shows to its user as `remote: ...`. */
-export const refuse = (status: number, message: string): AppError => new AppError(status, { message });
+export const refuse = (kind: ErrorKind, message: string): AppError => plainError(kind, message);
 
 /**
  * Parses the request line of a git smart HTTP request. Returns null when the URL is no git path (the API
@@ -87,9 +87,10 @@ export function parseGitRequest(method: string | undefined, url: string): GitReq
   const service =
     action === 'info/refs' ? new URLSearchParams(q >= 0 ? url.slice(q + 1) : '').get('service') : action;
   if (service !== 'git-upload-pack' && service !== 'git-receive-pack') {
-    throw refuse(403, 'Only the smart HTTP protocol is supported');
+    throw refuse('forbidden', 'Only the smart HTTP protocol is supported');
   }
-  if (method !== (action === 'info/refs' ? 'GET' : 'POST')) throw refuse(405, 'Method Not Allowed');
+  if (method !== (action === 'info/refs' ? 'GET' : 'POST'))
+    throw refuse('method_not_allowed', 'Method Not Allowed');
   return { repoPath: m[1]!, action, service };
 }
 
@@ -105,7 +106,10 @@ export function gitRequestEncoding(header: string | string[] | undefined): 'iden
     .filter((s) => s !== '' && s !== 'identity');
   if (layers.length === 0) return 'identity';
   if (layers.length === 1 && (layers[0] === 'gzip' || layers[0] === 'x-gzip')) return 'gzip';
-  throw refuse(415, 'Unsupported Content-Encoding: git requests take at most one layer of gzip');
+  throw refuse(
+    'unsupported_media_type',
+    'Unsupported Content-Encoding: git requests take at most one layer of gzip',
+  );
 }
 
 /**
@@ -127,7 +131,7 @@ class ByteLimit extends Transform {
     this.seen += chunk.length;
     if (this.seen > this.limit) done(this.tooLarge());
     else if (this.compressed && this.seen > MIB && this.seen > MAX_GZIP_RATIO * this.compressed()) {
-      done(refuse(413, 'The gzip request body expands too much'));
+      done(refuse('too_large', 'The gzip request body expands too much'));
     } else done(null, chunk);
   }
 }
@@ -169,6 +173,8 @@ export function finish(
   service: GitService,
   run: GitRun,
   res: ServerResponse,
+  /** The status and text of a refused request's answer (the HTTP layer's error table). */
+  answer: (err: AppError) => { status: number; text: string },
 ): boolean {
   const ok = run.exitCode === 0 && !run.inputError && !run.clientGone;
   if (!ok && !run.clientGone) {
@@ -176,9 +182,10 @@ export function finish(
   }
   if (run.clientGone || res.writableEnded) return ok;
   if (!res.headersSent && !ok) {
-    const err = run.inputError ?? refuse(400, `git ${service.slice(4)} could not read the request`);
+    const err = run.inputError ?? refuse('bad_request', `git ${service.slice(4)} could not read the request`);
     res.removeHeader('cache-control');
-    fail(res, err.status, err.message, { connection: 'close' });
+    const { status, text } = answer(err);
+    fail(res, status, text, { connection: 'close' });
     return false;
   }
   res.end();
@@ -245,7 +252,8 @@ export function runGit(
   if (io.input) {
     const { gzip, limit, tooLarge } = io.input;
     const failInput = (err: unknown) => {
-      inputError ??= err instanceof AppError ? err : refuse(400, 'The request body is not valid gzip');
+      inputError ??=
+        err instanceof AppError ? err : refuse('bad_request', 'The request body is not valid gzip');
       req.unpipe();
       child.stdin.destroy();
       kill();

@@ -4,7 +4,7 @@ import type { JobQueue } from '../jobs/queue.js';
 import { AccessLevel, VISIBILITIES, type Visibility } from '../members/members.js';
 import type { MembersRepository } from '../members/members.repository.js';
 import type { SourceAccess } from '../members/members.service.js';
-import { PermissionsService } from '../members/permissions.service.js';
+import { type Access, PermissionsService } from '../members/permissions.service.js';
 import type { Paged, PageRequest } from '../paging.js';
 import type { RepositoryLifecycle } from '../projects/projects.js';
 import type { SettingsService } from '../settings/settings.service.js';
@@ -34,6 +34,7 @@ export class GroupsService {
     private readonly namespaces: NamespacesRepository,
     private readonly members: MembersRepository,
     private readonly permissions: PermissionsService,
+    private readonly access: Access,
     private readonly settings: SettingsService,
     private readonly pickStorage: () => Promise<string>,
     private readonly repos: RepositoryLifecycle,
@@ -108,13 +109,15 @@ export class GroupsService {
 
   /** Finds a group by numeric id or full path, as the caller may see it; 404 otherwise. */
   async find(actor: User | null, idOrPath: string): Promise<{ group: Group; level: number }> {
+    return this.access.group(actor, idOrPath);
+  }
+
+  /** A group (not a user namespace) by numeric id or full path, whoever may see it (the access policy's finder). */
+  async lookup(idOrPath: string): Promise<Group | null> {
     const ns = /^\d+$/.test(idOrPath)
       ? await this.namespaces.findById(Number(idOrPath))
       : await this.namespaces.findByFullPath(idOrPath);
-    if (ns?.kind !== 'group') throw notFound('Group');
-    const level = await this.permissions.groupLevel(actor, ns);
-    if (!this.permissions.canSeeGroup(actor, ns, level)) throw notFound('Group');
-    return { group: ns as Group, level };
+    return ns?.kind === 'group' ? (ns as Group) : null;
   }
 
   async list(

@@ -1,19 +1,11 @@
 /** Access levels, visibility and members: who can see and do what. */
 import type { User } from '../users/users.js';
 
-export type Visibility = 'private' | 'internal' | 'public';
+export { AccessLevel, canSee, type Visibility } from '../access/access.js';
+
+import type { Visibility } from '../access/access.js';
 
 export const VISIBILITIES: readonly Visibility[] = ['private', 'internal', 'public'];
-
-/** GitLab's access levels. */
-export const AccessLevel = {
-  None: 0,
-  Guest: 10,
-  Reporter: 20,
-  Developer: 30,
-  Maintainer: 40,
-  Owner: 50,
-} as const;
 
 export const MEMBER_ACCESS_LEVELS = [10, 20, 30, 40, 50] as const;
 
@@ -25,11 +17,4 @@ export interface Member {
   readonly expiresAt: string | null;
   readonly createdAt: string;
   readonly createdById: number | null;
-}
-
-/** Whether a caller with `level` (and signed-in state) can see something of `visibility`. */
-export function canSee(visibility: Visibility, signedIn: boolean, level: number): boolean {
-  if (visibility === 'public') return true;
-  if (visibility === 'internal') return signedIn;
-  return level >= AccessLevel.Guest;
 }

@@ -1,8 +1,8 @@
 import type { Clock } from '../clock.js';
-import type { Tier } from '../config.js';
 import { conflict, forbidden, invalidFields, notFound, unauthorized } from '../errors.js';
 import { AccessLevel } from '../members/members.js';
 import type { MembersRepository } from '../members/members.repository.js';
+import type { Access } from '../members/permissions.service.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { User } from '../users/users.js';
@@ -62,11 +62,13 @@ export class MergeRequestApprovalsService {
     private readonly members: MembersRepository,
     private readonly users: UsersRepository,
     private readonly passwords: Pick<UsersService, 'checkPassword'>,
-    private readonly tier: Tier,
+    private readonly access: Access,
     private readonly clock: Clock,
   ) {
     mergeRequests.approvalsLeft = async (project, mr) =>
-      this.tier === 'free' ? 0 : (await this.compute(project, mr, null, 0)).approvalsLeft;
+      !this.access.hasTier('merge_request_approvals')
+        ? 0
+        : (await this.compute(project, mr, null, 0)).approvalsLeft;
   }
 
   async state(actor: User | null, idOrPath: string, iid: number): Promise<ApprovalState> {

@@ -3,7 +3,7 @@ import type { Alert } from '../alerts/alerts.js';
 import type { Clock } from '../clock.js';
 import type { Cipher } from '../crypto.js';
 import type { TrackedError } from '../error-tracking/error-tracking.js';
-import { AppError, invalidFields, notFound, paramError } from '../errors.js';
+import { invalidFields, notFound, paramError, unprocessable } from '../errors.js';
 import { AccessLevel, type MemberSource } from '../members/members.js';
 import { OutboundError, type OutboundHttp } from '../outbound.js';
 import type { Paged, PageRequest } from '../paging.js';
@@ -82,17 +82,17 @@ export class HooksService {
     try {
       parsed = new URL(url);
     } catch {
-      throw invalidFields({ url: ['is blocked: Only allowed schemes are http, https'] }, 422);
+      throw invalidFields({ url: ['is blocked: Only allowed schemes are http, https'] }, 'unprocessable');
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-      throw invalidFields({ url: ['is blocked: Only allowed schemes are http, https'] }, 422);
+      throw invalidFields({ url: ['is blocked: Only allowed schemes are http, https'] }, 'unprocessable');
     if (parsed.username || parsed.password)
-      throw invalidFields({ url: ['must not contain credentials: use the token'] }, 422);
+      throw invalidFields({ url: ['must not contain credentials: use the token'] }, 'unprocessable');
     try {
       await this.http.addresses(parsed);
     } catch (err) {
       const why = err instanceof OutboundError ? err.message : 'cannot be checked';
-      throw invalidFields({ url: [`is blocked: ${why}`] }, 422);
+      throw invalidFields({ url: [`is blocked: ${why}`] }, 'unprocessable');
     }
     return parsed.toString();
   }
@@ -189,7 +189,7 @@ export class HooksService {
       attempts: 1,
       finishedAt: this.clock.now().toISOString(),
     });
-    if (!r.ok) throw new AppError(422, { message: `Hook execution failed: ${r.error}` });
+    if (!r.ok) throw unprocessable(`Hook execution failed: ${r.error}`);
     await this.repo.hookSucceeded(hook.id);
   }
 
@@ -310,7 +310,7 @@ export class HooksService {
       if (strangers.length > 0)
         throw invalidFields(
           { recipient_ids: [`are not members of the project: ${strangers.join(', ')}`] },
-          422,
+          'unprocessable',
         );
     }
     return {

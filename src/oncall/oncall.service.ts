@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
-import type { Tier } from '../config.js';
-import { forbidden, invalidFields, notFound, paramError, unauthorized } from '../errors.js';
+import { invalidFields, notFound, paramError } from '../errors.js';
 import { AccessLevel, type MemberSource } from '../members/members.js';
+import type { Access } from '../members/permissions.service.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { User } from '../users/users.js';
@@ -72,7 +72,6 @@ export interface RotationInput {
   readonly participants?: readonly ParticipantInput[];
 }
 
-const PREMIUM = 'On-call schedules need the Premium or Ultimate tier';
 const DAY = 86_400_000;
 
 /**
@@ -85,18 +84,16 @@ export class OncallService {
     private readonly projects: ProjectsService,
     private readonly users: UsersRepository,
     private readonly inheritedSources: (project: Project) => Promise<MemberSource[]>,
-    private readonly tier: Tier,
+    private readonly access: Access,
     private readonly clock: Clock,
   ) {}
 
   /** The project for a caller with at least `level`: 404 when invisible, 403 on the Free tier or when too low. */
   private async project(actor: User | null, idOrPath: string, level: number): Promise<Project> {
-    const { project, level: have } = await this.projects.find(actor, idOrPath);
-    if (this.tier === 'free') throw forbidden(PREMIUM);
-    if (have < level) {
-      if (!actor) throw unauthorized();
-      throw forbidden();
-    }
+    const { project, level: have } = await this.access.project(actor, idOrPath);
+    // On-call checks the tier before the level (see AccessPolicy): a Free instance answers 403 to anyone.
+    this.access.tier('oncall_schedules');
+    this.access.level(actor, have, level);
     return project;
   }
 

@@ -13,7 +13,7 @@ import type { NamespacesRepository } from '../groups/namespaces.repository.js';
 import { AccessLevel, canSee, type Visibility } from '../members/members.js';
 import type { MembersRepository } from '../members/members.repository.js';
 import type { SourceAccess } from '../members/members.service.js';
-import type { PermissionsService } from '../members/permissions.service.js';
+import type { Access, PermissionsService } from '../members/permissions.service.js';
 import type { KeysetRequest, Paged, PageRequest } from '../paging.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { User } from '../users/users.js';
@@ -69,6 +69,7 @@ export class ProjectsService {
     private readonly namespaces: NamespacesRepository,
     private readonly members: MembersRepository,
     private readonly permissions: PermissionsService,
+    private readonly access: Access,
     private readonly settings: SettingsService,
     private readonly storages: { names: readonly string[]; pick: StoragePicker },
     private readonly repos: RepositoryLifecycle,
@@ -77,11 +78,7 @@ export class ProjectsService {
 
   /** Finds a project by numeric id or full path (`group/sub/project`); 404 when the caller may not see it. */
   async find(actor: User | null, idOrPath: string): Promise<ProjectAccess> {
-    const project = await this.lookup(idOrPath);
-    if (!project) throw notFound('Project');
-    const level = await this.permissions.projectLevel(actor, project);
-    if (!this.permissions.canSeeProject(actor, project, level)) throw notFound('Project');
-    return { project, level };
+    return this.access.project(actor, idOrPath);
   }
 
   /** A project as the caller may see it, with the caller's memberships that reach it (`permissions`). */
@@ -95,12 +92,7 @@ export class ProjectsService {
 
   /** Finds a project the caller must have at least `min` access to: 404 if invisible, 403 if too low. */
   async findWithLevel(actor: User | null, idOrPath: string, min: number): Promise<ProjectAccess> {
-    const access = await this.find(actor, idOrPath);
-    if (access.level < min) {
-      if (!actor) throw unauthorized();
-      throw forbidden();
-    }
-    return access;
+    return this.access.project(actor, idOrPath, min);
   }
 
   /** A project by id for work the system does on its own (after a push), with no caller to check. */
@@ -115,7 +107,8 @@ export class ProjectsService {
     return project?.monitorEnabled ? project : null;
   }
 
-  private async lookup(idOrPath: string): Promise<Project | null> {
+  /** A project by numeric id or full path, whoever may see it (the access policy's finder). */
+  async lookup(idOrPath: string): Promise<Project | null> {
     if (/^\d+$/.test(idOrPath)) return this.projects.findById(Number(idOrPath));
     const slash = idOrPath.lastIndexOf('/');
     if (slash <= 0) return null;

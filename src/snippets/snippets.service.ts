@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { forbidden, invalidFields, notFound, readOnlyError, unauthorized } from '../errors.js';
-
-import { AccessLevel, canSee, type Visibility } from '../members/members.js';
+import { AccessLevel, type Visibility } from '../members/members.js';
+import type { Access } from '../members/permissions.service.js';
 import type { Paged, PageRequest } from '../paging.js';
 import type { RepositoryLifecycle } from '../projects/projects.js';
 import type { ProjectsService, StoragePicker } from '../projects/projects.service.js';
@@ -24,6 +24,7 @@ export class SnippetsService {
   constructor(
     private readonly snippets: SnippetsRepository,
     private readonly projects: ProjectsService,
+    private readonly access: Access,
     private readonly settings: SettingsService,
     private readonly pickStorage: StoragePicker,
     private readonly repos: RepositoryLifecycle,
@@ -39,18 +40,16 @@ export class SnippetsService {
     const snippet = await this.snippets.findById(id);
     if (!snippet) throw notFound('Snippet');
     if (projectIdOrPath !== undefined) {
-      const { project, level } = await this.projects.find(actor, projectIdOrPath);
+      const { project, level } = await this.access.project(actor, projectIdOrPath);
       if (snippet.projectId !== project.id) throw notFound('Snippet');
-      const readable =
-        actor?.admin || snippet.author.id === actor?.id || canSee(snippet.visibility, actor !== null, level);
-      if (!readable) throw notFound('Snippet');
+      this.access.snippet(actor, { visibility: snippet.visibility, authorId: snippet.author.id }, level);
       return { snippet, level };
     }
     if (snippet.projectId !== null) {
       return this.find(actor, id, String(snippet.projectId));
     }
     const mine = actor !== null && (actor.admin || snippet.author.id === actor.id);
-    if (!mine && !canSee(snippet.visibility, actor !== null, 0)) throw notFound('Snippet');
+    this.access.snippet(actor, { visibility: snippet.visibility, authorId: snippet.author.id }, 0);
     return { snippet, level: mine ? AccessLevel.Owner : 0 };
   }
 

@@ -5,10 +5,12 @@ import { TestClock } from '../../test/helpers/clock.js';
 import { databases } from '../../test/helpers/databases.js';
 import { seedProjectRows } from '../../test/helpers/rows.js';
 import { openTestDb } from '../../test/helpers/test-db.js';
+import { AccessPolicy } from '../access/access.policy.js';
 import { Git } from '../git/git.js';
 import { RepositoriesService } from '../git/repositories.service.js';
 import { WeightedStorages } from '../git/storages.js';
 import { JobQueue } from '../jobs/queue.js';
+import type { Access } from '../members/permissions.service.js';
 import type { User } from '../users/users.js';
 import type { MoveState } from './storage-moves.js';
 import { StorageMovesRepository } from './storage-moves.repository.js';
@@ -111,7 +113,16 @@ describe.each(await databases())('storage move states and job (%s)', (kind) => {
       jobs,
       new WeightedStorages(async () => ({ a: 100, b: 100 })),
       'self-managed',
-      'free',
+      // Storage moves only ask the policy about admins and the tier: no project or group is ever looked up.
+      new AccessPolicy(
+        {
+          findProject: async () => null,
+          findGroup: async () => null,
+          projectLevel: async () => 0,
+          groupLevel: async () => 0,
+        },
+        'free',
+      ) as Access,
       clock,
     );
     let moveId = 0;

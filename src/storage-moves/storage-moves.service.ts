@@ -1,10 +1,11 @@
 import type { Clock } from '../clock.js';
 import { PushTracker } from '../cluster/push-tracker.js';
-import type { Offering, Tier } from '../config.js';
-import { AppError, badRequest, forbidden, notFound, paramError, unauthorized } from '../errors.js';
+import type { Offering } from '../config.js';
+import { AppError, badRequest, forbidden, notFound, paramError } from '../errors.js';
 import type { RepositoriesService } from '../git/repositories.service.js';
 import { NoWeightedStorage, type WeightedStorages } from '../git/storages.js';
 import type { JobQueue } from '../jobs/queue.js';
+import type { Access } from '../members/permissions.service.js';
 import type { Paged, PageRequest } from '../paging.js';
 import type { User } from '../users/users.js';
 import { type ContainerType, MOVE_JOB, type MoveState, type StorageMove } from './storage-moves.js';
@@ -16,7 +17,7 @@ import type { StorageMovesRepository } from './storage-moves.repository.js';
  */
 export class MoveInProgressError extends AppError {
   constructor(type: ContainerType) {
-    super(400, { message: { [type]: ['is read-only'] } });
+    super('invalid', { shape: 'fields', fields: { [type]: ['is read-only'] } });
   }
 }
 
@@ -38,7 +39,7 @@ export class StorageMovesService {
     private readonly jobs: JobQueue,
     private readonly storagePicker: WeightedStorages,
     private readonly offering: Offering,
-    private readonly tier: Tier,
+    private readonly access: Access,
     private readonly clock: Clock,
     /** Called after a repository moved (Geo records that secondaries must resync it). */
     private readonly moved: (type: ContainerType, id: number) => Promise<void> = async () => undefined,
@@ -51,13 +52,11 @@ export class StorageMovesService {
   }
 
   private check(actor: User | null, type: ContainerType): void {
-    if (!actor) throw unauthorized();
-    if (!actor.admin) throw forbidden();
+    this.access.admin(actor);
     // Spec tiers: project and snippet moves are for self-managed; group moves need Premium or Ultimate (self-managed).
     if (this.offering === 'hosted')
       throw forbidden('Repository storage moves are available on self-managed instances only');
-    if (type === 'group' && this.tier === 'free')
-      throw forbidden('Group repository storage moves need the Premium or Ultimate tier');
+    if (type === 'group') this.access.tier('group_storage_moves');
   }
 
   private storage(name: string, field: string): string {
@@ -183,8 +182,7 @@ export class StorageMovesService {
 
   /** The configured storages with their weight and how many repositories each holds (admin). */
   async storages(actor: User | null) {
-    if (!actor) throw unauthorized();
-    if (!actor.admin) throw forbidden();
+    this.access.admin(actor);
     const [weights, counts] = await Promise.all([this.storagePicker.weights(), this.repo.counts()]);
     return this.repos.storageNames().map((name) => ({
       name,

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { RateLimited } from '../../error-tracking/collector.service.js';
 import { ProtocolError } from '../../error-tracking/protocol.js';
+import { statusOf } from '../errors.js';
 
 /** Largest request body accepted before decompression (Sentry's 20 MB). */
 const BODY_LIMIT = 20 * 1024 * 1024;
@@ -63,7 +64,7 @@ export async function collectorRoutes(
     }
     if (error instanceof ProtocolError) {
       return reply
-        .status(error.status)
+        .status(statusOf(error.kind))
         .header('X-Sentry-Error', error.message)
         .send({ message: error.message });
     }

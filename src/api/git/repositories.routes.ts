@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.js';
-import { AppError } from '../../errors.js';
+import { forbidden, notFound } from '../../errors.js';
 import { AccessLevel } from '../../members/members.js';
 import type { ApiApp } from '../version.js';
 
@@ -25,13 +25,13 @@ export function repositoryRoutes(
       const { project, level } = await ctx.projects.find(req.actor.user, req.params.id);
       const open =
         project.visibility === 'public' || (project.visibility === 'internal' && req.actor.user !== null);
-      if (!open && level < AccessLevel.Reporter) throw new AppError(403, { message: '403 Forbidden' });
+      if (!open && level < AccessLevel.Reporter) throw forbidden();
       const path = ctx.repositories.path('project', project.id, project.repositoryStorage);
       const ref = req.query.sha ?? project.defaultBranch;
       const head = await ctx.repositories.git
         .run(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd: path })
         .catch(() => '');
-      if (!head.trim()) throw new AppError(404, { message: '404 Tree Not Found' });
+      if (!head.trim()) throw notFound('Tree');
       const prefix = `${project.path}-${ref.replace(/[^A-Za-z0-9._-]/g, '-')}-${head.trim().slice(0, 12)}`;
       await ctx.audit.recordDownload(req.actor.user, project, req.ip, 'archive');
       const stream = ctx.repositories.git.archive(path, head.trim(), prefix);

@@ -13,9 +13,12 @@ import {
   requestLimit,
   runGit,
 } from '../../git/smart-http.js';
+import { appErrorText, statusOf } from '../errors.js';
 
 const NOT_FOUND = 'The project you were looking for could not be found.';
 const CHALLENGE = { 'www-authenticate': 'Basic realm="svc"' };
+/** A refused git request's status and text, from the API's one error table. */
+const answer = (err: AppError) => ({ status: statusOf(err.kind), text: appErrorText(err) });
 
 /**
  * Git smart HTTP (clone, fetch, push) with the system git in `--stateless-rpc` mode, answered before Fastify
@@ -33,7 +36,7 @@ export function installSmartHttp(app: FastifyInstance, ctx: Pick<AppContext, 'co
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       reply.hijack();
-      return fail(reply.raw, err.status, err.message);
+      return fail(reply.raw, statusOf(err.kind), appErrorText(err));
     }
     if (!parsed) return;
     reply.hijack();
@@ -73,7 +76,7 @@ export function installSmartHttp(app: FastifyInstance, ctx: Pick<AppContext, 'co
           env,
           { req, res, input: null, idleMs },
         );
-        return void finish(request.log, service, run, res);
+        return void finish(request.log, service, run, res, answer);
       }
       if (write && target.readOnly) return fail(res, 403, READ_ONLY_MESSAGE);
       const gzip = gitRequestEncoding(req.headers['content-encoding']) === 'gzip';
@@ -100,17 +103,17 @@ export function installSmartHttp(app: FastifyInstance, ctx: Pick<AppContext, 'co
       if (endPush) {
         await access.push(
           target,
-          done.then((run) => finish(request.log, service, run, res)),
+          done.then((run) => finish(request.log, service, run, res, answer)),
           endPush,
         );
-      } else if (finish(request.log, service, await done, res)) {
+      } else if (finish(request.log, service, await done, res, answer)) {
         await access.fetched(who.user, target, request.ip);
       }
     } catch (err) {
-      if (err instanceof AppError && err.status === 401) {
+      if (err instanceof AppError && statusOf(err.kind) === 401) {
         return fail(res, 401, 'HTTP Basic: Access denied', CHALLENGE);
       }
-      if (err instanceof AppError && err.status < 500) return fail(res, err.status, err.message);
+      if (err instanceof AppError) return fail(res, statusOf(err.kind), appErrorText(err));
       request.log.error({ err }, 'git smart HTTP failed');
       if (!res.headersSent) fail(res, 500, 'Internal error');
       else res.end();

@@ -69,7 +69,10 @@ export function projectRoutes(
       if (q.pagination === 'keyset') {
         // GitLab offers keyset pagination for projects only when ordered by id.
         if (orderBy !== 'id')
-          throw paramError('Keyset pagination is not yet available for this type of request', 405);
+          throw paramError(
+            'Keyset pagination is not yet available for this type of request',
+            'method_not_allowed',
+          );
         const perPage = pageRequest(q).perPage;
         const after = q.id_after ?? q.id_before;
         const rows = await ctx.projects.listKeyset(req.actor.user, input, {

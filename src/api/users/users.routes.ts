@@ -84,7 +84,7 @@ export function userRoutes(
       if (offsetRemoved && q.pagination !== 'keyset' && (q.page ?? 1) > 1) {
         throw paramError(
           'Offset pagination was removed from /users in 17.0: use keyset pagination (pagination=keyset, optional order_by and sort; follow the Link rel="next" header)',
-          405,
+          'method_not_allowed',
         );
       }
       if (q.pagination === 'keyset' || offsetRemoved) {
