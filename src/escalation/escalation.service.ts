@@ -272,7 +272,7 @@ export class EscalationService {
    * row otherwise.
    */
   async wantsAlertEvent(trx: EscalationTrx, projectId: number, event: 'new' | 'resolved'): Promise<boolean> {
-    if (this.tier === 'free') return false;
+    if (!this.access.hasTier('escalation_policies')) return false;
     if (event === 'resolved') return true;
     return (await this.policies.get(projectId, () => this.repo.policy(projectId, trx))) !== null;
   }
