@@ -36,6 +36,7 @@ import { configuredWeights, WeightedStorages } from './git/storages.js';
 import { GroupDeletionRepository } from './groups/group-deletion.repository.js';
 import { GroupsService } from './groups/groups.service.js';
 import { NamespacesRepository } from './groups/namespaces.repository.js';
+import { NamespacesService } from './groups/namespaces.service.js';
 import { IssuesRepository } from './issues/issues.repository.js';
 import { IssuesService } from './issues/issues.service.js';
 import { JobQueue } from './jobs/queue.js';
@@ -170,15 +171,32 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     clock,
     config.cacheTtlMs,
   );
-  const permissions = new PermissionsService(membersRepo, namespacesRepo, clock);
+  const namespaces = new NamespacesService(namespacesRepo);
+  const permissions = new PermissionsService(membersRepo, namespaces, clock);
+  const users = new UsersService(
+    usersRepo,
+    namespaces,
+    settings,
+    clock,
+    {
+      maxAttempts: config.maxLoginAttempts,
+      lockMs: config.loginLockMinutes * 60_000,
+      failuresPerAddress: config.loginFailuresPerIp,
+      windowMs: config.loginFailureWindowSeconds * 1000,
+    },
+    shared
+      ? new SharedSignInLimiter(rates(), config.loginFailuresPerIp, config.loginFailureWindowSeconds * 1000)
+      : undefined,
+  );
+  const members = new MembersService(membersRepo, users, clock);
   const repositories = new RepositoriesService(new Git(), config.storages);
   const lifecycle = repositoryLifecycle(repositories);
   const storagePicker = new WeightedStorages(async () => (await settings.get()).repository_storages_weighted);
   const pick = () => storagePicker.pick();
   const projects = new ProjectsService(
     projectsRepo,
-    namespacesRepo,
-    membersRepo,
+    namespaces,
+    members,
     permissions,
     settings,
     { names: Object.keys(config.storages), pick },
@@ -186,7 +204,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     clock,
   );
   const alertsRepo = new AlertsRepository(k, db.dialect);
-  const issuesRepo = new IssuesRepository(k);
+  const issues = new IssuesService(new IssuesRepository(k), projects);
   const cipher = createCipher(loadOrCreateSecretKey(config.dataDir));
   const integrations = new IntegrationsService(alertsRepo, projects, cipher, config.tier, clock);
   const outbound = new OutboundHttp({
@@ -232,7 +250,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   const geo = new GeoService(new GeoRepository(k), clock);
   const groups = new GroupsService(
     namespacesRepo,
-    membersRepo,
+    members,
     permissions,
     settings,
     pick,
@@ -240,21 +258,6 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     clock,
     new GroupDeletionRepository(k, db.dialect),
     jobs,
-  );
-  const users = new UsersService(
-    usersRepo,
-    namespacesRepo,
-    settings,
-    clock,
-    {
-      maxAttempts: config.maxLoginAttempts,
-      lockMs: config.loginLockMinutes * 60_000,
-      failuresPerAddress: config.loginFailuresPerIp,
-      windowMs: config.loginFailureWindowSeconds * 1000,
-    },
-    shared
-      ? new SharedSignInLimiter(rates(), config.loginFailuresPerIp, config.loginFailureWindowSeconds * 1000)
-      : undefined,
   );
   const snippets = new SnippetsService(snippetsRepo, projects, settings, pick, lifecycle, clock);
   const audit = new AuditService(
@@ -270,16 +273,10 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     new MergeRequestVersionsRepository(k),
     projects,
     repositories,
-    usersRepo,
+    users,
     clock,
   );
-  const approvals = new ApprovalsService(
-    new ApprovalsRepository(k),
-    projects,
-    usersRepo,
-    namespacesRepo,
-    clock,
-  );
+  const approvals = new ApprovalsService(new ApprovalsRepository(k), projects, users, namespaces, clock);
   const gitAccess = new GitAccessService(
     users,
     groups,
@@ -294,7 +291,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   const oncall = new OncallService(
     new OncallRepository(k),
     projects,
-    usersRepo,
+    users,
     (p) => permissions.inheritedSources(p.namespace, false),
     config.tier,
     clock,
@@ -335,7 +332,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   const alertSearch = new AlertSearchIndex(alertsRepo);
   const alertIntake = new IntakeService(
     alertsRepo,
-    issuesRepo,
+    issues,
     integrations,
     projects,
     settings,
@@ -379,7 +376,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     users,
     groups,
     projects,
-    members: new MembersService(membersRepo, usersRepo, clock),
+    members,
     snippets,
     repositories,
     storagePicker,
@@ -388,9 +385,9 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     settings,
     integrations,
     alertIntake,
-    alerts: new AlertsService(alertsRepo, projects, clock, usersRepo, issuesRepo, alertNotifier, alertSearch),
+    alerts: new AlertsService(alertsRepo, projects, clock, users, issues, alertNotifier, alertSearch),
     alertSearch,
-    issues: new IssuesService(issuesRepo, projects),
+    issues,
     errorTracking,
     jobs,
     geo,
@@ -402,8 +399,8 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       mergeRequests,
       projects,
       approvals,
-      membersRepo,
-      usersRepo,
+      members,
+      users,
       users,
       config.tier,
       clock,

@@ -9,21 +9,15 @@ import {
 } from 'kysely';
 import { bucketKey } from '../db/buckets.js';
 import type { DialectName } from '../db/dialect.js';
-import {
-  readBool,
-  readCount,
-  readNullableTimestamp,
-  readTimestamp,
-  SQLITE_CONSTRAINT_UNIQUE,
-  writeBool,
-} from '../db/dialect.js';
+import { readBool, readCount, readNullableTimestamp, readTimestamp, writeBool } from '../db/dialect.js';
+import { nextIid } from '../db/internal-ids.js';
 import { fetchPage } from '../db/paged.js';
 import { Prepared } from '../db/prepared.js';
 import type { AlertIntegrationsTable, AlertNotesTable, AlertsTable, Database } from '../db/schema.js';
 import type { Paged, PageRequest } from '../paging.js';
 import { type Bucket, type BucketWindow, fillBuckets } from '../time-buckets.js';
+import { toUser } from '../users/user-row.js';
 import type { User } from '../users/users.js';
-import { toUser } from '../users/users.repository.js';
 import type {
   Alert,
   AlertNote,
@@ -45,15 +39,8 @@ type IidTitle = { iid: number; title: string };
  */
 const RESOLVED = sql<string>`'resolved'`;
 
-/** Whether a database error is a unique-constraint violation (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE). */
-export function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; errcode?: number; message?: string };
-  return (
-    e.code === '23505' ||
-    e.errcode === SQLITE_CONSTRAINT_UNIQUE ||
-    /UNIQUE constraint failed/.test(e.message ?? '')
-  );
-}
+// The services of this feature catch unique violations they turn into answers (a second open alert).
+export { isUniqueViolation } from '../db/dialect.js';
 
 function toIntegration(r: Selectable<AlertIntegrationsTable>): Integration & { tokenEncrypted: string } {
   return {
@@ -143,15 +130,6 @@ export class AlertsRepository {
           .where('fingerprint', '=', p('fingerprint'))
           .where('status', '<>', RESOLVED)
           .returning(['id', 'iid', 'title']),
-      ),
-      nextIid: new Prepared<{ projectId: number; usage: string }, { last_value: number }>((p) =>
-        db
-          .insertInto('internal_ids')
-          .values({ project_id: p('projectId'), usage: p('usage'), last_value: 1 })
-          .onConflict((oc) =>
-            oc.columns(['project_id', 'usage']).doUpdateSet({ last_value: sql`internal_ids.last_value + 1` }),
-          )
-          .returning('last_value'),
       ),
       insertAlert: new Prepared<Insertable<AlertsTable>, { id: number }>((p) =>
         db
@@ -248,13 +226,6 @@ export class AlertsRepository {
   /** Runs `fn` in a transaction. */
   transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(fn);
-  }
-
-  /** Allocates the next per-project internal id for `usage`. */
-  async nextIid(trx: Db, projectId: number, usage: 'alerts' | 'issues'): Promise<number> {
-    const row = await this.q.nextIid.first(trx, { projectId, usage });
-    if (!row) throw new Error('internal_ids upsert returned no row');
-    return Number(row.last_value);
   }
 
   // Integrations
@@ -408,7 +379,7 @@ export class AlertsRepository {
     if (this.dialect === 'postgres') {
       r = await this.q.createAlertPg.first(trx, { ...values, note });
     } else {
-      values.iid = await this.nextIid(trx, a.projectId, 'alerts');
+      values.iid = await nextIid(trx, a.projectId, 'alerts');
       const inserted = await this.q.insertAlert.first(trx, values);
       r = inserted && { id: inserted.id, iid: values.iid };
       if (r) {

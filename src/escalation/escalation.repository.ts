@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import { readTimestamp } from '../db/dialect.js';
+import { isUniqueViolation, readTimestamp } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
 import type {
   EscalationPolicy,
@@ -96,8 +96,24 @@ export class EscalationRepository {
       .execute();
   }
 
-  /** Inserts a policy with its rules (position: their order). */
+  /** Inserts a policy with its rules (position: their order); false when the project has one already. */
   async insertPolicy(
+    projectId: number,
+    p: { name: string; description: string | null },
+    rules: readonly RuleRecord[],
+    now: string,
+  ): Promise<boolean> {
+    try {
+      await this.insertPolicyAndRules(projectId, p, rules, now);
+      return true;
+    } catch (err) {
+      // Two creations at once: the unique project_id lets one through.
+      if (isUniqueViolation(err)) return false;
+      throw err;
+    }
+  }
+
+  private async insertPolicyAndRules(
     projectId: number,
     p: { name: string; description: string | null },
     rules: readonly RuleRecord[],

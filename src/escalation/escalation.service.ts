@@ -1,5 +1,4 @@
 import type { Alert } from '../alerts/alerts.js';
-import { isUniqueViolation } from '../alerts/alerts.repository.js';
 import type { Clock } from '../clock.js';
 import type { Tier } from '../config.js';
 import { AppError, forbidden, notFound, paramError } from '../errors.js';
@@ -164,13 +163,8 @@ export class EscalationService {
     const fields = this.fields(input, null);
     if (input.rules === undefined) throw paramError('rules is missing');
     const rules = await this.rules(project, input.rules);
-    try {
-      await this.repo.insertPolicy(project.id, fields, rules, this.clock.now().toISOString());
-    } catch (err) {
-      // Two creations at once: the unique project_id lets one through.
-      if (isUniqueViolation(err)) throw invalid('Project can only have one escalation policy');
-      throw err;
-    }
+    if (!(await this.repo.insertPolicy(project.id, fields, rules, this.clock.now().toISOString())))
+      throw invalid('Project can only have one escalation policy');
     await this.changed();
     return this.view((await this.repo.policy(project.id))!);
   }

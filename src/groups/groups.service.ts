@@ -2,8 +2,7 @@ import type { Clock } from '../clock.js';
 import { conflict, forbidden, invalidFields, notFound, readOnlyError, unauthorized } from '../errors.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { AccessLevel, VISIBILITIES, type Visibility } from '../members/members.js';
-import type { MembersRepository } from '../members/members.repository.js';
-import type { SourceAccess } from '../members/members.service.js';
+import type { MembersService, SourceAccess } from '../members/members.service.js';
 import { PermissionsService } from '../members/permissions.service.js';
 import type { Paged, PageRequest } from '../paging.js';
 import type { RepositoryLifecycle } from '../projects/projects.js';
@@ -32,7 +31,7 @@ const VISIBILITY_RANK: Record<Visibility, number> = { private: 0, internal: 1, p
 export class GroupsService {
   constructor(
     private readonly namespaces: NamespacesRepository,
-    private readonly members: MembersRepository,
+    private readonly members: Pick<MembersService, 'memberships' | 'addOwner'>,
     private readonly permissions: PermissionsService,
     private readonly settings: SettingsService,
     private readonly pickStorage: () => Promise<string>,
@@ -84,7 +83,7 @@ export class GroupsService {
   }
 
   private async namespaceScope(actor: User, ownedOnly: boolean): Promise<number[]> {
-    const mine = await this.members.ofUser(actor.id, this.clock.now().toISOString().slice(0, 10));
+    const mine = await this.members.memberships(actor.id, this.clock.now().toISOString().slice(0, 10));
     const groupIds = mine
       .filter((m) => m.type === 'namespace' && (!ownedOnly || m.level >= AccessLevel.Owner))
       .map((m) => m.id);
@@ -195,11 +194,7 @@ export class GroupsService {
       throw err;
     }
     // The creator becomes the group's Owner (admins too, as in GitLab).
-    await this.members.insert(
-      { type: 'namespace', id: group.id },
-      { userId: actor.id, accessLevel: AccessLevel.Owner, expiresAt: null, createdById: actor.id },
-      now,
-    );
+    await this.members.addOwner({ type: 'namespace', id: group.id }, actor.id, now);
     return group as Group;
   }
 

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import { readNullableTimestamp, readTimestamp } from '../db/dialect.js';
+import { nextIid } from '../db/internal-ids.js';
 import { fetchPage } from '../db/paged.js';
 import type { Database, IssuesTable } from '../db/schema.js';
 import type { Paged, PageRequest } from '../paging.js';
@@ -27,11 +28,11 @@ function toIssue(r: Selectable<IssuesTable>): Issue {
 export class IssuesRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
+  /** Inserts an issue under the project's next issue iid (allocated in the same transaction). */
   async insert(
-    trx: Db,
+    trx: Transaction<Database>,
     i: {
       projectId: number;
-      iid: number;
       title: string;
       description: string;
       issueType: IssueType;
@@ -43,7 +44,7 @@ export class IssuesRepository {
       .insertInto('issues')
       .values({
         project_id: i.projectId,
-        iid: i.iid,
+        iid: await nextIid(trx, i.projectId, 'issues'),
         title: i.title,
         description: i.description,
         issue_type: i.issueType,

@@ -1,8 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { Namespace } from '../groups/namespaces.js';
-import type { NamespacesRepository } from '../groups/namespaces.repository.js';
-import type { Project } from '../projects/projects.js';
-import type { ProjectScope } from '../projects/projects.repository.js';
+import type { NamespacesService } from '../groups/namespaces.service.js';
+import type { Project, ProjectScope } from '../projects/projects.js';
 import type { User } from '../users/users.js';
 import { AccessLevel, canSee, type MemberSource, type Visibility } from './members.js';
 import type { MembersRepository } from './members.repository.js';
@@ -11,7 +10,10 @@ import type { MembersRepository } from './members.repository.js';
 export class PermissionsService {
   constructor(
     private readonly members: MembersRepository,
-    private readonly namespaces: NamespacesRepository,
+    private readonly namespaces: Pick<
+      NamespacesService,
+      'ancestry' | 'withDescendants' | 'findUserNamespace'
+    >,
     private readonly clock: Clock,
   ) {}
 

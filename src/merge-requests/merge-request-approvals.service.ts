@@ -2,11 +2,10 @@ import type { Clock } from '../clock.js';
 import type { Tier } from '../config.js';
 import { conflict, forbidden, invalidFields, notFound, unauthorized } from '../errors.js';
 import { AccessLevel } from '../members/members.js';
-import type { MembersRepository } from '../members/members.repository.js';
+import type { MembersService } from '../members/members.service.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { User } from '../users/users.js';
-import type { UsersRepository } from '../users/users.repository.js';
 import type { UsersService } from '../users/users.service.js';
 import type {
   MergeRequestApprovalsRepository,
@@ -59,8 +58,8 @@ export class MergeRequestApprovalsService {
     private readonly mergeRequests: MergeRequestsService,
     private readonly projects: ProjectsService,
     private readonly approvals: ApprovalsService,
-    private readonly members: MembersRepository,
-    private readonly users: UsersRepository,
+    private readonly members: Pick<MembersService, 'listAllOf'>,
+    private readonly users: Pick<UsersService, 'findById'>,
     private readonly passwords: Pick<UsersService, 'checkPassword'>,
     private readonly tier: Tier,
     private readonly clock: Clock,
@@ -308,7 +307,7 @@ export class MergeRequestApprovalsService {
   ): Promise<RuleState> {
     const groupMembers = rule.groups.length
       ? (
-          await this.members.listAll(
+          await this.members.listAllOf(
             rule.groups.map((g) => ({ type: 'namespace' as const, id: g.id })),
             { page: 1, perPage: 1000 },
           )

@@ -7,7 +7,7 @@ import type { Paged, PageRequest } from '../paging.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { User } from '../users/users.js';
-import type { UsersRepository } from '../users/users.repository.js';
+import type { UsersService } from '../users/users.service.js';
 import { type FileDiff, parseDiff } from './diff.js';
 import {
   MergeRefusedError,
@@ -78,7 +78,7 @@ export class MergeRequestsService {
     private readonly versionsRepo: MergeRequestVersionsRepository,
     private readonly projects: ProjectsService,
     private readonly repos: RepositoriesService,
-    private readonly users: UsersRepository,
+    private readonly users: Pick<UsersService, 'findById'>,
     private readonly clock: Clock,
   ) {}
 

@@ -1,11 +1,11 @@
 import type { Clock } from '../clock.js';
 import { conflict, invalidFields, notFound, paramError } from '../errors.js';
 import type { Namespace } from '../groups/namespaces.js';
-import type { NamespacesRepository } from '../groups/namespaces.repository.js';
+import type { NamespacesService } from '../groups/namespaces.service.js';
 import { AccessLevel } from '../members/members.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { User } from '../users/users.js';
-import type { UsersRepository } from '../users/users.repository.js';
+import type { UsersService } from '../users/users.service.js';
 import {
   type ApprovalRule,
   type ApprovalRuleInput,
@@ -29,8 +29,8 @@ export class ApprovalsService {
   constructor(
     private readonly repo: ApprovalsRepository,
     private readonly projects: ProjectsService,
-    private readonly users: UsersRepository,
-    private readonly namespaces: NamespacesRepository,
+    private readonly users: Pick<UsersService, 'findById'>,
+    private readonly namespaces: Pick<NamespacesService, 'findById'>,
     private readonly clock: Clock,
   ) {}
 

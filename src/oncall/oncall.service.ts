@@ -5,7 +5,7 @@ import { AccessLevel, type MemberSource } from '../members/members.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { User } from '../users/users.js';
-import type { UsersRepository } from '../users/users.repository.js';
+import type { UsersService } from '../users/users.service.js';
 import {
   type ActivePeriod,
   canonicalTimeZone,
@@ -83,7 +83,7 @@ export class OncallService {
   constructor(
     private readonly repo: OncallRepository,
     private readonly projects: ProjectsService,
-    private readonly users: UsersRepository,
+    private readonly users: Pick<UsersService, 'findById' | 'findByUsername'>,
     private readonly inheritedSources: (project: Project) => Promise<MemberSource[]>,
     private readonly tier: Tier,
     private readonly clock: Clock,

@@ -1,8 +1,8 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { readBool, readCount, readTimestamp, writeBool } from '../db/dialect.js';
 import type { Database, NamespacesTable, ProjectsTable } from '../db/schema.js';
+import { toNamespace } from '../groups/namespace-row.js';
 import type { Namespace } from '../groups/namespaces.js';
-import { toNamespace } from '../groups/namespaces.repository.js';
 import type { Visibility } from '../members/members.js';
 import type { KeysetRequest, Paged, PageRequest } from '../paging.js';
 import {
@@ -11,6 +11,7 @@ import {
   type MergeMethod,
   type Project,
   type ProjectOrder,
+  type ProjectScope,
   type ProjectSettings,
 } from './projects.js';
 
@@ -79,13 +80,6 @@ function toProject(row: ProjectRow): Project {
     },
     approvalsBeforeMerge: row.approvals_before_merge ?? 0,
   };
-}
-
-/** Which projects a caller may see in a list: `null` means all (admins). */
-export interface ProjectScope {
-  readonly visibilities: readonly Visibility[];
-  readonly projectIds: readonly number[];
-  readonly namespaceIds: readonly number[];
 }
 
 export interface ProjectFilter {

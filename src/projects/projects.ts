@@ -83,3 +83,10 @@ export interface RepositoryLifecycle {
     author: User,
   ): Promise<void>;
 }
+
+/** Which projects a caller may see in a list: `null` means all (admins). */
+export interface ProjectScope {
+  readonly visibilities: readonly Visibility[];
+  readonly projectIds: readonly number[];
+  readonly namespaceIds: readonly number[];
+}

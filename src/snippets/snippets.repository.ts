@@ -3,7 +3,7 @@ import { readBool, readCount, readTimestamp } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
 import type { Visibility } from '../members/members.js';
 import type { Paged, PageRequest } from '../paging.js';
-import { toUser } from '../users/users.repository.js';
+import { toUser } from '../users/user-row.js';
 import type { Snippet } from './snippets.js';
 
 export interface SnippetFilter {

@@ -10,7 +10,7 @@ import {
   unauthorized,
 } from '../errors.js';
 import { PATH_PATTERN } from '../groups/namespaces.js';
-import type { NamespacesRepository } from '../groups/namespaces.repository.js';
+import type { NamespacesService } from '../groups/namespaces.service.js';
 import type { KeysetRequest, Paged, PageRequest } from '../paging.js';
 import { currentClientAddress } from '../request-context.js';
 import type { SettingsService } from '../settings/settings.service.js';
@@ -84,7 +84,7 @@ export class UsersService {
 
   constructor(
     private readonly users: UsersRepository,
-    private readonly namespaces: NamespacesRepository,
+    private readonly namespaces: NamespacesService,
     private readonly settings: SettingsService,
     private readonly clock: Clock,
     private readonly limits: SignInLimits = DEFAULT_LIMITS,
@@ -263,19 +263,7 @@ export class UsersService {
       },
       now,
     );
-    await this.namespaces.insert(
-      {
-        kind: 'user',
-        name: user.name,
-        path: user.username,
-        fullPath: user.username,
-        parentId: null,
-        ownerId: user.id,
-        visibility: 'public',
-        description: '',
-      },
-      now,
-    );
+    await this.namespaces.createUserNamespace(user, now);
     return user;
   }
 
@@ -347,6 +335,10 @@ export class UsersService {
     const u = await this.users.findById(id);
     if (!u) throw notFound('User');
     return u;
+  }
+
+  async findById(id: number): Promise<User | null> {
+    return this.users.findById(id);
   }
 
   async findByUsername(username: string): Promise<User | null> {
