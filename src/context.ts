@@ -29,9 +29,9 @@ import { GeoRepository } from './geo/geo.repository.js';
 import { GeoService } from './geo/geo.service.js';
 import { Git } from './git/git.js';
 import { GitAccessService } from './git/git-access.service.js';
+import { GitRepositoriesService, repositoryLifecycle } from './git/git-repositories.service.js';
 import { InventoryRepository } from './git/inventory.repository.js';
 import { InventoryService } from './git/inventory.service.js';
-import { RepositoriesService, repositoryLifecycle } from './git/repositories.service.js';
 import { configuredWeights, WeightedStorages } from './git/storages.js';
 import { GroupDeletionRepository } from './groups/group-deletion.repository.js';
 import { GroupsService } from './groups/groups.service.js';
@@ -51,8 +51,8 @@ import {
 import { MergeRequestApprovalsService } from './merge-requests/merge-request-approvals.service.js';
 import { MergeRequestsRepository } from './merge-requests/merge-requests.repository.js';
 import { MergeRequestsService } from './merge-requests/merge-requests.service.js';
-import { ApprovalsRepository } from './merge-requests/project-approval-rules.repository.js';
-import { ApprovalsService } from './merge-requests/project-approval-rules.service.js';
+import { ProjectApprovalRulesRepository } from './merge-requests/project-approval-rules.repository.js';
+import { ProjectApprovalRulesService } from './merge-requests/project-approval-rules.service.js';
 import { MergeRequestVersionsRepository } from './merge-requests/versions.repository.js';
 import { HooksService } from './notifications/hooks.service.js';
 import { smtpMailer } from './notifications/mailer.js';
@@ -90,7 +90,8 @@ export interface AppContext {
   readonly members: MembersService;
   readonly snippets: SnippetsService;
   readonly settings: SettingsService;
-  readonly repositories: RepositoriesService;
+  /** Git repositories on disk (the storages), not data access. */
+  readonly git: GitRepositoriesService;
   /** Where new repositories go, by the weights in application settings. */
   readonly storagePicker: WeightedStorages;
   readonly inventory: InventoryService;
@@ -109,7 +110,7 @@ export interface AppContext {
   readonly audit: AuditService;
   readonly runners: RunnersService;
   readonly mergeRequests: MergeRequestsService;
-  readonly approvals: ApprovalsService;
+  readonly projectApprovalRules: ProjectApprovalRulesService;
   readonly mergeRequestApprovals: MergeRequestApprovalsService;
   /** Cache invalidation across processes (PostgreSQL LISTEN/NOTIFY), or within this one (SQLite). */
   readonly bus: InvalidationBus;
@@ -189,8 +190,8 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       : undefined,
   );
   const members = new MembersService(membersRepo, users, clock);
-  const repositories = new RepositoriesService(new Git(), config.storages);
-  const lifecycle = repositoryLifecycle(repositories);
+  const git = new GitRepositoriesService(new Git(), config.storages);
+  const lifecycle = repositoryLifecycle(git);
   const storagePicker = new WeightedStorages(async () => (await settings.get()).repository_storages_weighted);
   const pick = () => storagePicker.pick();
   const projects = new ProjectsService(
@@ -272,18 +273,24 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     new MergeRequestsRepository(k),
     new MergeRequestVersionsRepository(k),
     projects,
-    repositories,
+    git,
     users,
     clock,
   );
-  const approvals = new ApprovalsService(new ApprovalsRepository(k), projects, users, namespaces, clock);
+  const projectApprovalRules = new ProjectApprovalRulesService(
+    new ProjectApprovalRulesRepository(k),
+    projects,
+    users,
+    namespaces,
+    clock,
+  );
   const gitAccess = new GitAccessService(
     users,
     groups,
     projects,
     snippets,
     settings,
-    repositories,
+    git,
     audit,
     mergeRequests,
     pushes,
@@ -378,7 +385,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     projects,
     members,
     snippets,
-    repositories,
+    git,
     storagePicker,
     inventory: new InventoryService(new InventoryRepository(k)),
     gitAccess,
@@ -392,13 +399,13 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     jobs,
     geo,
     mergeRequests,
-    approvals,
+    projectApprovalRules,
     mergeRequestApprovals: new MergeRequestApprovalsService(
       new MergeRequestApprovalsRepository(k),
       new MergeRequestRulesRepository(k),
       mergeRequests,
       projects,
-      approvals,
+      projectApprovalRules,
       members,
       users,
       users,
@@ -416,7 +423,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     audit,
     storageMoves: new StorageMovesService(
       new StorageMovesRepository(k),
-      repositories,
+      git,
       jobs,
       storagePicker,
       config.offering,
@@ -449,7 +456,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
 export function createBackupService(ctx: AppContext): BackupService {
   return new BackupService(
     new BackupRepository(ctx.db.kysely, ctx.db.dialect),
-    ctx.repositories,
+    ctx.git,
     ctx.config.dataDir,
     ctx.config.release,
     ctx.storagePicker,

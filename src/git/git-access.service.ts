@@ -9,7 +9,7 @@ import type { SnippetsService } from '../snippets/snippets.service.js';
 import type { User } from '../users/users.js';
 import type { UsersService } from '../users/users.service.js';
 import type { ContainerKind } from './git.js';
-import type { RepositoriesService } from './repositories.service.js';
+import type { GitRepositoriesService } from './git-repositories.service.js';
 
 /** Largest id the databases store (PostgreSQL `integer`): larger numbers name nothing. */
 const MAX_ID = 2_147_483_647;
@@ -68,7 +68,7 @@ export class GitAccessService {
     private readonly projects: ProjectsService,
     private readonly snippets: SnippetsService,
     private readonly settings: SettingsService,
-    private readonly repositories: RepositoriesService,
+    private readonly repositories: GitRepositoriesService,
     private readonly audit: AuditService,
     private readonly mergeRequests: PushRecorder,
     /** Pushes in progress for storage moves (memory only unless the composition root shares it). */

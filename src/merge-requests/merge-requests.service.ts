@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { conflict, invalidFields, notFound, readOnlyError } from '../errors.js';
 import { GitError } from '../git/git.js';
-import type { RepositoriesService } from '../git/repositories.service.js';
+import type { GitRepositoriesService } from '../git/git-repositories.service.js';
 import { AccessLevel } from '../members/members.js';
 import type { Paged, PageRequest } from '../paging.js';
 import type { Project } from '../projects/projects.js';
@@ -77,7 +77,7 @@ export class MergeRequestsService {
     private readonly mrs: MergeRequestsRepository,
     private readonly versionsRepo: MergeRequestVersionsRepository,
     private readonly projects: ProjectsService,
-    private readonly repos: RepositoriesService,
+    private readonly repos: GitRepositoriesService,
     private readonly users: Pick<UsersService, 'findById'>,
     private readonly clock: Clock,
   ) {}

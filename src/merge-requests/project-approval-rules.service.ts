@@ -14,7 +14,7 @@ import {
   DEFAULT_APPROVAL_SETTINGS,
   type ManagedLicense,
 } from './project-approval-rules.js';
-import type { ApprovalsRepository } from './project-approval-rules.repository.js';
+import type { ProjectApprovalRulesRepository } from './project-approval-rules.repository.js';
 
 /** GitLab's older status names are still accepted on input. */
 const LICENSE_STATUS: Record<string, ManagedLicense['approval_status']> = {
@@ -25,9 +25,9 @@ const LICENSE_STATUS: Record<string, ManagedLicense['approval_status']> = {
 };
 
 /** Approval configuration, project-level approval rules and (v4 only) managed licenses. */
-export class ApprovalsService {
+export class ProjectApprovalRulesService {
   constructor(
-    private readonly repo: ApprovalsRepository,
+    private readonly repo: ProjectApprovalRulesRepository,
     private readonly projects: ProjectsService,
     private readonly users: Pick<UsersService, 'findById'>,
     private readonly namespaces: Pick<NamespacesService, 'findById'>,

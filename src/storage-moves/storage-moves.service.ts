@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import { PushTracker } from '../cluster/push-tracker.js';
 import type { Offering, Tier } from '../config.js';
 import { AppError, badRequest, forbidden, notFound, paramError, unauthorized } from '../errors.js';
-import type { RepositoriesService } from '../git/repositories.service.js';
+import type { GitRepositoriesService } from '../git/git-repositories.service.js';
 import { NoWeightedStorage, type WeightedStorages } from '../git/storages.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { Paged, PageRequest } from '../paging.js';
@@ -34,7 +34,7 @@ const BEFORE_SWITCH: readonly MoveState[] = ['initial', 'scheduled', 'started'];
 export class StorageMovesService {
   constructor(
     private readonly repo: StorageMovesRepository,
-    private readonly repos: RepositoriesService,
+    private readonly repos: GitRepositoriesService,
     private readonly jobs: JobQueue,
     private readonly storagePicker: WeightedStorages,
     private readonly offering: Offering,
