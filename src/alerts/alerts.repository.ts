@@ -11,10 +11,16 @@ import { bucketKey } from '../db/buckets.js';
 import type { DialectName } from '../db/dialect.js';
 import { readBool, readCount, readNullableTimestamp, readTimestamp, writeBool } from '../db/dialect.js';
 import { nextIid } from '../db/internal-ids.js';
-import { fetchPage } from '../db/paged.js';
+import { fetchPage } from '../db/pagination.js';
 import { Prepared } from '../db/prepared.js';
-import type { AlertIntegrationsTable, AlertNotesTable, AlertsTable, Database } from '../db/schema.js';
-import type { Paged, PageRequest } from '../paging.js';
+import type {
+  AlertIntegrationsTable,
+  AlertNotesTable,
+  AlertsTable,
+  Database,
+  Queryable,
+} from '../db/schema.js';
+import type { Paged, PageRequest } from '../pagination.js';
 import { type Bucket, type BucketWindow, fillBuckets } from '../time-buckets.js';
 import { toUser } from '../users/user-row.js';
 import type { User } from '../users/users.js';
@@ -29,7 +35,6 @@ import type {
   Severity,
 } from './alerts.js';
 
-type Db = Kysely<Database> | Transaction<Database>;
 type IidTitle = { iid: number; title: string };
 
 /**
@@ -332,7 +337,7 @@ export class AlertsRepository {
 
   // Alerts
 
-  async openAlert(trx: Db, projectId: number, fingerprint: string): Promise<Alert | null> {
+  async openAlert(trx: Queryable, projectId: number, fingerprint: string): Promise<Alert | null> {
     const r = await trx
       .selectFrom('alerts')
       .selectAll()
@@ -348,7 +353,7 @@ export class AlertsRepository {
    * occurrence; the answer is built from what was written (no read back of the row).
    */
   async createAlert(
-    trx: Db,
+    trx: Queryable,
     a: ParsedAlert & { projectId: number; integrationId: number | null },
     note: string,
     now: string,
@@ -414,13 +419,13 @@ export class AlertsRepository {
   }
 
   /** Records when an alert fired (its first firing and each repeat), for the occurrences chart. */
-  private async addOccurrence(trx: Db, alertId: number, now: string): Promise<void> {
+  private async addOccurrence(trx: Queryable, alertId: number, now: string): Promise<void> {
     await this.q.addOccurrence.run(trx, { alertId, now });
   }
 
   /** Counts one more occurrence of the open alert with this fingerprint, if there is one (one statement). */
   async incrementOpen(
-    trx: Db,
+    trx: Queryable,
     projectId: number,
     fingerprint: string,
     now: string,
@@ -436,7 +441,7 @@ export class AlertsRepository {
   }
 
   async setStatus(
-    trx: Db,
+    trx: Queryable,
     id: number,
     status: AlertStatus,
     endedAt: string | null,
@@ -449,11 +454,11 @@ export class AlertsRepository {
       .execute();
   }
 
-  async linkIncident(trx: Db, id: number, incidentIid: number): Promise<void> {
+  async linkIncident(trx: Queryable, id: number, incidentIid: number): Promise<void> {
     await trx.updateTable('alerts').set({ incident_iid: incidentIid }).where('id', '=', id).execute();
   }
 
-  async alert(projectId: number, iid: number, trx: Db = this.db): Promise<Alert | null> {
+  async alert(projectId: number, iid: number, trx: Queryable = this.db): Promise<Alert | null> {
     const r = await trx
       .selectFrom('alerts')
       .selectAll()
@@ -465,7 +470,7 @@ export class AlertsRepository {
   }
 
   /** The alerts with their assignees (one query for all of them). */
-  private async withAssignees(alerts: Alert[], trx: Db = this.db): Promise<Alert[]> {
+  private async withAssignees(alerts: Alert[], trx: Queryable = this.db): Promise<Alert[]> {
     if (alerts.length === 0) return alerts;
     const rows = await trx
       .selectFrom('alert_assignees')
@@ -490,7 +495,7 @@ export class AlertsRepository {
    * Locks the alert's row until the transaction ends (a no-op update: a row lock on PostgreSQL, the write lock on
    * SQLite), so that concurrent changes of one alert's assignees run one after the other.
    */
-  async lock(trx: Db, projectId: number, iid: number): Promise<void> {
+  async lock(trx: Queryable, projectId: number, iid: number): Promise<void> {
     await trx
       .updateTable('alerts')
       .set({ updated_at: sql`updated_at` })
@@ -500,7 +505,12 @@ export class AlertsRepository {
   }
 
   /** Replaces the alert's assignees. */
-  async setAssignees(trx: Db, alertId: number, userIds: readonly number[], now: string): Promise<void> {
+  async setAssignees(
+    trx: Queryable,
+    alertId: number,
+    userIds: readonly number[],
+    now: string,
+  ): Promise<void> {
     await trx.deleteFrom('alert_assignees').where('alert_id', '=', alertId).execute();
     if (userIds.length === 0) return;
     await trx
@@ -626,7 +636,7 @@ export class AlertsRepository {
   }
 
   async addNote(
-    trx: Db,
+    trx: Queryable,
     alertId: number,
     body: string,
     authorId: number | null,
@@ -652,7 +662,7 @@ export class AlertsRepository {
 
   async settings(
     projectId: number,
-    trx: Db = this.db,
+    trx: Queryable = this.db,
   ): Promise<{ createIncident: boolean; autoCloseIncident: boolean; sendEmail: boolean }> {
     const r = await this.q.settings.first(trx, { projectId });
     // Defaults (GitLab): no incident per alert; close the incident on recovery; no e-mail.

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import { type AppError, badRequest, conflict, notFound, paramError } from '../errors.js';
 import type { IssuesService } from '../issues/issues.service.js';
 import { AccessLevel } from '../members/members.js';
-import type { Paged, PageRequest } from '../paging.js';
+import type { Paged, PageRequest } from '../pagination.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import { type Bucket, bucketWindow, type StatsPeriod } from '../time-buckets.js';

@@ -1,6 +1,6 @@
-import { type DialectAdapter, type Kysely, sql, type Transaction } from 'kysely';
+import { type DialectAdapter, sql } from 'kysely';
 import { Prepared } from './prepared.js';
-import type { Database } from './schema.js';
+import type { Queryable } from './schema.js';
 
 /** What a per-project internal id (`iid`) numbers. */
 export type IidUsage = 'alerts' | 'issues' | 'merge_requests' | 'oncall_schedules';
@@ -14,7 +14,7 @@ type Upsert = Prepared<{ projectId: number; usage: IidUsage }, { last_value: num
  */
 const upserts = new WeakMap<DialectAdapter, Upsert>();
 
-function upsert(db: Kysely<Database> | Transaction<Database>): Upsert {
+function upsert(db: Queryable): Upsert {
   const adapter = db.getExecutor().adapter;
   let q = upserts.get(adapter);
   if (!q) {
@@ -33,11 +33,7 @@ function upsert(db: Kysely<Database> | Transaction<Database>): Upsert {
 }
 
 /** Allocates the next per-project internal id for `usage` (atomic upsert on both databases). */
-export async function nextIid(
-  db: Kysely<Database> | Transaction<Database>,
-  projectId: number,
-  usage: IidUsage,
-): Promise<number> {
+export async function nextIid(db: Queryable, projectId: number, usage: IidUsage): Promise<number> {
   const row = await upsert(db).first(db, { projectId, usage });
   if (!row) throw new Error('internal_ids upsert returned no row');
   return Number(row.last_value);

@@ -8,10 +8,10 @@ import {
   readTimestamp,
   writeBool,
 } from '../db/dialect.js';
-import { fetchPage } from '../db/paged.js';
+import { fetchPage } from '../db/pagination.js';
 import { Prepared } from '../db/prepared.js';
 import type { Database, ErrorTrackingErrorsTable, ErrorTrackingEventsTable } from '../db/schema.js';
-import type { Paged, PageRequest } from '../paging.js';
+import type { Paged, PageRequest } from '../pagination.js';
 import { type Bucket, type BucketWindow, fillBuckets } from '../time-buckets.js';
 import type {
   ClientKey,

@@ -4,7 +4,7 @@ import type { JobQueue } from '../jobs/queue.js';
 import { AccessLevel, VISIBILITIES, type Visibility } from '../members/members.js';
 import type { MembersService, SourceAccess } from '../members/members.service.js';
 import { PermissionsService } from '../members/permissions.service.js';
-import type { Paged, PageRequest } from '../paging.js';
+import type { Paged, PageRequest } from '../pagination.js';
 import type { RepositoryLifecycle } from '../projects/projects.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { User } from '../users/users.js';

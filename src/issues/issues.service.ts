@@ -1,5 +1,5 @@
 import { notFound } from '../errors.js';
-import type { Paged, PageRequest } from '../paging.js';
+import type { Paged, PageRequest } from '../pagination.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { User } from '../users/users.js';
 import type { Issue, IssueType } from './issues.js';

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { readCount, readTimestamp } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
-import type { Paged, PageRequest } from '../paging.js';
+import type { Paged, PageRequest } from '../pagination.js';
 import { toUser } from '../users/user-row.js';
 import type { Member, MemberSource } from './members.js';
 

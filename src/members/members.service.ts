@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import { conflict, forbidden, invalidFields, notFound } from '../errors.js';
-import type { Paged, PageRequest } from '../paging.js';
+import type { Paged, PageRequest } from '../pagination.js';
 import type { User } from '../users/users.js';
 import type { UsersService } from '../users/users.service.js';
 import { AccessLevel, MEMBER_ACCESS_LEVELS, type Member, type MemberSource } from './members.js';

@@ -4,7 +4,7 @@ import type { Database, NamespacesTable, ProjectsTable } from '../db/schema.js';
 import { toNamespace } from '../groups/namespace-row.js';
 import type { Namespace } from '../groups/namespaces.js';
 import type { Visibility } from '../members/members.js';
-import type { KeysetRequest, Paged, PageRequest } from '../paging.js';
+import type { KeysetRequest, Paged, PageRequest } from '../pagination.js';
 import {
   ACCESS_LEVEL_FEATURES,
   MERGE_METHODS,

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import { forbidden, invalidFields, notFound, readOnlyError, unauthorized } from '../errors.js';
 
 import { AccessLevel, canSee, type Visibility } from '../members/members.js';
-import type { Paged, PageRequest } from '../paging.js';
+import type { Paged, PageRequest } from '../pagination.js';
 import type { RepositoryLifecycle } from '../projects/projects.js';
 import type { ProjectsService, StoragePicker } from '../projects/projects.service.js';
 import type { SettingsService } from '../settings/settings.service.js';

@@ -5,7 +5,7 @@ import { AppError, badRequest, forbidden, notFound, paramError, unauthorized } f
 import type { GitRepositoriesService } from '../git/git-repositories.service.js';
 import { NoWeightedStorage, type WeightedStorages } from '../git/storages.js';
 import type { JobQueue } from '../jobs/queue.js';
-import type { Paged, PageRequest } from '../paging.js';
+import type { Paged, PageRequest } from '../pagination.js';
 import type { User } from '../users/users.js';
 import { type ContainerType, MOVE_JOB, type MoveState, type StorageMove } from './storage-moves.js';
 import type { StorageMovesRepository } from './storage-moves.repository.js';

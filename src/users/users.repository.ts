@@ -1,8 +1,8 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { readBool, readCount, readNullableTimestamp, readTimestamp, writeBool } from '../db/dialect.js';
-import { fetchPage } from '../db/paged.js';
+import { fetchPage } from '../db/pagination.js';
 import type { Database, PersonalAccessTokensTable } from '../db/schema.js';
-import type { KeysetRequest, Paged, PageRequest } from '../paging.js';
+import type { KeysetRequest, Paged, PageRequest } from '../pagination.js';
 import { toUser } from './user-row.js';
 import type { PersonalAccessToken, TokenScope, User, UserOrder } from './users.js';
 

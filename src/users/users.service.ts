@@ -11,7 +11,7 @@ import {
 } from '../errors.js';
 import { PATH_PATTERN } from '../groups/namespaces.js';
 import type { NamespacesService } from '../groups/namespaces.service.js';
-import type { KeysetRequest, Paged, PageRequest } from '../paging.js';
+import type { KeysetRequest, Paged, PageRequest } from '../pagination.js';
 import { currentClientAddress } from '../request-context.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import { type AddressLimiter, SignInLimiter } from './sign-in-limiter.js';
