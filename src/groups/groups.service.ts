@@ -5,11 +5,11 @@ import { AccessLevel, VISIBILITIES, type Visibility } from '../members/members.j
 import type { MembersService, SourceAccess } from '../members/members.service.js';
 import { PermissionsService } from '../members/permissions.service.js';
 import type { Paged, PageRequest } from '../pagination.js';
-import type { RepositoryLifecycle } from '../projects/projects.js';
+import { PATH_PATTERN, pathFromName } from '../paths.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { User } from '../users/users.js';
 import type { GroupDeletionRepository, TreeRepository } from './group-deletion.repository.js';
-import { type Group, type Namespace, PATH_PATTERN, pathFromName } from './namespaces.js';
+import type { Group, Namespace } from './namespaces.js';
 import type { NamespacesRepository } from './namespaces.repository.js';
 
 /** Deletes a group with its subgroups and projects (GitLab answers 202 and does it in the background). */
@@ -27,6 +27,15 @@ export interface CreateGroupInput {
 
 const VISIBILITY_RANK: Record<Visibility, number> = { private: 0, internal: 1, public: 2 };
 
+/**
+ * Creates and removes repositories on disk: a new group's wiki, and when a tree is deleted every repository in it.
+ * The git adapter implements it (the composition root passes it); declared here so groups need not import projects.
+ */
+export interface GroupRepositories {
+  create(kind: 'group', id: number, storage: string): Promise<void>;
+  remove(kind: 'project' | 'snippet' | 'group', id: number, storage: string): Promise<void>;
+}
+
 /** Groups: nested namespaces with members. */
 export class GroupsService {
   constructor(
@@ -35,7 +44,7 @@ export class GroupsService {
     private readonly permissions: PermissionsService,
     private readonly settings: SettingsService,
     private readonly pickStorage: () => Promise<string>,
-    private readonly repos: RepositoryLifecycle,
+    private readonly repos: GroupRepositories,
     private readonly clock: Clock,
     private readonly deletion: GroupDeletionRepository,
     private readonly jobs: JobQueue,
