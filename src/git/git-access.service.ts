@@ -2,12 +2,13 @@ import type { AuditService } from '../audit/audit.service.js';
 import { PushTracker } from '../cluster/push-tracker.js';
 import { AppError, unauthorized } from '../errors.js';
 import type { GroupsService } from '../groups/groups.service.js';
-import { AccessLevel, canSee, type Visibility } from '../members/members.js';
+import { AccessLevel, canSee } from '../members/members.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { SnippetsService } from '../snippets/snippets.service.js';
 import type { User } from '../users/users.js';
 import type { UsersService } from '../users/users.service.js';
+import type { Visibility } from '../visibility.js';
 import type { ContainerKind } from './git.js';
 import type { GitRepositoriesService } from './git-repositories.service.js';
 

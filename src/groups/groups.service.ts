@@ -1,13 +1,14 @@
 import type { Clock } from '../clock.js';
 import { conflict, forbidden, invalidFields, notFound, readOnlyError, unauthorized } from '../errors.js';
 import type { JobQueue } from '../jobs/queue.js';
-import { AccessLevel, VISIBILITIES, type Visibility } from '../members/members.js';
+import { AccessLevel } from '../members/members.js';
 import type { MembersService, SourceAccess } from '../members/members.service.js';
 import { PermissionsService } from '../members/permissions.service.js';
 import type { Paged, PageRequest } from '../pagination.js';
 import { PATH_PATTERN, pathFromName } from '../paths.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { User } from '../users/users.js';
+import { VISIBILITIES, type Visibility } from '../visibility.js';
 import type { GroupDeletionRepository, TreeRepository } from './group-deletion.repository.js';
 import type { Group, Namespace } from './namespaces.js';
 import type { NamespacesRepository } from './namespaces.repository.js';

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import { readBool, readTimestamp } from '../db/dialect.js';
 import type { NamespacesTable } from '../db/schema.js';
-import type { Visibility } from '../members/members.js';
+import type { Visibility } from '../visibility.js';
 import type { Namespace } from './namespaces.js';
 
 /** A namespaces row as a Namespace: the one mapping, shared by every repository that joins the namespaces table. */

@@ -2,8 +2,8 @@ import { type Kysely, sql } from 'kysely';
 import { writeBool } from '../db/dialect.js';
 import { fetchPage } from '../db/pagination.js';
 import type { Database } from '../db/schema.js';
-import type { Visibility } from '../members/members.js';
 import type { Paged, PageRequest } from '../pagination.js';
+import type { Visibility } from '../visibility.js';
 import { toNamespace } from './namespace-row.js';
 import type { Namespace } from './namespaces.js';
 

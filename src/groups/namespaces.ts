@@ -1,5 +1,5 @@
 /** Domain types and pure rules for namespaces (user namespaces and groups). */
-import type { Visibility } from '../members/members.js';
+import type { Visibility } from '../visibility.js';
 
 export interface Namespace {
   readonly id: number;

@@ -1,9 +1,6 @@
 /** Access levels, visibility and members: who can see and do what. */
 import type { User } from '../users/users.js';
-
-export type Visibility = 'private' | 'internal' | 'public';
-
-export const VISIBILITIES: readonly Visibility[] = ['private', 'internal', 'public'];
+import type { Visibility } from '../visibility.js';
 
 /** GitLab's access levels. */
 export const AccessLevel = {

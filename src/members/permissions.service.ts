@@ -3,7 +3,8 @@ import type { Namespace } from '../groups/namespaces.js';
 import type { NamespacesService } from '../groups/namespaces.service.js';
 import type { Project, ProjectScope } from '../projects/projects.js';
 import type { User } from '../users/users.js';
-import { AccessLevel, canSee, type MemberSource, type Visibility } from './members.js';
+import type { Visibility } from '../visibility.js';
+import { AccessLevel, canSee, type MemberSource } from './members.js';
 import type { MembersRepository } from './members.repository.js';
 
 /** Computes access levels (direct and inherited from groups) and visibility. Admins are Owners everywhere. */

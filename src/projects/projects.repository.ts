@@ -3,8 +3,8 @@ import { readBool, readCount, readTimestamp, writeBool } from '../db/dialect.js'
 import type { Database, NamespacesTable, ProjectsTable } from '../db/schema.js';
 import { toNamespace } from '../groups/namespace-row.js';
 import type { Namespace } from '../groups/namespaces.js';
-import type { Visibility } from '../members/members.js';
 import type { KeysetRequest, Paged, PageRequest } from '../pagination.js';
+import type { Visibility } from '../visibility.js';
 import {
   ACCESS_LEVEL_FEATURES,
   MERGE_METHODS,

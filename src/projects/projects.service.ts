@@ -10,13 +10,14 @@ import {
 } from '../errors.js';
 import type { Namespace } from '../groups/namespaces.js';
 import type { NamespacesService } from '../groups/namespaces.service.js';
-import { AccessLevel, canSee, type Visibility } from '../members/members.js';
+import { AccessLevel, canSee } from '../members/members.js';
 import type { MembersService, SourceAccess } from '../members/members.service.js';
 import type { PermissionsService } from '../members/permissions.service.js';
 import type { KeysetRequest, Paged, PageRequest } from '../pagination.js';
 import { PATH_PATTERN, pathFromName } from '../paths.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { User } from '../users/users.js';
+import type { Visibility } from '../visibility.js';
 import type { Project, ProjectOrder, ProjectSettings, RepositoryLifecycle } from './projects.js';
 import type { ProjectFilter, ProjectsRepository } from './projects.repository.js';
 

@@ -1,8 +1,8 @@
 import type { Clock } from '../clock.js';
 import { forbidden, invalidFields, notFound, unauthorized } from '../errors.js';
-import { VISIBILITIES, type Visibility } from '../members/members.js';
 import { TtlCache } from '../ttl-cache.js';
 import type { User } from '../users/users.js';
+import { VISIBILITIES, type Visibility } from '../visibility.js';
 import type { FeatureGates } from './settings.js';
 import type { SettingsRepository } from './settings.repository.js';
 

@@ -1,12 +1,13 @@
 import type { Clock } from '../clock.js';
 import { forbidden, invalidFields, notFound, readOnlyError, unauthorized } from '../errors.js';
 
-import { AccessLevel, canSee, type Visibility } from '../members/members.js';
+import { AccessLevel, canSee } from '../members/members.js';
 import type { Paged, PageRequest } from '../pagination.js';
 import type { RepositoryLifecycle } from '../projects/projects.js';
 import type { ProjectsService, StoragePicker } from '../projects/projects.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { User } from '../users/users.js';
+import type { Visibility } from '../visibility.js';
 import { snippetFileNameProblem } from './snippet-file-name.js';
 import type { Snippet } from './snippets.js';
 import type { SnippetsRepository } from './snippets.repository.js';
