@@ -10,7 +10,7 @@ import { AuditService } from './audit/audit.service.js';
 import { BackupRepository } from './backup/backup.repository.js';
 import { BackupService } from './backup/backup.service.js';
 import { type Clock, systemClock } from './clock.js';
-import { type InvalidationBus, LocalBus } from './cluster/bus.js';
+import { type InvalidationBus, LocalBus, wireInvalidation } from './cluster/bus.js';
 import { ClusterRepository } from './cluster/cluster.repository.js';
 import { PgBus } from './cluster/pg-bus.js';
 import { PushTracker } from './cluster/push-tracker.js';
@@ -360,19 +360,51 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     config.cacheTtlMs,
   );
   // Changes are announced on the bus after they commit; every process's caches subscribe to what they hold.
-  integrations.onChange(() => bus.publish('integrations'));
-  projects.onChange(() => bus.publish('projects'));
-  groups.onTreeDeleted(() => bus.publish('projects'));
-  errorTracking.onChange(() => bus.publish('error-tracking'));
-  settings.onChange((what) => bus.publish(what));
-  escalations.onChange(() => bus.publish('escalation-policies'));
-  notifications.onChange(() => bus.publish('notifications'));
-  bus.subscribe(['integrations', 'projects', 'flags'], () => alertIntake.invalidate());
-  bus.subscribe(['error-tracking', 'projects', 'flags'], () => collector.invalidate());
-  bus.subscribe('escalation-policies', () => escalations.invalidate());
-  bus.subscribe('notifications', () => notifications.invalidate());
-  bus.subscribe('settings', () => settings.invalidate('settings'));
-  bus.subscribe('flags', () => settings.invalidate('flags'));
+  const settingsChange =
+    (what: 'settings' | 'flags') =>
+    (announce: () => Promise<void>): void =>
+      settings.onChange((changed) => (changed === what ? announce() : undefined));
+  wireInvalidation(bus, [
+    {
+      topic: 'integrations',
+      changedBy: [(f) => integrations.onChange(f)],
+      invalidates: [() => alertIntake.invalidate()],
+    },
+    {
+      topic: 'projects',
+      changedBy: [(f) => projects.onChange(f), (f) => groups.onTreeDeleted(f)],
+      invalidates: [() => alertIntake.invalidate(), () => collector.invalidate()],
+    },
+    {
+      topic: 'error-tracking',
+      changedBy: [(f) => errorTracking.onChange(f)],
+      invalidates: [() => collector.invalidate()],
+    },
+    {
+      topic: 'flags',
+      changedBy: [settingsChange('flags')],
+      invalidates: [
+        () => alertIntake.invalidate(),
+        () => collector.invalidate(),
+        () => settings.invalidate('flags'),
+      ],
+    },
+    {
+      topic: 'settings',
+      changedBy: [settingsChange('settings')],
+      invalidates: [() => settings.invalidate('settings')],
+    },
+    {
+      topic: 'escalation-policies',
+      changedBy: [(f) => escalations.onChange(f)],
+      invalidates: [() => escalations.invalidate()],
+    },
+    {
+      topic: 'notifications',
+      changedBy: [(f) => notifications.onChange(f)],
+      invalidates: [() => notifications.invalidate()],
+    },
+  ]);
   return {
     config,
     db,
