@@ -27,12 +27,11 @@ import { EscalationRepository } from './escalation/escalation.repository.js';
 import { EscalationService } from './escalation/escalation.service.js';
 import { GeoRepository } from './geo/geo.repository.js';
 import { GeoService } from './geo/geo.service.js';
-import { Git } from './git/git.js';
 import { GitAccessService } from './git/git-access.service.js';
-import { GitRepositoriesService, repositoryLifecycle } from './git/git-repositories.service.js';
-import { InventoryRepository } from './git/inventory.repository.js';
-import { InventoryService } from './git/inventory.service.js';
-import { configuredWeights, WeightedStorages } from './git/storages.js';
+import type { GitRepositoriesService } from './git/git-repositories.service.js';
+import type { InventoryService } from './git/inventory.service.js';
+import { configuredWeights, type WeightedStorages } from './git/storages.js';
+import { wireGit } from './git/wiring.js';
 import { GroupDeletionRepository } from './groups/group-deletion.repository.js';
 import { GroupsService } from './groups/groups.service.js';
 import { NamespacesRepository } from './groups/namespaces.repository.js';
@@ -44,16 +43,10 @@ import { AccessLevel } from './members/members.js';
 import { MembersRepository } from './members/members.repository.js';
 import { MembersService } from './members/members.service.js';
 import { PermissionsService } from './members/permissions.service.js';
-import {
-  MergeRequestApprovalsRepository,
-  MergeRequestRulesRepository,
-} from './merge-requests/merge-request-approvals.repository.js';
-import { MergeRequestApprovalsService } from './merge-requests/merge-request-approvals.service.js';
-import { MergeRequestsRepository } from './merge-requests/merge-requests.repository.js';
-import { MergeRequestsService } from './merge-requests/merge-requests.service.js';
-import { ProjectApprovalRulesRepository } from './merge-requests/project-approval-rules.repository.js';
-import { ProjectApprovalRulesService } from './merge-requests/project-approval-rules.service.js';
-import { MergeRequestVersionsRepository } from './merge-requests/versions.repository.js';
+import type { MergeRequestApprovalsService } from './merge-requests/merge-request-approvals.service.js';
+import type { MergeRequestsService } from './merge-requests/merge-requests.service.js';
+import type { ProjectApprovalRulesService } from './merge-requests/project-approval-rules.service.js';
+import { wireMergeRequests } from './merge-requests/wiring.js';
 import { HooksService } from './notifications/hooks.service.js';
 import { smtpMailer } from './notifications/mailer.js';
 import { NotificationsRepository } from './notifications/notifications.repository.js';
@@ -63,14 +56,14 @@ import { OncallService } from './oncall/oncall.service.js';
 import { OutboundHttp } from './outbound.js';
 import { ProjectsRepository } from './projects/projects.repository.js';
 import { ProjectsService } from './projects/projects.service.js';
-import { RunnersRepository } from './runners/runners.repository.js';
-import { RunnersService } from './runners/runners.service.js';
-import { SettingsRepository } from './settings/settings.repository.js';
-import { SettingsService } from './settings/settings.service.js';
+import type { RunnersService } from './runners/runners.service.js';
+import { wireRunners } from './runners/wiring.js';
+import type { SettingsService } from './settings/settings.service.js';
+import { wireSettings } from './settings/wiring.js';
 import { SnippetsRepository } from './snippets/snippets.repository.js';
 import { SnippetsService } from './snippets/snippets.service.js';
-import { StorageMovesRepository } from './storage-moves/storage-moves.repository.js';
-import { StorageMovesService } from './storage-moves/storage-moves.service.js';
+import type { StorageMovesService } from './storage-moves/storage-moves.service.js';
+import { wireStorageMoves } from './storage-moves/wiring.js';
 import { SharedSignInLimiter } from './users/sign-in-limiter.js';
 import { UsersRepository } from './users/users.repository.js';
 import { UsersService } from './users/users.service.js';
@@ -132,7 +125,6 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   const projectsRepo = new ProjectsRepository(k);
   const membersRepo = new MembersRepository(k);
   const snippetsRepo = new SnippetsRepository(k);
-  const settingsRepo = new SettingsRepository(k);
   // Several processes share one PostgreSQL database (issue 14): caches are invalidated through the bus, rate
   // limits are counted in the database and pushes in progress are recorded there. SQLite is one process.
   const shared = db.dialect === 'postgres';
@@ -146,32 +138,14 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     shared ? new SharedRateCounter(clusterRepo, clock) : new LocalRateCounter(clock);
   const pushes = new PushTracker(clusterRepo, shared);
 
-  const settings = new SettingsService(
-    settingsRepo,
-    {
-      default_project_visibility: 'private',
-      default_group_visibility: 'private',
-      default_snippet_visibility: 'private',
-      user_defaults_to_private_profile: false,
-      signup_enabled: false,
-      repository_storages_weighted: configuredWeights(config.storages),
-      // GitLab's defaults: the per-URL alert notification throttle is off, 3600 requests per 3600 s.
-      throttle_incident_management_notification_enabled: false,
-      throttle_incident_management_notification_per_period: 3600,
-      throttle_incident_management_notification_period_in_seconds: 3600,
-      // GitLab's PROCESS_MAX_ALERTS: at most 100 alerts per Alertmanager payload.
-      incident_management_notification_max_alerts: DEFAULT_MAX_ALERTS,
-      error_tracking_rate_limit_per_minute: 0,
-      error_tracking_retention_days: 90,
-      allow_local_requests_from_web_hooks_and_services: false,
-      // GitLab's default: no maximum push size.
-      receive_max_input_size: 0,
-      sign_in_text: '',
-      help_text: '',
-    },
+  const { settings } = wireSettings({
+    kysely: k,
     clock,
-    config.cacheTtlMs,
-  );
+    cacheTtlMs: config.cacheTtlMs,
+    storageWeights: configuredWeights(config.storages),
+    // GitLab's PROCESS_MAX_ALERTS: at most 100 alerts per Alertmanager payload.
+    maxAlertsPerPayload: DEFAULT_MAX_ALERTS,
+  });
   const namespaces = new NamespacesService(namespacesRepo);
   const permissions = new PermissionsService(membersRepo, namespaces, clock);
   const users = new UsersService(
@@ -190,9 +164,11 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       : undefined,
   );
   const members = new MembersService(membersRepo, users, clock);
-  const git = new GitRepositoriesService(new Git(), config.storages);
-  const lifecycle = repositoryLifecycle(git);
-  const storagePicker = new WeightedStorages(async () => (await settings.get()).repository_storages_weighted);
+  const { git, lifecycle, storagePicker, inventory } = wireGit({
+    kysely: k,
+    storages: config.storages,
+    settings,
+  });
   const pick = () => storagePicker.pick();
   const projects = new ProjectsService(
     projectsRepo,
@@ -269,21 +245,16 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     clock,
     cipher,
   );
-  const mergeRequests = new MergeRequestsService(
-    new MergeRequestsRepository(k),
-    new MergeRequestVersionsRepository(k),
+  const { mergeRequests, projectApprovalRules, mergeRequestApprovals } = wireMergeRequests({
+    kysely: k,
     projects,
     git,
     users,
-    clock,
-  );
-  const projectApprovalRules = new ProjectApprovalRulesService(
-    new ProjectApprovalRulesRepository(k),
-    projects,
-    users,
     namespaces,
+    members,
+    tier: config.tier,
     clock,
-  );
+  });
   const gitAccess = new GitAccessService(
     users,
     groups,
@@ -419,7 +390,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     snippets,
     git,
     storagePicker,
-    inventory: new InventoryService(new InventoryRepository(k)),
+    inventory,
     gitAccess,
     settings,
     integrations,
@@ -432,40 +403,29 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     geo,
     mergeRequests,
     projectApprovalRules,
-    mergeRequestApprovals: new MergeRequestApprovalsService(
-      new MergeRequestApprovalsRepository(k),
-      new MergeRequestRulesRepository(k),
-      mergeRequests,
-      projects,
-      projectApprovalRules,
-      members,
-      users,
-      users,
-      config.tier,
-      clock,
-    ),
-    runners: new RunnersService(
-      new RunnersRepository(k),
+    mergeRequestApprovals,
+    ...wireRunners({
+      kysely: k,
       projects,
       groups,
-      new ReleaseGates(parseRelease(config.release)),
-      config.sharedRunnersRegistrationToken,
+      gates: new ReleaseGates(parseRelease(config.release)),
+      sharedRegistrationToken: config.sharedRunnersRegistrationToken,
       clock,
-    ),
+    }),
     audit,
-    storageMoves: new StorageMovesService(
-      new StorageMovesRepository(k),
+    ...wireStorageMoves({
+      kysely: k,
       git,
       jobs,
       storagePicker,
-      config.offering,
-      config.tier,
+      offering: config.offering,
+      tier: config.tier,
       clock,
       // Spec rule 9: after moving, when geo replication is enabled, all repositories are resynced.
-      (type, id) => geo.markResync(type, id, 'repository storage move'),
-      config.movePushWaitSeconds * 1000,
+      moved: (type, id) => geo.markResync(type, id, 'repository storage move'),
+      pushWaitMs: config.movePushWaitSeconds * 1000,
       pushes,
-    ),
+    }),
     collector,
     notifications,
     escalations,
