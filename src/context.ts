@@ -34,8 +34,6 @@ import { configuredWeights, type WeightedStorages } from './git/storages.js';
 import { wireGit } from './git/wiring.js';
 import { GroupDeletionRepository } from './groups/group-deletion.repository.js';
 import { GroupsService } from './groups/groups.service.js';
-import { NamespacesRepository } from './groups/namespaces.repository.js';
-import { NamespacesService } from './groups/namespaces.service.js';
 import { IssuesRepository } from './issues/issues.repository.js';
 import { IssuesService } from './issues/issues.service.js';
 import { JobQueue } from './jobs/queue.js';
@@ -47,6 +45,8 @@ import type { MergeRequestApprovalsService } from './merge-requests/merge-reques
 import type { MergeRequestsService } from './merge-requests/merge-requests.service.js';
 import type { ProjectApprovalRulesService } from './merge-requests/project-approval-rules.service.js';
 import { wireMergeRequests } from './merge-requests/wiring.js';
+import { NamespacesRepository } from './namespaces/namespaces.repository.js';
+import { NamespacesService } from './namespaces/namespaces.service.js';
 import { HooksService } from './notifications/hooks.service.js';
 import { smtpMailer } from './notifications/mailer.js';
 import { NotificationsRepository } from './notifications/notifications.repository.js';
@@ -121,7 +121,6 @@ export interface AppContext {
 export function createContext(config: Config, db: Db, clock: Clock = systemClock): AppContext {
   const k = db.kysely;
   const usersRepo = new UsersRepository(k);
-  const namespacesRepo = new NamespacesRepository(k);
   const projectsRepo = new ProjectsRepository(k);
   const membersRepo = new MembersRepository(k);
   const snippetsRepo = new SnippetsRepository(k);
@@ -146,7 +145,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     // GitLab's PROCESS_MAX_ALERTS: at most 100 alerts per Alertmanager payload.
     maxAlertsPerPayload: DEFAULT_MAX_ALERTS,
   });
-  const namespaces = new NamespacesService(namespacesRepo);
+  const namespaces = new NamespacesService(new NamespacesRepository(k));
   const permissions = new PermissionsService(membersRepo, namespaces, clock);
   const users = new UsersService(
     usersRepo,
@@ -226,7 +225,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   );
   const geo = new GeoService(new GeoRepository(k), clock);
   const groups = new GroupsService(
-    namespacesRepo,
+    namespaces,
     members,
     permissions,
     settings,

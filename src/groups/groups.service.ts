@@ -4,14 +4,14 @@ import type { JobQueue } from '../jobs/queue.js';
 import { AccessLevel } from '../members/members.js';
 import type { MembersService, SourceAccess } from '../members/members.service.js';
 import { PermissionsService } from '../members/permissions.service.js';
+import type { Group, Namespace } from '../namespaces/namespaces.js';
+import type { NamespacesService } from '../namespaces/namespaces.service.js';
 import type { Paged, PageRequest } from '../pagination.js';
 import { PATH_PATTERN, pathFromName } from '../paths.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { User } from '../users/users.js';
 import { VISIBILITIES, type Visibility } from '../visibility.js';
 import type { GroupDeletionRepository, TreeRepository } from './group-deletion.repository.js';
-import type { Group, Namespace } from './namespaces.js';
-import type { NamespacesRepository } from './namespaces.repository.js';
 
 /** Deletes a group with its subgroups and projects (GitLab answers 202 and does it in the background). */
 export const GROUP_DELETE_JOB = 'group.delete';
@@ -40,7 +40,7 @@ export interface GroupRepositories {
 /** Groups: nested namespaces with members. */
 export class GroupsService {
   constructor(
-    private readonly namespaces: NamespacesRepository,
+    private readonly namespaces: NamespacesService,
     private readonly members: Pick<MembersService, 'memberships' | 'addOwner'>,
     private readonly permissions: PermissionsService,
     private readonly settings: SettingsService,

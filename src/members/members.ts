@@ -30,3 +30,10 @@ export function canSee(visibility: Visibility, signedIn: boolean, level: number)
   if (visibility === 'internal') return signedIn;
   return level >= AccessLevel.Guest;
 }
+
+/** Which projects a caller may see in a list: `null` means all (admins). */
+export interface ProjectScope {
+  readonly visibilities: readonly Visibility[];
+  readonly projectIds: readonly number[];
+  readonly namespaceIds: readonly number[];
+}

@@ -1,11 +1,16 @@
 import type { Clock } from '../clock.js';
-import type { Namespace } from '../groups/namespaces.js';
-import type { NamespacesService } from '../groups/namespaces.service.js';
-import type { Project, ProjectScope } from '../projects/projects.js';
+import type { Namespace } from '../namespaces/namespaces.js';
+import type { NamespacesService } from '../namespaces/namespaces.service.js';
 import type { User } from '../users/users.js';
 import type { Visibility } from '../visibility.js';
-import { AccessLevel, canSee, type MemberSource } from './members.js';
+import { AccessLevel, canSee, type MemberSource, type ProjectScope } from './members.js';
 import type { MembersRepository } from './members.repository.js';
+
+/**
+ * What access to a project depends on: its id (direct memberships), its namespace (inherited ones) and its
+ * visibility. Projects are above members, so a structural type rather than their Project.
+ */
+type ProjectSubject = { readonly id: number; readonly namespace: Namespace; readonly visibility: Visibility };
 
 /** Computes access levels (direct and inherited from groups) and visibility. Admins are Owners everywhere. */
 export class PermissionsService {
@@ -39,7 +44,7 @@ export class PermissionsService {
   }
 
   /** The caller's level in a project: project membership, group memberships above it, or namespace ownership. */
-  async projectLevel(user: User | null, project: Project): Promise<number> {
+  async projectLevel(user: User | null, project: ProjectSubject): Promise<number> {
     if (!user) return AccessLevel.None;
     if (user.admin) return AccessLevel.Owner;
     const viaNamespace = await this.groupLevel(user, project.namespace);
@@ -60,7 +65,7 @@ export class PermissionsService {
   /** The caller's own memberships that reach a project: its direct one and its best through groups (null: none). */
   async projectMemberships(
     user: User | null,
-    project: Project,
+    project: ProjectSubject,
   ): Promise<{ project: number | null; group: number | null }> {
     if (!user) return { project: null, group: null };
     const mine = await this.members.ofUser(user.id, this.today());
@@ -74,7 +79,7 @@ export class PermissionsService {
     return { project: direct, group: viaGroups.length > 0 ? Math.max(...viaGroups) : null };
   }
 
-  canSeeProject(user: User | null, project: Project, level: number): boolean {
+  canSeeProject(user: User | null, project: ProjectSubject, level: number): boolean {
     return user?.admin === true || canSee(project.visibility, user !== null, level);
   }
 

@@ -1,8 +1,8 @@
 import type { Clock } from '../clock.js';
 import { conflict, invalidFields, notFound, paramError } from '../errors.js';
-import type { Namespace } from '../groups/namespaces.js';
-import type { NamespacesService } from '../groups/namespaces.service.js';
 import { AccessLevel } from '../members/members.js';
+import type { Namespace } from '../namespaces/namespaces.js';
+import type { NamespacesService } from '../namespaces/namespaces.service.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { User } from '../users/users.js';
 import type { UsersService } from '../users/users.service.js';

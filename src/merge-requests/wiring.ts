@@ -3,8 +3,8 @@ import type { Clock } from '../clock.js';
 import type { Tier } from '../config.js';
 import type { Database } from '../db/schema.js';
 import type { GitRepositoriesService } from '../git/git-repositories.service.js';
-import type { NamespacesService } from '../groups/namespaces.service.js';
 import type { MembersService } from '../members/members.service.js';
+import type { NamespacesService } from '../namespaces/namespaces.service.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { UsersService } from '../users/users.service.js';
 import {

@@ -1,8 +1,9 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { readBool, readCount, readTimestamp, writeBool } from '../db/dialect.js';
 import type { Database, NamespacesTable, ProjectsTable } from '../db/schema.js';
-import { toNamespace } from '../groups/namespace-row.js';
-import type { Namespace } from '../groups/namespaces.js';
+import type { ProjectScope } from '../members/members.js';
+import { toNamespace } from '../namespaces/namespace-row.js';
+import type { Namespace } from '../namespaces/namespaces.js';
 import type { KeysetRequest, Paged, PageRequest } from '../pagination.js';
 import type { Visibility } from '../visibility.js';
 import {
@@ -11,7 +12,6 @@ import {
   type MergeMethod,
   type Project,
   type ProjectOrder,
-  type ProjectScope,
   type ProjectSettings,
 } from './projects.js';
 

@@ -8,11 +8,11 @@ import {
   readOnlyError,
   unauthorized,
 } from '../errors.js';
-import type { Namespace } from '../groups/namespaces.js';
-import type { NamespacesService } from '../groups/namespaces.service.js';
 import { AccessLevel, canSee } from '../members/members.js';
 import type { MembersService, SourceAccess } from '../members/members.service.js';
 import type { PermissionsService } from '../members/permissions.service.js';
+import type { Namespace } from '../namespaces/namespaces.js';
+import type { NamespacesService } from '../namespaces/namespaces.service.js';
 import type { KeysetRequest, Paged, PageRequest } from '../pagination.js';
 import { PATH_PATTERN, pathFromName } from '../paths.js';
 import type { SettingsService } from '../settings/settings.service.js';

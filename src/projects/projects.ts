@@ -1,5 +1,5 @@
 /** Domain types for projects and the port that creates and removes their repositories. */
-import type { Namespace } from '../groups/namespaces.js';
+import type { Namespace } from '../namespaces/namespaces.js';
 import type { User } from '../users/users.js';
 import type { Visibility } from '../visibility.js';
 
@@ -82,11 +82,4 @@ export interface RepositoryLifecycle {
     file: { name: string; content: string },
     author: User,
   ): Promise<void>;
-}
-
-/** Which projects a caller may see in a list: `null` means all (admins). */
-export interface ProjectScope {
-  readonly visibilities: readonly Visibility[];
-  readonly projectIds: readonly number[];
-  readonly namespaceIds: readonly number[];
 }

@@ -1,9 +1,10 @@
+import type { Paged, PageRequest } from '../pagination.js';
 import type { Namespace } from './namespaces.js';
-import type { NamespacesRepository } from './namespaces.repository.js';
+import type { GroupFilter, NamespacesRepository } from './namespaces.repository.js';
 
 /**
- * Namespaces as other features need them, without access checks: users own a personal namespace, projects live
- * in one, permissions inherit down the tree. Access-checked group operations are GroupsService's.
+ * Namespaces, without access checks: the tree that user and group paths share. Users own a personal namespace,
+ * projects live in one, permissions inherit down the tree; GroupsService checks access and keeps groups in it.
  */
 export class NamespacesService {
   constructor(private readonly namespaces: NamespacesRepository) {}
@@ -50,6 +51,18 @@ export class NamespacesService {
       },
       now,
     );
+  }
+
+  listGroups(f: GroupFilter, page: PageRequest): Promise<Paged<Namespace>> {
+    return this.namespaces.listGroups(f, page);
+  }
+
+  insert(n: Parameters<NamespacesRepository['insert']>[0], now: string): Promise<Namespace> {
+    return this.namespaces.insert(n, now);
+  }
+
+  update(id: number, patch: Parameters<NamespacesRepository['update']>[1], now: string): Promise<void> {
+    return this.namespaces.update(id, patch, now);
   }
 
   delete(id: number): Promise<void> {
