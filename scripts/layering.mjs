@@ -7,10 +7,13 @@ import { join, posix, relative, sep } from 'node:path';
 
 /** Folders that are the HTTP/CLI shells or the UI, not features. */
 export const SHELLS = new Set(['api', 'web', 'cli']);
-/** Folders that are infrastructure, not features. */
-export const INFRA = new Set(['db', 'jobs', 'cluster', 'ingest', 'access', 'shared']);
-/** The composition root and the process entry: they may import anything. */
-export const COMPOSITION = new Set(['context.ts', 'app.ts', 'server.ts']);
+/**
+ * Folders that are infrastructure, not features. `versioning` is the release schedule every layer asks
+ * (configuration included) and imports nothing else.
+ */
+export const INFRA = new Set(['db', 'jobs', 'cluster', 'ingest', 'access', 'versioning', 'shared']);
+/** The composition root, the context's type and the process entry: they may import anything. */
+export const COMPOSITION = new Set(['context.ts', 'app-context.ts', 'app.ts', 'server.ts']);
 
 /** The rules, by id, with the sentence each violation is reported with. */
 export const RULES = {

@@ -39,7 +39,7 @@ import { tokenRoutes } from './api/users/tokens.routes.js';
 import { userRoutes } from './api/users/users.routes.js';
 import { FORM_BODY, lazySerializers, parseForm, validatorCompiler } from './api/validation.js';
 import { API_VERSIONS, type ApiApp } from './api/version.js';
-import type { AppContext } from './context.js';
+import type { AppContext } from './app-context.js';
 import { forbidden, paramError } from './errors.js';
 import { Readiness } from './readiness.js';
 import { runInRequestContext } from './request-context.js';

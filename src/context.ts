@@ -5,12 +5,13 @@ import { type AlertNotifier, IntakeService } from './alerts/intake.service.js';
 import { IntegrationsService } from './alerts/integrations.service.js';
 import { AlertSearchIndex } from './alerts/search-index.js';
 import { eventPresenter } from './api/event-payloads.js';
+import type { AppContext } from './app-context.js';
 import { AuditRepository } from './audit/audit.repository.js';
 import { AuditService } from './audit/audit.service.js';
 import { BackupRepository } from './backup/backup.repository.js';
 import { BackupService } from './backup/backup.service.js';
 import { type Clock, systemClock } from './clock.js';
-import { type InvalidationBus, LocalBus } from './cluster/bus.js';
+import { type InvalidationBus, LocalBus, wireInvalidation } from './cluster/bus.js';
 import { ClusterRepository } from './cluster/cluster.repository.js';
 import { PgBus } from './cluster/pg-bus.js';
 import { PushTracker } from './cluster/push-tracker.js';
@@ -27,15 +28,13 @@ import { EscalationRepository } from './escalation/escalation.repository.js';
 import { EscalationService } from './escalation/escalation.service.js';
 import { GeoRepository } from './geo/geo.repository.js';
 import { GeoService } from './geo/geo.service.js';
-import { Git } from './git/git.js';
 import { GitAccessService } from './git/git-access.service.js';
-import { InventoryRepository } from './git/inventory.repository.js';
-import { InventoryService } from './git/inventory.service.js';
-import { RepositoriesService, repositoryLifecycle } from './git/repositories.service.js';
-import { configuredWeights, WeightedStorages } from './git/storages.js';
+import type { GitRepositoriesService } from './git/git-repositories.service.js';
+import type { InventoryService } from './git/inventory.service.js';
+import { configuredWeights, type WeightedStorages } from './git/storages.js';
+import { wireGit } from './git/wiring.js';
 import { GroupDeletionRepository } from './groups/group-deletion.repository.js';
 import { GroupsService } from './groups/groups.service.js';
-import { NamespacesRepository } from './groups/namespaces.repository.js';
 import { Ingest } from './ingest/ingest.js';
 import { Outbox } from './ingest/outbox.js';
 import { IssuesRepository } from './issues/issues.repository.js';
@@ -44,17 +43,13 @@ import { JobQueue } from './jobs/queue.js';
 import { AccessLevel } from './members/members.js';
 import { MembersRepository } from './members/members.repository.js';
 import { MembersService } from './members/members.service.js';
-import { createAccessPolicy, PermissionsService } from './members/permissions.service.js';
-import {
-  MergeRequestApprovalsRepository,
-  MergeRequestRulesRepository,
-} from './merge-requests/merge-request-approvals.repository.js';
-import { MergeRequestApprovalsService } from './merge-requests/merge-request-approvals.service.js';
-import { MergeRequestsRepository } from './merge-requests/merge-requests.repository.js';
-import { MergeRequestsService } from './merge-requests/merge-requests.service.js';
-import { ApprovalsRepository } from './merge-requests/project-approval-rules.repository.js';
-import { ApprovalsService } from './merge-requests/project-approval-rules.service.js';
-import { MergeRequestVersionsRepository } from './merge-requests/versions.repository.js';
+import { PermissionsService } from './members/permissions.service.js';
+import type { MergeRequestApprovalsService } from './merge-requests/merge-request-approvals.service.js';
+import type { MergeRequestsService } from './merge-requests/merge-requests.service.js';
+import type { ProjectApprovalRulesService } from './merge-requests/project-approval-rules.service.js';
+import { wireMergeRequests } from './merge-requests/wiring.js';
+import { NamespacesRepository } from './namespaces/namespaces.repository.js';
+import { NamespacesService } from './namespaces/namespaces.service.js';
 import { HooksService } from './notifications/hooks.service.js';
 import { smtpMailer } from './notifications/mailer.js';
 import { NotificationsRepository } from './notifications/notifications.repository.js';
@@ -62,78 +57,31 @@ import { NotificationsService } from './notifications/notifications.service.js';
 import { OncallRepository } from './oncall/oncall.repository.js';
 import { OncallService } from './oncall/oncall.service.js';
 import { OutboundHttp } from './outbound.js';
+import { createAccessPolicy } from './projects/access.js';
 import { ProjectsRepository } from './projects/projects.repository.js';
 import { ProjectsService } from './projects/projects.service.js';
-import { RunnersRepository } from './runners/runners.repository.js';
-import { RunnersService } from './runners/runners.service.js';
-import { SettingsRepository } from './settings/settings.repository.js';
-import { SettingsService } from './settings/settings.service.js';
+import type { RunnersService } from './runners/runners.service.js';
+import { wireRunners } from './runners/wiring.js';
+import type { SettingsService } from './settings/settings.service.js';
+import { wireSettings } from './settings/wiring.js';
 import { SnippetsRepository } from './snippets/snippets.repository.js';
 import { SnippetsService } from './snippets/snippets.service.js';
-import { StorageMovesRepository } from './storage-moves/storage-moves.repository.js';
-import { StorageMovesService } from './storage-moves/storage-moves.service.js';
+import type { StorageMovesService } from './storage-moves/storage-moves.service.js';
+import { wireStorageMoves } from './storage-moves/wiring.js';
 import { SharedSignInLimiter } from './users/sign-in-limiter.js';
 import { UsersRepository } from './users/users.repository.js';
 import { UsersService } from './users/users.service.js';
 import { ReleaseGates } from './versioning/gates.js';
 import { parseRelease, type Release } from './versioning/release.js';
 
-/** Everything the HTTP layer and the CLI need, built once. */
-export interface AppContext {
-  readonly config: Config;
-  readonly db: Db;
-  readonly clock: Clock;
-  readonly release: Release;
-  readonly gates: ReleaseGates;
-  readonly users: UsersService;
-  readonly groups: GroupsService;
-  readonly projects: ProjectsService;
-  readonly members: MembersService;
-  readonly snippets: SnippetsService;
-  readonly settings: SettingsService;
-  readonly repositories: RepositoriesService;
-  /** Where new repositories go, by the weights in application settings. */
-  readonly storagePicker: WeightedStorages;
-  readonly inventory: InventoryService;
-  readonly gitAccess: GitAccessService;
-  readonly integrations: IntegrationsService;
-  readonly alertIntake: IntakeService;
-  readonly alerts: AlertsService;
-  /** SQLite's alert search index, kept up to date in the background. */
-  readonly alertSearch: AlertSearchIndex;
-  readonly issues: IssuesService;
-  readonly errorTracking: ErrorTrackingService;
-  readonly collector: CollectorService;
-  readonly jobs: JobQueue;
-  readonly storageMoves: StorageMovesService;
-  readonly geo: GeoService;
-  readonly audit: AuditService;
-  readonly runners: RunnersService;
-  readonly mergeRequests: MergeRequestsService;
-  readonly approvals: ApprovalsService;
-  readonly mergeRequestApprovals: MergeRequestApprovalsService;
-  /** Cache invalidation across processes (PostgreSQL LISTEN/NOTIFY), or within this one (SQLite). */
-  readonly bus: InvalidationBus;
-  /** E-mail, webhook deliveries and error rules (issue 15). */
-  readonly notifications: NotificationsService;
-  /** Project webhooks and error notification rules (Maintainer). */
-  readonly hooks: HooksService;
-  /** On-call schedules, rotations and who is on call (Premium and Ultimate). */
-  readonly oncall: OncallService;
-  /** Escalation policies and the pages of new alerts (Premium and Ultimate). */
-  readonly escalations: EscalationService;
-}
-
 /** The composition root: repositories, then services, wired once. */
 export function createContext(config: Config, db: Db, clock: Clock = systemClock): AppContext {
   const k = db.kysely;
   const usersRepo = new UsersRepository(k);
-  const namespacesRepo = new NamespacesRepository(k);
   const projectsRepo = new ProjectsRepository(k);
   const membersRepo = new MembersRepository(k);
   const snippetsRepo = new SnippetsRepository(k);
-  const settingsRepo = new SettingsRepository(k);
-  // Several processes share one PostgreSQL database (issue 14): caches are invalidated through the bus, rate
+  // Several processes share one PostgreSQL database: caches are invalidated through the bus, rate
   // limits are counted in the database and pushes in progress are recorded there. SQLite is one process.
   const shared = db.dialect === 'postgres';
   const clusterRepo = new ClusterRepository(k);
@@ -146,47 +94,48 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     shared ? new SharedRateCounter(clusterRepo, clock) : new LocalRateCounter(clock);
   const pushes = new PushTracker(clusterRepo, shared);
 
-  const settings = new SettingsService(
-    settingsRepo,
-    {
-      default_project_visibility: 'private',
-      default_group_visibility: 'private',
-      default_snippet_visibility: 'private',
-      user_defaults_to_private_profile: false,
-      signup_enabled: false,
-      repository_storages_weighted: configuredWeights(config.storages),
-      // GitLab's defaults: the per-URL alert notification throttle is off, 3600 requests per 3600 s.
-      throttle_incident_management_notification_enabled: false,
-      throttle_incident_management_notification_per_period: 3600,
-      throttle_incident_management_notification_period_in_seconds: 3600,
-      // GitLab's PROCESS_MAX_ALERTS: at most 100 alerts per Alertmanager payload.
-      incident_management_notification_max_alerts: DEFAULT_MAX_ALERTS,
-      error_tracking_rate_limit_per_minute: 0,
-      error_tracking_retention_days: 90,
-      allow_local_requests_from_web_hooks_and_services: false,
-      // GitLab's default: no maximum push size.
-      receive_max_input_size: 0,
-      sign_in_text: '',
-      help_text: '',
-    },
+  const { settings } = wireSettings({
+    kysely: k,
     clock,
-    config.cacheTtlMs,
-  );
-  const permissions = new PermissionsService(membersRepo, namespacesRepo, clock);
+    cacheTtlMs: config.cacheTtlMs,
+    storageWeights: configuredWeights(config.storages),
+    // GitLab's PROCESS_MAX_ALERTS: at most 100 alerts per Alertmanager payload.
+    maxAlertsPerPayload: DEFAULT_MAX_ALERTS,
+  });
+  const namespaces = new NamespacesService(new NamespacesRepository(k));
+  const permissions = new PermissionsService(membersRepo, namespaces, clock);
   // The one access policy; projects and groups find objects for it (declared below, called only per request).
   const access = createAccessPolicy(
     permissions,
     { project: (idOrPath) => projects.lookup(idOrPath), group: (idOrPath) => groups.lookup(idOrPath) },
     config.tier,
   );
-  const repositories = new RepositoriesService(new Git(), config.storages);
-  const lifecycle = repositoryLifecycle(repositories);
-  const storagePicker = new WeightedStorages(async () => (await settings.get()).repository_storages_weighted);
+  const users = new UsersService(
+    usersRepo,
+    namespaces,
+    settings,
+    clock,
+    {
+      maxAttempts: config.maxLoginAttempts,
+      lockMs: config.loginLockMinutes * 60_000,
+      failuresPerAddress: config.loginFailuresPerIp,
+      windowMs: config.loginFailureWindowSeconds * 1000,
+    },
+    shared
+      ? new SharedSignInLimiter(rates(), config.loginFailuresPerIp, config.loginFailureWindowSeconds * 1000)
+      : undefined,
+  );
+  const members = new MembersService(membersRepo, users, clock);
+  const { git, lifecycle, storagePicker, inventory } = wireGit({
+    kysely: k,
+    storages: config.storages,
+    settings,
+  });
   const pick = () => storagePicker.pick();
   const projects = new ProjectsService(
     projectsRepo,
-    namespacesRepo,
-    membersRepo,
+    namespaces,
+    members,
     permissions,
     access,
     settings,
@@ -195,7 +144,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     clock,
   );
   const alertsRepo = new AlertsRepository(k, db.dialect);
-  const issuesRepo = new IssuesRepository(k);
+  const issues = new IssuesService(new IssuesRepository(k), projects);
   const cipher = createCipher(loadOrCreateSecretKey(config.dataDir));
   const integrations = new IntegrationsService(alertsRepo, projects, cipher, access, clock);
   const outbound = new OutboundHttp({
@@ -236,8 +185,8 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   );
   const geo = new GeoService(new GeoRepository(k), clock);
   const groups = new GroupsService(
-    namespacesRepo,
-    membersRepo,
+    namespaces,
+    members,
     permissions,
     access,
     settings,
@@ -246,21 +195,6 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     clock,
     new GroupDeletionRepository(k, db.dialect),
     jobs,
-  );
-  const users = new UsersService(
-    usersRepo,
-    namespacesRepo,
-    settings,
-    clock,
-    {
-      maxAttempts: config.maxLoginAttempts,
-      lockMs: config.loginLockMinutes * 60_000,
-      failuresPerAddress: config.loginFailuresPerIp,
-      windowMs: config.loginFailureWindowSeconds * 1000,
-    },
-    shared
-      ? new SharedSignInLimiter(rates(), config.loginFailuresPerIp, config.loginFailureWindowSeconds * 1000)
-      : undefined,
   );
   const snippets = new SnippetsService(snippetsRepo, projects, access, settings, pick, lifecycle, clock);
   const audit = new AuditService(
@@ -271,28 +205,23 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     clock,
     cipher,
   );
-  const mergeRequests = new MergeRequestsService(
-    new MergeRequestsRepository(k),
-    new MergeRequestVersionsRepository(k),
+  const { mergeRequests, projectApprovalRules, mergeRequestApprovals } = wireMergeRequests({
+    kysely: k,
     projects,
-    repositories,
-    usersRepo,
+    git,
+    users,
+    namespaces,
+    members,
+    access,
     clock,
-  );
-  const approvals = new ApprovalsService(
-    new ApprovalsRepository(k),
-    projects,
-    usersRepo,
-    namespacesRepo,
-    clock,
-  );
+  });
   const gitAccess = new GitAccessService(
     users,
     groups,
     projects,
     snippets,
     settings,
-    repositories,
+    git,
     audit,
     mergeRequests,
     pushes,
@@ -300,7 +229,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   const oncall = new OncallService(
     new OncallRepository(k),
     projects,
-    usersRepo,
+    users,
     (p) => permissions.inheritedSources(p.namespace, false),
     access,
     clock,
@@ -349,7 +278,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   });
   const alertIntake = new IntakeService(
     alertsRepo,
-    issuesRepo,
+    issues,
     integrations,
     projects,
     settings,
@@ -370,19 +299,51 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     config.cacheTtlMs,
   );
   // Changes are announced on the bus after they commit; every process's caches subscribe to what they hold.
-  integrations.onChange(() => bus.publish('integrations'));
-  projects.onChange(() => bus.publish('projects'));
-  groups.onTreeDeleted(() => bus.publish('projects'));
-  errorTracking.onChange(() => bus.publish('error-tracking'));
-  settings.onChange((what) => bus.publish(what));
-  escalations.onChange(() => bus.publish('escalation-policies'));
-  notifications.onChange(() => bus.publish('notifications'));
-  bus.subscribe(['integrations', 'projects', 'flags'], () => alertIntake.invalidate());
-  bus.subscribe(['error-tracking', 'projects', 'flags'], () => collector.invalidate());
-  bus.subscribe('escalation-policies', () => escalations.invalidate());
-  bus.subscribe('notifications', () => notifications.invalidate());
-  bus.subscribe('settings', () => settings.invalidate('settings'));
-  bus.subscribe('flags', () => settings.invalidate('flags'));
+  const settingsChange =
+    (what: 'settings' | 'flags') =>
+    (announce: () => Promise<void>): void =>
+      settings.onChange((changed) => (changed === what ? announce() : undefined));
+  wireInvalidation(bus, [
+    {
+      topic: 'integrations',
+      changedBy: [(f) => integrations.onChange(f)],
+      invalidates: [() => alertIntake.invalidate()],
+    },
+    {
+      topic: 'projects',
+      changedBy: [(f) => projects.onChange(f), (f) => groups.onTreeDeleted(f)],
+      invalidates: [() => alertIntake.invalidate(), () => collector.invalidate()],
+    },
+    {
+      topic: 'error-tracking',
+      changedBy: [(f) => errorTracking.onChange(f)],
+      invalidates: [() => collector.invalidate()],
+    },
+    {
+      topic: 'flags',
+      changedBy: [settingsChange('flags')],
+      invalidates: [
+        () => alertIntake.invalidate(),
+        () => collector.invalidate(),
+        () => settings.invalidate('flags'),
+      ],
+    },
+    {
+      topic: 'settings',
+      changedBy: [settingsChange('settings')],
+      invalidates: [() => settings.invalidate('settings')],
+    },
+    {
+      topic: 'escalation-policies',
+      changedBy: [(f) => escalations.onChange(f)],
+      invalidates: [() => escalations.invalidate()],
+    },
+    {
+      topic: 'notifications',
+      changedBy: [(f) => notifications.onChange(f)],
+      invalidates: [() => notifications.invalidate()],
+    },
+  ]);
   return {
     config,
     db,
@@ -393,66 +354,46 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     users,
     groups,
     projects,
-    members: new MembersService(membersRepo, usersRepo, clock),
+    members,
     snippets,
-    repositories,
+    git,
     storagePicker,
-    inventory: new InventoryService(new InventoryRepository(k)),
+    inventory,
     gitAccess,
     settings,
     integrations,
     alertIntake,
-    alerts: new AlertsService(
-      alertsRepo,
-      projects,
-      clock,
-      usersRepo,
-      issuesRepo,
-      alertNotifier,
-      alertSearch,
-      outbox,
-    ),
+    alerts: new AlertsService(alertsRepo, projects, clock, users, issues, alertNotifier, alertSearch, outbox),
     alertSearch,
-    issues: new IssuesService(issuesRepo, projects),
+    issues,
     errorTracking,
     jobs,
     geo,
     mergeRequests,
-    approvals,
-    mergeRequestApprovals: new MergeRequestApprovalsService(
-      new MergeRequestApprovalsRepository(k),
-      new MergeRequestRulesRepository(k),
-      mergeRequests,
-      projects,
-      approvals,
-      membersRepo,
-      usersRepo,
-      users,
-      access,
-      clock,
-    ),
-    runners: new RunnersService(
-      new RunnersRepository(k),
+    projectApprovalRules,
+    mergeRequestApprovals,
+    ...wireRunners({
+      kysely: k,
       projects,
       groups,
-      new ReleaseGates(parseRelease(config.release)),
-      config.sharedRunnersRegistrationToken,
+      gates: new ReleaseGates(parseRelease(config.release)),
+      sharedRegistrationToken: config.sharedRunnersRegistrationToken,
       clock,
-    ),
+    }),
     audit,
-    storageMoves: new StorageMovesService(
-      new StorageMovesRepository(k),
-      repositories,
+    ...wireStorageMoves({
+      kysely: k,
+      git,
       jobs,
       storagePicker,
-      config.offering,
+      offering: config.offering,
       access,
       clock,
       // Spec rule 9: after moving, when geo replication is enabled, all repositories are resynced.
-      (type, id) => geo.markResync(type, id, 'repository storage move'),
-      config.movePushWaitSeconds * 1000,
+      moved: (type, id) => geo.markResync(type, id, 'repository storage move'),
+      pushWaitMs: config.movePushWaitSeconds * 1000,
       pushes,
-    ),
+    }),
     collector,
     notifications,
     escalations,
@@ -475,7 +416,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
 export function createBackupService(ctx: AppContext): BackupService {
   return new BackupService(
     new BackupRepository(ctx.db.kysely, ctx.db.dialect),
-    ctx.repositories,
+    ctx.git,
     ctx.config.dataDir,
     ctx.config.release,
     ctx.storagePicker,

@@ -11,7 +11,9 @@
  * 3. Instance-wide actions (admin-only) have nothing to hide: 401 anonymous, 403 a signed-in non-admin.
  * 4. A feature beyond the instance's tier is 403 with the feature's message, once the object is visible.
  */
-export type Visibility = 'private' | 'internal' | 'public';
+import type { Visibility } from '../visibility.js';
+
+export type { Visibility };
 
 /** GitLab's access levels. */
 export const AccessLevel = {

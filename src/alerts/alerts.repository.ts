@@ -9,21 +9,21 @@ import {
 } from 'kysely';
 import { bucketKey } from '../db/buckets.js';
 import type { DialectName } from '../db/dialect.js';
-import {
-  readBool,
-  readCount,
-  readNullableTimestamp,
-  readTimestamp,
-  SQLITE_CONSTRAINT_UNIQUE,
-  writeBool,
-} from '../db/dialect.js';
-import { fetchPage } from '../db/paged.js';
+import { readBool, readCount, readNullableTimestamp, readTimestamp, writeBool } from '../db/dialect.js';
+import { nextIid } from '../db/internal-ids.js';
+import { fetchPage } from '../db/pagination.js';
 import { Prepared } from '../db/prepared.js';
-import type { AlertIntegrationsTable, AlertNotesTable, AlertsTable, Database } from '../db/schema.js';
-import type { Paged, PageRequest } from '../paging.js';
+import type {
+  AlertIntegrationsTable,
+  AlertNotesTable,
+  AlertsTable,
+  Database,
+  Queryable,
+} from '../db/schema.js';
+import type { Paged, PageRequest } from '../pagination.js';
 import { type Bucket, type BucketWindow, fillBuckets } from '../time-buckets.js';
+import { toUser } from '../users/user-row.js';
 import type { User } from '../users/users.js';
-import { toUser } from '../users/users.repository.js';
 import type {
   Alert,
   AlertNote,
@@ -35,7 +35,6 @@ import type {
   Severity,
 } from './alerts.js';
 
-type Db = Kysely<Database> | Transaction<Database>;
 type IidTitle = { iid: number; title: string };
 
 /**
@@ -45,15 +44,8 @@ type IidTitle = { iid: number; title: string };
  */
 const RESOLVED = sql<string>`'resolved'`;
 
-/** Whether a database error is a unique-constraint violation (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE). */
-export function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; errcode?: number; message?: string };
-  return (
-    e.code === '23505' ||
-    e.errcode === SQLITE_CONSTRAINT_UNIQUE ||
-    /UNIQUE constraint failed/.test(e.message ?? '')
-  );
-}
+// The services of this feature catch unique violations they turn into answers (a second open alert).
+export { isUniqueViolation } from '../db/dialect.js';
 
 function toIntegration(r: Selectable<AlertIntegrationsTable>): Integration & { tokenEncrypted: string } {
   return {
@@ -143,15 +135,6 @@ export class AlertsRepository {
           .where('fingerprint', '=', p('fingerprint'))
           .where('status', '<>', RESOLVED)
           .returning(['id', 'iid', 'title']),
-      ),
-      nextIid: new Prepared<{ projectId: number; usage: string }, { last_value: number }>((p) =>
-        db
-          .insertInto('internal_ids')
-          .values({ project_id: p('projectId'), usage: p('usage'), last_value: 1 })
-          .onConflict((oc) =>
-            oc.columns(['project_id', 'usage']).doUpdateSet({ last_value: sql`internal_ids.last_value + 1` }),
-          )
-          .returning('last_value'),
       ),
       insertAlert: new Prepared<Insertable<AlertsTable>, { id: number }>((p) =>
         db
@@ -248,13 +231,6 @@ export class AlertsRepository {
   /** Runs `fn` in a transaction. */
   transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(fn);
-  }
-
-  /** Allocates the next per-project internal id for `usage`. */
-  async nextIid(trx: Db, projectId: number, usage: 'alerts' | 'issues'): Promise<number> {
-    const row = await this.q.nextIid.first(trx, { projectId, usage });
-    if (!row) throw new Error('internal_ids upsert returned no row');
-    return Number(row.last_value);
   }
 
   // Integrations
@@ -361,7 +337,7 @@ export class AlertsRepository {
 
   // Alerts
 
-  async openAlert(trx: Db, projectId: number, fingerprint: string): Promise<Alert | null> {
+  async openAlert(trx: Queryable, projectId: number, fingerprint: string): Promise<Alert | null> {
     const r = await trx
       .selectFrom('alerts')
       .selectAll()
@@ -377,7 +353,7 @@ export class AlertsRepository {
    * occurrence; the answer is built from what was written (no read back of the row).
    */
   async createAlert(
-    trx: Db,
+    trx: Queryable,
     a: ParsedAlert & { projectId: number; integrationId: number | null },
     note: string,
     now: string,
@@ -408,7 +384,7 @@ export class AlertsRepository {
     if (this.dialect === 'postgres') {
       r = await this.q.createAlertPg.first(trx, { ...values, note });
     } else {
-      values.iid = await this.nextIid(trx, a.projectId, 'alerts');
+      values.iid = await nextIid(trx, a.projectId, 'alerts');
       const inserted = await this.q.insertAlert.first(trx, values);
       r = inserted && { id: inserted.id, iid: values.iid };
       if (r) {
@@ -443,13 +419,13 @@ export class AlertsRepository {
   }
 
   /** Records when an alert fired (its first firing and each repeat), for the occurrences chart. */
-  private async addOccurrence(trx: Db, alertId: number, now: string): Promise<void> {
+  private async addOccurrence(trx: Queryable, alertId: number, now: string): Promise<void> {
     await this.q.addOccurrence.run(trx, { alertId, now });
   }
 
   /** Counts one more occurrence of the open alert with this fingerprint, if there is one (one statement). */
   async incrementOpen(
-    trx: Db,
+    trx: Queryable,
     projectId: number,
     fingerprint: string,
     now: string,
@@ -465,7 +441,7 @@ export class AlertsRepository {
   }
 
   async setStatus(
-    trx: Db,
+    trx: Queryable,
     id: number,
     status: AlertStatus,
     endedAt: string | null,
@@ -478,11 +454,11 @@ export class AlertsRepository {
       .execute();
   }
 
-  async linkIncident(trx: Db, id: number, incidentIid: number): Promise<void> {
+  async linkIncident(trx: Queryable, id: number, incidentIid: number): Promise<void> {
     await trx.updateTable('alerts').set({ incident_iid: incidentIid }).where('id', '=', id).execute();
   }
 
-  async alert(projectId: number, iid: number, trx: Db = this.db): Promise<Alert | null> {
+  async alert(projectId: number, iid: number, trx: Queryable = this.db): Promise<Alert | null> {
     const r = await trx
       .selectFrom('alerts')
       .selectAll()
@@ -494,7 +470,7 @@ export class AlertsRepository {
   }
 
   /** The alerts with their assignees (one query for all of them). */
-  private async withAssignees(alerts: Alert[], trx: Db = this.db): Promise<Alert[]> {
+  private async withAssignees(alerts: Alert[], trx: Queryable = this.db): Promise<Alert[]> {
     if (alerts.length === 0) return alerts;
     const rows = await trx
       .selectFrom('alert_assignees')
@@ -519,7 +495,7 @@ export class AlertsRepository {
    * Locks the alert's row until the transaction ends (a no-op update: a row lock on PostgreSQL, the write lock on
    * SQLite), so that concurrent changes of one alert's assignees run one after the other.
    */
-  async lock(trx: Db, projectId: number, iid: number): Promise<void> {
+  async lock(trx: Queryable, projectId: number, iid: number): Promise<void> {
     await trx
       .updateTable('alerts')
       .set({ updated_at: sql`updated_at` })
@@ -529,7 +505,12 @@ export class AlertsRepository {
   }
 
   /** Replaces the alert's assignees. */
-  async setAssignees(trx: Db, alertId: number, userIds: readonly number[], now: string): Promise<void> {
+  async setAssignees(
+    trx: Queryable,
+    alertId: number,
+    userIds: readonly number[],
+    now: string,
+  ): Promise<void> {
     await trx.deleteFrom('alert_assignees').where('alert_id', '=', alertId).execute();
     if (userIds.length === 0) return;
     await trx
@@ -655,7 +636,7 @@ export class AlertsRepository {
   }
 
   async addNote(
-    trx: Db,
+    trx: Queryable,
     alertId: number,
     body: string,
     authorId: number | null,
@@ -681,7 +662,7 @@ export class AlertsRepository {
 
   async settings(
     projectId: number,
-    trx: Db = this.db,
+    trx: Queryable = this.db,
   ): Promise<{ createIncident: boolean; autoCloseIncident: boolean; sendEmail: boolean }> {
     const r = await this.q.settings.first(trx, { projectId });
     // Defaults (GitLab): no incident per alert; close the incident on recovery; no e-mail.

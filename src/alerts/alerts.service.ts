@@ -1,14 +1,14 @@
 import type { Clock } from '../clock.js';
 import { type AppError, badRequest, conflict, notFound, paramError } from '../errors.js';
 import type { Outbox } from '../ingest/outbox.js';
-import type { IssuesRepository } from '../issues/issues.repository.js';
+import type { IssuesService } from '../issues/issues.service.js';
 import { AccessLevel } from '../members/members.js';
-import type { Paged, PageRequest } from '../paging.js';
+import type { Paged, PageRequest } from '../pagination.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import { type Bucket, bucketWindow, type StatsPeriod } from '../time-buckets.js';
 import type { User } from '../users/users.js';
-import type { UsersRepository } from '../users/users.repository.js';
+import type { UsersService } from '../users/users.service.js';
 import { type Alert, type AlertNote, type AlertStatus, storedIncidentExtras } from './alerts.js';
 import {
   type AlertFilter,
@@ -40,8 +40,8 @@ export class AlertsService {
     private readonly repo: AlertsRepository,
     private readonly projects: ProjectsService,
     private readonly clock: Clock,
-    private readonly users: UsersRepository,
-    private readonly issues: IssuesRepository,
+    private readonly users: Pick<UsersService, 'findByUsername'>,
+    private readonly issues: Pick<IssuesService, 'createIncidentFor'>,
     private readonly notifier: AlertNotifier,
     private readonly searchIndex: AlertSearchIndex,
     /** Where a status change writes its `alert.changed` event (dispatched after commit). */
@@ -225,24 +225,21 @@ export class AlertsService {
       if (!alert) throw notFound('Alert');
       if (alert.incidentIid !== null) throw conflict('An incident already exists for this alert');
       const now = this.clock.now().toISOString();
-      const issueIid = await this.repo.nextIid(trx, project.id, 'issues');
-      await this.issues.insert(
+      const incident = await this.issues.createIncidentFor(
         trx,
         {
           projectId: project.id,
-          iid: issueIid,
           title: alert.title,
           description: incidentDescription(alert, storedIncidentExtras(alert.payload)),
-          issueType: 'incident',
           authorId: actor?.id ?? null,
         },
         now,
       );
-      await this.repo.linkIncident(trx, alert.id, issueIid);
+      await this.repo.linkIncident(trx, alert.id, incident.iid);
       await this.repo.addNote(
         trx,
         alert.id,
-        `created incident #${issueIid} for this alert`,
+        `created incident #${incident.iid} for this alert`,
         actor?.id ?? null,
         now,
       );

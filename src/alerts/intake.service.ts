@@ -4,7 +4,7 @@ import type { Tier } from '../config.js';
 import { safeEqual } from '../crypto.js';
 import { badRequest, forbidden, notFound, tooManyRequests, unauthorized } from '../errors.js';
 import type { Ingest, IngestUnit, Pause } from '../ingest/ingest.js';
-import type { IssuesRepository } from '../issues/issues.repository.js';
+import type { IssuesService } from '../issues/issues.service.js';
 import { AccessLevel } from '../members/members.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
@@ -64,7 +64,7 @@ export class IntakeService {
 
   constructor(
     private readonly repo: AlertsRepository,
-    private readonly issues: IssuesRepository,
+    private readonly issues: Pick<IssuesService, 'createIncidentFor' | 'closeIncident'>,
     private readonly integrations: IntegrationsService,
     private readonly projects: ProjectsService,
     private readonly settings: SettingsService,
@@ -261,7 +261,7 @@ export class IntakeService {
       await this.repo.addNote(trx, open.id, 'changed the status to **Resolved**', ALERT_BOT, now);
       const settings = await this.repo.settings(project.id, trx);
       if (settings.autoCloseIncident && open.incidentIid !== null) {
-        await this.issues.close(trx, project.id, open.incidentIid, now);
+        await this.issues.closeIncident(trx, project.id, open.incidentIid, now);
       }
       // After commit: its notifications and the end of its escalation (handlers registered in src/context.ts).
       await outbox.add('alert.changed', {
@@ -283,20 +283,17 @@ export class IntakeService {
     );
     const settings = await this.repo.settings(project.id, trx);
     if (settings.createIncident) {
-      const issueIid = await this.repo.nextIid(trx, project.id, 'issues');
-      await this.issues.insert(
+      const incident = await this.issues.createIncidentFor(
         trx,
         {
           projectId: project.id,
-          iid: issueIid,
           title: alert.title,
           description: incidentDescription(alert, p),
-          issueType: 'incident',
           authorId: null,
         },
         now,
       );
-      await this.repo.linkIncident(trx, alert.id, issueIid);
+      await this.repo.linkIncident(trx, alert.id, incident.iid);
     }
     // After commit: its notifications, its escalation pages and its search indexing (handlers in src/context.ts).
     await outbox.add('alert.changed', {

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Cipher } from '../crypto.js';
 import { invalidFields, notFound, unprocessable } from '../errors.js';
 import { AccessLevel } from '../members/members.js';
-import type { Access } from '../members/permissions.service.js';
+import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { User } from '../users/users.js';

@@ -8,13 +8,13 @@ import type { AuditEvent } from '../audit/audit.js';
 import type { ClientKey, ErrorEvent, StackTrace, TrackedError } from '../error-tracking/error-tracking.js';
 import type { PolicyView, RuleView } from '../escalation/escalation.service.js';
 import type { GeoSite } from '../geo/geo.js';
-import type { Namespace } from '../groups/namespaces.js';
 import type { Issue } from '../issues/issues.js';
 import type { FileDiff } from '../merge-requests/diff.js';
 import type { ApprovalState } from '../merge-requests/merge-request-approvals.service.js';
 import type { MergeRequestVersion } from '../merge-requests/merge-requests.js';
 import type { Commit, MergeRequestView } from '../merge-requests/merge-requests.service.js';
 import type { ApprovalRule, ApprovalSettings } from '../merge-requests/project-approval-rules.js';
+import type { Namespace } from '../namespaces/namespaces.js';
 import type {
   ErrorRule,
   HookDelivery,

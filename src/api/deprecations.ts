@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Registry } from 'prom-client';
 import { Counter } from 'prom-client';
 import { Type } from 'typebox';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../app-context.js';
 import { notFound } from '../errors.js';
 import {
   announcedAt,

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { paramError } from '../errors.js';
-import { COUNT_LIMIT, type PageRequest } from '../paging.js';
+import { COUNT_LIMIT, type PageRequest } from '../pagination.js';
 
 /** Offset pagination query parameters: `page` (default 1) and `per_page` (default 20, at most 100). */
 export const PageQuery = Type.Object({

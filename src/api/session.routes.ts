@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../app-context.js';
 import { unauthorized } from '../errors.js';
 import { authenticate, SESSION_COOKIE } from './auth.js';
 import { SessionEntity } from './session.entities.js';

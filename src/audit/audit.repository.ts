@@ -1,10 +1,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import { readTimestamp } from '../db/dialect.js';
-import type { Database } from '../db/schema.js';
-import type { KeysetRequest } from '../paging.js';
+import type { Database, Queryable } from '../db/schema.js';
+import type { KeysetRequest } from '../pagination.js';
 import type { AuditEvent, AuditFilter, Destination } from './audit.js';
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 /** Stored audit events and streaming destinations (verification tokens as stored: encrypted). */
 export class AuditRepository {
@@ -16,7 +14,7 @@ export class AuditRepository {
   }
 
   /** Stores an event; returns its id. */
-  async insertEvent(trx: Db, event: AuditEvent): Promise<number> {
+  async insertEvent(trx: Queryable, event: AuditEvent): Promise<number> {
     const row = await trx
       .insertInto('audit_events')
       .values({
@@ -54,7 +52,7 @@ export class AuditRepository {
     }));
   }
 
-  async destinationIds(trx: Db = this.db): Promise<number[]> {
+  async destinationIds(trx: Queryable = this.db): Promise<number[]> {
     return (await trx.selectFrom('audit_event_destinations').select('id').execute()).map((d) => d.id);
   }
 

@@ -4,7 +4,7 @@ import type { Cipher } from '../crypto.js';
 import { forbidden, invalidFields, notFound, unauthorized } from '../errors.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { OutboundError, type OutboundHttp } from '../outbound.js';
-import type { KeysetRequest } from '../paging.js';
+import type { KeysetRequest } from '../pagination.js';
 import type { Project } from '../projects/projects.js';
 import type { User } from '../users/users.js';
 import type { ReleaseGates } from '../versioning/gates.js';

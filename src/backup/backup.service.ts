@@ -7,7 +7,7 @@ import { dirname, join, relative } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import type { ContainerKind } from '../git/git.js';
-import type { RepositoriesService } from '../git/repositories.service.js';
+import type { GitRepositoriesService } from '../git/git-repositories.service.js';
 import type { WeightedStorages } from '../git/storages.js';
 import { BACKUP_TABLES, type BackupRepository, type Container, LATER_TABLES } from './backup.repository.js';
 
@@ -188,7 +188,7 @@ const encode = (row: Record<string, unknown>) =>
 export class BackupService {
   constructor(
     private readonly tables: BackupRepository,
-    private readonly repos: RepositoriesService,
+    private readonly repos: GitRepositoriesService,
     private readonly dataDir: string,
     private readonly release: string,
     private readonly storagePicker: WeightedStorages,

@@ -36,6 +36,24 @@ export interface InvalidationBus {
   close(): Promise<void>;
 }
 
+/**
+ * One row of the invalidation table: a topic, the change hooks that announce it (after the change committed) and
+ * the caches it makes stale, cleared in every process. Each cache subscribes on its own, in the order given.
+ */
+export interface Invalidation {
+  readonly topic: Topic;
+  readonly changedBy: readonly ((announce: () => Promise<void>) => void)[];
+  readonly invalidates: readonly (() => void)[];
+}
+
+/** Wires the table: each change hook publishes its topic, each cache subscribes to the topics it reads. */
+export function wireInvalidation(bus: InvalidationBus, table: readonly Invalidation[]): void {
+  for (const row of table) {
+    for (const hook of row.changedBy) hook(() => bus.publish(row.topic));
+    for (const clear of row.invalidates) bus.subscribe(row.topic, clear);
+  }
+}
+
 /** Subscribers by topic, shared by both buses. */
 export class Subscribers {
   private readonly byTopic = new Map<Topic, (() => void)[]>();

@@ -1,5 +1,5 @@
-import { type Compilable, CompiledQuery, type Kysely, type QueryResult, type Transaction } from 'kysely';
-import type { Database } from './schema.js';
+import { type Compilable, CompiledQuery, type QueryResult } from 'kysely';
+import type { Queryable } from './schema.js';
 
 const MARK = '\u0000svc-param:';
 
@@ -26,7 +26,7 @@ export class Prepared<P extends Record<string, unknown>, R> {
   }
 
   /** Runs the query with these parameters. */
-  run(db: Kysely<Database> | Transaction<Database>, params: P): Promise<QueryResult<R>> {
+  run(db: Queryable, params: P): Promise<QueryResult<R>> {
     return db.executeQuery(
       CompiledQuery.raw(
         this.sql,
@@ -36,7 +36,7 @@ export class Prepared<P extends Record<string, unknown>, R> {
   }
 
   /** The first row, if any. */
-  async first(db: Kysely<Database> | Transaction<Database>, params: P): Promise<R | undefined> {
+  async first(db: Queryable, params: P): Promise<R | undefined> {
     return (await this.run(db, params)).rows[0];
   }
 }

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType, Generated, Kysely, Transaction } from 'kysely';
 
 /** Timestamps: ISO-8601 text on SQLite, timestamptz on PostgreSQL (read back as Date); written as ISO strings. */
 type Timestamp = ColumnType<string | Date, string, string>;
@@ -642,3 +642,6 @@ export interface Database {
   rate_limit_windows: RateLimitWindowsTable;
   git_pushes: GitPushesTable;
 }
+
+/** Where a query runs: the database or one of its transactions (`Db` is an open database, db/db.ts). */
+export type Queryable = Kysely<Database> | Transaction<Database>;

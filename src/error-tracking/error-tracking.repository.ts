@@ -8,11 +8,11 @@ import {
   readTimestamp,
   writeBool,
 } from '../db/dialect.js';
-import { fetchPage } from '../db/paged.js';
+import { fetchPage } from '../db/pagination.js';
 import { Prepared } from '../db/prepared.js';
 import type { Database, ErrorTrackingErrorsTable, ErrorTrackingEventsTable } from '../db/schema.js';
 import { WriteConflict } from '../ingest/retry.js';
-import type { Paged, PageRequest } from '../paging.js';
+import type { Paged, PageRequest } from '../pagination.js';
 import { type Bucket, type BucketWindow, fillBuckets } from '../time-buckets.js';
 import type {
   ClientKey,

@@ -4,7 +4,7 @@ import type { Offering } from '../config.js';
 import type { Cipher } from '../crypto.js';
 import { badRequest, forbidden, invalidFields, notFound } from '../errors.js';
 import { AccessLevel } from '../members/members.js';
-import type { Paged, PageRequest } from '../paging.js';
+import type { Paged, PageRequest } from '../pagination.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { SettingsService } from '../settings/settings.service.js';

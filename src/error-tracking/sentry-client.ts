@@ -1,6 +1,6 @@
 import { type ErrorKind, invalidFields, paramError, plainError } from '../errors.js';
 import { OutboundError, type OutboundHttp } from '../outbound.js';
-import type { Paged, PageRequest } from '../paging.js';
+import type { Paged, PageRequest } from '../pagination.js';
 import type { ErrorStatus, StackTrace, TrackedError } from './error-tracking.js';
 import type { ErrorSort } from './error-tracking.repository.js';
 import type { ExternalConnection, ExternalErrors, ExternalProject } from './error-tracking.service.js';

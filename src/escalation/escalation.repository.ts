@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
-import { readTimestamp } from '../db/dialect.js';
-import type { Database } from '../db/schema.js';
+import { isUniqueViolation, readTimestamp } from '../db/dialect.js';
+import type { Database, Queryable } from '../db/schema.js';
 import type {
   EscalationPolicy,
   EscalationRule,
@@ -9,7 +9,6 @@ import type {
   RuleRecord,
 } from './escalation.js';
 
-type Db = Kysely<Database> | Transaction<Database>;
 /** A transaction of this repository (the intake's, passed through). */
 export type EscalationTrx = Transaction<Database>;
 
@@ -22,7 +21,7 @@ export class EscalationRepository {
   }
 
   /** The project's policy with its rules in order, or null (in `trx` when given: intake asks inside its own). */
-  async policy(projectId: number, trx: Db = this.db): Promise<EscalationPolicy | null> {
+  async policy(projectId: number, trx: Queryable = this.db): Promise<EscalationPolicy | null> {
     const p = await trx
       .selectFrom('escalation_policies')
       .selectAll()
@@ -96,8 +95,24 @@ export class EscalationRepository {
       .execute();
   }
 
-  /** Inserts a policy with its rules (position: their order). */
+  /** Inserts a policy with its rules (position: their order); false when the project has one already. */
   async insertPolicy(
+    projectId: number,
+    p: { name: string; description: string | null },
+    rules: readonly RuleRecord[],
+    now: string,
+  ): Promise<boolean> {
+    try {
+      await this.insertPolicyAndRules(projectId, p, rules, now);
+      return true;
+    } catch (err) {
+      // Two creations at once: the unique project_id lets one through.
+      if (isUniqueViolation(err)) return false;
+      throw err;
+    }
+  }
+
+  private async insertPolicyAndRules(
     projectId: number,
     p: { name: string; description: string | null },
     rules: readonly RuleRecord[],
@@ -193,7 +208,7 @@ export class EscalationRepository {
   }
 
   /** Drops the pending page jobs of an alert (it was resolved: nothing of it pages any more). */
-  async dropPending(trx: Db, alertId: number): Promise<void> {
+  async dropPending(trx: Queryable, alertId: number): Promise<void> {
     await trx
       .deleteFrom('jobs')
       .where('unique_key', 'like', `escalation:${alertId}:%`)

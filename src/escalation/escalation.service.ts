@@ -1,11 +1,10 @@
 import type { Alert } from '../alerts/alerts.js';
-import { isUniqueViolation } from '../alerts/alerts.repository.js';
 import type { Clock } from '../clock.js';
 import { notFound, paramError, plainError } from '../errors.js';
 import type { Job, JobQueue } from '../jobs/queue.js';
 import { AccessLevel } from '../members/members.js';
-import type { Access } from '../members/permissions.service.js';
 import type { AlertPage } from '../notifications/notifications.service.js';
+import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import { TtlCache } from '../ttl-cache.js';
@@ -163,13 +162,8 @@ export class EscalationService {
     const fields = this.fields(input, null);
     if (input.rules === undefined) throw paramError('rules is missing');
     const rules = await this.rules(project, input.rules);
-    try {
-      await this.repo.insertPolicy(project.id, fields, rules, this.clock.now().toISOString());
-    } catch (err) {
-      // Two creations at once: the unique project_id lets one through.
-      if (isUniqueViolation(err)) throw invalid('Project can only have one escalation policy');
-      throw err;
-    }
+    if (!(await this.repo.insertPolicy(project.id, fields, rules, this.clock.now().toISOString())))
+      throw invalid('Project can only have one escalation policy');
     await this.changed();
     return this.view((await this.repo.policy(project.id))!);
   }

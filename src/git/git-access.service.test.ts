@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { notFound } from '../errors.js';
-import { AccessLevel, type Visibility } from '../members/members.js';
+import { AccessLevel } from '../members/members.js';
 import type { User } from '../users/users.js';
+import type { Visibility } from '../visibility.js';
 import { GitAccessService, type GitCredentials } from './git-access.service.js';
 
 const user = (id: number, admin = false) => ({ id, admin }) as User;

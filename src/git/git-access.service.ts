@@ -2,15 +2,15 @@ import type { AuditService } from '../audit/audit.service.js';
 import { PushTracker } from '../cluster/push-tracker.js';
 import { AppError, unauthorized } from '../errors.js';
 import type { GroupsService } from '../groups/groups.service.js';
-import { AccessLevel, canSee, type Visibility } from '../members/members.js';
-import type { MergeRequestsService } from '../merge-requests/merge-requests.service.js';
+import { AccessLevel, canSee } from '../members/members.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { SnippetsService } from '../snippets/snippets.service.js';
 import type { User } from '../users/users.js';
 import type { UsersService } from '../users/users.service.js';
+import type { Visibility } from '../visibility.js';
 import type { ContainerKind } from './git.js';
-import type { RepositoriesService } from './repositories.service.js';
+import type { GitRepositoriesService } from './git-repositories.service.js';
 
 /** Largest id the databases store (PostgreSQL `integer`): larger numbers name nothing. */
 const MAX_ID = 2_147_483_647;
@@ -50,6 +50,15 @@ function canReadCode(visibility: Visibility, signedIn: boolean, level: number): 
 }
 
 /**
+ * What must happen during a push to a project, before it ends (merge requests record their new diff versions).
+ * Declared here so that git, below merge requests, does not depend on them; the composition root passes the
+ * merge requests service.
+ */
+export interface PushRecorder {
+  recordVersions(projectId: number): Promise<void>;
+}
+
+/**
  * The rules of git over HTTP: who a client is (Basic credentials), which repository a path names, and whether the
  * caller may read or write it; what a push and a fetch record. The HTTP streaming lives in `smart-http.ts`.
  */
@@ -60,9 +69,9 @@ export class GitAccessService {
     private readonly projects: ProjectsService,
     private readonly snippets: SnippetsService,
     private readonly settings: SettingsService,
-    private readonly repositories: RepositoriesService,
+    private readonly repositories: GitRepositoriesService,
     private readonly audit: AuditService,
-    private readonly mergeRequests: Pick<MergeRequestsService, 'recordVersions'>,
+    private readonly mergeRequests: PushRecorder,
     /** Pushes in progress for storage moves (memory only unless the composition root shares it). */
     private readonly pushes: PushTracker = new PushTracker(null, false),
   ) {}

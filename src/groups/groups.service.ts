@@ -1,17 +1,18 @@
 import type { Clock } from '../clock.js';
 import { conflict, forbidden, invalidFields, notFound, readOnlyError, unauthorized } from '../errors.js';
 import type { JobQueue } from '../jobs/queue.js';
-import { AccessLevel, VISIBILITIES, type Visibility } from '../members/members.js';
-import type { MembersRepository } from '../members/members.repository.js';
-import type { SourceAccess } from '../members/members.service.js';
-import { type Access, PermissionsService } from '../members/permissions.service.js';
-import type { Paged, PageRequest } from '../paging.js';
-import type { RepositoryLifecycle } from '../projects/projects.js';
+import { AccessLevel } from '../members/members.js';
+import type { MembersService, SourceAccess } from '../members/members.service.js';
+import { PermissionsService } from '../members/permissions.service.js';
+import type { Group, Namespace } from '../namespaces/namespaces.js';
+import type { NamespacesService } from '../namespaces/namespaces.service.js';
+import type { Paged, PageRequest } from '../pagination.js';
+import { PATH_PATTERN, pathFromName } from '../paths.js';
+import type { Access } from '../projects/access.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { User } from '../users/users.js';
+import { VISIBILITIES, type Visibility } from '../visibility.js';
 import type { GroupDeletionRepository, TreeRepository } from './group-deletion.repository.js';
-import { type Group, type Namespace, PATH_PATTERN, pathFromName } from './namespaces.js';
-import type { NamespacesRepository } from './namespaces.repository.js';
 
 /** Deletes a group with its subgroups and projects (GitLab answers 202 and does it in the background). */
 export const GROUP_DELETE_JOB = 'group.delete';
@@ -28,16 +29,25 @@ export interface CreateGroupInput {
 
 const VISIBILITY_RANK: Record<Visibility, number> = { private: 0, internal: 1, public: 2 };
 
+/**
+ * Creates and removes repositories on disk: a new group's wiki, and when a tree is deleted every repository in it.
+ * The git adapter implements it (the composition root passes it); declared here so groups need not import projects.
+ */
+export interface GroupRepositories {
+  create(kind: 'group', id: number, storage: string): Promise<void>;
+  remove(kind: 'project' | 'snippet' | 'group', id: number, storage: string): Promise<void>;
+}
+
 /** Groups: nested namespaces with members. */
 export class GroupsService {
   constructor(
-    private readonly namespaces: NamespacesRepository,
-    private readonly members: MembersRepository,
+    private readonly namespaces: NamespacesService,
+    private readonly members: Pick<MembersService, 'memberships' | 'addOwner'>,
     private readonly permissions: PermissionsService,
     private readonly access: Access,
     private readonly settings: SettingsService,
     private readonly pickStorage: () => Promise<string>,
-    private readonly repos: RepositoryLifecycle,
+    private readonly repos: GroupRepositories,
     private readonly clock: Clock,
     private readonly deletion: GroupDeletionRepository,
     private readonly jobs: JobQueue,
@@ -85,7 +95,7 @@ export class GroupsService {
   }
 
   private async namespaceScope(actor: User, ownedOnly: boolean): Promise<number[]> {
-    const mine = await this.members.ofUser(actor.id, this.clock.now().toISOString().slice(0, 10));
+    const mine = await this.members.memberships(actor.id, this.clock.now().toISOString().slice(0, 10));
     const groupIds = mine
       .filter((m) => m.type === 'namespace' && (!ownedOnly || m.level >= AccessLevel.Owner))
       .map((m) => m.id);
@@ -198,11 +208,7 @@ export class GroupsService {
       throw err;
     }
     // The creator becomes the group's Owner (admins too, as in GitLab).
-    await this.members.insert(
-      { type: 'namespace', id: group.id },
-      { userId: actor.id, accessLevel: AccessLevel.Owner, expiresAt: null, createdById: actor.id },
-      now,
-    );
+    await this.members.addOwner({ type: 'namespace', id: group.id }, actor.id, now);
     return group as Group;
   }
 

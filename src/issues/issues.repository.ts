@@ -1,11 +1,10 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import { readNullableTimestamp, readTimestamp } from '../db/dialect.js';
-import { fetchPage } from '../db/paged.js';
-import type { Database, IssuesTable } from '../db/schema.js';
-import type { Paged, PageRequest } from '../paging.js';
+import { nextIid } from '../db/internal-ids.js';
+import { fetchPage } from '../db/pagination.js';
+import type { Database, IssuesTable, Queryable } from '../db/schema.js';
+import type { Paged, PageRequest } from '../pagination.js';
 import type { Issue, IssueType } from './issues.js';
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 function toIssue(r: Selectable<IssuesTable>): Issue {
   return {
@@ -27,11 +26,11 @@ function toIssue(r: Selectable<IssuesTable>): Issue {
 export class IssuesRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
+  /** Inserts an issue under the project's next issue iid (allocated in the same transaction). */
   async insert(
-    trx: Db,
+    trx: Transaction<Database>,
     i: {
       projectId: number;
-      iid: number;
       title: string;
       description: string;
       issueType: IssueType;
@@ -43,7 +42,7 @@ export class IssuesRepository {
       .insertInto('issues')
       .values({
         project_id: i.projectId,
-        iid: i.iid,
+        iid: await nextIid(trx, i.projectId, 'issues'),
         title: i.title,
         description: i.description,
         issue_type: i.issueType,
@@ -58,7 +57,7 @@ export class IssuesRepository {
     return toIssue(r);
   }
 
-  async close(trx: Db, projectId: number, iid: number, now: string): Promise<void> {
+  async close(trx: Queryable, projectId: number, iid: number, now: string): Promise<void> {
     await trx
       .updateTable('issues')
       .set({ state: 'closed', closed_at: now, updated_at: now })

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { DialectName } from '../db/dialect.js';
 import { readTimestamp } from '../db/dialect.js';
-import type { Database } from '../db/schema.js';
+import type { Database, Queryable } from '../db/schema.js';
 
 /** A job as the worker hands it to its handler. */
 export interface Job {
@@ -27,7 +27,6 @@ const MAX_ATTEMPTS = 10;
 /** Backoff after the n-th failure: 2^n seconds, at most an hour. */
 export const backoffMs = (attempts: number) => Math.min(3_600_000, 1000 * 2 ** attempts);
 
-type Db = Kysely<Database> | Transaction<Database>;
 /** Rows per multi-row insert (10 parameters a row: far below SQLite's 32766 and PostgreSQL's 65535). */
 const ENQUEUE_CHUNK = 500;
 
@@ -61,7 +60,7 @@ export class JobQueue {
   async enqueue(
     kind: string,
     payload: unknown,
-    opts: { runAt?: Date; uniqueKey?: string; trx?: Db } = {},
+    opts: { runAt?: Date; uniqueKey?: string; trx?: Queryable } = {},
   ): Promise<void> {
     const now = this.clock.now();
     await (opts.trx ?? this.db)
@@ -87,7 +86,7 @@ export class JobQueue {
    * Chunked so that no statement exceeds the databases' bound-parameter limits.
    */
   async enqueueMany(
-    trx: Db,
+    trx: Queryable,
     jobs: readonly { kind: string; payload: unknown; uniqueKey?: string; runAt?: Date }[],
   ): Promise<void> {
     const now = this.clock.now();

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { readCount, readTimestamp } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
-import type { Paged, PageRequest } from '../paging.js';
-import { toUser } from '../users/users.repository.js';
+import type { Paged, PageRequest } from '../pagination.js';
+import { toUser } from '../users/user-row.js';
 import type { Member, MemberSource } from './members.js';
 
 /** Memberships of users in groups (namespaces) and projects. */

@@ -1,8 +1,8 @@
 import type { Clock } from '../clock.js';
 import { conflict, forbidden, invalidFields, notFound } from '../errors.js';
-import type { Paged, PageRequest } from '../paging.js';
+import type { Paged, PageRequest } from '../pagination.js';
 import type { User } from '../users/users.js';
-import type { UsersRepository } from '../users/users.repository.js';
+import type { UsersService } from '../users/users.service.js';
 import { AccessLevel, MEMBER_ACCESS_LEVELS, type Member, type MemberSource } from './members.js';
 import type { MembersRepository } from './members.repository.js';
 
@@ -26,9 +26,36 @@ export interface MemberInput {
 export class MembersService {
   constructor(
     private readonly members: MembersRepository,
-    private readonly users: UsersRepository,
+    private readonly users: Pick<UsersService, 'findById'>,
     private readonly clock: Clock,
   ) {}
+
+  /** The groups and projects a user is a member of (memberships expired before `today` left out). */
+  memberships(
+    userId: number,
+    today: string,
+  ): Promise<{ type: 'namespace' | 'project'; id: number; level: number }[]> {
+    return this.members.ofUser(userId, today);
+  }
+
+  /** The creator of a group becomes its Owner (admins too, as in GitLab). */
+  addOwner(source: MemberSource, userId: number, now: string): Promise<void> {
+    return this.members.insert(
+      source,
+      { userId, accessLevel: AccessLevel.Owner, expiresAt: null, createdById: userId },
+      now,
+    );
+  }
+
+  /** Removes every membership of a group or project that is being deleted. */
+  deleteAllOf(source: MemberSource): Promise<void> {
+    return this.members.deleteSource(source);
+  }
+
+  /** Members of the given sources, each user once (no access check: for rules that name groups). */
+  listAllOf(sources: readonly MemberSource[], page: PageRequest): Promise<Paged<Member>> {
+    return this.members.listAll(sources, page);
+  }
 
   list(access: SourceAccess, page: PageRequest, query?: string): Promise<Paged<Member>> {
     return this.members.list(access.source, page, query);

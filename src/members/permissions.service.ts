@@ -1,19 +1,25 @@
-import { AccessPolicy } from '../access/access.policy.js';
 import type { Clock } from '../clock.js';
-import type { Tier } from '../config.js';
-import type { Group, Namespace } from '../groups/namespaces.js';
-import type { NamespacesRepository } from '../groups/namespaces.repository.js';
-import type { Project } from '../projects/projects.js';
-import type { ProjectScope } from '../projects/projects.repository.js';
+import type { Namespace } from '../namespaces/namespaces.js';
+import type { NamespacesService } from '../namespaces/namespaces.service.js';
 import type { User } from '../users/users.js';
-import { AccessLevel, canSee, type MemberSource, type Visibility } from './members.js';
+import type { Visibility } from '../visibility.js';
+import { AccessLevel, canSee, type MemberSource, type ProjectScope } from './members.js';
 import type { MembersRepository } from './members.repository.js';
+
+/**
+ * What access to a project depends on: its id (direct memberships), its namespace (inherited ones) and its
+ * visibility. Projects are above members, so a structural type rather than their Project.
+ */
+type ProjectSubject = { readonly id: number; readonly namespace: Namespace; readonly visibility: Visibility };
 
 /** Computes access levels (direct and inherited from groups) and visibility. Admins are Owners everywhere. */
 export class PermissionsService {
   constructor(
     private readonly members: MembersRepository,
-    private readonly namespaces: NamespacesRepository,
+    private readonly namespaces: Pick<
+      NamespacesService,
+      'ancestry' | 'withDescendants' | 'findUserNamespace'
+    >,
     private readonly clock: Clock,
   ) {}
 
@@ -38,7 +44,7 @@ export class PermissionsService {
   }
 
   /** The caller's level in a project: project membership, group memberships above it, or namespace ownership. */
-  async projectLevel(user: User | null, project: Project): Promise<number> {
+  async projectLevel(user: User | null, project: ProjectSubject): Promise<number> {
     if (!user) return AccessLevel.None;
     if (user.admin) return AccessLevel.Owner;
     const viaNamespace = await this.groupLevel(user, project.namespace);
@@ -59,7 +65,7 @@ export class PermissionsService {
   /** The caller's own memberships that reach a project: its direct one and its best through groups (null: none). */
   async projectMemberships(
     user: User | null,
-    project: Project,
+    project: ProjectSubject,
   ): Promise<{ project: number | null; group: number | null }> {
     if (!user) return { project: null, group: null };
     const mine = await this.members.ofUser(user.id, this.today());
@@ -73,7 +79,7 @@ export class PermissionsService {
     return { project: direct, group: viaGroups.length > 0 ? Math.max(...viaGroups) : null };
   }
 
-  canSeeProject(user: User | null, project: Project, level: number): boolean {
+  canSeeProject(user: User | null, project: ProjectSubject, level: number): boolean {
     return user?.admin === true || canSee(project.visibility, user !== null, level);
   }
 
@@ -113,30 +119,4 @@ export class PermissionsService {
     if (!user) return { visibilities, projectIds: [], namespaceIds: [] };
     return { visibilities, ...(await this.membershipScope(user)) };
   }
-}
-
-/** The access policy over this service's users, projects and groups. */
-export type Access = AccessPolicy<User, Project, Group>;
-
-/**
- * Builds the one access policy: objects found by `find` (the projects and groups features), levels computed here.
- * The policy is the only caller of the level computation for access decisions.
- */
-export function createAccessPolicy(
-  permissions: PermissionsService,
-  find: {
-    project(idOrPath: string): Promise<Project | null>;
-    group(idOrPath: string): Promise<Group | null>;
-  },
-  tier: Tier,
-): Access {
-  return new AccessPolicy<User, Project, Group>(
-    {
-      findProject: (idOrPath) => find.project(idOrPath),
-      findGroup: (idOrPath) => find.group(idOrPath),
-      projectLevel: (actor, project) => permissions.projectLevel(actor, project),
-      groupLevel: (actor, group) => permissions.groupLevel(actor, group),
-    },
-    tier,
-  );
 }

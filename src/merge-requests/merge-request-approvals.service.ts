@@ -1,12 +1,11 @@
 import type { Clock } from '../clock.js';
 import { conflict, forbidden, invalidFields, notFound, unauthorized } from '../errors.js';
 import { AccessLevel } from '../members/members.js';
-import type { MembersRepository } from '../members/members.repository.js';
-import type { Access } from '../members/permissions.service.js';
+import type { MembersService } from '../members/members.service.js';
+import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { User } from '../users/users.js';
-import type { UsersRepository } from '../users/users.repository.js';
 import type { UsersService } from '../users/users.service.js';
 import type {
   MergeRequestApprovalsRepository,
@@ -21,7 +20,7 @@ import type {
   ApprovalSettings,
   MergeRequestRuleRecord,
 } from './project-approval-rules.js';
-import { type ApprovalsService, unique } from './project-approval-rules.service.js';
+import { type ProjectApprovalRulesService, unique } from './project-approval-rules.service.js';
 
 /** One approval rule as it stands on a merge request. */
 export interface RuleState {
@@ -58,9 +57,9 @@ export class MergeRequestApprovalsService {
     private readonly rulesRepo: MergeRequestRulesRepository,
     private readonly mergeRequests: MergeRequestsService,
     private readonly projects: ProjectsService,
-    private readonly approvals: ApprovalsService,
-    private readonly members: MembersRepository,
-    private readonly users: UsersRepository,
+    private readonly projectRules: ProjectApprovalRulesService,
+    private readonly members: Pick<MembersService, 'listAllOf'>,
+    private readonly users: Pick<UsersService, 'findById'>,
     private readonly passwords: Pick<UsersService, 'checkPassword'>,
     private readonly access: Access,
     private readonly clock: Clock,
@@ -119,7 +118,7 @@ export class MergeRequestApprovalsService {
     level: number,
   ): Promise<Omit<ApprovalState, 'mergeRequest'>> {
     const [settings, { rules, overwritten }, given] = await Promise.all([
-      this.approvals.settingsOf(project.id),
+      this.projectRules.settingsOf(project.id),
       this.appliedRules(project.id, mr.id),
       this.repo.list(mr.id),
     ]);
@@ -157,17 +156,17 @@ export class MergeRequestApprovalsService {
     mergeRequestId: number,
   ): Promise<{ rules: ApprovalRule[]; overwritten: boolean }> {
     if (!(await this.rulesRepo.overwritten(mergeRequestId)))
-      return { rules: await this.approvals.rulesOf(projectId), overwritten: false };
+      return { rules: await this.projectRules.rulesOf(projectId), overwritten: false };
     const [own, projectRules] = await Promise.all([
       this.rulesRepo.rules(mergeRequestId),
-      this.approvals.recordsOf(projectId),
+      this.projectRules.recordsOf(projectId),
     ]);
     const sources = new Map(projectRules.map((r) => [r.id, r]));
     const rules = await Promise.all(
       own.map(async (r) => {
         const from = r.sourceRuleId === null ? undefined : sources.get(r.sourceRuleId);
         return {
-          ...(await this.approvals.toRule(r)),
+          ...(await this.projectRules.toRule(r)),
           source: from ? { approvalsRequired: from.approvalsRequired, overridden: differs(r, from) } : null,
         };
       }),
@@ -184,7 +183,7 @@ export class MergeRequestApprovalsService {
   private async editable(actor: User | null, idOrPath: string, iid: number) {
     const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Developer);
     const mr = await this.mergeRequests.get(actor, String(project.id), iid);
-    const settings = await this.approvals.settingsOf(project.id);
+    const settings = await this.projectRules.settingsOf(project.id);
     if (mr.state === 'merged' || settings.disable_overriding_approvers_per_merge_request) throw forbidden();
     const applied = await this.appliedRules(project.id, mr.id);
     return { project, mr, applied };
@@ -194,7 +193,7 @@ export class MergeRequestApprovalsService {
   private async overwrite(mr: MergeRequest, projectId: number): Promise<MergeRequestRuleRecord[]> {
     await this.rulesRepo.overwrite(
       mr.id,
-      await this.approvals.recordsOf(projectId),
+      await this.projectRules.recordsOf(projectId),
       this.clock.now().toISOString(),
     );
     return this.rulesRepo.rules(mr.id);
@@ -241,7 +240,7 @@ export class MergeRequestApprovalsService {
     const source =
       sourceId === undefined
         ? null
-        : (await this.approvals.recordsOf(project.id)).find((r) => r.id === sourceId);
+        : (await this.projectRules.recordsOf(project.id)).find((r) => r.id === sourceId);
     if (source === undefined) throw invalidFields({ approval_project_rule_id: ['is invalid'] });
     const rule = source
       ? { ...source, approvals_required: input.approvals_required }
@@ -251,7 +250,7 @@ export class MergeRequestApprovalsService {
           userIds: unique(input.user_ids),
           groupIds: unique(input.group_ids),
         };
-    await this.approvals.validateRuleInput({ ...input, name: rule.name }, async (n) =>
+    await this.projectRules.validateRuleInput({ ...input, name: rule.name }, async (n) =>
       applied.rules.some((r) => r.name === n),
     );
     await this.overwrite(mr, project.id);
@@ -284,7 +283,7 @@ export class MergeRequestApprovalsService {
   ): Promise<RuleState> {
     const { project, mr, applied } = await this.editable(actor, idOrPath, iid);
     const current = applied.rules.find((r) => r.id === id);
-    await this.approvals.validateRuleInput(input, async (n) =>
+    await this.projectRules.validateRuleInput(input, async (n) =>
       applied.rules.some((r) => r.name === n && r !== current),
     );
     const rule = await this.target(mr, project.id, applied, id);
@@ -310,7 +309,7 @@ export class MergeRequestApprovalsService {
   ): Promise<RuleState> {
     const groupMembers = rule.groups.length
       ? (
-          await this.members.listAll(
+          await this.members.listAllOf(
             rule.groups.map((g) => ({ type: 'namespace' as const, id: g.id })),
             { page: 1, perPage: 1000 },
           )

@@ -7,9 +7,9 @@ import {
   writeBool,
 } from '../db/dialect.js';
 import { nextIid } from '../db/internal-ids.js';
-import { fetchPage } from '../db/paged.js';
+import { fetchPage } from '../db/pagination.js';
 import type { Database, MergeRequestsTable } from '../db/schema.js';
-import type { Paged, PageRequest } from '../paging.js';
+import type { Paged, PageRequest } from '../pagination.js';
 import {
   isDraftTitle,
   type MergeRequest,

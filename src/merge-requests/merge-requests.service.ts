@@ -1,13 +1,13 @@
 import type { Clock } from '../clock.js';
 import { conflict, invalidFields, notFound, readOnlyError } from '../errors.js';
 import { GitError } from '../git/git.js';
-import type { RepositoriesService } from '../git/repositories.service.js';
+import type { GitRepositoriesService } from '../git/git-repositories.service.js';
 import { AccessLevel } from '../members/members.js';
-import type { Paged, PageRequest } from '../paging.js';
+import type { Paged, PageRequest } from '../pagination.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { User } from '../users/users.js';
-import type { UsersRepository } from '../users/users.repository.js';
+import type { UsersService } from '../users/users.service.js';
 import { type FileDiff, parseDiff } from './diff.js';
 import {
   MergeRefusedError,
@@ -77,8 +77,8 @@ export class MergeRequestsService {
     private readonly mrs: MergeRequestsRepository,
     private readonly versionsRepo: MergeRequestVersionsRepository,
     private readonly projects: ProjectsService,
-    private readonly repos: RepositoriesService,
-    private readonly users: UsersRepository,
+    private readonly repos: GitRepositoriesService,
+    private readonly users: Pick<UsersService, 'findById'>,
     private readonly clock: Clock,
   ) {}
 

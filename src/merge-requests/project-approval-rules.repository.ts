@@ -47,7 +47,7 @@ function toLicense(r: Selectable<Database['managed_licenses']>): ManagedLicense 
 }
 
 /** Approval configuration, approval rules and managed licenses of projects. */
-export class ApprovalsRepository {
+export class ProjectApprovalRulesRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   /** The project's configuration; null when it never changed it. */

@@ -1,11 +1,11 @@
 import type { Clock } from '../clock.js';
 import { conflict, invalidFields, notFound, paramError } from '../errors.js';
-import type { Namespace } from '../groups/namespaces.js';
-import type { NamespacesRepository } from '../groups/namespaces.repository.js';
 import { AccessLevel } from '../members/members.js';
+import type { Namespace } from '../namespaces/namespaces.js';
+import type { NamespacesService } from '../namespaces/namespaces.service.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { User } from '../users/users.js';
-import type { UsersRepository } from '../users/users.repository.js';
+import type { UsersService } from '../users/users.service.js';
 import {
   type ApprovalRule,
   type ApprovalRuleInput,
@@ -14,7 +14,7 @@ import {
   DEFAULT_APPROVAL_SETTINGS,
   type ManagedLicense,
 } from './project-approval-rules.js';
-import type { ApprovalsRepository } from './project-approval-rules.repository.js';
+import type { ProjectApprovalRulesRepository } from './project-approval-rules.repository.js';
 
 /** GitLab's older status names are still accepted on input. */
 const LICENSE_STATUS: Record<string, ManagedLicense['approval_status']> = {
@@ -25,12 +25,12 @@ const LICENSE_STATUS: Record<string, ManagedLicense['approval_status']> = {
 };
 
 /** Approval configuration, project-level approval rules and (v4 only) managed licenses. */
-export class ApprovalsService {
+export class ProjectApprovalRulesService {
   constructor(
-    private readonly repo: ApprovalsRepository,
+    private readonly repo: ProjectApprovalRulesRepository,
     private readonly projects: ProjectsService,
-    private readonly users: UsersRepository,
-    private readonly namespaces: NamespacesRepository,
+    private readonly users: Pick<UsersService, 'findById'>,
+    private readonly namespaces: Pick<NamespacesService, 'findById'>,
     private readonly clock: Clock,
   ) {}
 

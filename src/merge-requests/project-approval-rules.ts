@@ -1,4 +1,4 @@
-import type { Namespace } from '../groups/namespaces.js';
+import type { Namespace } from '../namespaces/namespaces.js';
 import type { User } from '../users/users.js';
 
 /** Merge request approvals: project configuration, approval rules and (v4 only) managed licenses. */

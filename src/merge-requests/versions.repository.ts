@@ -1,8 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import { isUniqueViolation, readTimestamp } from '../db/dialect.js';
-import { fetchPage } from '../db/paged.js';
+import { fetchPage } from '../db/pagination.js';
 import type { Database, MergeRequestDiffsTable } from '../db/schema.js';
-import type { Paged, PageRequest } from '../paging.js';
+import type { Paged, PageRequest } from '../pagination.js';
 import type { MergeRequestVersion, NewMergeRequestVersion } from './merge-requests.js';
 
 function toVersion(r: Selectable<MergeRequestDiffsTable>): MergeRequestVersion {

@@ -6,7 +6,7 @@ import type { TrackedError } from '../error-tracking/error-tracking.js';
 import { invalidFields, notFound, paramError, unprocessable } from '../errors.js';
 import { AccessLevel, type MemberSource } from '../members/members.js';
 import { OutboundError, type OutboundHttp } from '../outbound.js';
-import type { Paged, PageRequest } from '../paging.js';
+import type { Paged, PageRequest } from '../pagination.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { User } from '../users/users.js';

@@ -1,15 +1,16 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { readBool, readNullableTimestamp, readTimestamp, writeBool } from '../db/dialect.js';
-import { fetchPage } from '../db/paged.js';
+import { fetchPage } from '../db/pagination.js';
 import type {
   Database,
   ErrorNotificationRulesTable,
   HookDeliveriesTable,
   NotificationEmailsTable,
   ProjectHooksTable,
+  Queryable,
 } from '../db/schema.js';
 import type { MemberSource } from '../members/members.js';
-import type { Paged, PageRequest } from '../paging.js';
+import type { Paged, PageRequest } from '../pagination.js';
 import type {
   DeliveryStatus,
   EmailStatus,
@@ -22,7 +23,6 @@ import type {
 
 /** A transaction of this repository (services pass it through without naming Kysely). */
 export type NotifyTrx = Transaction<Database>;
-type Db = Kysely<Database> | Transaction<Database>;
 
 function toEmail(r: Selectable<NotificationEmailsTable>): NotificationEmail {
   return {
@@ -181,7 +181,7 @@ export class NotificationsRepository {
 
   /** Records an e-mail unless one with its key exists; returns the new id, or null when it existed. */
   async insertEmail(
-    trx: Db,
+    trx: Queryable,
     e: {
       projectId: number;
       userId: number | null;
@@ -262,7 +262,7 @@ export class NotificationsRepository {
    * Whether anything listens to the project's alerts: `send_email` on, or a webhook with alert events (a disabled
    * one too: an edit or a successful test enables it again without telling the caches).
    */
-  async hasAlertListeners(projectId: number, trx: Db = this.db): Promise<boolean> {
+  async hasAlertListeners(projectId: number, trx: Queryable = this.db): Promise<boolean> {
     const r = await trx
       .selectNoFrom((eb) => [
         eb
@@ -298,7 +298,7 @@ export class NotificationsRepository {
     return rows.map(toHook);
   }
 
-  async hook(projectId: number, id: number, trx: Db = this.db) {
+  async hook(projectId: number, id: number, trx: Queryable = this.db) {
     const r = await trx
       .selectFrom('project_hooks')
       .selectAll()
@@ -378,7 +378,7 @@ export class NotificationsRepository {
   // Deliveries
 
   async insertDelivery(
-    trx: Db,
+    trx: Queryable,
     d: { hookId: number; objectKind: string; eventType: string; payload: unknown; dedupeKey: string },
     now: string,
   ): Promise<number | null> {
@@ -442,7 +442,7 @@ export class NotificationsRepository {
   // Error rules
 
   /** A project's rules (in `trx` when given: the collector asks inside its transaction, which SQLite serialises). */
-  async rules(projectId: number, trx: Db = this.db): Promise<ErrorRule[]> {
+  async rules(projectId: number, trx: Queryable = this.db): Promise<ErrorRule[]> {
     const rows = await trx
       .selectFrom('error_notification_rules')
       .selectAll()

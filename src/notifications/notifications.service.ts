@@ -6,7 +6,7 @@ import { forbidden, unauthorized } from '../errors.js';
 import type { Job, JobQueue } from '../jobs/queue.js';
 import { AccessLevel, type MemberSource } from '../members/members.js';
 import { OutboundError, type OutboundHttp } from '../outbound.js';
-import type { Paged, PageRequest } from '../paging.js';
+import type { Paged, PageRequest } from '../pagination.js';
 import type { Project } from '../projects/projects.js';
 import { TtlCache } from '../ttl-cache.js';
 import type { User } from '../users/users.js';

@@ -1,7 +1,7 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { isUniqueViolation, readNullableTimestamp, readTimestamp } from '../db/dialect.js';
 import { nextIid } from '../db/internal-ids.js';
-import type { Database, OncallRotationsTable, OncallSchedulesTable } from '../db/schema.js';
+import type { Database, OncallRotationsTable, OncallSchedulesTable, Queryable } from '../db/schema.js';
 import type { MemberSource } from '../members/members.js';
 import type {
   ActivePeriod,
@@ -10,8 +10,6 @@ import type {
   ParticipantRecord,
   RotationRecord,
 } from './oncall.js';
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 /** The fields of a schedule a caller sets. */
 export interface ScheduleFields {
@@ -181,7 +179,7 @@ export class OncallRepository {
   }
 
   private async withParticipants(
-    db: Db,
+    db: Queryable,
     rows: Selectable<OncallRotationsTable>[],
   ): Promise<RotationRecord[]> {
     if (rows.length === 0) return [];
@@ -244,7 +242,11 @@ export class OncallRepository {
     }
   }
 
-  private async setParticipants(trx: Db, rotationId: number, userIds: readonly number[]): Promise<void> {
+  private async setParticipants(
+    trx: Queryable,
+    rotationId: number,
+    userIds: readonly number[],
+  ): Promise<void> {
     if (userIds.length === 0) return;
     await trx
       .insertInto('oncall_participants')

@@ -1,11 +1,11 @@
 import type { Clock } from '../clock.js';
 import { invalidFields, notFound, paramError } from '../errors.js';
 import { AccessLevel, type MemberSource } from '../members/members.js';
-import type { Access } from '../members/permissions.service.js';
+import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { User } from '../users/users.js';
-import type { UsersRepository } from '../users/users.repository.js';
+import type { UsersService } from '../users/users.service.js';
 import {
   type ActivePeriod,
   canonicalTimeZone,
@@ -82,7 +82,7 @@ export class OncallService {
   constructor(
     private readonly repo: OncallRepository,
     private readonly projects: ProjectsService,
-    private readonly users: UsersRepository,
+    private readonly users: Pick<UsersService, 'findById' | 'findByUsername'>,
     private readonly inheritedSources: (project: Project) => Promise<MemberSource[]>,
     private readonly access: Access,
     private readonly clock: Clock,

@@ -1,10 +1,11 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { readBool, readCount, readTimestamp, writeBool } from '../db/dialect.js';
 import type { Database, NamespacesTable, ProjectsTable } from '../db/schema.js';
-import type { Namespace } from '../groups/namespaces.js';
-import { toNamespace } from '../groups/namespaces.repository.js';
-import type { Visibility } from '../members/members.js';
-import type { KeysetRequest, Paged, PageRequest } from '../paging.js';
+import type { ProjectScope } from '../members/members.js';
+import { toNamespace } from '../namespaces/namespace-row.js';
+import type { Namespace } from '../namespaces/namespaces.js';
+import type { KeysetRequest, Paged, PageRequest } from '../pagination.js';
+import type { Visibility } from '../visibility.js';
 import {
   ACCESS_LEVEL_FEATURES,
   MERGE_METHODS,
@@ -79,13 +80,6 @@ function toProject(row: ProjectRow): Project {
     },
     approvalsBeforeMerge: row.approvals_before_merge ?? 0,
   };
-}
-
-/** Which projects a caller may see in a list: `null` means all (admins). */
-export interface ProjectScope {
-  readonly visibilities: readonly Visibility[];
-  readonly projectIds: readonly number[];
-  readonly namespaceIds: readonly number[];
 }
 
 export interface ProjectFilter {

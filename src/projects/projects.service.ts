@@ -8,15 +8,17 @@ import {
   readOnlyError,
   unauthorized,
 } from '../errors.js';
-import { type Namespace, PATH_PATTERN, pathFromName } from '../groups/namespaces.js';
-import type { NamespacesRepository } from '../groups/namespaces.repository.js';
-import { AccessLevel, canSee, type Visibility } from '../members/members.js';
-import type { MembersRepository } from '../members/members.repository.js';
-import type { SourceAccess } from '../members/members.service.js';
-import type { Access, PermissionsService } from '../members/permissions.service.js';
-import type { KeysetRequest, Paged, PageRequest } from '../paging.js';
+import { AccessLevel, canSee } from '../members/members.js';
+import type { MembersService, SourceAccess } from '../members/members.service.js';
+import type { PermissionsService } from '../members/permissions.service.js';
+import type { Namespace } from '../namespaces/namespaces.js';
+import type { NamespacesService } from '../namespaces/namespaces.service.js';
+import type { KeysetRequest, Paged, PageRequest } from '../pagination.js';
+import { PATH_PATTERN, pathFromName } from '../paths.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { User } from '../users/users.js';
+import type { Visibility } from '../visibility.js';
+import type { Access } from './access.js';
 import type { Project, ProjectOrder, ProjectSettings, RepositoryLifecycle } from './projects.js';
 import type { ProjectFilter, ProjectsRepository } from './projects.repository.js';
 
@@ -66,8 +68,8 @@ export class ProjectsService {
 
   constructor(
     private readonly projects: ProjectsRepository,
-    private readonly namespaces: NamespacesRepository,
-    private readonly members: MembersRepository,
+    private readonly namespaces: NamespacesService,
+    private readonly members: Pick<MembersService, 'deleteAllOf'>,
     private readonly permissions: PermissionsService,
     private readonly access: Access,
     private readonly settings: SettingsService,
@@ -275,7 +277,7 @@ export class ProjectsService {
   async delete(actor: User | null, idOrPath: string): Promise<void> {
     const { project } = await this.findWithLevel(actor, idOrPath, AccessLevel.Owner);
     if (project.repositoryReadOnly) throw readOnlyError();
-    await this.members.deleteSource({ type: 'project', id: project.id });
+    await this.members.deleteAllOf({ type: 'project', id: project.id });
     await this.projects.delete(project.id);
     await this.repos.remove('project', project.id, project.repositoryStorage);
     await this.changed();

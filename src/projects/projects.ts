@@ -1,7 +1,7 @@
 /** Domain types for projects and the port that creates and removes their repositories. */
-import type { Namespace } from '../groups/namespaces.js';
-import type { Visibility } from '../members/members.js';
+import type { Namespace } from '../namespaces/namespaces.js';
 import type { User } from '../users/users.js';
+import type { Visibility } from '../visibility.js';
 
 /** How merge requests are merged (GitLab's `merge_method`). */
 export type MergeMethod = 'merge' | 'rebase_merge' | 'ff';

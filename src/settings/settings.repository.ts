@@ -1,15 +1,7 @@
 import type { Kysely } from 'kysely';
 import { readBool, readTimestamp, writeBool } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
-
-/** A feature flag's gates: the instance-wide boolean, the projects it is enabled for and those it is off for. */
-export interface FeatureGates {
-  readonly name: string;
-  readonly enabled: boolean | null;
-  readonly projectIds: readonly number[];
-  readonly disabledProjectIds: readonly number[];
-  readonly createdAt: string;
-}
+import type { FeatureGates } from './settings.js';
 
 /** Application settings (key -> JSON value) and feature-flag gates. */
 export class SettingsRepository {

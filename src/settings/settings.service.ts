@@ -1,9 +1,10 @@
 import type { Clock } from '../clock.js';
 import { forbidden, invalidFields, notFound, unauthorized } from '../errors.js';
-import { VISIBILITIES, type Visibility } from '../members/members.js';
 import { TtlCache } from '../ttl-cache.js';
 import type { User } from '../users/users.js';
-import type { FeatureGates, SettingsRepository } from './settings.repository.js';
+import { VISIBILITIES, type Visibility } from '../visibility.js';
+import type { FeatureGates } from './settings.js';
+import type { SettingsRepository } from './settings.repository.js';
 
 /** Application settings with their defaults; the API exposes exactly these keys. */
 export interface ApplicationSettings {

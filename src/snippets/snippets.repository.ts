@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import { readBool, readCount, readTimestamp } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
-import type { Visibility } from '../members/members.js';
-import type { Paged, PageRequest } from '../paging.js';
-import { toUser } from '../users/users.repository.js';
+import type { Paged, PageRequest } from '../pagination.js';
+import { toUser } from '../users/user-row.js';
+import type { Visibility } from '../visibility.js';
 import type { Snippet } from './snippets.js';
 
 export interface SnippetFilter {

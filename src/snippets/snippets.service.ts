@@ -1,12 +1,13 @@
 import type { Clock } from '../clock.js';
 import { forbidden, invalidFields, notFound, readOnlyError, unauthorized } from '../errors.js';
-import { AccessLevel, type Visibility } from '../members/members.js';
-import type { Access } from '../members/permissions.service.js';
-import type { Paged, PageRequest } from '../paging.js';
+import { AccessLevel } from '../members/members.js';
+import type { Paged, PageRequest } from '../pagination.js';
+import type { Access } from '../projects/access.js';
 import type { RepositoryLifecycle } from '../projects/projects.js';
 import type { ProjectsService, StoragePicker } from '../projects/projects.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { User } from '../users/users.js';
+import type { Visibility } from '../visibility.js';
 import { snippetFileNameProblem } from './snippet-file-name.js';
 import type { Snippet } from './snippets.js';
 import type { SnippetsRepository } from './snippets.repository.js';

@@ -1,6 +1,7 @@
 /** Domain type for snippets. */
-import type { Visibility } from '../members/members.js';
+
 import type { User } from '../users/users.js';
+import type { Visibility } from '../visibility.js';
 
 export interface Snippet {
   readonly id: number;

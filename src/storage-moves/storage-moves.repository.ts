@@ -1,8 +1,8 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { isUniqueViolation, readCount, readTimestamp, writeBool } from '../db/dialect.js';
-import { fetchPage } from '../db/paged.js';
-import type { Database, RepositoryStorageMovesTable } from '../db/schema.js';
-import type { Paged, PageRequest } from '../paging.js';
+import { fetchPage } from '../db/pagination.js';
+import type { Database, Queryable, RepositoryStorageMovesTable } from '../db/schema.js';
+import type { Paged, PageRequest } from '../pagination.js';
 import {
   ACTIVE_STATES,
   type ContainerType,
@@ -10,8 +10,6 @@ import {
   ONE_ACTIVE_INDEX,
   type StorageMove,
 } from './storage-moves.js';
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 const TABLE = { project: 'projects', snippet: 'snippets', group: 'namespaces' } as const;
 
@@ -43,7 +41,7 @@ export class StorageMovesRepository {
    * aborted: the caller must end it.
    */
   async insert(
-    trx: Db,
+    trx: Queryable,
     m: { containerType: ContainerType; containerId: number; source: string; destination: string },
     now: string,
   ): Promise<StorageMove | null> {
@@ -86,7 +84,7 @@ export class StorageMovesRepository {
     return { items: rows.map(toMove), total };
   }
 
-  async active(trx: Db, type: ContainerType, containerId: number): Promise<boolean> {
+  async active(trx: Queryable, type: ContainerType, containerId: number): Promise<boolean> {
     const r = await trx
       .selectFrom('repository_storage_moves')
       .select('id')
@@ -104,7 +102,7 @@ export class StorageMovesRepository {
     state: MoveState,
     errorMessage: string | null,
     now: string,
-    trx: Db = this.db,
+    trx: Queryable = this.db,
   ): Promise<boolean> {
     const r = await trx
       .updateTable('repository_storage_moves')
@@ -146,7 +144,7 @@ export class StorageMovesRepository {
     state: MoveState,
     errorMessage: string | null,
     now: string,
-    trx: Db = this.db,
+    trx: Queryable = this.db,
   ): Promise<void> {
     await trx
       .updateTable('repository_storage_moves')
@@ -166,7 +164,12 @@ export class StorageMovesRepository {
     return (r?.repository_storage as string | null | undefined) ?? null;
   }
 
-  async setReadOnly(type: ContainerType, id: number, readOnly: boolean, trx: Db = this.db): Promise<void> {
+  async setReadOnly(
+    type: ContainerType,
+    id: number,
+    readOnly: boolean,
+    trx: Queryable = this.db,
+  ): Promise<void> {
     await trx
       .updateTable(TABLE[type])
       .set({ repository_read_only: writeBool(readOnly) })
@@ -175,7 +178,13 @@ export class StorageMovesRepository {
   }
 
   /** The switch: the container's storage becomes `to`, only if it still is `from`; true when it switched. */
-  async switchStorage(trx: Db, type: ContainerType, id: number, from: string, to: string): Promise<boolean> {
+  async switchStorage(
+    trx: Queryable,
+    type: ContainerType,
+    id: number,
+    from: string,
+    to: string,
+  ): Promise<boolean> {
     const r = await trx
       .updateTable(TABLE[type])
       .set({ repository_storage: to, repository_read_only: writeBool(false) })

@@ -7,10 +7,10 @@ import { seedProjectRows } from '../../test/helpers/rows.js';
 import { openTestDb } from '../../test/helpers/test-db.js';
 import { AccessPolicy } from '../access/access.policy.js';
 import { Git } from '../git/git.js';
-import { RepositoriesService } from '../git/repositories.service.js';
+import { GitRepositoriesService } from '../git/git-repositories.service.js';
 import { WeightedStorages } from '../git/storages.js';
 import { JobQueue } from '../jobs/queue.js';
-import type { Access } from '../members/permissions.service.js';
+import type { Access } from '../projects/access.js';
 import type { User } from '../users/users.js';
 import type { MoveState } from './storage-moves.js';
 import { StorageMovesRepository } from './storage-moves.repository.js';
@@ -97,7 +97,7 @@ describe.each(await databases())('storage move states and job (%s)', (kind) => {
     drop = opened.drop;
     const k = opened.db.kysely;
     await seedProjectRows(k, 'a');
-    const repos = new RepositoriesService(git, {
+    const repos = new GitRepositoriesService(git, {
       a: { path: join(opened.dir, 'a'), weight: 100 },
       b: { path: join(opened.dir, 'b'), weight: 100 },
     });

@@ -2,11 +2,11 @@ import type { Clock } from '../clock.js';
 import { PushTracker } from '../cluster/push-tracker.js';
 import type { Offering } from '../config.js';
 import { AppError, badRequest, forbidden, notFound, paramError } from '../errors.js';
-import type { RepositoriesService } from '../git/repositories.service.js';
+import type { GitRepositoriesService } from '../git/git-repositories.service.js';
 import { NoWeightedStorage, type WeightedStorages } from '../git/storages.js';
 import type { JobQueue } from '../jobs/queue.js';
-import type { Access } from '../members/permissions.service.js';
-import type { Paged, PageRequest } from '../paging.js';
+import type { Paged, PageRequest } from '../pagination.js';
+import type { Access } from '../projects/access.js';
 import type { User } from '../users/users.js';
 import { type ContainerType, MOVE_JOB, type MoveState, type StorageMove } from './storage-moves.js';
 import type { StorageMovesRepository } from './storage-moves.repository.js';
@@ -35,7 +35,7 @@ const BEFORE_SWITCH: readonly MoveState[] = ['initial', 'scheduled', 'started'];
 export class StorageMovesService {
   constructor(
     private readonly repo: StorageMovesRepository,
-    private readonly repos: RepositoriesService,
+    private readonly repos: GitRepositoriesService,
     private readonly jobs: JobQueue,
     private readonly storagePicker: WeightedStorages,
     private readonly offering: Offering,

@@ -1,24 +1,10 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { readBool, readCount, readNullableTimestamp, readTimestamp, writeBool } from '../db/dialect.js';
-import { fetchPage } from '../db/paged.js';
-import type { Database, PersonalAccessTokensTable, UsersTable } from '../db/schema.js';
-import type { KeysetRequest, Paged, PageRequest } from '../paging.js';
+import { fetchPage } from '../db/pagination.js';
+import type { Database, PersonalAccessTokensTable } from '../db/schema.js';
+import type { KeysetRequest, Paged, PageRequest } from '../pagination.js';
+import { toUser } from './user-row.js';
 import type { PersonalAccessToken, TokenScope, User, UserOrder } from './users.js';
-
-export function toUser(row: Selectable<UsersTable>): User {
-  return {
-    id: row.id,
-    username: row.username,
-    name: row.name,
-    email: row.email,
-    admin: readBool(row.admin),
-    state: row.state === 'blocked' ? 'blocked' : 'active',
-    privateProfile: readBool(row.private_profile),
-    bio: row.bio,
-    createdAt: readTimestamp(row.created_at),
-    updatedAt: readTimestamp(row.updated_at),
-  };
-}
 
 function toToken(row: Selectable<PersonalAccessTokensTable>): PersonalAccessToken {
   return {

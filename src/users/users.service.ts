@@ -9,11 +9,9 @@ import {
   tooManyRequests,
   unauthorized,
 } from '../errors.js';
-import { PATH_PATTERN } from '../groups/namespaces.js';
-import type { NamespacesRepository } from '../groups/namespaces.repository.js';
-import type { KeysetRequest, Paged, PageRequest } from '../paging.js';
+import type { KeysetRequest, Paged, PageRequest } from '../pagination.js';
+import { PATH_PATTERN } from '../paths.js';
 import { currentClientAddress } from '../request-context.js';
-import type { SettingsService } from '../settings/settings.service.js';
 import { type AddressLimiter, SignInLimiter } from './sign-in-limiter.js';
 import {
   type CreatedToken,
@@ -78,14 +76,31 @@ type PasswordCheck =
 /** GitLab's (Devise's) message for a locked account; the same whether or not the password was right. */
 const LOCKED_MESSAGE = 'Your account is locked.';
 
+/**
+ * The personal namespaces of users, as the namespaces service keeps them. Declared here (users sit below groups
+ * and settings, which name users); the composition root passes the services.
+ */
+export interface UserNamespaces {
+  findByFullPath(fullPath: string): Promise<{ readonly id: number } | null>;
+  findUserNamespace(userId: number): Promise<{ readonly id: number } | null>;
+  hasChildren(id: number): Promise<boolean>;
+  createUserNamespace(user: { id: number; name: string; username: string }, now: string): Promise<unknown>;
+  delete(id: number): Promise<void>;
+}
+
+/** The application settings users read. */
+export interface UserSettings {
+  get(): Promise<{ readonly user_defaults_to_private_profile: boolean }>;
+}
+
 /** Users, personal access tokens, sign-in and sessions. */
 export class UsersService {
   private readonly limiter: AddressLimiter;
 
   constructor(
     private readonly users: UsersRepository,
-    private readonly namespaces: NamespacesRepository,
-    private readonly settings: SettingsService,
+    private readonly namespaces: UserNamespaces,
+    private readonly settings: UserSettings,
     private readonly clock: Clock,
     private readonly limits: SignInLimits = DEFAULT_LIMITS,
     /** The per-address guard; in this process's memory unless the composition root shares one. */
@@ -263,19 +278,7 @@ export class UsersService {
       },
       now,
     );
-    await this.namespaces.insert(
-      {
-        kind: 'user',
-        name: user.name,
-        path: user.username,
-        fullPath: user.username,
-        parentId: null,
-        ownerId: user.id,
-        visibility: 'public',
-        description: '',
-      },
-      now,
-    );
+    await this.namespaces.createUserNamespace(user, now);
     return user;
   }
 
@@ -347,6 +350,10 @@ export class UsersService {
     const u = await this.users.findById(id);
     if (!u) throw notFound('User');
     return u;
+  }
+
+  async findById(id: number): Promise<User | null> {
+    return this.users.findById(id);
   }
 
   async findByUsername(username: string): Promise<User | null> {

@@ -117,7 +117,7 @@ describe.each(await databases())('merge request diff versions (%s)', (database) 
         .where('id', '=', project.id)
         .executeTakeFirstOrThrow()
     ).repository_storage;
-    const dir = s.server.ctx.repositories.path('project', project.id, repoPath);
+    const dir = s.server.ctx.git.path('project', project.id, repoPath);
     expect((await git(['reflog', 'expire', '--expire=now', '--all'], dir)).code).toBe(0);
     expect((await git(['gc', '--quiet', '--prune=now'], dir)).code).toBe(0);
 

@@ -132,9 +132,9 @@ describe.each(await databases())('repositories and storage moves (%s)', (databas
     expect((await api.get(`/api/v4/projects/${p.id}`, { token: s.rootToken })).body.repository_storage).toBe(
       'fast',
     );
-    const rel = s.server.ctx.repositories.path('project', p.id, 'default');
+    const rel = s.server.ctx.git.path('project', p.id, 'default');
     expect(existsSync(rel)).toBe(false);
-    expect(existsSync(s.server.ctx.repositories.path('project', p.id, 'fast'))).toBe(true);
+    expect(existsSync(s.server.ctx.git.path('project', p.id, 'fast'))).toBe(true);
     // The refused commit can now be pushed; a fresh clone from the new storage has both commits.
     expect((await git(['push', '--quiet', 'origin', 'HEAD:main'], first.dir)).code).toBe(0);
     const dir = mkdtempSync(join(tmpdir(), 'svc-clone-'));
@@ -163,7 +163,7 @@ describe.each(await databases())('repositories and storage moves (%s)', (databas
       status: 400,
       body: { message: expect.stringMatching(/resolve to the same directory/) },
     });
-    expect(existsSync(s.server.ctx.repositories.path('project', p.id, 'default'))).toBe(true);
+    expect(existsSync(s.server.ctx.git.path('project', p.id, 'default'))).toBe(true);
     expect(
       (
         await api.post('/api/v4/project_repository_storage_moves', {
@@ -209,7 +209,7 @@ describe.each(await databases())('repositories and storage moves (%s)', (databas
   it('fails a move whose copy cannot be made, leaves the source intact and writable, and a rescheduled move succeeds', async () => {
     const p = await project();
     expect((await pushCommit(url(p))).push.code).toBe(0);
-    const target = s.server.ctx.repositories.path('project', p.id, 'fast');
+    const target = s.server.ctx.git.path('project', p.id, 'fast');
     // A file where the destination directory must go makes the copy fail.
     mkdirSync(join(target, '..'), { recursive: true });
     const { writeFileSync, rmSync } = await import('node:fs');
@@ -278,7 +278,7 @@ describe.each(await databases())('repositories and storage moves (%s)', (databas
     expect(
       (await api.get(`/api/v4/snippets/${snippet.body.id}`, { token: s.rootToken })).body.repository_storage,
     ).toBe('fast');
-    const snippetRepo = s.server.ctx.repositories.path('snippet', snippet.body.id, 'fast');
+    const snippetRepo = s.server.ctx.git.path('snippet', snippet.body.id, 'fast');
     expect((await git(['show', 'main:snippet.txt'], snippetRepo)).stdout).toBe('snippet body');
     const groupMoves = await moves(`/api/v4/groups/${group.body.id}/repository_storage_moves`);
     expect(groupMoves[0]).toMatchObject({ state: 'finished', group: { id: group.body.id } });

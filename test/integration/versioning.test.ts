@@ -249,8 +249,8 @@ describe.each(cases(['16.11', '17.0']))('audit events for repository downloads a
     });
     // Empty repositories have no archive; give them a commit through the snippet-free plumbing.
     for (const p of [pub.body, priv.body]) {
-      const path = s.server.ctx.repositories.path('project', p.id, p.repository_storage);
-      await s.server.ctx.repositories.git.commitFile(path, 'main', { name: 'a.txt', content: 'a' }, 'init', {
+      const path = s.server.ctx.git.path('project', p.id, p.repository_storage);
+      await s.server.ctx.git.git.commitFile(path, 'main', { name: 'a.txt', content: 'a' }, 'init', {
         name: 't',
         email: 't@x',
       });

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import type { AppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config.js';
-import { type AppContext, createContext } from '../../src/context.js';
+import { createContext } from '../../src/context.js';
 import { createDb, type Db, migrate } from '../../src/db/db.js';
 
 /** A GitLab-shaped error body: `{"message": ...}` or `{"error": ...}`. */

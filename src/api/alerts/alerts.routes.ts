@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { ALERT_STATUSES, type AlertStatus } from '../../alerts/alerts.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../app-context.js';
 import type { StatsPeriod } from '../../time-buckets.js';
 import type { User } from '../../users/users.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../pagination.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../app-context.js';
 import { badRequest } from '../../errors.js';
 
 /** `/<namespace>/<project>/alerts/notify/<name>/<endpoint_identifier>.json` (GitLab's route). */

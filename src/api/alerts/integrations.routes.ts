@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { INTEGRATION_TYPES } from '../../alerts/alerts.js';
 import type { IntegrationInput, IntegrationView } from '../../alerts/integrations.service.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../app-context.js';
 import type { User } from '../../users/users.js';
 import type { ApiApp, ApiVersion } from '../version.js';
 import { PayloadFieldEntity } from './alerts.entities.js';

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
+import type { AppContext } from '../../app-context.js';
 import type { AuditFilter } from '../../audit/audit.js';
-import type { AppContext } from '../../context.js';
 import { forbidden } from '../../errors.js';
 import { AccessLevel } from '../../members/members.js';
 import { requireAdmin, requireUser } from '../auth.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../app-context.js';
 import { RateLimited } from '../../error-tracking/collector.service.js';
 import { ProtocolError } from '../../error-tracking/protocol.js';
 import { statusOf } from '../errors.js';

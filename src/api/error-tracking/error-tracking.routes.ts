@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../app-context.js';
 import { ERROR_STATUSES, type ErrorStatus } from '../../error-tracking/error-tracking.js';
 import { paramError } from '../../errors.js';
 import type { StatsPeriod } from '../../time-buckets.js';

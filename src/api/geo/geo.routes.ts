@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../app-context.js';
 import type { GeoSite } from '../../geo/geo.js';
 import type { ApiApp, ApiVersion } from '../version.js';
 

@@ -1,19 +1,16 @@
 import { Type } from 'typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../app-context.js';
 import { forbidden, notFound } from '../../errors.js';
 import { AccessLevel } from '../../members/members.js';
 import type { ApiApp } from '../version.js';
 
 /** `GET /projects/:id/repository/archive`: a tar.gz of the default branch (or `sha`), for readers of the code. */
-export function repositoryRoutes(
-  app: ApiApp,
-  ctx: Pick<AppContext, 'audit' | 'projects' | 'repositories'>,
-): void {
+export function repositoryRoutes(app: ApiApp, ctx: Pick<AppContext, 'audit' | 'projects' | 'git'>): void {
   app.get(
     '/projects/:id/repository/archive',
     {
       schema: {
-        tags: ['repositories'],
+        tags: ['git'],
         summary: 'Download an archive of the repository',
         params: Type.Object({ id: Type.String() }),
         querystring: Type.Object({
@@ -26,15 +23,15 @@ export function repositoryRoutes(
       const open =
         project.visibility === 'public' || (project.visibility === 'internal' && req.actor.user !== null);
       if (!open && level < AccessLevel.Reporter) throw forbidden();
-      const path = ctx.repositories.path('project', project.id, project.repositoryStorage);
+      const path = ctx.git.path('project', project.id, project.repositoryStorage);
       const ref = req.query.sha ?? project.defaultBranch;
-      const head = await ctx.repositories.git
+      const head = await ctx.git.git
         .run(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd: path })
         .catch(() => '');
       if (!head.trim()) throw notFound('Tree');
       const prefix = `${project.path}-${ref.replace(/[^A-Za-z0-9._-]/g, '-')}-${head.trim().slice(0, 12)}`;
       await ctx.audit.recordDownload(req.actor.user, project, req.ip, 'archive');
-      const stream = ctx.repositories.git.archive(path, head.trim(), prefix);
+      const stream = ctx.git.git.archive(path, head.trim(), prefix);
       stream.done.catch((err: unknown) => req.log.error({ err }, 'git archive failed'));
       return reply
         .header('content-type', 'application/gzip')

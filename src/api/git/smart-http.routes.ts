@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../app-context.js';
 import { AppError, READ_ONLY_MESSAGE } from '../../errors.js';
 import {
   fail,

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { Namespace } from '../../groups/namespaces.js';
+import type { Namespace } from '../../namespaces/namespaces.js';
 import type { View } from '../common/common.presenters.js';
 import type { GroupEntity, NamespaceEntity } from './groups.entities.js';
 

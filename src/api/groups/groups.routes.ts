@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../auth.js';
 import { memberRoutes } from '../members/members.routes.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../pagination.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../app-context.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../pagination.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../version.js';
 

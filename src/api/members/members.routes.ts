@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../app-context.js';
 import type { SourceAccess } from '../../members/members.service.js';
 import { requireUser } from '../auth.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../pagination.js';

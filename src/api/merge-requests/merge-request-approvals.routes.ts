@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../app-context.js';
 import type { User } from '../../users/users.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../version.js';
 import { RuleBody } from './project-approval-rules.routes.js';

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../app-context.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../pagination.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../version.js';
 

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../app-context.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../version.js';
 
 const Params = Type.Object({ id: Type.String() });
@@ -15,7 +15,7 @@ export const RuleBody = {
 /** Approval configuration and project-level approval rules; managed licenses (v4 only, deprecated). */
 export function approvalRoutes(
   app: ApiApp,
-  ctx: Pick<AppContext, 'approvals' | 'config'>,
+  ctx: Pick<AppContext, 'projectApprovalRules' | 'config'>,
   api: ApiVersion,
 ): void {
   const E = api.entities;
@@ -36,7 +36,7 @@ export function approvalRoutes(
     async (req, reply) => {
       // v4 still carries the always-empty approvers and approver_groups (spec: removed in v5).
       if (!api.removes('approvals_approvers_fields')) reply.deprecated('approvals_approvers_fields');
-      return P.approvalSettings(await ctx.approvals.settings(req.actor.user, req.params.id));
+      return P.approvalSettings(await ctx.projectApprovalRules.settings(req.actor.user, req.params.id));
     },
   );
   app.post(
@@ -58,7 +58,7 @@ export function approvalRoutes(
       },
     },
     async (req, reply) => {
-      const s = await ctx.approvals.updateSettings(req.actor.user, req.params.id, req.body);
+      const s = await ctx.projectApprovalRules.updateSettings(req.actor.user, req.params.id, req.body);
       if (!api.removes('approvals_approvers_fields')) reply.deprecated('approvals_approvers_fields');
       return reply.status(201).send(P.approvalSettings(s));
     },
@@ -76,7 +76,7 @@ export function approvalRoutes(
       },
     },
     async (req) =>
-      (await ctx.approvals.rules(req.actor.user, req.params.id)).map((r) =>
+      (await ctx.projectApprovalRules.rules(req.actor.user, req.params.id)).map((r) =>
         P.approvalRule(r, viewOf(req, url)),
       ),
   );
@@ -92,7 +92,7 @@ export function approvalRoutes(
     },
     async (req) =>
       P.approvalRule(
-        await ctx.approvals.rule(req.actor.user, req.params.id, req.params.approval_rule_id),
+        await ctx.projectApprovalRules.rule(req.actor.user, req.params.id, req.params.approval_rule_id),
         viewOf(req, url),
       ),
   );
@@ -112,7 +112,7 @@ export function approvalRoutes(
         .status(201)
         .send(
           P.approvalRule(
-            await ctx.approvals.createRule(req.actor.user, req.params.id, req.body),
+            await ctx.projectApprovalRules.createRule(req.actor.user, req.params.id, req.body),
             viewOf(req, url),
           ),
         ),
@@ -134,7 +134,12 @@ export function approvalRoutes(
     },
     async (req) =>
       P.approvalRule(
-        await ctx.approvals.updateRule(req.actor.user, req.params.id, req.params.approval_rule_id, req.body),
+        await ctx.projectApprovalRules.updateRule(
+          req.actor.user,
+          req.params.id,
+          req.params.approval_rule_id,
+          req.body,
+        ),
         viewOf(req, url),
       ),
   );
@@ -142,7 +147,7 @@ export function approvalRoutes(
     `${rules}/:approval_rule_id`,
     { schema: { tags, summary: 'Delete a project-level approval rule (Maintainer)', params: RuleParams } },
     async (req, reply) => {
-      await ctx.approvals.deleteRule(req.actor.user, req.params.id, req.params.approval_rule_id);
+      await ctx.projectApprovalRules.deleteRule(req.actor.user, req.params.id, req.params.approval_rule_id);
       return reply.status(204).send();
     },
   );
@@ -164,7 +169,7 @@ export function approvalRoutes(
     },
     async (req, reply) => {
       reply.deprecated('managed_licenses_api');
-      return (await ctx.approvals.licenses(req.actor.user, req.params.id)).map(P.managedLicense);
+      return (await ctx.projectApprovalRules.licenses(req.actor.user, req.params.id)).map(P.managedLicense);
     },
   );
   app.get(
@@ -181,7 +186,7 @@ export function approvalRoutes(
     async (req, reply) => {
       reply.deprecated('managed_licenses_api');
       return P.managedLicense(
-        await ctx.approvals.license(req.actor.user, req.params.id, req.params.managed_license_id),
+        await ctx.projectApprovalRules.license(req.actor.user, req.params.id, req.params.managed_license_id),
       );
     },
   );
@@ -198,7 +203,7 @@ export function approvalRoutes(
       },
     },
     async (req, reply) => {
-      const l = await ctx.approvals.createLicense(
+      const l = await ctx.projectApprovalRules.createLicense(
         req.actor.user,
         req.params.id,
         req.body.name,
@@ -218,7 +223,11 @@ export function approvalRoutes(
       },
     },
     async (req, reply) => {
-      await ctx.approvals.deleteLicense(req.actor.user, req.params.id, req.params.managed_license_id);
+      await ctx.projectApprovalRules.deleteLicense(
+        req.actor.user,
+        req.params.id,
+        req.params.managed_license_id,
+      );
       return reply.deprecated('managed_licenses_api').status(204).send();
     },
   );

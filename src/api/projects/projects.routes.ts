@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../app-context.js';
 import { paramError } from '../../errors.js';
 import {
   ACCESS_LEVEL_FEATURES,
@@ -26,7 +26,7 @@ const monitor = (v: 'enabled' | 'disabled' | undefined) => (v === undefined ? un
 /** Projects (`/projects`) and project members. `:id` is a numeric id or a URL-encoded full path. */
 export function projectRoutes(
   app: ApiApp,
-  ctx: Pick<AppContext, 'approvals' | 'config' | 'members' | 'projects' | 'storageMoves'>,
+  ctx: Pick<AppContext, 'projectApprovalRules' | 'config' | 'members' | 'projects' | 'storageMoves'>,
   api: ApiVersion,
 ): void {
   const E = api.entities;
@@ -237,7 +237,7 @@ export function projectRoutes(
       const b = req.body ?? {};
       // Project-level approvals live with the approval settings (as `POST /projects/:id/approvals`).
       if (b.approvals_before_merge !== undefined)
-        await ctx.approvals.updateSettings(req.actor.user, req.params.id, {
+        await ctx.projectApprovalRules.updateSettings(req.actor.user, req.params.id, {
           approvals_before_merge: b.approvals_before_merge,
         });
       // An admin changing repository_storage schedules a storage move (GitLab); refusals come before any change.

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../app-context.js';
 import { RUNNER_TYPES } from '../../runners/runners.js';
 import type { ApiApp, ApiVersion } from '../version.js';
 

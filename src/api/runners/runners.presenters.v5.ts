@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { Namespace } from '../../groups/namespaces.js';
+import type { Namespace } from '../../namespaces/namespaces.js';
 import type { Project } from '../../projects/projects.js';
 import { contactStatus, type Runner } from '../../runners/runners.js';
 import type { View } from '../common/common.presenters.js';

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
-import type { AppContext } from '../../context.js';
-import type { Namespace } from '../../groups/namespaces.js';
+import type { AppContext } from '../../app-context.js';
+import type { Namespace } from '../../namespaces/namespaces.js';
 import type { Project } from '../../projects/projects.js';
 import { RUNNER_TYPES, type Runner } from '../../runners/runners.js';
 import type { RunnerFilter, RunnerOptions } from '../../runners/runners.service.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../app-context.js';
 import { notFound, paramError } from '../../errors.js';
 import { packageVersion } from '../../package-version.js';
 import { formatRelease } from '../../versioning/release.js';

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { FeatureGates } from '../../settings/settings.repository.js';
+import type { FeatureGates } from '../../settings/settings.js';
 import type { ApplicationSettings } from '../../settings/settings.service.js';
 import type { FeatureEntity, SettingsEntity } from './settings.entities.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../app-context.js';
 import { paramError } from '../../errors.js';
 import type { Snippet } from '../../snippets/snippets.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../pagination.js';

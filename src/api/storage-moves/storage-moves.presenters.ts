@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { Namespace } from '../../groups/namespaces.js';
+import type { Namespace } from '../../namespaces/namespaces.js';
 import type { Project } from '../../projects/projects.js';
 import type { Snippet } from '../../snippets/snippets.js';
 import type { StorageMove } from '../../storage-moves/storage-moves.js';

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../app-context.js';
 import { forbidden, paramError } from '../../errors.js';
 import { type PersonalAccessToken, TOKEN_SCOPES } from '../../users/users.js';
 import { requireAdmin, requireUser } from '../auth.js';

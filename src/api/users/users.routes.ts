@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../app-context.js';
 import { forbidden, paramError } from '../../errors.js';
 import type { UserOrder } from '../../users/users.js';
 import { requireUser, SESSION_COOKIE } from '../auth.js';

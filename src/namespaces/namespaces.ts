@@ -1,5 +1,5 @@
 /** Domain types and pure rules for namespaces (user namespaces and groups). */
-import type { Visibility } from '../members/members.js';
+import type { Visibility } from '../visibility.js';
 
 export interface Namespace {
   readonly id: number;
@@ -21,15 +21,3 @@ export interface Namespace {
 
 /** A group is a namespace of kind `group`. */
 export type Group = Namespace & { readonly kind: 'group' };
-
-/** Valid path segment for users, groups and projects (GitLab's rules, simplified). */
-export const PATH_PATTERN = /^[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,254}$/;
-
-/** Turns a name into a path, as GitLab does when only `name` is given. */
-export function pathFromName(name: string): string {
-  return name
-    .trim()
-    .replace(/[^a-zA-Z0-9_.-]+/g, '-')
-    .replace(/^[-.]+|[-.]+$/g, '')
-    .toLowerCase();
-}

@@ -1,28 +1,11 @@
-import { type Kysely, type Selectable, sql } from 'kysely';
-import { readBool, readTimestamp, writeBool } from '../db/dialect.js';
-import { fetchPage } from '../db/paged.js';
-import type { Database, NamespacesTable } from '../db/schema.js';
-import type { Visibility } from '../members/members.js';
-import type { Paged, PageRequest } from '../paging.js';
+import { type Kysely, sql } from 'kysely';
+import { writeBool } from '../db/dialect.js';
+import { fetchPage } from '../db/pagination.js';
+import type { Database } from '../db/schema.js';
+import type { Paged, PageRequest } from '../pagination.js';
+import type { Visibility } from '../visibility.js';
+import { toNamespace } from './namespace-row.js';
 import type { Namespace } from './namespaces.js';
-
-export function toNamespace(row: Selectable<NamespacesTable>): Namespace {
-  return {
-    id: row.id,
-    kind: row.kind === 'group' ? 'group' : 'user',
-    name: row.name,
-    path: row.path,
-    fullPath: row.full_path,
-    parentId: row.parent_id,
-    ownerId: row.owner_id,
-    visibility: row.visibility as Visibility,
-    description: row.description,
-    repositoryStorage: row.repository_storage,
-    repositoryReadOnly: readBool(row.repository_read_only),
-    requestAccessEnabled: readBool(row.request_access_enabled),
-    createdAt: readTimestamp(row.created_at),
-  };
-}
 
 /** Prefixes of a full path, shortest first: `a/b/c` -> `a`, `a/b`, `a/b/c` (lower-cased). */
 function pathPrefixes(fullPath: string): string[] {

@@ -1,5 +1,5 @@
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
-import { COUNT_LIMIT, type PageRequest } from '../paging.js';
+import { COUNT_LIMIT, type PageRequest } from '../pagination.js';
 import { readCount } from './dialect.js';
 
 /**

@@ -7,7 +7,7 @@ import { type ContainerKind, type Git, relativePath } from './git.js';
  * Bare repositories on the configured storages: where each container's repository lives, creating and
  * removing them. The storage of a container is recorded on the container.
  */
-export class RepositoriesService {
+export class GitRepositoriesService {
   constructor(
     readonly git: Git,
     private readonly storages: Readonly<Record<string, StorageConfig>>,
@@ -49,7 +49,7 @@ export class RepositoriesService {
 }
 
 /** The accounts services' view of repositories (see RepositoryLifecycle). */
-export function repositoryLifecycle(repos: RepositoriesService) {
+export function repositoryLifecycle(repos: GitRepositoriesService) {
   return {
     create: (kind: ContainerKind, id: number, storage: string, defaultBranch?: string) =>
       repos.create(kind, id, storage, defaultBranch),

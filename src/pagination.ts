@@ -1,4 +1,8 @@
-/** Page requests and results shared by services and repositories (offset and keyset). */
+/**
+ * Pagination in the domain: page requests and results shared by services and repositories (offset and keyset).
+ * The SQL side is db/pagination.ts (fetchPage); the HTTP side (query parameters, headers, Link, cursors) is
+ * api/pagination.ts.
+ */
 /** Offset page request and result. */
 export interface PageRequest {
   readonly page: number;

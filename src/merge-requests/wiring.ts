@@ -1,0 +1,65 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.js';
+import type { Database } from '../db/schema.js';
+import type { GitRepositoriesService } from '../git/git-repositories.service.js';
+import type { MembersService } from '../members/members.service.js';
+import type { NamespacesService } from '../namespaces/namespaces.service.js';
+import type { Access } from '../projects/access.js';
+import type { ProjectsService } from '../projects/projects.service.js';
+import type { UsersService } from '../users/users.service.js';
+import {
+  MergeRequestApprovalsRepository,
+  MergeRequestRulesRepository,
+} from './merge-request-approvals.repository.js';
+import { MergeRequestApprovalsService } from './merge-request-approvals.service.js';
+import { MergeRequestsRepository } from './merge-requests.repository.js';
+import { MergeRequestsService } from './merge-requests.service.js';
+import { ProjectApprovalRulesRepository } from './project-approval-rules.repository.js';
+import { ProjectApprovalRulesService } from './project-approval-rules.service.js';
+import { MergeRequestVersionsRepository } from './versions.repository.js';
+
+/** Merge requests, the project-level approval rules and the approvals of each merge request. */
+export function wireMergeRequests(deps: {
+  kysely: Kysely<Database>;
+  projects: ProjectsService;
+  git: GitRepositoriesService;
+  users: UsersService;
+  namespaces: NamespacesService;
+  members: MembersService;
+  access: Access;
+  clock: Clock;
+}): {
+  mergeRequests: MergeRequestsService;
+  projectApprovalRules: ProjectApprovalRulesService;
+  mergeRequestApprovals: MergeRequestApprovalsService;
+} {
+  const { kysely: k, projects, users, clock } = deps;
+  const mergeRequests = new MergeRequestsService(
+    new MergeRequestsRepository(k),
+    new MergeRequestVersionsRepository(k),
+    projects,
+    deps.git,
+    users,
+    clock,
+  );
+  const projectApprovalRules = new ProjectApprovalRulesService(
+    new ProjectApprovalRulesRepository(k),
+    projects,
+    users,
+    deps.namespaces,
+    clock,
+  );
+  const mergeRequestApprovals = new MergeRequestApprovalsService(
+    new MergeRequestApprovalsRepository(k),
+    new MergeRequestRulesRepository(k),
+    mergeRequests,
+    projects,
+    projectApprovalRules,
+    deps.members,
+    users,
+    users,
+    deps.access,
+    clock,
+  );
+  return { mergeRequests, projectApprovalRules, mergeRequestApprovals };
+}
