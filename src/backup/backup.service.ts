@@ -1,7 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -32,6 +32,32 @@ interface Manifest {
   repositories: RepoEntry[];
   /** sha256 of every other file in the archive, by relative path. */
   files: Record<string, string>;
+  /** The size in bytes of every file in `files` (archives written before sizes were recorded have none). */
+  sizes?: Record<string, number>;
+}
+
+/** What restore is allowed to do. */
+export interface RestoreOptions {
+  readonly progress?: Progress;
+  /** The most bytes the archive may unpack to (all members together); beyond it restore refuses before unpacking. */
+  readonly maxBytes?: number;
+}
+
+/** The default of `RestoreOptions.maxBytes` (`svc backup restore --max-size`): 100 GiB. */
+export const DEFAULT_RESTORE_MAX_BYTES = 100 * 1024 ** 3;
+
+/** The largest manifest.json read (it is parsed in memory). */
+const MANIFEST_MAX_BYTES = 64 * 1024 * 1024;
+
+/** One member of an archive as `tar -tv` lists it. */
+interface Member {
+  /** tar's type letter: `-` a regular file, `d` a directory, `l` a symbolic link, `h` a hard link... */
+  readonly type: string;
+  readonly size: number;
+  /** The name as stored (`./db/users.jsonl`), to extract it by. */
+  readonly stored: string;
+  /** The name relative to the archive's root (`db/users.jsonl`). */
+  readonly name: string;
 }
 
 /** Reports progress of a long step (a terminal progress bar, or nothing). */
@@ -111,6 +137,17 @@ export function parseManifest(text: string): Manifest {
   }
   for (const t of BACKUP_TABLES)
     if (!(`db/${t}.jsonl` in files) && t in m.tables) return bad(`db/${t}.jsonl is not listed`);
+  let sizes: Record<string, number> | undefined;
+  if (m.sizes !== undefined) {
+    if (!isObject(m.sizes)) return bad('sizes');
+    sizes = {};
+    for (const name of Object.keys(files)) {
+      const n = m.sizes[name];
+      if (!Number.isSafeInteger(n) || (n as number) < 0) return bad(`sizes of ${name}`);
+      sizes[name] = n as number;
+    }
+    if (Object.keys(m.sizes).some((name) => !(name in files))) return bad('sizes has unknown entries');
+  }
   if (!('secret.key' in files)) return bad('secret.key is not listed');
   if (!Array.isArray(m.repositories)) return bad('repositories');
   const seen = new Set<string>();
@@ -135,7 +172,103 @@ export function parseManifest(text: string): Manifest {
       return bad(`repositories[${i}].defaultBranch`);
     return { kind: kind as ContainerKind, id, storage, bundle, checksum, defaultBranch };
   });
-  return { format: FORMAT, createdAt: m.createdAt, release: m.release, tables, repositories, files };
+  return {
+    format: FORMAT,
+    createdAt: m.createdAt,
+    release: m.release,
+    tables,
+    repositories,
+    files,
+    ...(sizes && { sizes }),
+  };
+}
+
+/** The directories an archive holds (`tar -cz -C work .`): its root, db/ and repos/. */
+const DIRECTORIES = new Set(['', 'db', 'repos']);
+
+/**
+ * Lists an archive's members without unpacking anything (`tar -tv`, numeric owners so every line has one shape).
+ * A line that does not read as a member is a BackupError.
+ */
+async function listMembers(archive: string): Promise<Member[]> {
+  let stdout: string;
+  try {
+    ({ stdout } = await run('tar', ['-tvzf', archive, '--numeric-owner'], { maxBuffer: 64 * 1024 * 1024 }));
+  } catch (err) {
+    throw new BackupError(`the archive cannot be read: ${(err as Error).message.split('\n')[0]}`);
+  }
+  return stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const m = /^(.)\S*\s+\d+\/\d+\s+(\d+)\s+\S+\s+\S+\s(.+)$/.exec(line);
+      if (!m)
+        throw new BackupError(
+          `the archive lists a member svc cannot read: ${JSON.stringify(line.slice(0, 200))}`,
+        );
+      const stored = m[3]!;
+      const name = stored.replace(/^\.\//, '').replace(/\/$/, '');
+      return {
+        type: m[1]!,
+        size: Number(m[2]),
+        stored: stored === '.' ? './' : stored,
+        name: name === '.' ? '' : name,
+      };
+    });
+}
+
+/**
+ * Checks the member list against what a backup holds, before anything is unpacked: only svc's own file names, only
+ * regular files (and its three directories), each name once, and at most `maxBytes` in all. Returns manifest.json.
+ */
+function checkMembers(members: readonly Member[], maxBytes: number): Member {
+  const seen = new Set<string>();
+  let total = 0;
+  for (const m of members) {
+    const shown = JSON.stringify(m.name.slice(0, 100));
+    if (seen.has(m.name)) throw new BackupError(`the archive holds ${shown} twice`);
+    seen.add(m.name);
+    if (DIRECTORIES.has(m.name)) {
+      if (m.type !== 'd') throw new BackupError(`the archive's ${m.name || '.'} is not a directory`);
+      continue;
+    }
+    // tar lists a link as `name -> target` (`name link to target`): name the link only.
+    if (m.type !== '-')
+      throw new BackupError(
+        `the archive's ${m.name.split(/ -> | link to /)[0]!.slice(0, 100)} is not a regular file`,
+      );
+    if (m.name !== 'manifest.json' && !FILE_NAME.test(m.name))
+      throw new BackupError(`the archive holds an unexpected member ${shown}`);
+    total += m.size;
+  }
+  if (total > maxBytes)
+    throw new BackupError(
+      `the archive unpacks to ${total} bytes, more than the limit of ${maxBytes} bytes (raise it with --max-size)`,
+    );
+  const manifest = members.find((m) => m.name === 'manifest.json');
+  if (!manifest) throw new BackupError('the archive has no readable manifest.json');
+  if (manifest.size > MANIFEST_MAX_BYTES)
+    throw new BackupError(`the archive's manifest.json is larger than ${MANIFEST_MAX_BYTES} bytes`);
+  return manifest;
+}
+
+/** Checks that the members are exactly the files the manifest lists, of the sizes it gives (when it gives them). */
+function checkAgainstManifest(members: readonly Member[], manifest: Manifest): void {
+  const files = members.filter((m) => !DIRECTORIES.has(m.name) && m.name !== 'manifest.json');
+  for (const m of files) {
+    if (!(m.name in manifest.files))
+      throw new BackupError(
+        `the archive holds an unexpected member ${JSON.stringify(m.name)}: the manifest does not list it`,
+      );
+    const size = manifest.sizes?.[m.name];
+    if (size !== undefined && size !== m.size)
+      throw new BackupError(
+        `the archive is damaged: ${m.name} is ${m.size} bytes, the manifest says ${size}`,
+      );
+  }
+  const present = new Set(files.map((m) => m.name));
+  for (const name of Object.keys(manifest.files))
+    if (!present.has(name)) throw new BackupError(`the archive is damaged: ${name} is missing`);
 }
 
 /** Writes a file only its owner can read (0600 whatever the umask, also when it already existed). */
@@ -172,6 +305,15 @@ async function writeArchive(work: string, output: string): Promise<void> {
   } catch (err) {
     await rm(partial, { force: true });
     throw err;
+  }
+}
+
+/** Unpacks `members` (all when empty) of `archive` into `work`. */
+async function untar(archive: string, work: string, members: readonly string[]): Promise<void> {
+  try {
+    await run('tar', ['-xzf', archive, '-C', work, '--no-same-owner', '--', ...members]);
+  } catch (err) {
+    throw new BackupError(`the archive cannot be read: ${(err as Error).message.split('\n')[0]}`);
   }
 }
 
@@ -218,6 +360,7 @@ export class BackupService {
         tables: {},
         repositories: [],
         files: {},
+        sizes: {},
       };
       progress.start('database', BACKUP_TABLES.length);
       const containers = await this.tables.snapshot(async (snap) => {
@@ -241,6 +384,7 @@ export class BackupService {
       for (const f of await walk(work)) {
         await chmod(f, 0o600);
         manifest.files[relative(work, f)] = await sha256(f);
+        manifest.sizes![relative(work, f)] = (await stat(f)).size;
       }
       await writePrivate(join(work, 'manifest.json'), JSON.stringify(manifest, null, 2));
       await writeArchive(work, output);
@@ -273,7 +417,8 @@ export class BackupService {
    * Restores an archive into this (empty) instance. The archive is verified first; a damaged archive changes
    * nothing. Repositories land on the storage of the same name when it exists, else on one picked by weight.
    */
-  async restore(archive: string, progress: Progress = silentProgress): Promise<Manifest> {
+  async restore(archive: string, opts: RestoreOptions = {}): Promise<Manifest> {
+    const progress = opts.progress ?? silentProgress;
     if (await this.tables.hasUsers()) {
       throw new BackupError(
         'restore needs an empty instance: this database already has users (run restore before the first start)',
@@ -282,15 +427,17 @@ export class BackupService {
     const work = await mkdtemp(join(tmpdir(), 'svc-restore-'));
     const restored: string[] = [];
     try {
-      try {
-        await run('tar', ['-xzf', archive, '-C', work]);
-      } catch (err) {
-        throw new BackupError(`the archive cannot be read: ${(err as Error).message.split('\n')[0]}`);
-      }
+      // Nothing is unpacked before the member list and the manifest say the archive is what a backup holds: a
+      // small archive must not fill the disk with members the manifest does not list or larger than it says.
+      const members = await listMembers(archive);
+      const manifestMember = checkMembers(members, opts.maxBytes ?? DEFAULT_RESTORE_MAX_BYTES);
+      await untar(archive, work, [manifestMember.stored]);
       const text = await readFile(join(work, 'manifest.json'), 'utf8').catch(() => {
         throw new BackupError('the archive has no readable manifest.json');
       });
       const manifest = parseManifest(text);
+      checkAgainstManifest(members, manifest);
+      await untar(archive, work, []);
       for (const [file, expected] of Object.entries(manifest.files)) {
         const actual = await sha256(join(work, file)).catch(() => null);
         if (actual !== expected)
