@@ -1,11 +1,23 @@
 import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  access,
+  chmod,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
+import { type Cipher, createCipher, randomToken } from '../crypto.js';
 import type { ContainerKind } from '../git/git.js';
 import type { RepositoriesService } from '../git/repositories.service.js';
 import type { WeightedStorages } from '../git/storages.js';
@@ -36,9 +48,18 @@ interface Manifest {
   sizes?: Record<string, number>;
 }
 
+/** Where `create` puts the instance's secret key. */
+export interface CreateOptions {
+  readonly progress?: Progress;
+  /** The file to write the key to (mode 0600); null writes it nowhere. Default: `<output>.secret.key`. */
+  readonly keyOutput?: string | null;
+}
+
 /** What restore is allowed to do. */
 export interface RestoreOptions {
   readonly progress?: Progress;
+  /** The backup's secret key (the file `create` wrote); without it, encrypted secrets cannot be restored. */
+  readonly secretKey?: string;
   /** The most bytes the archive may unpack to (all members together); beyond it restore refuses before unpacking. */
   readonly maxBytes?: number;
 }
@@ -75,6 +96,83 @@ export const silentProgress: Progress = {
 
 /** A backup archive that cannot be restored: nothing was changed. */
 export class BackupError extends Error {}
+
+/** A kind of encrypted secret that a restore without the backup's key could not bring back, and what it did instead. */
+export interface LostSecrets {
+  /** e.g. `hook secret token`. */
+  readonly kind: string;
+  readonly count: number;
+  /** What the operator does now. */
+  readonly remedy: string;
+}
+
+/** What a restore brought back. */
+export type Restored = Manifest & { readonly lostSecrets: readonly LostSecrets[] };
+
+/**
+ * The columns encrypted with the instance key (AES-GCM, `v1:...`), and what a restore without that key does with a
+ * value it cannot decrypt, so that nothing later reads a secret it cannot decrypt: a hook loses its token and is
+ * disabled with the reason; an integration key or audit verification token is replaced by a new one; an external
+ * Sentry token is removed (its project then answers "Error Tracking is not configured").
+ */
+const SECRETS: readonly {
+  table: (typeof BACKUP_TABLES)[number];
+  column: string;
+  kind: string;
+  remedy: string;
+  replace: (row: Record<string, unknown>, cipher: Cipher) => void;
+}[] = [
+  {
+    table: 'project_hooks',
+    column: 'token_encrypted',
+    kind: 'hook secret token',
+    remedy: 'those hooks are disabled until their secret token is set again (edit the hook)',
+    replace: (row) => {
+      row.token_encrypted = null;
+      row.disabled_reason =
+        "its secret token was not restored (restored without the backup's secret key): set the token again";
+      row.disabled_at = new Date().toISOString();
+    },
+  },
+  {
+    table: 'alert_integrations',
+    column: 'token_encrypted',
+    kind: 'alert integration key',
+    remedy: "new keys were generated: copy each integration's key into its senders (or reset it)",
+    replace: (row, cipher) => {
+      row.token_encrypted = cipher.encrypt(randomBytes(16).toString('hex'));
+    },
+  },
+  {
+    table: 'error_tracking_settings',
+    column: 'token_encrypted',
+    kind: 'Sentry token',
+    remedy: "enter the Sentry token again in those projects' error tracking settings",
+    replace: (row) => {
+      row.token_encrypted = null;
+    },
+  },
+  {
+    table: 'audit_event_destinations',
+    column: 'verification_token',
+    kind: 'audit streaming verification token',
+    remedy: 'new tokens were generated: update the receivers',
+    replace: (row, cipher) => {
+      row.verification_token = cipher.encrypt(randomToken(18));
+    },
+  },
+];
+
+/** Reads a key file as `svc` writes it (base64 of 32 bytes); anything else is a BackupError. */
+async function readKeyFile(file: string): Promise<Buffer> {
+  const text = await readFile(file, 'utf8').catch((err: Error) => {
+    throw new BackupError(`the secret key ${file} cannot be read: ${err.message.split('\n')[0]}`);
+  });
+  const key = Buffer.from(text.trim(), 'base64');
+  if (key.length !== 32 || !/^[A-Za-z0-9+/]+=*$/.test(text.trim()))
+    throw new BackupError(`${file} is not a secret key written by svc backup create`);
+  return key;
+}
 
 async function sha256(file: string): Promise<string> {
   const hash = createHash('sha256');
@@ -148,7 +246,6 @@ export function parseManifest(text: string): Manifest {
     }
     if (Object.keys(m.sizes).some((name) => !(name in files))) return bad('sizes has unknown entries');
   }
-  if (!('secret.key' in files)) return bad('secret.key is not listed');
   if (!Array.isArray(m.repositories)) return bad('repositories');
   const seen = new Set<string>();
   const repositories: RepoEntry[] = m.repositories.map((r: unknown, i: number): RepoEntry => {
@@ -271,6 +368,16 @@ function checkAgainstManifest(members: readonly Member[], manifest: Manifest): v
     if (!present.has(name)) throw new BackupError(`the archive is damaged: ${name} is missing`);
 }
 
+/** Whether `cipher` decrypts `value` (AES-GCM checks the key: a wrong one fails). */
+function decrypts(cipher: Cipher, value: string): boolean {
+  try {
+    cipher.decrypt(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Writes a file only its owner can read (0600 whatever the umask, also when it already existed). */
 async function writePrivate(file: string, data: string | Buffer): Promise<void> {
   await writeFile(file, data, { mode: 0o600 });
@@ -347,7 +454,9 @@ export class BackupService {
    * behind it). Repositories are bundled after the snapshot: they are at least as new as the rows (never older),
    * and each one's checksum is taken from its bundle, so a push during the backup cannot make it unrestorable.
    */
-  async create(output: string, progress: Progress = silentProgress): Promise<Manifest> {
+  async create(output: string, opts: CreateOptions = {}): Promise<Manifest> {
+    const progress = opts.progress ?? silentProgress;
+    const keyOutput = opts.keyOutput === undefined ? `${output}.secret.key` : opts.keyOutput;
     const work = await mkdtemp(join(tmpdir(), 'svc-backup-'));
     try {
       await chmod(work, 0o700);
@@ -380,7 +489,6 @@ export class BackupService {
         progress.tick();
       }
       progress.stop();
-      await writePrivate(join(work, 'secret.key'), await readFile(join(this.dataDir, 'secret.key')));
       for (const f of await walk(work)) {
         await chmod(f, 0o600);
         manifest.files[relative(work, f)] = await sha256(f);
@@ -388,6 +496,9 @@ export class BackupService {
       }
       await writePrivate(join(work, 'manifest.json'), JSON.stringify(manifest, null, 2));
       await writeArchive(work, output);
+      // The key stays out of the archive (as GitLab keeps gitlab-secrets.json apart): whoever holds the archive
+      // alone cannot decrypt the secrets in it.
+      if (keyOutput !== null) await writePrivate(keyOutput, await readFile(join(this.dataDir, 'secret.key')));
       return manifest;
     } finally {
       await rm(work, { recursive: true, force: true });
@@ -417,7 +528,7 @@ export class BackupService {
    * Restores an archive into this (empty) instance. The archive is verified first; a damaged archive changes
    * nothing. Repositories land on the storage of the same name when it exists, else on one picked by weight.
    */
-  async restore(archive: string, opts: RestoreOptions = {}): Promise<Manifest> {
+  async restore(archive: string, opts: RestoreOptions = {}): Promise<Restored> {
     const progress = opts.progress ?? silentProgress;
     if (await this.tables.hasUsers()) {
       throw new BackupError(
@@ -467,11 +578,32 @@ export class BackupService {
       }
       progress.stop();
 
+      const key = await this.restoreKey(work, manifest, opts.secretKey);
+      const lost = new Map<string, number>();
       progress.start('database', BACKUP_TABLES.length);
-      await this.restoreRows(work, manifest, placed, progress);
+      await this.restoreRows(work, manifest, placed, progress, (table, row) => {
+        for (const secret of SECRETS) {
+          if (secret.table !== table) continue;
+          const value = row[secret.column];
+          // Audit verification tokens from before encryption at rest are plain text: kept as they are.
+          if (typeof value !== 'string' || !value.startsWith('v1:') || decrypts(key.cipher, value)) continue;
+          if (key.given)
+            throw new BackupError(
+              `the secret key ${opts.secretKey ?? '(in the archive)'} does not decrypt the archive's ${secret.kind}s: is it this backup's key?`,
+            );
+          secret.replace(row, key.cipher);
+          lost.set(secret.kind, (lost.get(secret.kind) ?? 0) + 1);
+        }
+      });
       progress.stop();
-      await writePrivate(join(this.dataDir, 'secret.key'), await readFile(join(work, 'secret.key')));
-      return manifest;
+      if (key.write)
+        await writePrivate(join(this.dataDir, 'secret.key'), `${key.bytes.toString('base64')}\n`);
+      const lostSecrets = SECRETS.filter((x) => lost.has(x.kind)).map((x) => ({
+        kind: x.kind,
+        count: lost.get(x.kind)!,
+        remedy: x.remedy,
+      }));
+      return { ...manifest, lostSecrets };
     } catch (err) {
       for (const path of restored) await rm(path, { recursive: true, force: true });
       throw err;
@@ -480,12 +612,44 @@ export class BackupService {
     }
   }
 
+  /**
+   * The key the restored instance uses: the one given (`--secret-key`), else the one an older archive carries, else
+   * the target's own key (or a new one). `given` says whether it is the backup's own, so every secret must decrypt.
+   */
+  private async restoreKey(
+    work: string,
+    manifest: Manifest,
+    secretKey: string | undefined,
+  ): Promise<{ bytes: Buffer; cipher: Cipher; given: boolean; write: boolean }> {
+    const own = join(this.dataDir, 'secret.key');
+    let bytes: Buffer;
+    let given = true;
+    let write = true;
+    if (secretKey !== undefined) bytes = await readKeyFile(secretKey);
+    else if ('secret.key' in manifest.files) bytes = await readKeyFile(join(work, 'secret.key'));
+    else if (
+      await access(own).then(
+        () => true,
+        () => false,
+      )
+    ) {
+      bytes = await readKeyFile(own);
+      given = false;
+      write = false;
+    } else {
+      bytes = randomBytes(32);
+      given = false;
+    }
+    return { bytes, cipher: createCipher(bytes), given, write };
+  }
+
   /** Inserts every row in one transaction: any failure (a row the database refuses) rolls all of it back. */
   private async restoreRows(
     work: string,
     manifest: Manifest,
     placed: ReadonlyMap<string, string>,
     progress: Progress,
+    fix: (table: string, row: Record<string, unknown>) => void,
   ): Promise<void> {
     try {
       const moved = manifest.repositories
@@ -499,13 +663,18 @@ export class BackupService {
           return text
             .split('\n')
             .filter(Boolean)
-            .map((l) => JSON.parse(l) as Record<string, unknown>);
+            .map((l) => {
+              const row = JSON.parse(l) as Record<string, unknown>;
+              fix(table, row);
+              return row;
+            });
         },
         // Repositories restored onto another storage: record where they are.
         moved,
         () => progress.tick(),
       );
     } catch (err) {
+      if (err instanceof BackupError) throw err;
       throw new BackupError(
         `the database content cannot be restored: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`,
       );

@@ -30,13 +30,27 @@ export function registerBackup(program: Command, env: Env): void {
       'where to write it',
       `svc-backup-${new Date().toISOString().replace(/[:.]/g, '-')}.tar.gz`,
     )
-    .action(async (o: { output: string }) => {
+    .option(
+      '--key-output <file>',
+      "where to write the instance's secret key, which decrypts the archive's secrets (default: <output>.secret.key)",
+    )
+    .option('--no-key', 'do not write the secret key (a restore then cannot bring back encrypted secrets)')
+    .action(async (o: { output: string; keyOutput?: string; key: boolean }) => {
       try {
         await withContext(loadConfig(env), { print: printErr }, async (ctx) => {
-          const manifest = await createBackupService(ctx).create(o.output, cliProgress('backup'));
+          const keyOutput = o.key ? (o.keyOutput ?? `${o.output}.secret.key`) : null;
+          const manifest = await createBackupService(ctx).create(o.output, {
+            progress: cliProgress('backup'),
+            keyOutput,
+          });
           const rows = Object.values(manifest.tables).reduce((a, b) => a + b, 0);
           process.stdout.write(
             `svc: wrote ${o.output}: ${rows} rows, ${manifest.repositories.length} repositories\n`,
+          );
+          process.stdout.write(
+            keyOutput === null
+              ? 'svc: the secret key was not written (--no-key): a restore of this archive cannot bring back hook tokens, integration keys or Sentry tokens\n'
+              : `svc: wrote the secret key to ${keyOutput} (mode 0600): keep it apart from the archive; restore needs it (--secret-key) to bring back hook tokens, integration keys and Sentry tokens\n`,
           );
         });
       } catch (err) {
@@ -52,18 +66,24 @@ export function registerBackup(program: Command, env: Env): void {
       parseSize,
       DEFAULT_RESTORE_MAX_BYTES,
     )
-    .action(async (file: string, o: { maxSize: number }) => {
+    .option('--secret-key <file>', 'the secret key file written beside the archive by backup create')
+    .action(async (file: string, o: { maxSize: number; secretKey?: string }) => {
       try {
         // No first admin: the restored data brings its own users.
         await withContext(loadConfig(env), {}, async (ctx) => {
           const manifest = await createBackupService(ctx).restore(file, {
             progress: cliProgress('restore'),
             maxBytes: o.maxSize,
+            ...(o.secretKey !== undefined && { secretKey: o.secretKey }),
           });
           const rows = Object.values(manifest.tables).reduce((a, b) => a + b, 0);
           process.stdout.write(
             `svc: restored ${rows} rows and ${manifest.repositories.length} repositories (checksums verified)\n`,
           );
+          for (const l of manifest.lostSecrets)
+            process.stdout.write(
+              `svc: warning: ${l.count} ${l.kind}${l.count === 1 ? '' : 's'} could not be restored without the backup's secret key (--secret-key): ${l.remedy}\n`,
+            );
         });
       } catch (err) {
         if (err instanceof BackupError) {
