@@ -21,7 +21,9 @@ export function parseSize(text: string): number {
 export function registerBackup(program: Command, env: Env): void {
   const backup = program
     .command('backup')
-    .description('back up or restore the whole instance (database, repositories, secret key)');
+    .description(
+      'back up or restore the whole instance (database and repositories; the secret key in a file of its own)',
+    );
   backup
     .command('create')
     .description('write a backup archive (.tar.gz)')
