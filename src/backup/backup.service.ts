@@ -363,9 +363,9 @@ function checkAgainstManifest(members: readonly Member[], manifest: Manifest): v
         `the archive is damaged: ${m.name} is ${m.size} bytes, the manifest says ${size}`,
       );
   }
-  const present = new Set(files.map((m) => m.name));
+  const inArchive = new Set(files.map((m) => m.name));
   for (const name of Object.keys(manifest.files))
-    if (!present.has(name)) throw new BackupError(`the archive is damaged: ${name} is missing`);
+    if (!inArchive.has(name)) throw new BackupError(`the archive is damaged: ${name} is missing`);
 }
 
 /** Whether `cipher` decrypts `value` (AES-GCM checks the key: a wrong one fails). */
