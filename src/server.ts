@@ -122,12 +122,22 @@ export async function start(
     print?: (line: string) => void;
     /** The time source (tests pass one they move); the system clock by default. */
     clock?: Clock;
+    /**
+     * Whether this process creates the first admin (and warns when the root settings had no effect); false in the
+     * workers of `svc server --workers N`, whose primary has already done it once for all of them.
+     */
+    bootstrap?: boolean;
   } = {},
 ): Promise<RunningServer> {
   const print = opts.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const bound = config.port === 0 ? await bindEphemeral(config.host) : null;
   try {
-    return await startOn(bound ? withBoundPort(config, bound) : config, bound, opts.log, print, opts.clock);
+    return await startOn(bound ? withBoundPort(config, bound) : config, bound, {
+      log: opts.log,
+      print,
+      clock: opts.clock,
+      bootstrap: opts.bootstrap ?? true,
+    });
   } catch (err) {
     bound?.close();
     throw err;
@@ -145,10 +155,9 @@ function withBoundPort(config: Config, bound: Server): Config {
 async function startOn(
   config: Config,
   bound: Server | null,
-  log: boolean | undefined,
-  print: (line: string) => void,
-  clock: Clock | undefined,
+  opts: { log?: boolean; print: (line: string) => void; clock?: Clock; bootstrap: boolean },
 ): Promise<RunningServer> {
+  const { log, print, clock } = opts;
   const db = openDb(config);
   try {
     loadOrCreateSecretKey(config.dataDir);
@@ -158,7 +167,7 @@ async function startOn(
     throw err;
   }
   const ctx = createContext(config, db, clock);
-  await bootstrap(ctx, print);
+  if (opts.bootstrap) await bootstrap(ctx, print);
   const logs = log === false ? null : logDestination();
   const app = await buildApp(ctx, {
     logger: logs === null ? false : { ...(loggerOptions(config.logLevel) as object), stream: logs.stream },

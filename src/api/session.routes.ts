@@ -1,19 +1,54 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../app-context.js';
-import { unauthorized } from '../errors.js';
+import { forbidden, unauthorized } from '../errors.js';
 import { authenticate, SESSION_COOKIE } from './auth.js';
 import { SessionEntity } from './session.entities.js';
 import type { ApiApp } from './version.js';
 
+/** What a browser says about where a request comes from (`Sec-Fetch-Site`, `Origin`). */
+interface RequestSource {
+  readonly fetchSite: string | undefined;
+  readonly origin: string | undefined;
+  /** The origins this server answers as: its external URL's and the request's own (scheme and Host). */
+  readonly own: readonly string[];
+}
+
+/**
+ * Whether a sign-in may set the session cookie: a form on another site must not sign a visitor into the
+ * attacker's account (login CSRF). A browser says where the request comes from; anything but this origin (or a
+ * typed URL, `none`) is refused, `same-site` too (a sibling subdomain is another party). Clients that send
+ * neither header (curl, API clients) are no browser and cannot carry a victim's cookie jar, so they sign in.
+ */
+export function sameOriginSignIn(src: RequestSource): boolean {
+  if (src.fetchSite !== undefined && src.fetchSite !== 'same-origin' && src.fetchSite !== 'none')
+    return false;
+  if (src.origin === undefined) return true;
+  return src.own.includes(src.origin);
+}
+
+const single = (v: string | string[] | undefined): string | undefined =>
+  typeof v === 'string' ? v : undefined;
+
 /** Web sign-in for the UI: `POST /-/session`, `GET /-/session`, `DELETE /-/session`. */
 export function sessionRoutes(app: ApiApp, ctx: Pick<AppContext, 'config' | 'users'>): void {
   const secure = ctx.config.externalUrl.startsWith('https:');
+  const external = new URL(ctx.config.externalUrl).origin;
   app.addHook('preHandler', authenticate(ctx.users));
 
   app.post(
     '/-/session',
     {
       config: { public: true },
+      // Before the body is validated: a cross-site post learns nothing but this refusal.
+      preValidation: async (req) => {
+        const src = {
+          fetchSite: single(req.headers['sec-fetch-site']),
+          // A repeated Origin is no single origin: it never matches.
+          origin: req.headers.origin === undefined ? undefined : (single(req.headers.origin) ?? ''),
+          own: [external, `${req.protocol}://${req.host}`],
+        };
+        if (!sameOriginSignIn(src)) throw forbidden('cross-site sign-in is not allowed');
+      },
       schema: {
         body: Type.Object({ login: Type.String({ minLength: 1 }), password: Type.String({ minLength: 1 }) }),
         response: { 200: SessionEntity },

@@ -1,11 +1,23 @@
 import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import {
+  access,
+  chmod,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
+import { type Cipher, createCipher, randomToken } from '../crypto.js';
 import type { ContainerKind } from '../git/git.js';
 import type { GitRepositoriesService } from '../git/git-repositories.service.js';
 import type { WeightedStorages } from '../git/storages.js';
@@ -32,6 +44,41 @@ interface Manifest {
   repositories: RepoEntry[];
   /** sha256 of every other file in the archive, by relative path. */
   files: Record<string, string>;
+  /** The size in bytes of every file in `files` (archives written before sizes were recorded have none). */
+  sizes?: Record<string, number>;
+}
+
+/** Where `create` puts the instance's secret key. */
+export interface CreateOptions {
+  readonly progress?: Progress;
+  /** The file to write the key to (mode 0600); null writes it nowhere. Default: `<output>.secret.key`. */
+  readonly keyOutput?: string | null;
+}
+
+/** What restore is allowed to do. */
+export interface RestoreOptions {
+  readonly progress?: Progress;
+  /** The backup's secret key (the file `create` wrote); without it, encrypted secrets cannot be restored. */
+  readonly secretKey?: string;
+  /** The most bytes the archive may unpack to (all members together); beyond it restore refuses before unpacking. */
+  readonly maxBytes?: number;
+}
+
+/** The default of `RestoreOptions.maxBytes` (`svc backup restore --max-size`): 100 GiB. */
+export const DEFAULT_RESTORE_MAX_BYTES = 100 * 1024 ** 3;
+
+/** The largest manifest.json read (it is parsed in memory). */
+const MANIFEST_MAX_BYTES = 64 * 1024 * 1024;
+
+/** One member of an archive as `tar -tv` lists it. */
+interface Member {
+  /** tar's type letter: `-` a regular file, `d` a directory, `l` a symbolic link, `h` a hard link... */
+  readonly type: string;
+  readonly size: number;
+  /** The name as stored (`./db/users.jsonl`), to extract it by. */
+  readonly stored: string;
+  /** The name relative to the archive's root (`db/users.jsonl`). */
+  readonly name: string;
 }
 
 /** Reports progress of a long step (a terminal progress bar, or nothing). */
@@ -49,6 +96,83 @@ export const silentProgress: Progress = {
 
 /** A backup archive that cannot be restored: nothing was changed. */
 export class BackupError extends Error {}
+
+/** A kind of encrypted secret that a restore without the backup's key could not bring back, and what it did instead. */
+export interface LostSecrets {
+  /** e.g. `hook secret token`. */
+  readonly kind: string;
+  readonly count: number;
+  /** What the operator does now. */
+  readonly remedy: string;
+}
+
+/** What a restore brought back. */
+export type Restored = Manifest & { readonly lostSecrets: readonly LostSecrets[] };
+
+/**
+ * The columns encrypted with the instance key (AES-GCM, `v1:...`), and what a restore without that key does with a
+ * value it cannot decrypt, so that nothing later reads a secret it cannot decrypt: a hook loses its token and is
+ * disabled with the reason; an integration key or audit verification token is replaced by a new one; an external
+ * Sentry token is removed (its project then answers "Error Tracking is not configured").
+ */
+const SECRETS: readonly {
+  table: (typeof BACKUP_TABLES)[number];
+  column: string;
+  kind: string;
+  remedy: string;
+  replace: (row: Record<string, unknown>, cipher: Cipher) => void;
+}[] = [
+  {
+    table: 'project_hooks',
+    column: 'token_encrypted',
+    kind: 'hook secret token',
+    remedy: 'those hooks are disabled until their secret token is set again (edit the hook)',
+    replace: (row) => {
+      row.token_encrypted = null;
+      row.disabled_reason =
+        "its secret token was not restored (restored without the backup's secret key): set the token again";
+      row.disabled_at = new Date().toISOString();
+    },
+  },
+  {
+    table: 'alert_integrations',
+    column: 'token_encrypted',
+    kind: 'alert integration key',
+    remedy: "new keys were generated: copy each integration's key into its senders (or reset it)",
+    replace: (row, cipher) => {
+      row.token_encrypted = cipher.encrypt(randomBytes(16).toString('hex'));
+    },
+  },
+  {
+    table: 'error_tracking_settings',
+    column: 'token_encrypted',
+    kind: 'Sentry token',
+    remedy: "enter the Sentry token again in those projects' error tracking settings",
+    replace: (row) => {
+      row.token_encrypted = null;
+    },
+  },
+  {
+    table: 'audit_event_destinations',
+    column: 'verification_token',
+    kind: 'audit streaming verification token',
+    remedy: 'new tokens were generated: update the receivers',
+    replace: (row, cipher) => {
+      row.verification_token = cipher.encrypt(randomToken(18));
+    },
+  },
+];
+
+/** Reads a key file as `svc` writes it (base64 of 32 bytes); anything else is a BackupError. */
+async function readKeyFile(file: string): Promise<Buffer> {
+  const text = await readFile(file, 'utf8').catch((err: Error) => {
+    throw new BackupError(`the secret key ${file} cannot be read: ${err.message.split('\n')[0]}`);
+  });
+  const key = Buffer.from(text.trim(), 'base64');
+  if (key.length !== 32 || !/^[A-Za-z0-9+/]+=*$/.test(text.trim()))
+    throw new BackupError(`${file} is not a secret key written by svc backup create`);
+  return key;
+}
 
 async function sha256(file: string): Promise<string> {
   const hash = createHash('sha256');
@@ -111,7 +235,17 @@ export function parseManifest(text: string): Manifest {
   }
   for (const t of BACKUP_TABLES)
     if (!(`db/${t}.jsonl` in files) && t in m.tables) return bad(`db/${t}.jsonl is not listed`);
-  if (!('secret.key' in files)) return bad('secret.key is not listed');
+  let sizes: Record<string, number> | undefined;
+  if (m.sizes !== undefined) {
+    if (!isObject(m.sizes)) return bad('sizes');
+    sizes = {};
+    for (const name of Object.keys(files)) {
+      const n = m.sizes[name];
+      if (!Number.isSafeInteger(n) || (n as number) < 0) return bad(`sizes of ${name}`);
+      sizes[name] = n as number;
+    }
+    if (Object.keys(m.sizes).some((name) => !(name in files))) return bad('sizes has unknown entries');
+  }
   if (!Array.isArray(m.repositories)) return bad('repositories');
   const seen = new Set<string>();
   const repositories: RepoEntry[] = m.repositories.map((r: unknown, i: number): RepoEntry => {
@@ -135,7 +269,113 @@ export function parseManifest(text: string): Manifest {
       return bad(`repositories[${i}].defaultBranch`);
     return { kind: kind as ContainerKind, id, storage, bundle, checksum, defaultBranch };
   });
-  return { format: FORMAT, createdAt: m.createdAt, release: m.release, tables, repositories, files };
+  return {
+    format: FORMAT,
+    createdAt: m.createdAt,
+    release: m.release,
+    tables,
+    repositories,
+    files,
+    ...(sizes && { sizes }),
+  };
+}
+
+/** The directories an archive holds (`tar -cz -C work .`): its root, db/ and repos/. */
+const DIRECTORIES = new Set(['', 'db', 'repos']);
+
+/**
+ * Lists an archive's members without unpacking anything (`tar -tv`, numeric owners so every line has one shape).
+ * A line that does not read as a member is a BackupError.
+ */
+async function listMembers(archive: string): Promise<Member[]> {
+  let stdout: string;
+  try {
+    ({ stdout } = await run('tar', ['-tvzf', archive, '--numeric-owner'], { maxBuffer: 64 * 1024 * 1024 }));
+  } catch (err) {
+    throw new BackupError(`the archive cannot be read: ${(err as Error).message.split('\n')[0]}`);
+  }
+  return stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const m = /^(.)\S*\s+\d+\/\d+\s+(\d+)\s+\S+\s+\S+\s(.+)$/.exec(line);
+      if (!m)
+        throw new BackupError(
+          `the archive lists a member svc cannot read: ${JSON.stringify(line.slice(0, 200))}`,
+        );
+      const stored = m[3]!;
+      const name = stored.replace(/^\.\//, '').replace(/\/$/, '');
+      return {
+        type: m[1]!,
+        size: Number(m[2]),
+        stored: stored === '.' ? './' : stored,
+        name: name === '.' ? '' : name,
+      };
+    });
+}
+
+/**
+ * Checks the member list against what a backup holds, before anything is unpacked: only svc's own file names, only
+ * regular files (and its three directories), each name once, and at most `maxBytes` in all. Returns manifest.json.
+ */
+function checkMembers(members: readonly Member[], maxBytes: number): Member {
+  const seen = new Set<string>();
+  let total = 0;
+  for (const m of members) {
+    const shown = JSON.stringify(m.name.slice(0, 100));
+    if (seen.has(m.name)) throw new BackupError(`the archive holds ${shown} twice`);
+    seen.add(m.name);
+    if (DIRECTORIES.has(m.name)) {
+      if (m.type !== 'd') throw new BackupError(`the archive's ${m.name || '.'} is not a directory`);
+      continue;
+    }
+    // tar lists a link as `name -> target` (`name link to target`): name the link only.
+    if (m.type !== '-')
+      throw new BackupError(
+        `the archive's ${m.name.split(/ -> | link to /)[0]!.slice(0, 100)} is not a regular file`,
+      );
+    if (m.name !== 'manifest.json' && !FILE_NAME.test(m.name))
+      throw new BackupError(`the archive holds an unexpected member ${shown}`);
+    total += m.size;
+  }
+  if (total > maxBytes)
+    throw new BackupError(
+      `the archive unpacks to ${total} bytes, more than the limit of ${maxBytes} bytes (raise it with --max-size)`,
+    );
+  const manifest = members.find((m) => m.name === 'manifest.json');
+  if (!manifest) throw new BackupError('the archive has no readable manifest.json');
+  if (manifest.size > MANIFEST_MAX_BYTES)
+    throw new BackupError(`the archive's manifest.json is larger than ${MANIFEST_MAX_BYTES} bytes`);
+  return manifest;
+}
+
+/** Checks that the members are exactly the files the manifest lists, of the sizes it gives (when it gives them). */
+function checkAgainstManifest(members: readonly Member[], manifest: Manifest): void {
+  const files = members.filter((m) => !DIRECTORIES.has(m.name) && m.name !== 'manifest.json');
+  for (const m of files) {
+    if (!(m.name in manifest.files))
+      throw new BackupError(
+        `the archive holds an unexpected member ${JSON.stringify(m.name)}: the manifest does not list it`,
+      );
+    const size = manifest.sizes?.[m.name];
+    if (size !== undefined && size !== m.size)
+      throw new BackupError(
+        `the archive is damaged: ${m.name} is ${m.size} bytes, the manifest says ${size}`,
+      );
+  }
+  const inArchive = new Set(files.map((m) => m.name));
+  for (const name of Object.keys(manifest.files))
+    if (!inArchive.has(name)) throw new BackupError(`the archive is damaged: ${name} is missing`);
+}
+
+/** Whether `cipher` decrypts `value` (AES-GCM checks the key: a wrong one fails). */
+function decrypts(cipher: Cipher, value: string): boolean {
+  try {
+    cipher.decrypt(value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Writes a file only its owner can read (0600 whatever the umask, also when it already existed). */
@@ -175,6 +415,15 @@ async function writeArchive(work: string, output: string): Promise<void> {
   }
 }
 
+/** Unpacks `members` (all when empty) of `archive` into `work`. */
+async function untar(archive: string, work: string, members: readonly string[]): Promise<void> {
+  try {
+    await run('tar', ['-xzf', archive, '-C', work, '--no-same-owner', '--', ...members]);
+  } catch (err) {
+    throw new BackupError(`the archive cannot be read: ${(err as Error).message.split('\n')[0]}`);
+  }
+}
+
 /** JSON-safe row values: Dates as ISO strings. */
 const encode = (row: Record<string, unknown>) =>
   JSON.stringify(row, (_k, v) => (v instanceof Date ? v.toISOString() : v));
@@ -205,7 +454,9 @@ export class BackupService {
    * behind it). Repositories are bundled after the snapshot: they are at least as new as the rows (never older),
    * and each one's checksum is taken from its bundle, so a push during the backup cannot make it unrestorable.
    */
-  async create(output: string, progress: Progress = silentProgress): Promise<Manifest> {
+  async create(output: string, opts: CreateOptions = {}): Promise<Manifest> {
+    const progress = opts.progress ?? silentProgress;
+    const keyOutput = opts.keyOutput === undefined ? `${output}.secret.key` : opts.keyOutput;
     const work = await mkdtemp(join(tmpdir(), 'svc-backup-'));
     try {
       await chmod(work, 0o700);
@@ -218,6 +469,7 @@ export class BackupService {
         tables: {},
         repositories: [],
         files: {},
+        sizes: {},
       };
       progress.start('database', BACKUP_TABLES.length);
       const containers = await this.tables.snapshot(async (snap) => {
@@ -237,13 +489,16 @@ export class BackupService {
         progress.tick();
       }
       progress.stop();
-      await writePrivate(join(work, 'secret.key'), await readFile(join(this.dataDir, 'secret.key')));
       for (const f of await walk(work)) {
         await chmod(f, 0o600);
         manifest.files[relative(work, f)] = await sha256(f);
+        manifest.sizes![relative(work, f)] = (await stat(f)).size;
       }
       await writePrivate(join(work, 'manifest.json'), JSON.stringify(manifest, null, 2));
       await writeArchive(work, output);
+      // The key stays out of the archive (as GitLab keeps gitlab-secrets.json apart): whoever holds the archive
+      // alone cannot decrypt the secrets in it.
+      if (keyOutput !== null) await writePrivate(keyOutput, await readFile(join(this.dataDir, 'secret.key')));
       return manifest;
     } finally {
       await rm(work, { recursive: true, force: true });
@@ -273,7 +528,8 @@ export class BackupService {
    * Restores an archive into this (empty) instance. The archive is verified first; a damaged archive changes
    * nothing. Repositories land on the storage of the same name when it exists, else on one picked by weight.
    */
-  async restore(archive: string, progress: Progress = silentProgress): Promise<Manifest> {
+  async restore(archive: string, opts: RestoreOptions = {}): Promise<Restored> {
+    const progress = opts.progress ?? silentProgress;
     if (await this.tables.hasUsers()) {
       throw new BackupError(
         'restore needs an empty instance: this database already has users (run restore before the first start)',
@@ -282,15 +538,17 @@ export class BackupService {
     const work = await mkdtemp(join(tmpdir(), 'svc-restore-'));
     const restored: string[] = [];
     try {
-      try {
-        await run('tar', ['-xzf', archive, '-C', work]);
-      } catch (err) {
-        throw new BackupError(`the archive cannot be read: ${(err as Error).message.split('\n')[0]}`);
-      }
+      // Nothing is unpacked before the member list and the manifest say the archive is what a backup holds: a
+      // small archive must not fill the disk with members the manifest does not list or larger than it says.
+      const members = await listMembers(archive);
+      const manifestMember = checkMembers(members, opts.maxBytes ?? DEFAULT_RESTORE_MAX_BYTES);
+      await untar(archive, work, [manifestMember.stored]);
       const text = await readFile(join(work, 'manifest.json'), 'utf8').catch(() => {
         throw new BackupError('the archive has no readable manifest.json');
       });
       const manifest = parseManifest(text);
+      checkAgainstManifest(members, manifest);
+      await untar(archive, work, []);
       for (const [file, expected] of Object.entries(manifest.files)) {
         const actual = await sha256(join(work, file)).catch(() => null);
         if (actual !== expected)
@@ -320,11 +578,32 @@ export class BackupService {
       }
       progress.stop();
 
+      const key = await this.restoreKey(work, manifest, opts.secretKey);
+      const lost = new Map<string, number>();
       progress.start('database', BACKUP_TABLES.length);
-      await this.restoreRows(work, manifest, placed, progress);
+      await this.restoreRows(work, manifest, placed, progress, (table, row) => {
+        for (const secret of SECRETS) {
+          if (secret.table !== table) continue;
+          const value = row[secret.column];
+          // Audit verification tokens from before encryption at rest are plain text: kept as they are.
+          if (typeof value !== 'string' || !value.startsWith('v1:') || decrypts(key.cipher, value)) continue;
+          if (key.given)
+            throw new BackupError(
+              `the secret key ${opts.secretKey ?? '(in the archive)'} does not decrypt the archive's ${secret.kind}s: is it this backup's key?`,
+            );
+          secret.replace(row, key.cipher);
+          lost.set(secret.kind, (lost.get(secret.kind) ?? 0) + 1);
+        }
+      });
       progress.stop();
-      await writePrivate(join(this.dataDir, 'secret.key'), await readFile(join(work, 'secret.key')));
-      return manifest;
+      if (key.write)
+        await writePrivate(join(this.dataDir, 'secret.key'), `${key.bytes.toString('base64')}\n`);
+      const lostSecrets = SECRETS.filter((x) => lost.has(x.kind)).map((x) => ({
+        kind: x.kind,
+        count: lost.get(x.kind)!,
+        remedy: x.remedy,
+      }));
+      return { ...manifest, lostSecrets };
     } catch (err) {
       for (const path of restored) await rm(path, { recursive: true, force: true });
       throw err;
@@ -333,12 +612,44 @@ export class BackupService {
     }
   }
 
+  /**
+   * The key the restored instance uses: the one given (`--secret-key`), else the one an older archive carries, else
+   * the target's own key (or a new one). `given` says whether it is the backup's own, so every secret must decrypt.
+   */
+  private async restoreKey(
+    work: string,
+    manifest: Manifest,
+    secretKey: string | undefined,
+  ): Promise<{ bytes: Buffer; cipher: Cipher; given: boolean; write: boolean }> {
+    const own = join(this.dataDir, 'secret.key');
+    let bytes: Buffer;
+    let given = true;
+    let write = true;
+    if (secretKey !== undefined) bytes = await readKeyFile(secretKey);
+    else if ('secret.key' in manifest.files) bytes = await readKeyFile(join(work, 'secret.key'));
+    else if (
+      await access(own).then(
+        () => true,
+        () => false,
+      )
+    ) {
+      bytes = await readKeyFile(own);
+      given = false;
+      write = false;
+    } else {
+      bytes = randomBytes(32);
+      given = false;
+    }
+    return { bytes, cipher: createCipher(bytes), given, write };
+  }
+
   /** Inserts every row in one transaction: any failure (a row the database refuses) rolls all of it back. */
   private async restoreRows(
     work: string,
     manifest: Manifest,
     placed: ReadonlyMap<string, string>,
     progress: Progress,
+    fix: (table: string, row: Record<string, unknown>) => void,
   ): Promise<void> {
     try {
       const moved = manifest.repositories
@@ -352,13 +663,18 @@ export class BackupService {
           return text
             .split('\n')
             .filter(Boolean)
-            .map((l) => JSON.parse(l) as Record<string, unknown>);
+            .map((l) => {
+              const row = JSON.parse(l) as Record<string, unknown>;
+              fix(table, row);
+              return row;
+            });
         },
         // Repositories restored onto another storage: record where they are.
         moved,
         () => progress.tick(),
       );
     } catch (err) {
+      if (err instanceof BackupError) throw err;
       throw new BackupError(
         `the database content cannot be restored: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`,
       );

@@ -1,6 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -12,6 +15,7 @@ import { http } from '../helpers/http.js';
 import { svc } from '../helpers/svc.js';
 
 const TOKEN = 'svcpat-backup-test-root-token-01';
+const run = promisify(execFile);
 
 /** Starts svc in this process on a given environment, on an ephemeral port. */
 async function serve(env: Record<string, string>) {
@@ -141,12 +145,49 @@ describe(`backup on SQLite, restore into a fresh instance on ${target} with anot
     });
     expect(rotation.status).toBe(201);
     const scheduleBefore = (await a.api.get(`${schedules}/${schedule.body.iid}`, { token: TOKEN })).body;
+    // Secrets encrypted with the instance key: a hook's secret token and an external Sentry's token.
+    expect(
+      (
+        await a.api.put('/api/v4/application/settings', {
+          token: TOKEN,
+          body: { allow_local_requests_from_web_hooks_and_services: true },
+        })
+      ).status,
+    ).toBe(200);
+    const hook = await a.api.post(`/api/v4/projects/${project.body.id}/hooks`, {
+      token: TOKEN,
+      body: { url: 'http://127.0.0.1:9/hook', token: 'hook-secret', alert_events: true },
+    });
+    expect(hook.status).toBe(201);
+    const external = await a.api.post('/api/v4/projects', { token: TOKEN, body: { name: 'External' } });
+    const sentry = await a.api.put(`/api/v4/projects/${external.body.id}/error_tracking/settings`, {
+      token: TOKEN,
+      body: {
+        active: true,
+        integrated: false,
+        api_host: 'http://127.0.0.1:9',
+        token: 'sentry-token',
+        project: { slug: 'p', name: 'P', organization_slug: 'o', organization_name: 'O' },
+      },
+    });
+    expect(sentry.status).toBe(200);
     await a.server.close();
 
     const archive = join(dir, 'backup.tar.gz');
     const created = await svc(['backup', 'create', '--output', archive], envA, 120_000);
     expect(created.code, created.stderr).toBe(0);
-    expect(created.stdout).toMatch(/wrote .*backup\.tar\.gz: \d+ rows, 3 repositories/);
+    expect(created.stdout).toMatch(/wrote .*backup\.tar\.gz: \d+ rows, 4 repositories/);
+    // The key that decrypts the archive's secrets is not in it: it is written beside it, owner-only.
+    const keyFile = `${archive}.secret.key`;
+    expect(created.stdout).toContain(`wrote the secret key to ${keyFile} (mode 0600)`);
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    expect(readFileSync(keyFile, 'utf8')).toBe(readFileSync(join(envA.SVC_DATA_DIR, 'secret.key'), 'utf8'));
+    expect((await run('tar', ['-tzf', archive])).stdout).not.toContain('secret.key');
+    const keyless = join(dir, 'keyless.tar.gz');
+    const noKey = await svc(['backup', 'create', '--output', keyless, '--no-key'], envA, 120_000);
+    expect(noKey.code, noKey.stderr).toBe(0);
+    expect(noKey.stdout).toMatch(/secret key was not written \(--no-key\)/);
+    expect(existsSync(`${keyless}.secret.key`)).toBe(false);
 
     // Damaged copies are refused and change nothing: one whose compressed stream is broken (gzip's own check
     // catches it), and one that is well-formed gzip but has one byte of a repository bundle changed (only the
@@ -174,9 +215,10 @@ describe(`backup on SQLite, restore into a fresh instance on ${target} with anot
       /restore failed, nothing was changed: the archive is damaged: repos\/project-1\.bundle does not match its checksum/,
     );
 
-    const restored = await svc(['backup', 'restore', archive], envB, 120_000);
+    const restored = await svc(['backup', 'restore', archive, '--secret-key', keyFile], envB, 120_000);
     expect(restored.code, restored.stderr).toBe(0);
-    expect(restored.stdout).toMatch(/restored \d+ rows and 3 repositories \(checksums verified\)/);
+    expect(restored.stdout).toMatch(/restored \d+ rows and 4 repositories \(checksums verified\)/);
+    expect(restored.stdout).not.toMatch(/could not be restored/);
     // Restoring twice is refused: the instance is no longer empty.
     expect((await svc(['backup', 'restore', archive], envB, 120_000)).stderr).toMatch(
       /needs an empty instance/,
@@ -225,6 +267,51 @@ describe(`backup on SQLite, restore into a fresh instance on ${target} with anot
       expect(next.body.id).toBeGreaterThan(project.body.id);
     } finally {
       await b.server.close();
+    }
+
+    // Without the key everything else is restored; each kind of secret it cannot decrypt is named once, and the
+    // instance answers cleanly where those secrets are read.
+    const envC: Record<string, string> = {
+      SVC_DATA_DIR: join(dir, 'c'),
+      SVC_STORAGES: `default=${dir}/c-repos`,
+    };
+    const wrongKey = join(dir, 'wrong.secret.key');
+    writeFileSync(wrongKey, `${randomBytes(32).toString('base64')}\n`);
+    const wrong = await svc(['backup', 'restore', archive, '--secret-key', wrongKey], envC, 120_000);
+    expect(wrong.code, wrong.stderr).toBe(1);
+    expect(wrong.stderr).toMatch(/nothing was changed: the secret key .* does not decrypt the archive's/);
+    const blind = await svc(['backup', 'restore', archive], envC, 120_000);
+    expect(blind.code, blind.stderr).toBe(0);
+    expect(blind.stdout).toMatch(/restored \d+ rows and 4 repositories/);
+    expect(blind.stdout).toMatch(/1 hook secret token could not be restored without the backup's secret key/);
+    expect(blind.stdout).toMatch(
+      /1 alert integration key could not be restored without the backup's secret key/,
+    );
+    expect(blind.stdout).toMatch(/1 Sentry token could not be restored without the backup's secret key/);
+    const c = await serve(envC);
+    try {
+      const list = await c.api.get(`/api/v4/projects/${project.body.id}/alert_management/integrations`, {
+        token: TOKEN,
+      });
+      expect(list.status).toBe(200);
+      const stale = await notify(integration.url.replace(a.url, c.url), integration.authorization_key, {
+        title: 'Disk full',
+      });
+      expect(stale.status).toBe(401);
+      const hooks = await c.api.get(`/api/v4/projects/${project.body.id}/hooks`, { token: TOKEN });
+      expect(hooks.body).toEqual([
+        expect.objectContaining({
+          alert_status: 'disabled',
+          disabled_reason: expect.stringMatching(/secret token/),
+        }),
+      ]);
+      const errors = await c.api.get(`/api/v4/projects/${external.body.id}/error_tracking/errors`, {
+        token: TOKEN,
+      });
+      expect(errors.status).toBeGreaterThanOrEqual(400);
+      expect(errors.status).toBeLessThan(500);
+    } finally {
+      await c.server.close();
     }
   });
 });

@@ -156,6 +156,36 @@ describe.each(await databases())('authentication (%s)', (database) => {
     expect((await api.get('/api/v4/user', { headers: { cookie } })).status).toBe(401);
   });
 
+  it('refuses a cross-site sign-in (login CSRF) with 403 and no cookie; same-origin and header-less clients sign in', async () => {
+    const body = { login: 'alice', password: 'alice-password' };
+    const host = new URL(s.url).host;
+    for (const headers of <Record<string, string>[]>[
+      { origin: 'https://evil.example' },
+      { origin: 'null' },
+      { origin: `http://${host}.evil.example` },
+      { origin: s.url, 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site' },
+    ]) {
+      const r = await api.post('/-/session', { headers, body });
+      expect(r, JSON.stringify(headers)).toMatchObject({
+        status: 403,
+        body: { message: '403 Forbidden - cross-site sign-in is not allowed' },
+      });
+      expect(r.headers.get('set-cookie')).toBeNull();
+    }
+    for (const headers of <Record<string, string>[]>[
+      {},
+      { origin: s.url },
+      { origin: s.url, 'sec-fetch-site': 'same-origin' },
+      { 'sec-fetch-site': 'none' },
+    ]) {
+      const r = await api.post('/-/session', { headers, body });
+      expect(r.status, JSON.stringify(headers)).toBe(200);
+      expect(r.headers.get('set-cookie')).not.toBeNull();
+    }
+  });
+
   it('blocks admin-only endpoints for regular users with 403 and answers both API versions', async () => {
     for (const v of ['v4', 'v5']) {
       expect(await api.get(`/api/${v}/application/settings`, { token: tokens.api })).toMatchObject({

@@ -165,9 +165,6 @@ describe('parseManifest (an archive from outside)', () => {
           (m: any) => {
             m.tables.sessions = 1;
           },
-          (m: any) => {
-            delete m.files['secret.key'];
-          },
         ),
         (m, change) => {
           const copy = structuredClone(m);

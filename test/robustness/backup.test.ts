@@ -144,7 +144,8 @@ describe.each(await databases())('backup of a running instance (%s)', (database)
           for (const archive of archives) {
             const target = await emptyInstance(database, root);
             cleanups.push(target.close);
-            const manifest = await target.service.restore(archive);
+            const manifest = await target.service.restore(archive, { secretKey: `${archive}.secret.key` });
+            expect(manifest.lostSecrets).toEqual([]);
             const k = target.db.kysely;
             const count = async (
               t: 'alerts' | 'alert_notes' | 'error_tracking_errors' | 'error_tracking_events',

@@ -83,6 +83,24 @@ describe.each(await databases())('collector under hostile input (%s)', (database
     expect(h.status).toBe(200);
   }
 
+  it('reads store and envelope bodies whatever their Content-Type, malformed or empty, as Sentry does', async () => {
+    const p = await project();
+    const types = ['', ';', 'x', ';;;', '/', 'text/plain; charset', 'a/b; =', '\u00e9/x'.normalize()];
+    for (const [i, type] of types.entries()) {
+      const e = await post(p.envelope, envelope({}, [[{ type: 'event' }, event({ message: `env-${i}` })]]), {
+        'content-type': type,
+      });
+      expect(e.status, JSON.stringify(type)).toBe(200);
+      const st = await post(p.store, JSON.stringify(event({ message: `store-${i}` })), {
+        'content-type': type,
+      });
+      expect(st.status, JSON.stringify(type)).toBe(200);
+    }
+    const [group] = await p.errors();
+    expect(await p.events(group.id)).toHaveLength(types.length * 2);
+    await healthy();
+  });
+
   it('refuses an item flood (20,000 events or sessions in one small gzip envelope) with 400 and stores nothing', async () => {
     const p = await project();
     const items: [object, object][] = [];

@@ -114,7 +114,9 @@ describe('files and folders svc writes are owner-only under umask 0000', () => {
       }
       expect(lstatSync(archive).mode & 0o777).toBe(0o600);
       const listing = (await run('tar', ['-tvzf', archive])).stdout.split('\n').filter(Boolean);
-      expect(listing.some((l) => l.endsWith('secret.key'))).toBe(true);
+      // The key is kept apart from the archive, owner-only too.
+      expect(listing.some((l) => l.endsWith('secret.key'))).toBe(false);
+      expect(lstatSync(`${archive}.secret.key`).mode & 0o777).toBe(0o600);
       expect(listing.filter((l) => !/^[-d]rw[-x]------ /.test(l))).toEqual([]);
 
       const restoredConfig = loadConfig({
@@ -125,7 +127,7 @@ describe('files and folders svc writes are owner-only under umask 0000', () => {
       const r = backupService(restoredConfig);
       try {
         await migrate(r.db);
-        await r.service.restore(archive);
+        await r.service.restore(archive, { secretKey: `${archive}.secret.key` });
       } finally {
         await r.db.close();
       }

@@ -81,6 +81,37 @@ describe('svc server --workers', () => {
     120_000,
   );
 
+  it.skipIf(!withPostgres)(
+    'warns that SVC_ROOT_PASSWORD and SVC_ROOT_TOKEN had no effect only when root already existed, once (postgres)',
+    async () => {
+      const db = await createPostgresDatabase();
+      cleanups.push(db.drop);
+      const env = {
+        SVC_DATABASE_URL: db.url,
+        SVC_DATA_DIR: join(dir, 'pg-warn'),
+        SVC_ROOT_PASSWORD: 'workers-password',
+        SVC_ROOT_TOKEN: TOKEN,
+        SVC_WORKERS: '2',
+        SVC_LOG_LEVEL: 'warn',
+      };
+      const noEffect = (out: string) => out.match(/no effect/g)?.length ?? 0;
+      // The first start: the primary creates root with both; nobody may say they did nothing.
+      const first = await startSvc(env);
+      cleanups.push(() => first.stop());
+      expect(listeningWorkers(first.output())).toHaveLength(2);
+      expect(first.output()).toContain('created the administrator "root"');
+      expect(noEffect(first.output())).toBe(0);
+      expect(await first.stop()).toEqual({ code: 0, signal: null });
+      // The next start really ignores them: said once (by the primary), not once per process.
+      const second = await startSvc(env);
+      cleanups.push(() => second.stop());
+      expect(listeningWorkers(second.output())).toHaveLength(2);
+      expect(noEffect(second.output())).toBe(1);
+      expect(second.output()).toContain('SVC_ROOT_PASSWORD and SVC_ROOT_TOKEN have no effect');
+    },
+    120_000,
+  );
+
   it('stays one process on SQLite and says why (sqlite)', async () => {
     const server = await startSvc({
       SVC_DATA_DIR: join(dir, 'sqlite'),

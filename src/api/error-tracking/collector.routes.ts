@@ -37,6 +37,12 @@ export async function collectorRoutes(
     done(null, body),
   );
   app.addHook('onRequest', async (request, reply) => cors(request, reply));
+  // Sentry's relay reads a store or envelope body whatever its Content-Type says, and so does the parser above;
+  // but Fastify refuses a malformed or empty one before any parser runs. Bodies are bytes here, so say so.
+  app.addHook('onRequest', async (request) => {
+    if (request.headers['content-type'] !== undefined)
+      request.headers['content-type'] = 'application/octet-stream';
+  });
   // A wrong key in the URL or a header is refused before the body is read or decompressed.
   app.addHook('onRequest', async (request) => {
     if (request.method !== 'POST') return;
@@ -69,6 +75,11 @@ export async function collectorRoutes(
         .send({ message: error.message });
     }
     if (error.statusCode === 413) return reply.status(413).send({ message: '413 Request Entity Too Large' });
+    // Fastify's other client errors (a broken body or header): the sender's fault, never a 500.
+    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)
+      return reply
+        .status(error.statusCode)
+        .send({ message: `${error.statusCode} Bad request - ${error.message}` });
     request.log.error({ err: error }, 'collector error');
     return reply.status(500).send({ message: '500 Internal Server Error' });
   });

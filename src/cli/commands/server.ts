@@ -30,7 +30,8 @@ export function registerServer(program: Command, env: Env): void {
             process.exit(0);
           }
         }
-        const server = await start(config);
+        // A worker's primary has created the first admin (or said why the root settings did nothing) already.
+        const server = await start(config, { bootstrap: !isWorker() });
         const stop = (signal: string) => {
           server.app.log.info({ signal }, 'shutting down: draining in-flight requests');
           server.close().then(
