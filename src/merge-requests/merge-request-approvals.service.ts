@@ -68,6 +68,16 @@ export class MergeRequestApprovalsService {
       !this.access.hasTier('merge_request_approvals')
         ? 0
         : (await this.compute(project, mr, null, 0)).approvalsLeft;
+    mergeRequests.sourcePushed = (project, mr) => this.resetOnPush(project.id, mr.id);
+  }
+
+  /**
+   * GitLab's `reset_approvals_on_push` (on by default): new commits on the source branch void every approval
+   * given so far, whoever pushed them, so that what is merged is what was approved.
+   */
+  private async resetOnPush(projectId: number, mergeRequestId: number): Promise<void> {
+    if ((await this.projectRules.settingsOf(projectId)).reset_approvals_on_push)
+      await this.repo.removeAll(mergeRequestId);
   }
 
   async state(actor: User | null, idOrPath: string, iid: number): Promise<ApprovalState> {

@@ -73,6 +73,13 @@ export class MergeRequestsService {
    */
   approvalsLeft: (project: Project, mr: MergeRequest) => Promise<number> = async () => 0;
 
+  /**
+   * Called when an open merge request's source branch is found at another commit than its latest diff version's
+   * (new commits, or a rewritten branch), before the new version is recorded; set by the approvals service, which
+   * removes the approvals the project wants given again.
+   */
+  sourcePushed: (project: Project, mr: MergeRequest) => Promise<void> = async () => undefined;
+
   constructor(
     private readonly mrs: MergeRequestsRepository,
     private readonly versionsRepo: MergeRequestVersionsRepository,
@@ -458,6 +465,10 @@ export class MergeRequestsService {
     for (let attempt = 0; attempt < 3; attempt++) {
       const last = await this.versionsRepo.latest(mr.id);
       if (last && last.headSha === refs.headSha && last.baseSha === refs.baseSha) return;
+      // Here, where every new version is recorded (by the push, or by a read that came first), so that no path
+      // records the new head without the approvals given to the old one being dealt with. Before the version:
+      // should this fail, the next recorder still sees the head moved.
+      if (last && last.headSha !== refs.headSha) await this.sourcePushed(p, mr);
       const cwd = this.path(p);
       const keep = [...new Set([refs.baseSha, refs.startSha, refs.headSha])];
       await this.repos.git.run(['update-ref', '--stdin'], {

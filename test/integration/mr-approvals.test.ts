@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databases } from '../helpers/databases.js';
 import { authUrl, git, pushCommit } from '../helpers/git.js';
 import { http } from '../helpers/http.js';
+import { createUser } from '../helpers/members.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const ident = ['-c', 'user.name=Dev', '-c', 'user.email=dev@example.com'];
@@ -44,17 +45,9 @@ describe.each(await databases())('merge request approvals (%s, Premium)', (datab
     s = await startTestServer({ database, env: { SVC_TIER: 'premium' } });
     api = http(s.url);
     for (const name of ['dev', 'bob', 'carol', 'reporter']) {
-      const u = await api.post<{ id: number }>('/api/v4/users', {
-        token: s.rootToken,
-        body: { username: name, name, email: `${name}@example.com`, password: 'password-123' },
-      });
-      ids[name] = u.body.id;
-      tokens[name] = (
-        await api.post<{ token: string }>(`/api/v4/users/${u.body.id}/personal_access_tokens`, {
-          token: s.rootToken,
-          body: { name: 'api', scopes: ['api'] },
-        })
-      ).body.token;
+      const u = await createUser(s, name);
+      ids[name] = u.id;
+      tokens[name] = u.token;
     }
     project = (await api.post(`/api/v4/projects`, { token: tokens.dev, body: { name: 'reviewed' } })).body;
     for (const [who, level] of [
