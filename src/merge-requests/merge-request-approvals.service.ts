@@ -127,9 +127,9 @@ export class MergeRequestApprovalsService {
     actor: User | null,
     level: number,
   ): Promise<Omit<ApprovalState, 'mergeRequest'>> {
-    const [settings, { rules, overwritten }, given] = await Promise.all([
-      this.projectRules.settingsOf(project.id),
-      this.appliedRules(project.id, mr.id),
+    const settings = await this.projectRules.settingsOf(project.id);
+    const [{ rules, overwritten }, given] = await Promise.all([
+      this.appliedRules(project.id, mr.id, settings),
       this.repo.list(mr.id),
     ]);
     const approvers = await Promise.all(given.map((a) => this.users.findById(a.userId)));
@@ -160,12 +160,19 @@ export class MergeRequestApprovalsService {
     };
   }
 
-  /** The rules that apply to a merge request: its own once they were changed on it, else its project's. */
+  /**
+   * The rules that apply to a merge request: its own once they were changed on it, else its project's. While the
+   * project forbids overriding its rules, its rules apply to every merge request again (as in GitLab).
+   */
   private async appliedRules(
     projectId: number,
     mergeRequestId: number,
+    settings: ApprovalSettings,
   ): Promise<{ rules: ApprovalRule[]; overwritten: boolean }> {
-    if (!(await this.rulesRepo.overwritten(mergeRequestId)))
+    if (
+      settings.disable_overriding_approvers_per_merge_request ||
+      !(await this.rulesRepo.overwritten(mergeRequestId))
+    )
       return { rules: await this.projectRules.rulesOf(projectId), overwritten: false };
     const [own, projectRules] = await Promise.all([
       this.rulesRepo.rules(mergeRequestId),
@@ -195,7 +202,7 @@ export class MergeRequestApprovalsService {
     const mr = await this.mergeRequests.get(actor, String(project.id), iid);
     const settings = await this.projectRules.settingsOf(project.id);
     if (mr.state === 'merged' || settings.disable_overriding_approvers_per_merge_request) throw forbidden();
-    const applied = await this.appliedRules(project.id, mr.id);
+    const applied = await this.appliedRules(project.id, mr.id, settings);
     return { project, mr, applied };
   }
 
@@ -252,6 +259,7 @@ export class MergeRequestApprovalsService {
         ? null
         : (await this.projectRules.recordsOf(project.id)).find((r) => r.id === sourceId);
     if (source === undefined) throw invalidFields({ approval_project_rule_id: ['is invalid'] });
+    if (source) atLeast(input.approvals_required, source.approvalsRequired);
     const rule = source
       ? { ...source, approvals_required: input.approvals_required }
       : {
@@ -293,6 +301,9 @@ export class MergeRequestApprovalsService {
   ): Promise<RuleState> {
     const { project, mr, applied } = await this.editable(actor, idOrPath, iid);
     const current = applied.rules.find((r) => r.id === id);
+    const minimum = current && projectMinimum(current, applied.overwritten);
+    if (minimum !== undefined && input.approvals_required !== undefined)
+      atLeast(input.approvals_required, minimum);
     await this.projectRules.validateRuleInput(input, async (n) =>
       applied.rules.some((r) => r.name === n && r !== current),
     );
@@ -309,6 +320,10 @@ export class MergeRequestApprovalsService {
 
   async deleteRule(actor: User | null, idOrPath: string, iid: number, id: number): Promise<void> {
     const { project, mr, applied } = await this.editable(actor, idOrPath, iid);
+    const current = applied.rules.find((r) => r.id === id);
+    // A project rule (or a merge request's copy of one) is not the author's to drop: only rules of the merge
+    // request's own may go.
+    if (current && projectMinimum(current, applied.overwritten) !== undefined) throw forbidden();
     await this.rulesRepo.delete(mr.id, (await this.target(mr, project.id, applied, id)).id);
   }
 
@@ -330,6 +345,21 @@ export class MergeRequestApprovalsService {
     const by = approvedBy.map((a) => a.user).filter((u) => eligibleIds.has(u.id) && approvedIds.has(u.id));
     return { rule, eligible, approvedBy: by, approved: by.length >= rule.approvalsRequired };
   }
+}
+
+/**
+ * The approvals a rule applying to a merge request may not go below: the project rule's (the rule itself until the
+ * request has rules of its own, then the one its copy came from). Undefined for a rule of the request's own, or
+ * one whose project rule was deleted since.
+ */
+function projectMinimum(rule: ApprovalRule, overwritten: boolean): number | undefined {
+  return overwritten ? rule.source?.approvalsRequired : rule.approvalsRequired;
+}
+
+/** GitLab's validation of a merge request rule copied from a project rule (400 naming the field). */
+function atLeast(approvalsRequired: number, minimum: number): void {
+  if (approvalsRequired < minimum)
+    throw invalidFields({ approvals_required: [`must be greater than or equal to ${minimum}`] });
 }
 
 /** Whether a merge request's copy of a project rule no longer matches it. */
