@@ -138,13 +138,18 @@ export class MergeRequestApprovalsService {
       return user ? [{ user, approvedAt: a.createdAt }] : [];
     });
     const ids = new Set(approvedBy.map((a) => a.user.id));
-    const ruleStates = await Promise.all(rules.map((rule) => this.ruleState(rule, ids, approvedBy)));
+    const committer = await this.committers(project, mr, settings);
+    const ruleStates = await Promise.all(
+      rules.map((rule) => this.ruleState(rule, ids, approvedBy, committer)),
+    );
     const approvalsRequired = rules.length
       ? rules.reduce((n, r) => n + r.approvalsRequired, 0)
       : settings.approvals_before_merge;
+    // An approval given before its user added a commit does not count either.
+    const counted = approvedBy.filter((a) => !committer(a.user)).length;
     const approvalsLeft = rules.length
       ? ruleStates.reduce((n, r) => n + Math.max(0, r.rule.approvalsRequired - r.approvedBy.length), 0)
-      : Math.max(0, settings.approvals_before_merge - approvedBy.length);
+      : Math.max(0, settings.approvals_before_merge - counted);
     const userHasApproved = actor !== null && ids.has(actor.id);
     return {
       approvedBy,
@@ -155,9 +160,26 @@ export class MergeRequestApprovalsService {
       rulesOverwritten: overwritten,
       userHasApproved,
       userCanApprove:
-        actor !== null && !userHasApproved && canApprove(actor, level, mr, settings, ruleStates),
+        actor !== null &&
+        !userHasApproved &&
+        !committer(actor) &&
+        canApprove(actor, level, mr, settings, ruleStates),
       requirePasswordToApprove: settings.require_password_to_approve,
     };
+  }
+
+  /**
+   * GitLab's "Prevent approvals by users who add commits" (`merge_requests_disable_committers_approval`): whether a
+   * user authored or committed one of the merge request's commits (by their e-mail address). Nobody while off.
+   */
+  private async committers(
+    project: Project,
+    mr: MergeRequest,
+    settings: ApprovalSettings,
+  ): Promise<(user: User) => boolean> {
+    if (!settings.merge_requests_disable_committers_approval) return () => false;
+    const emails = await this.mergeRequests.commitEmails(project, mr);
+    return (user) => emails.has(user.email.toLowerCase());
   }
 
   /**
@@ -331,6 +353,7 @@ export class MergeRequestApprovalsService {
     rule: ApprovalRule,
     approvedIds: ReadonlySet<number>,
     approvedBy: readonly { user: User }[],
+    excluded: (user: User) => boolean,
   ): Promise<RuleState> {
     const groupMembers = rule.groups.length
       ? (
@@ -340,7 +363,10 @@ export class MergeRequestApprovalsService {
           )
         ).items.map((m) => m.user)
       : [];
-    const eligible = [...new Map([...rule.users, ...groupMembers].map((u) => [u.id, u])).values()];
+    // Users kept from approving (committers, when the project says so) are no eligible approvers either.
+    const eligible = [
+      ...new Map([...rule.users, ...groupMembers].filter((u) => !excluded(u)).map((u) => [u.id, u])).values(),
+    ];
     const eligibleIds = new Set(eligible.map((u) => u.id));
     const by = approvedBy.map((a) => a.user).filter((u) => eligibleIds.has(u.id) && approvedIds.has(u.id));
     return { rule, eligible, approvedBy: by, approved: by.length >= rule.approvalsRequired };

@@ -390,6 +390,16 @@ export class MergeRequestsService {
     return { project, commits: refs ? await this.commitsBetween(project, refs) : [] };
   }
 
+  /**
+   * The e-mail addresses (lower case) that authored or committed the merge request's commits, for the approvals
+   * service (no caller check): who added commits to it.
+   */
+  async commitEmails(project: Project, mr: MergeRequest): Promise<Set<string>> {
+    const refs = await this.diffRefs(project, mr);
+    const commits = refs ? await this.commitsBetween(project, refs) : [];
+    return new Set(commits.flatMap((c) => [c.authorEmail.toLowerCase(), c.committerEmail.toLowerCase()]));
+  }
+
   /** The commits of `base..head`, newest first. */
   private async commitsBetween(project: Project, refs: Omit<DiffRefs, 'startSha'>): Promise<Commit[]> {
     // Fields separated by NUL, records by RS (0x1e): messages may hold any other character.
