@@ -42,6 +42,15 @@ export class MergeRequestApprovalsRepository {
       .executeTakeFirst();
     return Number(r.numDeletedRows) > 0;
   }
+
+  /** Withdraws every approval of a merge request (new commits were pushed to it); the number removed. */
+  async removeAll(mergeRequestId: number): Promise<number> {
+    const r = await this.db
+      .deleteFrom('merge_request_approvals')
+      .where('merge_request_id', '=', mergeRequestId)
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
 }
 
 function toMergeRequestRule(r: Selectable<Database['merge_request_approval_rules']>): MergeRequestRuleRecord {

@@ -68,6 +68,16 @@ export class MergeRequestApprovalsService {
       !this.access.hasTier('merge_request_approvals')
         ? 0
         : (await this.compute(project, mr, null, 0)).approvalsLeft;
+    mergeRequests.sourcePushed = (project, mr) => this.resetOnPush(project.id, mr.id);
+  }
+
+  /**
+   * GitLab's `reset_approvals_on_push` (on by default): new commits on the source branch void every approval
+   * given so far, whoever pushed them, so that what is merged is what was approved.
+   */
+  private async resetOnPush(projectId: number, mergeRequestId: number): Promise<void> {
+    if ((await this.projectRules.settingsOf(projectId)).reset_approvals_on_push)
+      await this.repo.removeAll(mergeRequestId);
   }
 
   async state(actor: User | null, idOrPath: string, iid: number): Promise<ApprovalState> {
@@ -117,9 +127,9 @@ export class MergeRequestApprovalsService {
     actor: User | null,
     level: number,
   ): Promise<Omit<ApprovalState, 'mergeRequest'>> {
-    const [settings, { rules, overwritten }, given] = await Promise.all([
-      this.projectRules.settingsOf(project.id),
-      this.appliedRules(project.id, mr.id),
+    const settings = await this.projectRules.settingsOf(project.id);
+    const [{ rules, overwritten }, given] = await Promise.all([
+      this.appliedRules(project.id, mr.id, settings),
       this.repo.list(mr.id),
     ]);
     const approvers = await Promise.all(given.map((a) => this.users.findById(a.userId)));
@@ -128,13 +138,18 @@ export class MergeRequestApprovalsService {
       return user ? [{ user, approvedAt: a.createdAt }] : [];
     });
     const ids = new Set(approvedBy.map((a) => a.user.id));
-    const ruleStates = await Promise.all(rules.map((rule) => this.ruleState(rule, ids, approvedBy)));
+    const committer = await this.committers(project, mr, settings);
+    const ruleStates = await Promise.all(
+      rules.map((rule) => this.ruleState(rule, ids, approvedBy, committer)),
+    );
     const approvalsRequired = rules.length
       ? rules.reduce((n, r) => n + r.approvalsRequired, 0)
       : settings.approvals_before_merge;
+    // An approval given before its user added a commit does not count either.
+    const counted = approvedBy.filter((a) => !committer(a.user)).length;
     const approvalsLeft = rules.length
       ? ruleStates.reduce((n, r) => n + Math.max(0, r.rule.approvalsRequired - r.approvedBy.length), 0)
-      : Math.max(0, settings.approvals_before_merge - approvedBy.length);
+      : Math.max(0, settings.approvals_before_merge - counted);
     const userHasApproved = actor !== null && ids.has(actor.id);
     return {
       approvedBy,
@@ -145,17 +160,41 @@ export class MergeRequestApprovalsService {
       rulesOverwritten: overwritten,
       userHasApproved,
       userCanApprove:
-        actor !== null && !userHasApproved && canApprove(actor, level, mr, settings, ruleStates),
+        actor !== null &&
+        !userHasApproved &&
+        !committer(actor) &&
+        canApprove(actor, level, mr, settings, ruleStates),
       requirePasswordToApprove: settings.require_password_to_approve,
     };
   }
 
-  /** The rules that apply to a merge request: its own once they were changed on it, else its project's. */
+  /**
+   * GitLab's "Prevent approvals by users who add commits" (`merge_requests_disable_committers_approval`): whether a
+   * user authored or committed one of the merge request's commits (by their e-mail address). Nobody while off.
+   */
+  private async committers(
+    project: Project,
+    mr: MergeRequest,
+    settings: ApprovalSettings,
+  ): Promise<(user: User) => boolean> {
+    if (!settings.merge_requests_disable_committers_approval) return () => false;
+    const emails = await this.mergeRequests.commitEmails(project, mr);
+    return (user) => emails.has(user.email.toLowerCase());
+  }
+
+  /**
+   * The rules that apply to a merge request: its own once they were changed on it, else its project's. While the
+   * project forbids overriding its rules, its rules apply to every merge request again (as in GitLab).
+   */
   private async appliedRules(
     projectId: number,
     mergeRequestId: number,
+    settings: ApprovalSettings,
   ): Promise<{ rules: ApprovalRule[]; overwritten: boolean }> {
-    if (!(await this.rulesRepo.overwritten(mergeRequestId)))
+    if (
+      settings.disable_overriding_approvers_per_merge_request ||
+      !(await this.rulesRepo.overwritten(mergeRequestId))
+    )
       return { rules: await this.projectRules.rulesOf(projectId), overwritten: false };
     const [own, projectRules] = await Promise.all([
       this.rulesRepo.rules(mergeRequestId),
@@ -185,7 +224,7 @@ export class MergeRequestApprovalsService {
     const mr = await this.mergeRequests.get(actor, String(project.id), iid);
     const settings = await this.projectRules.settingsOf(project.id);
     if (mr.state === 'merged' || settings.disable_overriding_approvers_per_merge_request) throw forbidden();
-    const applied = await this.appliedRules(project.id, mr.id);
+    const applied = await this.appliedRules(project.id, mr.id, settings);
     return { project, mr, applied };
   }
 
@@ -242,6 +281,7 @@ export class MergeRequestApprovalsService {
         ? null
         : (await this.projectRules.recordsOf(project.id)).find((r) => r.id === sourceId);
     if (source === undefined) throw invalidFields({ approval_project_rule_id: ['is invalid'] });
+    if (source) atLeast(input.approvals_required, source.approvalsRequired);
     const rule = source
       ? { ...source, approvals_required: input.approvals_required }
       : {
@@ -283,6 +323,9 @@ export class MergeRequestApprovalsService {
   ): Promise<RuleState> {
     const { project, mr, applied } = await this.editable(actor, idOrPath, iid);
     const current = applied.rules.find((r) => r.id === id);
+    const minimum = current && projectMinimum(current, applied.overwritten);
+    if (minimum !== undefined && input.approvals_required !== undefined)
+      atLeast(input.approvals_required, minimum);
     await this.projectRules.validateRuleInput(input, async (n) =>
       applied.rules.some((r) => r.name === n && r !== current),
     );
@@ -299,6 +342,10 @@ export class MergeRequestApprovalsService {
 
   async deleteRule(actor: User | null, idOrPath: string, iid: number, id: number): Promise<void> {
     const { project, mr, applied } = await this.editable(actor, idOrPath, iid);
+    const current = applied.rules.find((r) => r.id === id);
+    // A project rule (or a merge request's copy of one) is not the author's to drop: only rules of the merge
+    // request's own may go.
+    if (current && projectMinimum(current, applied.overwritten) !== undefined) throw forbidden();
     await this.rulesRepo.delete(mr.id, (await this.target(mr, project.id, applied, id)).id);
   }
 
@@ -306,6 +353,7 @@ export class MergeRequestApprovalsService {
     rule: ApprovalRule,
     approvedIds: ReadonlySet<number>,
     approvedBy: readonly { user: User }[],
+    excluded: (user: User) => boolean,
   ): Promise<RuleState> {
     const groupMembers = rule.groups.length
       ? (
@@ -315,11 +363,29 @@ export class MergeRequestApprovalsService {
           )
         ).items.map((m) => m.user)
       : [];
-    const eligible = [...new Map([...rule.users, ...groupMembers].map((u) => [u.id, u])).values()];
+    // Users kept from approving (committers, when the project says so) are no eligible approvers either.
+    const eligible = [
+      ...new Map([...rule.users, ...groupMembers].filter((u) => !excluded(u)).map((u) => [u.id, u])).values(),
+    ];
     const eligibleIds = new Set(eligible.map((u) => u.id));
     const by = approvedBy.map((a) => a.user).filter((u) => eligibleIds.has(u.id) && approvedIds.has(u.id));
     return { rule, eligible, approvedBy: by, approved: by.length >= rule.approvalsRequired };
   }
+}
+
+/**
+ * The approvals a rule applying to a merge request may not go below: the project rule's (the rule itself until the
+ * request has rules of its own, then the one its copy came from). Undefined for a rule of the request's own, or
+ * one whose project rule was deleted since.
+ */
+function projectMinimum(rule: ApprovalRule, overwritten: boolean): number | undefined {
+  return overwritten ? rule.source?.approvalsRequired : rule.approvalsRequired;
+}
+
+/** GitLab's validation of a merge request rule copied from a project rule (400 naming the field). */
+function atLeast(approvalsRequired: number, minimum: number): void {
+  if (approvalsRequired < minimum)
+    throw invalidFields({ approvals_required: [`must be greater than or equal to ${minimum}`] });
 }
 
 /** Whether a merge request's copy of a project rule no longer matches it. */

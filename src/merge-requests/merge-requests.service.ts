@@ -73,6 +73,13 @@ export class MergeRequestsService {
    */
   approvalsLeft: (project: Project, mr: MergeRequest) => Promise<number> = async () => 0;
 
+  /**
+   * Called when an open merge request's source branch is found at another commit than its latest diff version's
+   * (new commits, or a rewritten branch), before the new version is recorded; set by the approvals service, which
+   * removes the approvals the project wants given again.
+   */
+  sourcePushed: (project: Project, mr: MergeRequest) => Promise<void> = async () => undefined;
+
   constructor(
     private readonly mrs: MergeRequestsRepository,
     private readonly versionsRepo: MergeRequestVersionsRepository,
@@ -383,6 +390,16 @@ export class MergeRequestsService {
     return { project, commits: refs ? await this.commitsBetween(project, refs) : [] };
   }
 
+  /**
+   * The e-mail addresses (lower case) that authored or committed the merge request's commits, for the approvals
+   * service (no caller check): who added commits to it.
+   */
+  async commitEmails(project: Project, mr: MergeRequest): Promise<Set<string>> {
+    const refs = await this.diffRefs(project, mr);
+    const commits = refs ? await this.commitsBetween(project, refs) : [];
+    return new Set(commits.flatMap((c) => [c.authorEmail.toLowerCase(), c.committerEmail.toLowerCase()]));
+  }
+
   /** The commits of `base..head`, newest first. */
   private async commitsBetween(project: Project, refs: Omit<DiffRefs, 'startSha'>): Promise<Commit[]> {
     // Fields separated by NUL, records by RS (0x1e): messages may hold any other character.
@@ -458,6 +475,10 @@ export class MergeRequestsService {
     for (let attempt = 0; attempt < 3; attempt++) {
       const last = await this.versionsRepo.latest(mr.id);
       if (last && last.headSha === refs.headSha && last.baseSha === refs.baseSha) return;
+      // Here, where every new version is recorded (by the push, or by a read that came first), so that no path
+      // records the new head without the approvals given to the old one being dealt with. Before the version:
+      // should this fail, the next recorder still sees the head moved.
+      if (last && last.headSha !== refs.headSha) await this.sourcePushed(p, mr);
       const cwd = this.path(p);
       const keep = [...new Set([refs.baseSha, refs.startSha, refs.headSha])];
       await this.repos.git.run(['update-ref', '--stdin'], {

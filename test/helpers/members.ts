@@ -37,3 +37,17 @@ export async function projectWithMembers<R extends string>(
   }
   return { api, id: p.body.id as number, path: p.body.path_with_namespace as string, tokens };
 }
+
+/** A new user `name` (e-mail `<name>@example.com`, password `password-123`) with an `api` token. */
+export async function createUser(s: TestServer, name: string): Promise<{ id: number; token: string }> {
+  const api = http(s.url);
+  const u = await api.post<{ id: number }>('/api/v4/users', {
+    token: s.rootToken,
+    body: { username: name, name, email: `${name}@example.com`, password: 'password-123' },
+  });
+  const t = await api.post<{ token: string }>(`/api/v4/users/${u.body.id}/personal_access_tokens`, {
+    token: s.rootToken,
+    body: { name: 'api', scopes: ['api'] },
+  });
+  return { id: u.body.id, token: t.body.token };
+}

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databases } from '../helpers/databases.js';
 import { authUrl, git, pushCommit } from '../helpers/git.js';
 import { http } from '../helpers/http.js';
+import { createUser } from '../helpers/members.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const ident = ['-c', 'user.name=Dev', '-c', 'user.email=dev@example.com'];
@@ -44,17 +45,9 @@ describe.each(await databases())('merge request approvals (%s, Premium)', (datab
     s = await startTestServer({ database, env: { SVC_TIER: 'premium' } });
     api = http(s.url);
     for (const name of ['dev', 'bob', 'carol', 'reporter']) {
-      const u = await api.post<{ id: number }>('/api/v4/users', {
-        token: s.rootToken,
-        body: { username: name, name, email: `${name}@example.com`, password: 'password-123' },
-      });
-      ids[name] = u.body.id;
-      tokens[name] = (
-        await api.post<{ token: string }>(`/api/v4/users/${u.body.id}/personal_access_tokens`, {
-          token: s.rootToken,
-          body: { name: 'api', scopes: ['api'] },
-        })
-      ).body.token;
+      const u = await createUser(s, name);
+      ids[name] = u.id;
+      tokens[name] = u.token;
     }
     project = (await api.post(`/api/v4/projects`, { token: tokens.dev, body: { name: 'reviewed' } })).body;
     for (const [who, level] of [
@@ -221,21 +214,32 @@ describe.each(await databases())('merge request approvals (%s, Premium)', (datab
     ).toBe(400);
     expect((await api.get(`${url}/approval_state`, as('dev'))).body.approval_rules_overwritten).toBe(false);
 
-    // Changing the project rule on this merge request changes a copy of it.
-    const relaxed = await api.put<{ id: number }>(`${url}/approval_rules/${carolRule.id}`, {
-      ...as('dev'),
-      body: { approvals_required: 0 },
+    // Lowering the project rule on this merge request is refused, as GitLab's validation does; nothing changes.
+    expect(
+      await api.put(`${url}/approval_rules/${carolRule.id}`, {
+        ...as('dev'),
+        body: { approvals_required: 0 },
+      }),
+    ).toMatchObject({
+      status: 400,
+      body: { message: { approvals_required: ['must be greater than or equal to 1'] } },
     });
-    expect(relaxed).toMatchObject({
+    expect((await api.get(`${url}/approval_state`, as('dev'))).body.approval_rules_overwritten).toBe(false);
+    // Changing the project rule on this merge request changes a copy of it.
+    const widened = await api.put<{ id: number }>(`${url}/approval_rules/${carolRule.id}`, {
+      ...as('dev'),
+      body: { user_ids: [ids.carol, ids.bob] },
+    });
+    expect(widened).toMatchObject({
       status: 200,
       body: {
         name: 'Carol',
-        approvals_required: 0,
+        approvals_required: 1,
+        eligible_approvers: [{ username: 'carol' }, { username: 'bob' }],
         overridden: true,
         source_rule: { approvals_required: 1 },
       },
     });
-    expect((await api.get(url, as('dev'))).body.detailed_merge_status).toBe('mergeable');
     const added = await api.post(`${url}/approval_rules`, { ...as('dev'), body: rule });
     expect(added).toMatchObject({
       status: 201,
@@ -254,21 +258,19 @@ describe.each(await databases())('merge request approvals (%s, Premium)', (datab
     expect((await api.get(url, as('dev'))).body.detailed_merge_status).toBe('not_approved');
     expect((await api.put(`${url}/merge`, as('dev'))).status).toBe(405);
     expect((await api.post(`${url}/approve`, as('bob'))).status).toBe(201);
-    // The copy can be removed; the project rule stays as it was.
-    expect((await api.delete(`${url}/approval_rules/${relaxed.body.id}`, as('dev'))).status).toBe(204);
-    expect((await api.delete(`${url}/approval_rules/${relaxed.body.id}`, as('dev'))).status).toBe(404);
-    // Re-added from the project rule: its name, users and groups are copied, approvals_required is the caller's.
-    const copied = await api.post(`${url}/approval_rules`, {
-      ...as('dev'),
-      body: { name: 'ignored', approvals_required: 0, approval_project_rule_id: carolRule.id },
-    });
-    expect(copied.body).toMatchObject({
-      name: 'Carol',
-      approvals_required: 0,
-      users: [{ username: 'carol' }],
-      source_rule: { approvals_required: 1 },
-      overridden: true,
-    });
+    // The copy of a project rule stays; a rule of the request's own can be removed.
+    expect((await api.delete(`${url}/approval_rules/${widened.body.id}`, as('dev'))).status).toBe(403);
+    expect((await api.delete(`${url}/approval_rules/${added.body.id}`, as('dev'))).status).toBe(204);
+    expect((await api.delete(`${url}/approval_rules/${added.body.id}`, as('dev'))).status).toBe(404);
+    // A new copy of the project rule is held to its approvals too.
+    expect(
+      (
+        await api.post(`${url}/approval_rules`, {
+          ...as('dev'),
+          body: { name: 'ignored', approvals_required: 0, approval_project_rule_id: carolRule.id },
+        })
+      ).body,
+    ).toMatchObject({ message: { approvals_required: ['must be greater than or equal to 1'] } });
     expect(
       (
         await api.post(`${url}/approval_rules`, {
@@ -277,10 +279,7 @@ describe.each(await databases())('merge request approvals (%s, Premium)', (datab
         })
       ).body,
     ).toMatchObject({ message: { approval_project_rule_id: ['is invalid'] } });
-    expect((await api.get(`${url}/approval_rules`, as('dev'))).body).toMatchObject([
-      { name: 'Bob' },
-      { name: 'Carol' },
-    ]);
+    expect((await api.get(`${url}/approval_rules`, as('dev'))).body).toMatchObject([{ name: 'Carol' }]);
     expect((await api.get(`${base()}/approval_rules/${carolRule.id}`, as('dev'))).body).toMatchObject({
       approvals_required: 1,
     });
