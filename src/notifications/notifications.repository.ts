@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { readBool, readNullableTimestamp, readTimestamp, writeBool } from '../db/dialect.js';
+import { like, prefixPattern } from '../db/like.js';
 import { fetchPage } from '../db/pagination.js';
 import type {
   Database,
@@ -228,7 +229,7 @@ export class NotificationsRepository {
     const r = await this.db
       .selectFrom('notification_emails')
       .select('id')
-      .where('dedupe_key', 'like', `${prefix.replace(/[%_\\]/g, '\\$&')}%`)
+      .where(like(sql.ref('dedupe_key'), prefixPattern(prefix)))
       .limit(1)
       .executeTakeFirst();
     return r !== undefined;
