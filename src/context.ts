@@ -158,6 +158,10 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       alert: (projectId, iid) => alertsRepo.alert(projectId, iid),
       sendEmailEnabled: async (projectId) => (await alertsRepo.settings(projectId)).sendEmail,
       error: (projectId, id) => errorTrackingRepo.error(projectId, id),
+      recipient: async (userId, project) => {
+        const user = await usersRepo.findById(userId);
+        return user && { blocked: user.state !== 'active', level: await access.projectLevel(user, project) };
+      },
     },
     outbound,
     cipher,

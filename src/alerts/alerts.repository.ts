@@ -11,6 +11,7 @@ import { bucketKey } from '../db/buckets.js';
 import type { DialectName } from '../db/dialect.js';
 import { readBool, readCount, readNullableTimestamp, readTimestamp, writeBool } from '../db/dialect.js';
 import { nextIid } from '../db/internal-ids.js';
+import { containsPattern } from '../db/like.js';
 import { fetchPage } from '../db/pagination.js';
 import { Prepared } from '../db/prepared.js';
 import type {
@@ -598,7 +599,7 @@ export class AlertsRepository {
    */
   private async matching(term: string): Promise<{ count: RawBuilder<SqlBool>; page: RawBuilder<SqlBool> }> {
     if (this.dialect === 'postgres') {
-      const m = sql<SqlBool>`(title || chr(1) || coalesce(description, '') || chr(1) || coalesce(monitoring_tool, '') || chr(1) || coalesce(service, '')) ILIKE ${likePattern(term)}`;
+      const m = sql<SqlBool>`(title || chr(1) || coalesce(description, '') || chr(1) || coalesce(monitoring_tool, '') || chr(1) || coalesce(service, '')) ILIKE ${containsPattern(term)}`;
       return { count: m, page: m };
     }
     if ([...term].length >= 3) {
@@ -617,7 +618,7 @@ export class AlertsRepository {
         page: common ? sql<SqlBool>`+id IN ${matches}` : sql<SqlBool>`id IN ${matches}`,
       };
     }
-    const pattern = likePattern(term.toLowerCase());
+    const pattern = containsPattern(term.toLowerCase());
     const m = sql<SqlBool>`(lower(title) LIKE ${pattern} ESCAPE '\\' OR lower(coalesce(description, '')) LIKE ${pattern} ESCAPE '\\'
       OR lower(coalesce(monitoring_tool, '')) LIKE ${pattern} ESCAPE '\\' OR lower(coalesce(service, '')) LIKE ${pattern} ESCAPE '\\')`;
     return { count: m, page: m };
@@ -694,8 +695,3 @@ export class AlertsRepository {
 
 /** Search matches (in every project) from which a term counts as common: see `matching`. */
 const COMMON_MATCHES = 1000;
-
-/** `%term%` for LIKE with `\` as the escape character: the term's own `%`, `_` and `\` match themselves. */
-function likePattern(term: string): string {
-  return `%${term.replace(/[\\%_]/g, '\\$&')}%`;
-}

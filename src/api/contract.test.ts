@@ -239,6 +239,7 @@ const rule: ErrorRule = {
   thresholdMinutes: null,
   recipientIds: [2],
   webhook: true,
+  actionIntervalMinutes: 30,
   createdAt: at,
   updatedAt: at,
 };

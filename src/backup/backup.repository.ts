@@ -27,7 +27,8 @@ export const LATER_TABLES: ReadonlySet<string> = new Set([
 /**
  * Tables in dependency order (parents first). Sessions, jobs, rate-limit windows and pushes in progress
  * (`rate_limit_windows`, `git_pushes`) are not backed up: they belong to the running processes. Nor is
- * `alert_status_counts`: triggers on `alerts` keep it, and count the restored alerts again.
+ * `alert_status_counts`: triggers on `alerts` keep it, and count the restored alerts again. Nor is
+ * `error_rule_firings` (when each error rule last notified about each error): a restored rule may notify once more.
  */
 export const BACKUP_TABLES = [
   'users',

@@ -535,8 +535,16 @@ export interface ErrorNotificationRulesTable {
   threshold_minutes: number | null;
   recipient_ids: string;
   webhook: Bool;
+  action_interval_minutes: Generated<number>;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+export interface ErrorRuleFiringsTable {
+  rule_id: number;
+  error_id: number;
+  event_key: string;
+  fired_at: Timestamp;
 }
 
 export interface OncallSchedulesTable {
@@ -600,6 +608,7 @@ export interface Database {
   escalation_policies: EscalationPoliciesTable;
   escalation_rules: EscalationRulesTable;
   error_notification_rules: ErrorNotificationRulesTable;
+  error_rule_firings: ErrorRuleFiringsTable;
   merge_request_approvals: MergeRequestApprovalsTable;
   merge_request_diffs: MergeRequestDiffsTable;
   merge_request_approval_rules: MergeRequestApprovalRulesTable;

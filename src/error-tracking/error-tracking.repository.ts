@@ -8,6 +8,7 @@ import {
   readTimestamp,
   writeBool,
 } from '../db/dialect.js';
+import { containsText } from '../db/like.js';
 import { fetchPage } from '../db/pagination.js';
 import { Prepared } from '../db/prepared.js';
 import type { Database, ErrorTrackingErrorsTable, ErrorTrackingEventsTable } from '../db/schema.js';
@@ -415,12 +416,12 @@ export class ErrorTrackingRepository {
     let base = this.db.selectFrom('error_tracking_errors').where('project_id', '=', projectId);
     if (f.status) base = base.where('status', '=', f.status);
     if (f.search) {
-      const s = `%${f.search.toLowerCase()}%`;
+      const term = f.search;
       base = base.where((eb) =>
         eb.or([
-          eb(sql`lower(type)`, 'like', s),
-          eb(sql`lower(message)`, 'like', s),
-          eb(sql`lower(culprit)`, 'like', s),
+          containsText(sql.ref('type'), term),
+          containsText(sql.ref('message'), term),
+          containsText(sql.ref('culprit'), term),
         ]),
       );
     }

@@ -1,5 +1,6 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { type DialectName, readBool } from '../db/dialect.js';
+import { like, prefixPattern } from '../db/like.js';
 import type { Database } from '../db/schema.js';
 
 /** A repository under a group being deleted: its wiki, its subgroups' wikis, its projects and their snippets. */
@@ -36,12 +37,12 @@ export class GroupDeletionRepository {
         trx.selectFrom('namespaces').select(['full_path', 'kind']).where('id', '=', groupId),
       ).executeTakeFirst();
       if (!root || root.kind !== 'group') return 'gone';
-      const prefix = `${root.full_path.toLowerCase()}/%`;
+      const below = like(sql`lower(full_path)`, prefixPattern(`${root.full_path.toLowerCase()}/`));
       const groups = await lock(
         trx
           .selectFrom('namespaces')
           .select(['id', 'repository_storage', 'repository_read_only'])
-          .where((eb) => eb.or([eb('id', '=', groupId), eb(sql`lower(full_path)`, 'like', prefix)])),
+          .where((eb) => eb.or([eb('id', '=', groupId), below])),
       ).execute();
       const groupIds = groups.map((g) => g.id);
       const projects = await lock(

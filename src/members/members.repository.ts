@@ -1,5 +1,6 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, type SqlBool, sql } from 'kysely';
 import { readCount, readTimestamp } from '../db/dialect.js';
+import { containsText } from '../db/like.js';
 import type { Database } from '../db/schema.js';
 import type { Paged, PageRequest } from '../pagination.js';
 import { toUser } from '../users/user-row.js';
@@ -41,10 +42,7 @@ export class MembersRepository {
   async list(source: MemberSource, page: PageRequest, query?: string): Promise<Paged<Member>> {
     let base = this.select(source);
     if (query) {
-      const s = `%${query.toLowerCase()}%`;
-      base = base.where((eb) =>
-        eb.or([eb(eb.fn('lower', ['u.username']), 'like', s), eb(eb.fn('lower', ['u.name']), 'like', s)]),
-      );
+      base = base.where(nameOrUsernameContains(query));
     }
     const [rows, total] = await Promise.all([
       base
@@ -90,10 +88,7 @@ export class MembersRepository {
       );
     if (userId !== undefined) q = q.where('m.user_id', '=', userId);
     if (query) {
-      const s = `%${query.toLowerCase()}%`;
-      q = q.where((eb) =>
-        eb.or([eb(eb.fn('lower', ['u.username']), 'like', s), eb(eb.fn('lower', ['u.name']), 'like', s)]),
-      );
+      q = q.where(nameOrUsernameContains(query));
     }
     // The memberships of one source chain (a project and its groups) are few; the choice per user is made here.
     const rank = (r: { source_type: string; source_id: number }) =>
@@ -203,4 +198,9 @@ export class MembersRepository {
       level: r.access_level,
     }));
   }
+}
+
+/** The members search: the user's username or name contains `query`, literally. */
+function nameOrUsernameContains(query: string) {
+  return sql<SqlBool>`(${containsText(sql.ref('u.username'), query)} OR ${containsText(sql.ref('u.name'), query)})`;
 }

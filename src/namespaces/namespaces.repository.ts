@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { writeBool } from '../db/dialect.js';
+import { containsText, like, prefixPattern } from '../db/like.js';
 import { fetchPage } from '../db/pagination.js';
 import type { Database } from '../db/schema.js';
 import type { Paged, PageRequest } from '../pagination.js';
@@ -110,7 +111,7 @@ export class NamespacesRepository {
         eb.or(
           roots.flatMap((r) => [
             eb(sql`lower(full_path)`, '=', r.full_path.toLowerCase()),
-            eb(sql`lower(full_path)`, 'like', `${r.full_path.toLowerCase()}/%`),
+            like(sql`lower(full_path)`, prefixPattern(`${r.full_path.toLowerCase()}/`)),
           ]),
         ),
       )
@@ -140,15 +141,15 @@ export class NamespacesRepository {
       );
     }
     if (f.search) {
-      const s = `%${f.search.toLowerCase()}%`;
+      const term = f.search;
       base = base.where((eb) =>
-        eb.or([eb(sql`lower(name)`, 'like', s), eb(sql`lower(full_path)`, 'like', s)]),
+        eb.or([containsText(sql.ref('name'), term), containsText(sql.ref('full_path'), term)]),
       );
     }
     if (f.topLevelOnly) base = base.where('parent_id', 'is', null);
     if (f.parentId !== undefined) base = base.where('parent_id', '=', f.parentId);
     if (f.descendantsOf !== undefined)
-      base = base.where(sql`lower(full_path)`, 'like', `${f.descendantsOf.toLowerCase()}/%`);
+      base = base.where(like(sql`lower(full_path)`, prefixPattern(`${f.descendantsOf.toLowerCase()}/`)));
     const { rows, total } = await fetchPage(base, (q) => q.selectAll().orderBy('full_path', 'asc'), page);
     return { items: rows.map(toNamespace), total };
   }

@@ -41,7 +41,13 @@ export interface RuleChange {
   readonly thresholdMinutes?: number | null;
   readonly recipientIds?: readonly number[];
   readonly webhook?: boolean;
+  readonly actionIntervalMinutes?: number;
 }
+
+/** Error rules one project may have (as GitLab's plan limit on project hooks, 100). */
+export const MAX_ERROR_RULES = 100;
+/** A rule's action interval when it names none (Sentry's default, 30 minutes). */
+export const DEFAULT_ACTION_INTERVAL_MINUTES = 30;
 
 /**
  * Project webhooks and error notification rules: Maintainers and Owners manage them (GitLab: project hooks need
@@ -288,6 +294,10 @@ export class HooksService {
       if (minutes === null || !Number.isInteger(minutes) || minutes < 1 || minutes > 10_080)
         throw paramError('threshold_minutes must be an integer from 1 to 10080');
     }
+    const interval =
+      c.actionIntervalMinutes ?? current?.actionIntervalMinutes ?? DEFAULT_ACTION_INTERVAL_MINUTES;
+    if (!Number.isInteger(interval) || interval < 1 || interval > 10_080)
+      throw paramError('action_interval_minutes must be an integer from 1 to 10080');
     const recipientIds = [...new Set(c.recipientIds ?? current?.recipientIds ?? [])];
     if (recipientIds.length > 100) throw paramError('recipient_ids has more than 100 users');
     if (recipientIds.length > 0) {
@@ -319,12 +329,17 @@ export class HooksService {
       thresholdMinutes: threshold ? minutes : null,
       recipientIds,
       webhook: c.webhook ?? current?.webhook ?? false,
+      actionIntervalMinutes: interval,
     };
   }
 
   async createRule(actor: User | null, idOrPath: string, c: RuleChange): Promise<ErrorRule> {
     const project = await this.project(actor, idOrPath);
     const input = await this.ruleInput(project, c, null);
+    // Checked before the insert, not under a lock: two concurrent creations may pass 100 by one, which bounds
+    // the e-mails and jobs of one event just as well.
+    if ((await this.repo.ruleCount(project.id)) >= MAX_ERROR_RULES)
+      throw unprocessable(`Maximum number of error notification rules (${MAX_ERROR_RULES}) exceeded`);
     const id = await this.repo.insertRule(project.id, input, this.clock.now().toISOString());
     await this.notifications.listenersChanged();
     return (await this.repo.rule(project.id, id))!;

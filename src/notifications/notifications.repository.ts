@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { readBool, readNullableTimestamp, readTimestamp, writeBool } from '../db/dialect.js';
+import { like, prefixPattern } from '../db/like.js';
 import { fetchPage } from '../db/pagination.js';
 import type {
   Database,
@@ -87,6 +88,7 @@ function toRule(r: Selectable<ErrorNotificationRulesTable>): ErrorRule {
     thresholdMinutes: r.threshold_minutes,
     recipientIds: JSON.parse(r.recipient_ids) as number[],
     webhook: readBool(r.webhook),
+    actionIntervalMinutes: r.action_interval_minutes,
     createdAt: readTimestamp(r.created_at),
     updatedAt: readTimestamp(r.updated_at),
   };
@@ -108,6 +110,7 @@ export interface RuleInput {
   readonly thresholdMinutes: number | null;
   readonly recipientIds: readonly number[];
   readonly webhook: boolean;
+  readonly actionIntervalMinutes: number;
 }
 
 const hookColumns = (h: HookInput) => ({
@@ -126,6 +129,7 @@ const ruleColumns = (r: RuleInput) => ({
   threshold_minutes: r.thresholdMinutes,
   recipient_ids: JSON.stringify(r.recipientIds),
   webhook: writeBool(r.webhook),
+  action_interval_minutes: r.actionIntervalMinutes,
 });
 
 /** E-mails, project webhooks and their deliveries, error notification rules. */
@@ -228,7 +232,7 @@ export class NotificationsRepository {
     const r = await this.db
       .selectFrom('notification_emails')
       .select('id')
-      .where('dedupe_key', 'like', `${prefix.replace(/[%_\\]/g, '\\$&')}%`)
+      .where(like(sql.ref('dedupe_key'), prefixPattern(prefix)))
       .limit(1)
       .executeTakeFirst();
     return r !== undefined;
@@ -489,6 +493,50 @@ export class NotificationsRepository {
 
   async deleteRule(id: number): Promise<void> {
     await this.db.deleteFrom('error_notification_rules').where('id', '=', id).execute();
+  }
+
+  /** How many rules a project has (the plan limit). */
+  async ruleCount(projectId: number): Promise<number> {
+    const r = await this.db
+      .selectFrom('error_notification_rules')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('project_id', '=', projectId)
+      .executeTakeFirst();
+    return Number(r?.n ?? 0);
+  }
+
+  /**
+   * Claims a rule's notification about an error for the event `eventKey`: true when the rule has not fired for
+   * the error since `since`, or fired for this very event (its job running again). One statement, so two
+   * workers cannot both claim one interval.
+   */
+  async claimFiring(
+    ruleId: number,
+    errorId: number,
+    eventKey: string,
+    now: string,
+    since: string,
+  ): Promise<boolean> {
+    const r = await this.db
+      .insertInto('error_rule_firings')
+      .values({ rule_id: ruleId, error_id: errorId, event_key: eventKey, fired_at: now })
+      .onConflict((oc) =>
+        oc
+          .columns(['rule_id', 'error_id'])
+          .doUpdateSet((eb) => ({
+            event_key: eb.ref('excluded.event_key'),
+            fired_at: eb.ref('excluded.fired_at'),
+          }))
+          .where((eb) =>
+            eb.or([
+              eb('error_rule_firings.fired_at', '<=', since),
+              eb('error_rule_firings.event_key', '=', eb.ref('excluded.event_key')),
+            ]),
+          ),
+      )
+      .returning('rule_id')
+      .executeTakeFirst();
+    return r !== undefined;
   }
 
   /** Events of an error that occurred at or after `since` (for the threshold rule). */

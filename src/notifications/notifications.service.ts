@@ -40,6 +40,12 @@ export const HOOK_DISABLE_AFTER = 8;
 /** The most response body bytes read from a hook receiver. */
 const HOOK_MAX_RESPONSE = 64 * 1024;
 
+/**
+ * The level an e-mail's recipient needs when it is sent: alerts, escalation pages and errors are all read at
+ * Reporter (the alert and error tracking APIs).
+ */
+const RECIPIENT_MIN_LEVEL = AccessLevel.Reporter;
+
 /** The reason recorded on e-mails when no SMTP server is configured. */
 export const NO_SMTP_REASON = 'SMTP is not configured: set SVC_SMTP_URL (and SVC_EMAIL_FROM) to send e-mail';
 
@@ -72,6 +78,11 @@ export interface NotificationSources {
   alert(projectId: number, iid: number): Promise<Alert | null>;
   sendEmailEnabled(projectId: number): Promise<boolean>;
   error(projectId: number, id: number): Promise<TrackedError | null>;
+  /**
+   * A recipient as the access policy sees them now: their state and level in the project (through groups too);
+   * null when the user no longer exists.
+   */
+  recipient(userId: number, project: Project): Promise<{ blocked: boolean; level: number } | null>;
 }
 
 interface AlertEventJob {
@@ -281,20 +292,29 @@ export class NotificationsService {
     const rules = (await this.repo.rules(project.id)).filter((r) => r.trigger === j.event);
     const firing: { rule: ErrorRule; key: string; count?: number }[] = [];
     for (const rule of rules) {
+      let key: string;
+      let count: number | undefined;
       if (rule.trigger !== 'threshold') {
         // A new error notifies once; each regression once (named by when it regressed).
         const when = rule.trigger === 'regression' ? `:${j.at ?? ''}` : '';
-        firing.push({ rule, key: `error:${error.id}:${j.event}${when}:rule:${rule.id}` });
-        continue;
+        key = `error:${error.id}:${j.event}${when}:rule:${rule.id}`;
+      } else {
+        const windowMs = (rule.thresholdMinutes ?? 1) * 60_000;
+        count = await this.repo.eventsSince(error.id, new Date(now.getTime() - windowMs).toISOString());
+        if (count < (rule.thresholdCount ?? 1)) continue;
+        // At most once per rule, error and window of M minutes.
+        const window = Math.floor(now.getTime() / windowMs);
+        key = `error:${error.id}:threshold:${window}:rule:${rule.id}`;
       }
-      const windowMs = (rule.thresholdMinutes ?? 1) * 60_000;
-      const count = await this.repo.eventsSince(error.id, new Date(now.getTime() - windowMs).toISOString());
-      if (count < (rule.thresholdCount ?? 1)) continue;
-      // At most once per rule, error and window of M minutes.
-      const window = Math.floor(now.getTime() / windowMs);
-      firing.push({ rule, key: `error:${error.id}:threshold:${window}:rule:${rule.id}`, count });
+      // The action interval: at most once per rule and error in that many minutes, whatever fires it.
+      const since = new Date(now.getTime() - rule.actionIntervalMinutes * 60_000).toISOString();
+      if (!(await this.repo.claimFiring(rule.id, error.id, key, now.toISOString(), since))) continue;
+      firing.push({ rule, key, ...(count !== undefined && { count }) });
     }
     if (firing.length === 0) return;
+    // One e-mail per recipient and event however many rules fire (each rule's hooks are already one per event):
+    // the first rule that names a user e-mails them.
+    const mailed = new Set<number>();
     const url = this.pageUrl('error', project, error.id);
     const title = error.title ?? `${error.type}: ${error.message}`;
     for (const f of firing) {
@@ -316,7 +336,8 @@ export class NotificationsService {
         ],
         { url, label: 'View the error' },
       );
-      const recipients = await this.repo.activeUsers(f.rule.recipientIds);
+      const recipients = (await this.repo.activeUsers(f.rule.recipientIds)).filter((r) => !mailed.has(r.id));
+      for (const r of recipients) mailed.add(r.id);
       const hooks = f.rule.webhook
         ? (await this.repo.hooks(project.id)).filter((h) => h.errorTrackingEvents && !h.disabledReason)
         : [];
@@ -423,6 +444,16 @@ export class NotificationsService {
     const { emailId } = job.payload as { emailId: number };
     const email = await this.repo.email(emailId);
     if (!email || email.status !== 'pending') return;
+    const skip = await this.skipReason(email);
+    if (skip !== null) {
+      await this.repo.updateEmail(email.id, {
+        status: 'skipped',
+        reason: skip,
+        attempts: job.attempts,
+        sentAt: null,
+      });
+      return;
+    }
     if (!this.mailer) {
       await this.repo.updateEmail(email.id, {
         status: 'undeliverable',
@@ -457,6 +488,23 @@ export class NotificationsService {
       attempts: job.attempts,
       sentAt: this.clock.now().toISOString(),
     });
+  }
+
+  /**
+   * Why an e-mail must not go out now, or null: its recipient was chosen when a rule was saved or an event fanned
+   * out, and may since have been removed, blocked or lowered below what reads alerts and errors (GitLab's
+   * NotificationRecipients checks at send time too). The subject alone tells what it is about.
+   */
+  private async skipReason(email: NotificationEmail): Promise<string | null> {
+    if (email.userId === null) return 'not sent: the recipient was deleted';
+    const project = await this.sources.project(email.projectId);
+    if (!project) return 'not sent: the project was deleted';
+    const r = await this.sources.recipient(email.userId, project);
+    if (!r) return 'not sent: the recipient was deleted';
+    if (r.blocked) return 'not sent: the recipient is blocked';
+    if (r.level < RECIPIENT_MIN_LEVEL)
+      return "not sent: the recipient can no longer read the project's alerts and errors (Reporter or above)";
+    return null;
   }
 
   /** One POST of a payload to a hook, through the outbound client (SSRF guard, deadline, no redirects). */

@@ -7,8 +7,11 @@ export type ErrorEventType = 'new' | 'regression' | 'threshold';
 /** The `object_kind` of a webhook payload. */
 export type ObjectKind = 'alert' | 'error';
 
-/** An e-mail's delivery state: waiting for the worker, handed to the SMTP server, or given up on (with a reason). */
-export type EmailStatus = 'pending' | 'sent' | 'undeliverable' | 'failed';
+/**
+ * An e-mail's delivery state: waiting for the worker, handed to the SMTP server, given up on (with a reason), or
+ * skipped because the recipient could no longer read what it is about when it was due to go out.
+ */
+export type EmailStatus = 'pending' | 'sent' | 'undeliverable' | 'failed' | 'skipped';
 
 /** An e-mail as recorded: one per event and recipient. */
 export interface NotificationEmail {
@@ -77,6 +80,8 @@ export interface ErrorRule {
   readonly thresholdMinutes: number | null;
   readonly recipientIds: readonly number[];
   readonly webhook: boolean;
+  /** At most one notification per this many minutes for one error (Sentry's action interval). */
+  readonly actionIntervalMinutes: number;
   readonly createdAt: string;
   readonly updatedAt: string;
 }

@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { readBool, readCount, readTimestamp, writeBool } from '../db/dialect.js';
+import { containsText } from '../db/like.js';
 import type { Database, NamespacesTable, ProjectsTable } from '../db/schema.js';
 import type { ProjectScope } from '../members/members.js';
 import { toNamespace } from '../namespaces/namespace-row.js';
@@ -203,8 +204,10 @@ export class ProjectsRepository {
       );
     }
     if (f.search) {
-      const s = `%${f.search.toLowerCase()}%`;
-      q = q.where((eb) => eb.or([eb(sql`lower(p.name)`, 'like', s), eb(sql`lower(p.path)`, 'like', s)]));
+      const term = f.search;
+      q = q.where((eb) =>
+        eb.or([containsText(sql.ref('p.name'), term), containsText(sql.ref('p.path'), term)]),
+      );
     }
     if (f.visibility) q = q.where('p.visibility', '=', f.visibility);
     if (f.repositoryStorage) q = q.where('p.repository_storage', '=', f.repositoryStorage);

@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { readBool, readCount, readNullableTimestamp, readTimestamp, writeBool } from '../db/dialect.js';
+import { containsText } from '../db/like.js';
 import { fetchPage } from '../db/pagination.js';
 import type { Database, PersonalAccessTokensTable } from '../db/schema.js';
 import type { KeysetRequest, Paged, PageRequest } from '../pagination.js';
@@ -32,6 +33,8 @@ export interface NewUser {
 export interface UserFilter {
   username?: string;
   search?: string;
+  /** Whether `search` also finds a user by the whole private e-mail address (admins only). */
+  searchEmails?: boolean;
   active?: boolean;
   blocked?: boolean;
   admins?: boolean;
@@ -162,12 +165,14 @@ export class UsersRepository {
     let q = this.db.selectFrom('users');
     if (f.username) q = q.where(sql`lower(username)`, '=', f.username.toLowerCase());
     if (f.search) {
-      const s = `%${f.search.toLowerCase()}%`;
+      const term = f.search;
+      // GitLab's User.search: name and username contain the term; the private e-mail only equals it, and only
+      // for an admin (a substring of it let anyone recover an address a few characters at a time).
       q = q.where((eb) =>
         eb.or([
-          eb(sql`lower(username)`, 'like', s),
-          eb(sql`lower(name)`, 'like', s),
-          eb(sql`lower(email)`, 'like', s),
+          containsText(sql.ref('username'), term),
+          containsText(sql.ref('name'), term),
+          ...(f.searchEmails ? [eb(sql`lower(email)`, '=', term.toLowerCase())] : []),
         ]),
       );
     }

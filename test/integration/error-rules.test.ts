@@ -80,7 +80,8 @@ describe.each(await databases())('error notification rules (%s)', (database) => 
     const store = async (type: string) => {
       const r = await fetch(`${s.url}/api/v4/error_tracking/collector/api/${id}/store/?sentry_key=${key}`, {
         method: 'POST',
-        body: JSON.stringify(event(type)),
+        // Stamped by the server's clock, which the tests move forward.
+        body: JSON.stringify({ ...event(type), timestamp: s.clock.now().getTime() / 1000 }),
       });
       expect(r.status).toBe(200);
     };
@@ -164,12 +165,11 @@ describe.each(await databases())('error notification rules (%s)', (database) => 
     expect(hook.headers['x-svc-event']).toBe('Error Hook');
     // The payload shows the error as it stands when the delivery is built, which may be after the first event
     // or after both (the worker is woken at each commit): its count and last_seen are one or the other.
-    const { count: _count, last_seen: _lastSeen, ...stable } = error;
     expect(hook.body).toEqual({
       object_kind: 'error',
       event_type: 'new',
       project: expect.objectContaining({ id }),
-      object_attributes: { ...stable, count: expect.any(Number), last_seen: expect.any(String) },
+      object_attributes: { ...error, count: expect.any(Number), last_seen: expect.any(String) },
       url: `${s.url}/-/ui/projects/${id}/errors/${error.id}`,
     });
     expect([1, 2]).toContain(hook.body.object_attributes.count);
@@ -206,7 +206,8 @@ describe.each(await databases())('error notification rules (%s)', (database) => 
     expect(mailsTo('maintainer')[0]!.subject).toContain('Regression');
     expect(hooksFor()[0]!.body).toMatchObject({ object_kind: 'error', event_type: 'regression' });
     await resolve();
-    s.clock.advance(1000);
+    // Past the rule's action interval (30 minutes by default): see the interval's own test.
+    s.clock.advance(31 * 60_000);
     await store('RangeError');
     await s.server.ctx.jobs.drain();
     await until(() => mailsTo('maintainer').length === 2 && hooksFor().length === 2, 'second regression');
@@ -240,5 +241,122 @@ describe.each(await databases())('error notification rules (%s)', (database) => 
     await store('EvalError');
     await s.server.ctx.jobs.drain();
     expect(mailsTo('developer')).toHaveLength(1);
+  });
+
+  /** Adds a user to the project at `level`, with a token. */
+  async function member(api: ReturnType<typeof http>, id: number, name: string, level: number) {
+    const email = `${name}@example.com`;
+    const u = await api.post('/api/v4/users', {
+      token: s.rootToken,
+      body: { username: name, name, email, password: 'password-123' },
+    });
+    await api.post(`/api/v4/projects/${id}/members`, {
+      token: s.rootToken,
+      body: { user_id: u.body.id, access_level: level },
+    });
+    return { id: u.body.id as number, email };
+  }
+
+  it('checks each recipient when the e-mail is sent: a Guest and a removed member are skipped with the reason', async () => {
+    const { api, id, users, store, rules, mailsTo } = await project();
+    const guest = await member(api, id, `guest-r${n}`, 10);
+    const leaver = await member(api, id, `leaver-r${n}`, 30);
+    const blocked = await member(api, id, `blocked-r${n}`, 30);
+    const created = await api.post(rules, {
+      token: users.maintainer!.token,
+      body: { trigger: 'new', recipient_ids: [users.developer!.id, guest.id, leaver.id, blocked.id] },
+    });
+    expect(created.status).toBe(201);
+    // A Guest may not read errors at all.
+    expect(
+      (await api.get(`/api/v4/projects/${id}/error_tracking/errors`, { token: s.rootToken })).status,
+    ).toBe(200);
+    expect(
+      (await api.delete(`/api/v4/projects/${id}/members/${leaver.id}`, { token: s.rootToken })).status,
+    ).toBe(204);
+    expect((await api.post(`/api/v4/users/${blocked.id}/block`, { token: s.rootToken })).status).toBe(201);
+    await store('LeakError');
+    await s.server.ctx.jobs.drain();
+    await until(() => mailsTo('developer').length === 1, 'the Developer is e-mailed');
+    const to = (email: string) => smtp.messages.filter((m) => m.to.includes(email));
+    expect(to(guest.email)).toHaveLength(0);
+    expect(to(leaver.email)).toHaveLength(0);
+    expect(to(blocked.email)).toHaveLength(0);
+    const skipped = await api.get(`/api/v4/admin/notifications/emails?status=skipped&project_id=${id}`, {
+      token: s.rootToken,
+    });
+    expect(skipped.status).toBe(200);
+    const reasons = Object.fromEntries(
+      (skipped.body as { recipient: string; status: string; reason: string }[]).map((e) => [
+        e.recipient,
+        e.reason,
+      ]),
+    );
+    expect(reasons).toEqual({
+      [guest.email]: expect.stringContaining('Reporter'),
+      [leaver.email]: expect.stringContaining('Reporter'),
+    });
+  });
+
+  it('one e-mail per recipient and event, however many rules fire; then at most one per action interval', async () => {
+    const { api, id, users, store, rules, mailsTo } = await project();
+    const token = users.maintainer!.token;
+    for (let i = 0; i < 20; i++)
+      expect(
+        (await api.post(rules, { token, body: { trigger: 'new', recipient_ids: [users.developer!.id] } }))
+          .status,
+      ).toBe(201);
+    await store('ManyRulesError');
+    await s.server.ctx.jobs.drain();
+    await until(() => mailsTo('developer').length === 1, 'one e-mail');
+    await s.server.ctx.jobs.drain();
+    expect(mailsTo('developer')).toHaveLength(1);
+
+    // The action interval: 30 minutes unless the rule says otherwise.
+    const rule = await api.post(rules, {
+      token,
+      body: { trigger: 'regression', recipient_ids: [users.maintainer!.id] },
+    });
+    expect(rule.body.action_interval_minutes).toBe(30);
+    expect(
+      (await api.post(rules, { token, body: { trigger: 'new', action_interval_minutes: 0 } })).body,
+    ).toEqual({ error: 'action_interval_minutes must be an integer from 1 to 10080' });
+    const [error] = (await api.get(`/api/v4/projects/${id}/error_tracking/errors`, { token: s.rootToken }))
+      .body;
+    const regress = async () => {
+      await api.put(`/api/v4/projects/${id}/error_tracking/errors/${error.id}`, {
+        token: users.developer!.token,
+        body: { status: 'resolved' },
+      });
+      s.clock.advance(1000);
+      await store('ManyRulesError');
+      await s.server.ctx.jobs.drain();
+    };
+    await regress();
+    await until(() => mailsTo('maintainer').length === 1, 'first regression');
+    await regress(); // within 30 minutes: no e-mail
+    expect(mailsTo('maintainer')).toHaveLength(1);
+    s.clock.advance(30 * 60_000);
+    await regress();
+    await until(() => mailsTo('maintainer').length === 2, 'after the interval');
+    const changed = await api.put(`${rules}/${rule.body.id}`, {
+      token,
+      body: { action_interval_minutes: 5 },
+    });
+    expect(changed.body).toMatchObject({ trigger: 'regression', action_interval_minutes: 5 });
+    s.clock.advance(5 * 60_000);
+    await regress();
+    await until(() => mailsTo('maintainer').length === 3, 'after the shorter interval');
+  });
+
+  it('a project has at most 100 rules', async () => {
+    const { api, rules, users } = await project();
+    const token = users.maintainer!.token;
+    for (let i = 0; i < 100; i++)
+      expect((await api.post(rules, { token, body: { trigger: 'new' } })).status).toBe(201);
+    const over = await api.post(rules, { token, body: { trigger: 'regression' } });
+    expect(over.status).toBe(422);
+    expect(over.body).toEqual({ message: 'Maximum number of error notification rules (100) exceeded' });
+    expect((await api.get(`${rules}?per_page=100`, { token })).body).toHaveLength(100);
   });
 });

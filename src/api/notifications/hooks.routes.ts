@@ -9,7 +9,7 @@ const HookParams = Type.Object({ id: Type.String(), hook_id: Type.Integer() });
 const TestParams = Type.Object({ id: Type.String(), hook_id: Type.Integer(), trigger: Type.String() });
 const RuleParams = Type.Object({ id: Type.String(), rule_id: Type.Integer() });
 const EmailStatusInput = Type.Union(
-  (['pending', 'sent', 'undeliverable', 'failed'] as const).map((s) => Type.Literal(s)),
+  (['pending', 'sent', 'undeliverable', 'failed', 'skipped'] as const).map((s) => Type.Literal(s)),
 );
 
 /**
@@ -148,12 +148,14 @@ export function hookRoutes(
     threshold_minutes?: number | null;
     recipient_ids?: number[];
     webhook?: boolean;
+    action_interval_minutes?: number;
   }) => ({
     trigger: b.trigger,
     thresholdCount: b.threshold_count,
     thresholdMinutes: b.threshold_minutes,
     recipientIds: b.recipient_ids,
     webhook: b.webhook,
+    actionIntervalMinutes: b.action_interval_minutes,
   });
   const rules = '/projects/:id/error_tracking/notification_rules';
   app.get(

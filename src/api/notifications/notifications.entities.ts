@@ -55,6 +55,7 @@ export const ErrorNotificationRuleEntity = Type.Object({
   threshold_minutes: Nullable(Int),
   recipient_ids: Type.Array(Int),
   webhook: Bool,
+  action_interval_minutes: Int,
   created_at: Str,
   updated_at: Str,
 });
@@ -65,6 +66,7 @@ export const ErrorNotificationRuleInput = Type.Object({
   threshold_minutes: Type.Optional(Nullable(Type.Integer())),
   recipient_ids: Type.Optional(Type.Array(Type.Integer())),
   webhook: Type.Optional(Type.Boolean()),
+  action_interval_minutes: Type.Optional(Type.Integer()),
 });
 
 /** A recorded notification e-mail, for the admin (the body is not shown). */

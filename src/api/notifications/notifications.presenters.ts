@@ -55,6 +55,7 @@ export function errorNotificationRule(r: ErrorRule): Static<typeof ErrorNotifica
     threshold_minutes: r.thresholdMinutes,
     recipient_ids: [...r.recipientIds],
     webhook: r.webhook,
+    action_interval_minutes: r.actionIntervalMinutes,
     created_at: r.createdAt,
     updated_at: r.updatedAt,
   };

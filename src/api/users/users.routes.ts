@@ -69,6 +69,7 @@ export function userRoutes(
       const filter = {
         username: q.username,
         search: q.search,
+        searchEmails: viewer?.admin === true,
         active: q.active,
         blocked: q.blocked,
         admins: viewer?.admin ? q.admins : undefined,
