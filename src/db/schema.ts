@@ -302,6 +302,8 @@ export interface GitPushesTable {
 export interface JobsTable {
   id: Generated<number>;
   kind: string;
+  /** The lane whose workers run the job (src/jobs/queue.ts: `JobLane`). */
+  lane: Generated<string>;
   payload: string;
   unique_key: string | null;
   state: string;

@@ -113,10 +113,11 @@ export class NotificationsService {
   ) {
     this.ruleTriggers = new TtlCache(clock, 1000);
     this.alertListeners = new TtlCache(clock, 1000);
-    jobs.register(ALERT_EVENT_JOB, (job) => this.fanOutAlert(job.payload as AlertEventJob));
-    jobs.register(ERROR_EVENT_JOB, (job) => this.fanOutError(job.payload as ErrorEventJob));
-    jobs.register(SEND_EMAIL_JOB, (job) => this.sendEmail(job));
-    jobs.register(HOOK_DELIVERY_JOB, (job) => this.deliver(job));
+    jobs.register(ALERT_EVENT_JOB, (job) => this.fanOutAlert(job.payload as AlertEventJob), 'urgent');
+    jobs.register(ERROR_EVENT_JOB, (job) => this.fanOutError(job.payload as ErrorEventJob), 'urgent');
+    jobs.register(SEND_EMAIL_JOB, (job) => this.sendEmail(job), 'urgent');
+    // Deliveries have a lane of their own: a receiver that never answers must not hold e-mails and pages.
+    jobs.register(HOOK_DELIVERY_JOB, (job) => this.deliver(job), 'hooks');
   }
 
   /** Calls `fn` after rules, hooks or `send_email` changed (the composition root tells the other processes). */
