@@ -25,6 +25,12 @@ import { type NotificationsService, namespaceOwner, type PayloadPresenter } from
 export const HOOK_TEST_TRIGGERS = ['alert_events', 'error_tracking_events'] as const;
 export type HookTestTrigger = (typeof HOOK_TEST_TRIGGERS)[number];
 
+/**
+ * The most hooks a project may have (GitLab's plan limit `project_hooks`): each event is one delivery per hook,
+ * so the number bounds what one project's event costs the deliveries' workers.
+ */
+export const MAX_PROJECT_HOOKS = 100;
+
 export interface HookChange {
   readonly url?: string;
   readonly name?: string;
@@ -64,9 +70,9 @@ export class HooksService {
     return (await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Maintainer)).project;
   }
 
-  async list(actor: User | null, idOrPath: string): Promise<ProjectHook[]> {
+  async list(actor: User | null, idOrPath: string, page: PageRequest): Promise<Paged<ProjectHook>> {
     const project = await this.project(actor, idOrPath);
-    return this.repo.hooks(project.id);
+    return this.repo.hooksPage(project.id, page);
   }
 
   async get(actor: User | null, idOrPath: string, hookId: number) {
@@ -125,6 +131,12 @@ export class HooksService {
 
   async create(actor: User | null, idOrPath: string, change: HookChange) {
     const project = await this.project(actor, idOrPath);
+    // GitLab's answer beyond its plan limit (a validation error on `base`).
+    if ((await this.repo.countHooks(project.id)) >= MAX_PROJECT_HOOKS)
+      throw invalidFields(
+        { base: [`Maximum number of project hooks (${MAX_PROJECT_HOOKS}) exceeded`] },
+        'unprocessable',
+      );
     const input = await this.input(change, null);
     const id = await this.repo.insertHook(project.id, input, this.clock.now().toISOString());
     await this.notifications.listenersChanged();

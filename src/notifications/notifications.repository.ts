@@ -288,6 +288,22 @@ export class NotificationsRepository {
     return readBool(r.email) || readBool(r.hooks);
   }
 
+  /** A page of a project's hooks, oldest first. */
+  async hooksPage(projectId: number, page: PageRequest): Promise<Paged<ProjectHook>> {
+    const base = this.db.selectFrom('project_hooks').where('project_id', '=', projectId);
+    const { rows, total } = await fetchPage(base, (q) => q.selectAll().orderBy('id'), page);
+    return { items: rows.map(toHook), total };
+  }
+
+  async countHooks(projectId: number): Promise<number> {
+    const r = await this.db
+      .selectFrom('project_hooks')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('project_id', '=', projectId)
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
   async hooks(projectId: number): Promise<(ProjectHook & { tokenEncrypted: string | null })[]> {
     const rows = await this.db
       .selectFrom('project_hooks')

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIntegration, notify } from '../helpers/alerts.js';
 import { databases } from '../helpers/databases.js';
-import { http } from '../helpers/http.js';
+import { allowLocalHooks } from '../helpers/hook-receiver.js';
 import { projectWithMembers } from '../helpers/members.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startSmtpReceiver } from '../helpers/smtp.js';
@@ -45,11 +45,7 @@ describe.each(await databases())('job lanes (%s)', (database) => {
         SVC_OUTBOUND_TIMEOUT_MS: '120000',
       },
     });
-    const r = await http(s.url).put('/api/v4/application/settings', {
-      token: s.rootToken,
-      body: { allow_local_requests_from_web_hooks_and_services: true },
-    });
-    expect(r.status).toBe(200);
+    await allowLocalHooks(s);
   });
   afterAll(async () => {
     // The silent receiver first: the deliveries in flight then fail and the workers can stop.
