@@ -509,6 +509,7 @@ export interface ProjectHooksTable {
   failures: Generated<number>;
   disabled_reason: string | null;
   disabled_at: NullableTimestamp;
+  disabled_until: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -72,14 +72,21 @@ export class HooksService {
 
   async list(actor: User | null, idOrPath: string, page: PageRequest): Promise<Paged<ProjectHook>> {
     const project = await this.project(actor, idOrPath);
-    return this.repo.hooksPage(project.id, page);
+    const result = await this.repo.hooksPage(project.id, page);
+    return { ...result, items: result.items.map((h) => this.now(h)) };
   }
 
   async get(actor: User | null, idOrPath: string, hookId: number) {
     const project = await this.project(actor, idOrPath);
     const hook = await this.repo.hook(project.id, hookId);
     if (!hook) throw notFound('Hook');
-    return hook;
+    return this.now(hook);
+  }
+
+  /** The hook as it is now: a temporary disabling that ended is no longer shown. */
+  private now<H extends ProjectHook>(hook: H): H {
+    const over = hook.disabledUntil !== null && Date.parse(hook.disabledUntil) <= this.clock.now().getTime();
+    return over ? { ...hook, disabledUntil: null } : hook;
   }
 
   /** Refuses a URL that is not http(s) or that leads to a local address (unless the admin allows it): 422. */

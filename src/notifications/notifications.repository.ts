@@ -56,6 +56,7 @@ export function toHook(r: Selectable<ProjectHooksTable>): ProjectHook & { tokenE
     failures: r.failures,
     disabledReason: r.disabled_reason,
     disabledAt: readNullableTimestamp(r.disabled_at),
+    disabledUntil: readNullableTimestamp(r.disabled_until),
     createdAt: readTimestamp(r.created_at),
     updatedAt: readTimestamp(r.updated_at),
   };
@@ -354,6 +355,7 @@ export class NotificationsRepository {
         failures: 0,
         disabled_reason: null,
         disabled_at: null,
+        disabled_until: null,
         updated_at: now,
       })
       .where('id', '=', id)
@@ -368,7 +370,7 @@ export class NotificationsRepository {
   async hookSucceeded(id: number): Promise<void> {
     await this.db
       .updateTable('project_hooks')
-      .set({ failures: 0, disabled_reason: null, disabled_at: null })
+      .set({ failures: 0, disabled_reason: null, disabled_at: null, disabled_until: null })
       .where('id', '=', id)
       .execute();
   }
@@ -378,6 +380,7 @@ export class NotificationsRepository {
    * statement, so concurrent failures count exactly). Returns the new count.
    */
   async hookFailed(id: number, limit: number, reason: string, now: string): Promise<number> {
+    // The temporary disabling's end is set apart (`hookDisabledUntil`): the count decides it, and is exact here.
     const r = await this.db
       .updateTable('project_hooks')
       .set({
@@ -389,6 +392,11 @@ export class NotificationsRepository {
       .returning('failures')
       .executeTakeFirst();
     return r?.failures ?? 0;
+  }
+
+  /** Disables a failing hook until `until` (it sends nothing before). */
+  async hookDisabledUntil(id: number, until: string): Promise<void> {
+    await this.db.updateTable('project_hooks').set({ disabled_until: until }).where('id', '=', id).execute();
   }
 
   // Deliveries
