@@ -214,6 +214,7 @@ const hook: ProjectHook = {
   failures: 0,
   disabledReason: null,
   disabledAt: null,
+  disabledUntil: null,
   createdAt: at,
   updatedAt: at,
 };

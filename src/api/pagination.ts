@@ -35,14 +35,19 @@ export function linkTo(externalUrl: string, request: FastifyRequest, params: Rec
   return `${externalUrl}${url.pathname}${url.search}`;
 }
 
-/** Sets GitLab's offset pagination headers: X-Total, X-Total-Pages, X-Per-Page, X-Page, X-Next-Page, X-Prev-Page, Link. */
+/**
+ * Sets GitLab's offset pagination headers: X-Total, X-Total-Pages, X-Per-Page, X-Page, X-Next-Page, X-Prev-Page,
+ * Link. A null `total` is not counted and there is a next page (a list computed only up to the page asked for):
+ * as above COUNT_LIMIT, no X-Total, X-Total-Pages or `last` link.
+ */
 export function setPageHeaders(
   reply: FastifyReply,
   request: FastifyRequest,
   externalUrl: string,
   page: PageRequest,
-  total: number,
+  counted: number | null,
 ): void {
+  const total = counted ?? Number.POSITIVE_INFINITY;
   const totalPages = Math.max(1, Math.ceil(total / page.perPage));
   const next = page.page < totalPages ? String(page.page + 1) : '';
   const prev = page.page > 1 ? String(page.page - 1) : '';

@@ -35,8 +35,10 @@ export class AuditService {
     /** Verification tokens are shown again by the API, so they are encrypted at rest (migration 0008). */
     private readonly cipher: Cipher,
   ) {
-    jobs.register(AUDIT_STREAM_JOB, async (job) =>
-      this.deliver(job.payload as { destinationId: number; event: StreamedEvent }),
+    jobs.register(
+      AUDIT_STREAM_JOB,
+      async (job) => this.deliver(job.payload as { destinationId: number; event: StreamedEvent }),
+      'hooks',
     );
   }
 

@@ -302,6 +302,8 @@ export interface GitPushesTable {
 export interface JobsTable {
   id: Generated<number>;
   kind: string;
+  /** The lane whose workers run the job (src/jobs/queue.ts: `JobLane`). */
+  lane: Generated<string>;
   payload: string;
   unique_key: string | null;
   state: string;
@@ -507,6 +509,7 @@ export interface ProjectHooksTable {
   failures: Generated<number>;
   disabled_reason: string | null;
   disabled_at: NullableTimestamp;
+  disabled_until: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

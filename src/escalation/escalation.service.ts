@@ -103,7 +103,7 @@ export class EscalationService {
     cacheTtlMs = 1000,
   ) {
     this.policies = new TtlCache(clock, cacheTtlMs);
-    jobs.register(ESCALATION_PAGE_JOB, (job) => this.runPage(job));
+    jobs.register(ESCALATION_PAGE_JOB, (job) => this.runPage(job), 'urgent');
   }
 
   /** Calls `fn` after a policy changed (the composition root announces it to the other processes). */

@@ -89,7 +89,7 @@ export class Outbox {
     private readonly db: Kysely<Database>,
     private readonly jobs: JobQueue,
   ) {
-    jobs.register(OUTBOX_JOB, (job) => this.dispatch(job.payload as OutboxRow));
+    jobs.register(OUTBOX_JOB, (job) => this.dispatch(job.payload as OutboxRow), 'urgent');
   }
 
   /** Registers handler `name` for events of `kind` (a name per kind is what its rows carry). */

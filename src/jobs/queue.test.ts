@@ -77,6 +77,7 @@ describe.each(await databases())('job queue (%s)', (kind) => {
     expect(await q.pending()).toEqual([
       {
         kind: 'flaky',
+        lane: 'background',
         state: 'pending',
         runAt: new Date(t0 + backoffMs(1)).toISOString(),
         attempts: 1,

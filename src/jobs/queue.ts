@@ -23,6 +23,16 @@ export type JobHandler = (
   },
 ) => Promise<void>;
 
+/**
+ * Which workers run a job. Each lane has workers of its own, so a lane full of slow jobs (webhook deliveries to a
+ * receiver that never answers hold a worker until the outbound timeout) never delays another lane's:
+ * - `urgent`: escalation pages, e-mails, the fan-out of alert and error events, the ingest outbox;
+ * - `hooks`: deliveries to receivers outside (webhooks, audit event streams);
+ * - `background`: the rest (retention, storage moves, deletions).
+ */
+export const JOB_LANES = ['urgent', 'hooks', 'background'] as const;
+export type JobLane = (typeof JOB_LANES)[number];
+
 const MAX_ATTEMPTS = 10;
 /** Backoff after the n-th failure: 2^n seconds, at most an hour. */
 export const backoffMs = (attempts: number) => Math.min(3_600_000, 1000 * 2 ** attempts);
@@ -36,9 +46,13 @@ const ENQUEUE_CHUNK = 500;
  */
 export class JobQueue {
   private readonly handlers = new Map<string, JobHandler>();
+  private readonly lanes = new Map<string, JobLane>();
   private readonly workerId = randomUUID();
-  /** Claims and the jobs they claimed, in progress in this process; each resolves to whether it ran a job. */
-  private readonly inFlight = new Set<Promise<boolean>>();
+  /**
+   * Claims and the jobs they claimed, in progress in this process, with the lane they claimed from (null: any);
+   * each resolves to whether it ran a job.
+   */
+  private readonly inFlight = new Map<Promise<boolean>, JobLane | null>();
   private readonly sleepers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
   private running: Promise<void> | null = null;
   private stopped = true;
@@ -52,8 +66,14 @@ export class JobQueue {
     private readonly log: (msg: string, extra?: object) => void = () => undefined,
   ) {}
 
-  register(kind: string, handler: JobHandler): void {
+  /** Registers the handler of a kind and the lane its jobs run in (before any job of the kind is enqueued). */
+  register(kind: string, handler: JobHandler, lane: JobLane = 'background'): void {
     this.handlers.set(kind, handler);
+    this.lanes.set(kind, lane);
+  }
+
+  private laneOf(kind: string): JobLane {
+    return this.lanes.get(kind) ?? 'background';
   }
 
   /** Enqueues a job (in `trx` when given); with `uniqueKey`, at most one pending job has that key. */
@@ -67,6 +87,7 @@ export class JobQueue {
       .insertInto('jobs')
       .values({
         kind,
+        lane: this.laneOf(kind),
         payload: JSON.stringify(payload ?? null),
         unique_key: opts.uniqueKey ?? null,
         state: 'pending',
@@ -96,6 +117,7 @@ export class JobQueue {
         .values(
           jobs.slice(i, i + ENQUEUE_CHUNK).map((j) => ({
             kind: j.kind,
+            lane: this.laneOf(j.kind),
             payload: JSON.stringify(j.payload ?? null),
             unique_key: j.uniqueKey ?? null,
             state: 'pending',
@@ -121,12 +143,12 @@ export class JobQueue {
     this.sleepers.clear();
   }
 
-  /** Claims the next due job for this worker, or null. */
-  private async claim(): Promise<Job | null> {
+  /** Claims the next due job (of `lane`, or of any lane) for this worker, or null. */
+  private async claim(lane: JobLane | null): Promise<Job | null> {
     const now = this.clock.now();
     const until = new Date(now.getTime() + this.leaseMs).toISOString();
     const nowIso = now.toISOString();
-    const due = this.db
+    let due = this.db
       .selectFrom('jobs')
       .select('id')
       .where('state', '=', 'pending')
@@ -134,6 +156,7 @@ export class JobQueue {
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', nowIso)]))
       .orderBy('run_at')
       .limit(1);
+    if (lane !== null) due = due.where('lane', '=', lane);
     const row = await this.db
       .updateTable('jobs')
       .set({ locked_until: until, locked_by: this.workerId, attempts: sql`attempts + 1` })
@@ -188,19 +211,20 @@ export class JobQueue {
   }
 
   /**
-   * Runs due jobs until none is left and no job of this process is still running (another worker's included);
-   * returns how many it ran itself. Tests call this instead of sleeping.
+   * Runs due jobs (of `lane`, or of every lane) until none is left and no job of this process that could enqueue
+   * one for it is still running (another worker's included); returns how many it ran itself. Tests call this
+   * instead of sleeping.
    */
-  async drain(): Promise<number> {
+  async drain(lane: JobLane | null = null): Promise<number> {
     let n = 0;
     for (;;) {
       // A claim is in flight from before it reaches the database: another drain that finds nothing due then
       // waits for it (and for what its job enqueues) instead of returning while a claimed job is not yet running.
-      const step = this.claim().then(async (job) => {
+      const step = this.claim(lane).then(async (job) => {
         if (job) await this.runOne(job);
         return job !== null;
       });
-      this.inFlight.add(step);
+      this.inFlight.set(step, lane);
       const ran = await step.finally(() => this.inFlight.delete(step));
       if (ran) {
         n++;
@@ -208,27 +232,40 @@ export class JobQueue {
       }
       // Nothing due now: wait for the other workers' claims and jobs in progress. Only a job that ran can have
       // enqueued another; when they all found nothing, neither will this (and returning then is what ends a round
-      // of several workers, which would otherwise wait on each other's empty claims for ever).
-      if (this.inFlight.size === 0) return n;
-      const others = await Promise.allSettled([...this.inFlight]);
-      if (!others.some((r) => r.status === 'fulfilled' && r.value === true)) return n;
+      // of several workers, which would otherwise wait on each other's empty claims for ever). A lane's worker
+      // waits only for its own lane (and lane-less drains): waiting for a hung webhook delivery would hold an
+      // escalation page's worker as surely as running it.
+      const others = [...this.inFlight]
+        .filter(([, l]) => lane === null || l === null || l === lane)
+        .map(([p]) => p);
+      if (others.length === 0) return n;
+      const settled = await Promise.allSettled(others);
+      if (!settled.some((r) => r.status === 'fulfilled' && r.value === true)) return n;
     }
   }
 
-  /** Starts `concurrency` workers, each polling for due jobs every `intervalMs`. */
-  start(intervalMs = 1000, concurrency = 1): void {
+  /**
+   * Starts the workers: `concurrency` for each lane (a number: the same for all), each polling its lane for due
+   * jobs every `intervalMs`.
+   */
+  start(intervalMs = 1000, concurrency: number | Readonly<Record<JobLane, number>> = 1): void {
     this.stopped = false;
     const loops: Promise<void>[] = [];
-    for (let i = 0; i < concurrency; i++) {
-      loops.push(
-        (async () => {
-          while (!this.stopped) {
-            await this.drain().catch((err: unknown) => this.log('job worker error', { error: String(err) }));
-            if (this.stopped) return;
-            await this.sleep(intervalMs);
-          }
-        })(),
-      );
+    for (const lane of JOB_LANES) {
+      const workers = typeof concurrency === 'number' ? concurrency : concurrency[lane];
+      for (let i = 0; i < workers; i++) {
+        loops.push(
+          (async () => {
+            while (!this.stopped) {
+              await this.drain(lane).catch((err: unknown) =>
+                this.log('job worker error', { lane, error: String(err) }),
+              );
+              if (this.stopped) return;
+              await this.sleep(intervalMs);
+            }
+          })(),
+        );
+      }
     }
     this.running = Promise.all(loops).then(() => undefined);
   }
@@ -260,11 +297,12 @@ export class JobQueue {
 
   /** Pending and dead jobs, for status and tests. */
   async pending(): Promise<
-    { kind: string; state: string; runAt: string; attempts: number; lastError: string | null }[]
+    { kind: string; lane: string; state: string; runAt: string; attempts: number; lastError: string | null }[]
   > {
     const rows = await this.db.selectFrom('jobs').selectAll().orderBy('run_at').execute();
     return rows.map((r) => ({
       kind: r.kind,
+      lane: r.lane,
       state: r.state,
       runAt: readTimestamp(r.run_at),
       attempts: r.attempts,

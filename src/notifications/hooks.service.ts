@@ -25,6 +25,12 @@ import { type NotificationsService, namespaceOwner, type PayloadPresenter } from
 export const HOOK_TEST_TRIGGERS = ['alert_events', 'error_tracking_events'] as const;
 export type HookTestTrigger = (typeof HOOK_TEST_TRIGGERS)[number];
 
+/**
+ * The most hooks a project may have (GitLab's plan limit `project_hooks`): each event is one delivery per hook,
+ * so the number bounds what one project's event costs the deliveries' workers.
+ */
+export const MAX_PROJECT_HOOKS = 100;
+
 export interface HookChange {
   readonly url?: string;
   readonly name?: string;
@@ -70,16 +76,23 @@ export class HooksService {
     return (await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Maintainer)).project;
   }
 
-  async list(actor: User | null, idOrPath: string): Promise<ProjectHook[]> {
+  async list(actor: User | null, idOrPath: string, page: PageRequest): Promise<Paged<ProjectHook>> {
     const project = await this.project(actor, idOrPath);
-    return this.repo.hooks(project.id);
+    const result = await this.repo.hooksPage(project.id, page);
+    return { ...result, items: result.items.map((h) => this.now(h)) };
   }
 
   async get(actor: User | null, idOrPath: string, hookId: number) {
     const project = await this.project(actor, idOrPath);
     const hook = await this.repo.hook(project.id, hookId);
     if (!hook) throw notFound('Hook');
-    return hook;
+    return this.now(hook);
+  }
+
+  /** The hook as it is now: a temporary disabling that ended is no longer shown. */
+  private now<H extends ProjectHook>(hook: H): H {
+    const over = hook.disabledUntil !== null && Date.parse(hook.disabledUntil) <= this.clock.now().getTime();
+    return over ? { ...hook, disabledUntil: null } : hook;
   }
 
   /** Refuses a URL that is not http(s) or that leads to a local address (unless the admin allows it): 422. */
@@ -131,6 +144,12 @@ export class HooksService {
 
   async create(actor: User | null, idOrPath: string, change: HookChange) {
     const project = await this.project(actor, idOrPath);
+    // GitLab's answer beyond its plan limit (a validation error on `base`).
+    if ((await this.repo.countHooks(project.id)) >= MAX_PROJECT_HOOKS)
+      throw invalidFields(
+        { base: [`Maximum number of project hooks (${MAX_PROJECT_HOOKS}) exceeded`] },
+        'unprocessable',
+      );
     const input = await this.input(change, null);
     const id = await this.repo.insertHook(project.id, input, this.clock.now().toISOString());
     await this.notifications.listenersChanged();

@@ -57,6 +57,7 @@ export function toHook(r: Selectable<ProjectHooksTable>): ProjectHook & { tokenE
     failures: r.failures,
     disabledReason: r.disabled_reason,
     disabledAt: readNullableTimestamp(r.disabled_at),
+    disabledUntil: readNullableTimestamp(r.disabled_until),
     createdAt: readTimestamp(r.created_at),
     updatedAt: readTimestamp(r.updated_at),
   };
@@ -292,6 +293,22 @@ export class NotificationsRepository {
     return readBool(r.email) || readBool(r.hooks);
   }
 
+  /** A page of a project's hooks, oldest first. */
+  async hooksPage(projectId: number, page: PageRequest): Promise<Paged<ProjectHook>> {
+    const base = this.db.selectFrom('project_hooks').where('project_id', '=', projectId);
+    const { rows, total } = await fetchPage(base, (q) => q.selectAll().orderBy('id'), page);
+    return { items: rows.map(toHook), total };
+  }
+
+  async countHooks(projectId: number): Promise<number> {
+    const r = await this.db
+      .selectFrom('project_hooks')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('project_id', '=', projectId)
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
   async hooks(projectId: number): Promise<(ProjectHook & { tokenEncrypted: string | null })[]> {
     const rows = await this.db
       .selectFrom('project_hooks')
@@ -342,6 +359,7 @@ export class NotificationsRepository {
         failures: 0,
         disabled_reason: null,
         disabled_at: null,
+        disabled_until: null,
         updated_at: now,
       })
       .where('id', '=', id)
@@ -356,7 +374,7 @@ export class NotificationsRepository {
   async hookSucceeded(id: number): Promise<void> {
     await this.db
       .updateTable('project_hooks')
-      .set({ failures: 0, disabled_reason: null, disabled_at: null })
+      .set({ failures: 0, disabled_reason: null, disabled_at: null, disabled_until: null })
       .where('id', '=', id)
       .execute();
   }
@@ -366,6 +384,7 @@ export class NotificationsRepository {
    * statement, so concurrent failures count exactly). Returns the new count.
    */
   async hookFailed(id: number, limit: number, reason: string, now: string): Promise<number> {
+    // The temporary disabling's end is set apart (`hookDisabledUntil`): the count decides it, and is exact here.
     const r = await this.db
       .updateTable('project_hooks')
       .set({
@@ -377,6 +396,11 @@ export class NotificationsRepository {
       .returning('failures')
       .executeTakeFirst();
     return r?.failures ?? 0;
+  }
+
+  /** Disables a failing hook until `until` (it sends nothing before). */
+  async hookDisabledUntil(id: number, until: string): Promise<void> {
+    await this.db.updateTable('project_hooks').set({ disabled_until: until }).where('id', '=', id).execute();
   }
 
   // Deliveries

@@ -35,8 +35,24 @@ export const HOOK_TOKEN_HEADER = 'X-Svc-Token';
 export const EMAIL_MAX_ATTEMPTS = 5;
 /** Attempts per hook delivery (the first and three retries, with the job queue's backoff: 2 s, 4 s, 8 s). */
 export const HOOK_MAX_ATTEMPTS = 4;
-/** Failed attempts in a row after which a hook is disabled (GitLab disables a hook that keeps failing). */
-export const HOOK_DISABLE_AFTER = 8;
+/**
+ * Failed attempts in a row after which a hook is temporarily disabled, and for how long: a minute, doubling with
+ * each further failure, at most a day (GitLab's WebHooks::AutoDisabling).
+ */
+export const HOOK_BACKOFF_AFTER = 4;
+const HOOK_BACKOFF_FIRST_MS = 60_000;
+const HOOK_BACKOFF_MAX_MS = 86_400_000;
+export const hookBackoffMs = (failures: number) =>
+  Math.min(HOOK_BACKOFF_MAX_MS, HOOK_BACKOFF_FIRST_MS * 2 ** Math.min(20, failures - HOOK_BACKOFF_AFTER));
+/** Failed attempts in a row after which a hook is disabled for good, until edited or tested (GitLab: 40). */
+export const HOOK_DISABLE_AFTER = 40;
+
+/** Whether a hook sends now: not disabled, nor temporarily disabled. */
+export function hookExecutable(hook: ProjectHook, now: Date): boolean {
+  return (
+    !hook.disabledReason && (hook.disabledUntil === null || Date.parse(hook.disabledUntil) <= now.getTime())
+  );
+}
 /** The most response body bytes read from a hook receiver. */
 const HOOK_MAX_RESPONSE = 64 * 1024;
 
@@ -124,10 +140,11 @@ export class NotificationsService {
   ) {
     this.ruleTriggers = new TtlCache(clock, 1000);
     this.alertListeners = new TtlCache(clock, 1000);
-    jobs.register(ALERT_EVENT_JOB, (job) => this.fanOutAlert(job.payload as AlertEventJob));
-    jobs.register(ERROR_EVENT_JOB, (job) => this.fanOutError(job.payload as ErrorEventJob));
-    jobs.register(SEND_EMAIL_JOB, (job) => this.sendEmail(job));
-    jobs.register(HOOK_DELIVERY_JOB, (job) => this.deliver(job));
+    jobs.register(ALERT_EVENT_JOB, (job) => this.fanOutAlert(job.payload as AlertEventJob), 'urgent');
+    jobs.register(ERROR_EVENT_JOB, (job) => this.fanOutError(job.payload as ErrorEventJob), 'urgent');
+    jobs.register(SEND_EMAIL_JOB, (job) => this.sendEmail(job), 'urgent');
+    // Deliveries have a lane of their own: a receiver that never answers must not hold e-mails and pages.
+    jobs.register(HOOK_DELIVERY_JOB, (job) => this.deliver(job), 'hooks');
   }
 
   /** Calls `fn` after rules, hooks or `send_email` changed (the composition root tells the other processes). */
@@ -274,7 +291,7 @@ export class NotificationsService {
       object_attributes: this.presenter.alert(alert),
       url,
     };
-    const hooks = (await this.repo.hooks(project.id)).filter((h) => h.alertEvents && !h.disabledReason);
+    const hooks = (await this.repo.hooks(project.id)).filter((h) => h.alertEvents && this.executable(h));
     await this.record(
       project.id,
       recipients.map((r) => ({ ...r, key: `${keyBase}:${j.event}:${r.id}` })),
@@ -339,7 +356,7 @@ export class NotificationsService {
       const recipients = (await this.repo.activeUsers(f.rule.recipientIds)).filter((r) => !mailed.has(r.id));
       for (const r of recipients) mailed.add(r.id);
       const hooks = f.rule.webhook
-        ? (await this.repo.hooks(project.id)).filter((h) => h.errorTrackingEvents && !h.disabledReason)
+        ? (await this.repo.hooks(project.id)).filter((h) => h.errorTrackingEvents && this.executable(h))
         : [];
       const payload: HookPayload = {
         object_kind: 'error',
@@ -392,7 +409,7 @@ export class NotificationsService {
       url,
       escalation: p.escalation,
     };
-    const hooks = (await this.repo.hooks(project.id)).filter((h) => h.alertEvents && !h.disabledReason);
+    const hooks = (await this.repo.hooks(project.id)).filter((h) => h.alertEvents && this.executable(h));
     await this.record(
       project.id,
       p.recipients.map((r) => ({ id: r.id, email: r.email, key: `${p.keyBase}:${r.id}` })),
@@ -544,12 +561,15 @@ export class NotificationsService {
     if (!delivery || delivery.status !== 'pending') return;
     const hook = await this.repo.hookById(delivery.hookId);
     const now = () => this.clock.now().toISOString();
-    if (!hook || hook.disabledReason) {
+    if (!hook || !this.executable(hook)) {
       await this.repo.updateDelivery(delivery.id, {
         status: 'failed',
         responseStatus: null,
         durationMs: null,
-        error: 'not sent: the hook is disabled',
+        error:
+          hook && !hook.disabledReason
+            ? `not sent: the hook is temporarily disabled until ${hook.disabledUntil}`
+            : 'not sent: the hook is disabled',
         attempts: delivery.attempts,
         finishedAt: now(),
       });
@@ -574,7 +594,14 @@ export class NotificationsService {
       `disabled after ${HOOK_DISABLE_AFTER} failed deliveries in a row; the last: ${r.error}`,
       now(),
     );
-    const last = job.attempts >= HOOK_MAX_ATTEMPTS || failures >= HOOK_DISABLE_AFTER;
+    // From the HOOK_BACKOFF_AFTER-th failure in a row the hook rests, longer each time; this delivery ends.
+    const resting = failures >= HOOK_BACKOFF_AFTER;
+    if (resting && failures < HOOK_DISABLE_AFTER)
+      await this.repo.hookDisabledUntil(
+        hook.id,
+        new Date(this.clock.now().getTime() + hookBackoffMs(failures)).toISOString(),
+      );
+    const last = job.attempts >= HOOK_MAX_ATTEMPTS || resting;
     await this.repo.updateDelivery(delivery.id, {
       status: last ? 'failed' : 'pending',
       responseStatus: r.status,
@@ -585,6 +612,10 @@ export class NotificationsService {
     });
     // The queue retries with its backoff; a delivery that used its attempts stays failed.
     if (!last) throw new Error(r.error ?? 'delivery failed');
+  }
+
+  private executable(hook: ProjectHook): boolean {
+    return hookExecutable(hook, this.clock.now());
   }
 
   // Admin view

@@ -46,6 +46,8 @@ export interface ProjectHook {
   /** Why the hook was disabled (it kept failing); null while it is active. */
   readonly disabledReason: string | null;
   readonly disabledAt: string | null;
+  /** Until when the hook is temporarily disabled (failing, before it is disabled for good); null if it is not. */
+  readonly disabledUntil: string | null;
   readonly createdAt: string;
   readonly updatedAt: string;
 }

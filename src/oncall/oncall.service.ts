@@ -1,6 +1,8 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
 import { invalidFields, notFound, paramError } from '../errors.js';
 import { AccessLevel, type MemberSource } from '../members/members.js';
+import type { PageRequest } from '../pagination.js';
 import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
@@ -10,19 +12,20 @@ import {
   type ActivePeriod,
   canonicalTimeZone,
   convertActivePeriod,
+  eachShift,
   LENGTH_UNITS,
   type LengthUnit,
   MAX_DESCRIPTION,
   MAX_LENGTH,
   MAX_NAME,
   MAX_PARTICIPANTS,
+  MAX_ROTATIONS,
   MAX_SHIFTS_WINDOW_DAYS,
   type OncallSchedule,
   onCallUserIds,
   parseTime,
   parseTimeOfDay,
   type RotationRecord,
-  rotationShifts,
   shiftsAt,
 } from './oncall.js';
 import type { OncallRepository, RotationFields, ScheduleFields } from './oncall.repository.js';
@@ -213,6 +216,8 @@ export class OncallService {
   ): Promise<RotationView> {
     const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
     const schedule = await this.scheduleOf(project, iid);
+    if ((await this.repo.rotations([schedule.id])).length >= MAX_ROTATIONS)
+      throw invalidFields({ base: [`A schedule may have at most ${MAX_ROTATIONS} rotations`] });
     const fields = await this.rotationFields(project, schedule, input, null);
     const created = await this.repo.insertRotation(schedule.id, fields, this.clock.now().toISOString());
     if (!created) throw invalidFields({ name: ['has already been taken'] });
@@ -259,13 +264,19 @@ export class OncallService {
     );
   }
 
-  /** The shifts of every rotation overlapping [from, to) (defaults: now, and 14 days later; at most 31 days). */
+  /**
+   * A page of the shifts of every rotation overlapping [from, to) (defaults: now, and 14 days later; at most 31
+   * days), by start. Only the shifts up to the page's end (and one more, to tell whether there is a next page) are
+   * computed, yielding to the event loop as they are: `total` is the number of shifts when the page reached their
+   * end, else null (more follow).
+   */
   async shifts(
     actor: User | null,
     idOrPath: string,
     iid: number,
     range: { from?: string; to?: string },
-  ): Promise<ShiftView[]> {
+    page: PageRequest,
+  ): Promise<{ items: ShiftView[]; total: number | null }> {
     const { schedule, rotations } = await this.getSchedule(actor, idOrPath, iid);
     const tz = schedule.timezone;
     const from = range.from === undefined ? this.clock.now().getTime() : parseTime(range.from, tz);
@@ -275,10 +286,18 @@ export class OncallService {
     if (to <= from) throw paramError('to must be after from');
     if (to - from > MAX_SHIFTS_WINDOW_DAYS * DAY)
       throw paramError(`from and to may be at most ${MAX_SHIFTS_WINDOW_DAYS} days apart`);
-    return rotations
-      .flatMap((r) => rotationShifts(spec(r), tz, from, to))
-      .sort((a, b) => a.startsAt - b.startsAt || a.rotationId - b.rotationId)
-      .flatMap((s) => shiftView(s, rotations, tz));
+    const skip = (page.page - 1) * page.perPage;
+    const items: ShiftView[] = [];
+    let seen = 0;
+    for (const shift of eachShift(rotations.map(spec), tz, from, to)) {
+      const view = shiftView(shift, rotations, tz)[0];
+      if (!view) continue;
+      if (seen >= skip + page.perPage) return { items, total: null };
+      if (seen >= skip) items.push(view);
+      seen++;
+      if (seen % SHIFTS_PER_TURN === 0) await yieldToEventLoop();
+    }
+    return { items, total: seen };
   }
 
   /**
@@ -468,6 +487,9 @@ function rotationView(r: RotationRecord, timezone: string, users: ReadonlyMap<nu
     }),
   };
 }
+
+/** Shifts computed between two turns of the event loop (a far page of a long range takes many turns). */
+const SHIFTS_PER_TURN = 1000;
 
 function shiftView(
   s: { rotationId: number; userId: number; startsAt: number; endsAt: number },

@@ -3,6 +3,7 @@ import {
   addDays,
   canonicalTimeZone,
   convertActivePeriod,
+  eachShift,
   formatInZone,
   fromLocal,
   onCallUserIds,
@@ -354,5 +355,32 @@ describe('DST changes: a daily shift keeps its local start time', () => {
         formatInZone(s.startsAt, tz),
       ),
     ).toEqual(['2026-03-28T02:30:00+01:00', '2026-03-29T03:30:00+02:00', '2026-03-30T02:30:00+02:00']);
+  });
+});
+
+describe('shifts of several rotations, as they are taken', () => {
+  it('merges the rotations by start (then rotation id), as sorting them all would', () => {
+    const rs = [
+      rotation({ length: 8, lengthUnit: 'hours' }),
+      rotation({ length: 1, lengthUnit: 'days', activePeriod: { startTime: '09:00', endTime: '17:00' } }),
+      rotation({ length: 1, lengthUnit: 'weeks', startsAt: '2026-01-03T00:00:00.000Z' }),
+    ];
+    const [from, to] = [t('2026-01-06T00:00:00Z'), t('2026-01-20T00:00:00Z')];
+    const sorted = rs
+      .flatMap((r) => rotationShifts(r, BERLIN, from, to))
+      .sort((a, b) => a.startsAt - b.startsAt || a.rotationId - b.rotationId);
+    expect([...eachShift(rs, BERLIN, from, to)]).toEqual(sorted);
+  });
+
+  it('computes only what is taken: the first shifts of a century of hourly rotations come at once', () => {
+    // All of them would be 50 * 876,000 shifts: taking 100 must not compute them (the test would not end).
+    const rs = Array.from({ length: 50 }, () => rotation({ length: 1, lengthUnit: 'hours' }));
+    const first: number[] = [];
+    for (const s of eachShift(rs, 'UTC', t('2026-01-05T08:00:00Z'), t('2126-01-01T00:00:00Z'))) {
+      first.push(s.startsAt);
+      if (first.length === 100) break;
+    }
+    expect(first[0]).toBe(t('2026-01-05T08:00:00Z'));
+    expect(first[99]).toBe(t('2026-01-05T09:00:00Z'));
   });
 });

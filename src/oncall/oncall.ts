@@ -14,6 +14,11 @@ export const MAX_NAME = 200;
 export const MAX_DESCRIPTION = 1000;
 /** The longest window `GET .../shifts` lists. */
 export const MAX_SHIFTS_WINDOW_DAYS = 31;
+/**
+ * The most rotations a schedule may have: who is on call and the shifts are computed over all of them, so the
+ * number bounds what one request costs.
+ */
+export const MAX_ROTATIONS = 50;
 
 /** Daily active hours, "HH:MM" local times in the schedule's timezone; an end before the start runs overnight. */
 export interface ActivePeriod {
@@ -317,13 +322,22 @@ function activePieces(
  * `to`.
  */
 export function rotationShifts(rotation: RotationSpec, timeZone: string, from: number, to: number): Shift[] {
+  return [...eachRotationShift(rotation, timeZone, from, to)];
+}
+
+/** `rotationShifts` one at a time, computed as they are taken. */
+export function* eachRotationShift(
+  rotation: RotationSpec,
+  timeZone: string,
+  from: number,
+  to: number,
+): Generator<Shift> {
   const people = [...rotation.participants].sort((a, b) => a.position - b.position);
   const start = Date.parse(rotation.startsAt);
   const end = rotation.endsAt === null ? Number.POSITIVE_INFINITY : Date.parse(rotation.endsAt);
   const lo = Math.max(from, start);
   const hi = Math.min(to, end);
-  if (people.length === 0 || lo >= hi) return [];
-  const shifts: Shift[] = [];
+  if (people.length === 0 || lo >= hi) return;
   for (let k = cycleIndex(rotation, timeZone, lo); ; k++) {
     const cs = cycleStart(rotation, timeZone, k);
     if (cs >= hi) break;
@@ -341,15 +355,39 @@ export function rotationShifts(rotation: RotationSpec, timeZone: string, from: n
       : [[cs, ce]];
     for (const [s, e] of pieces)
       if (s < to && e > from)
-        shifts.push({
-          rotationId: rotation.id,
-          userId: who.userId,
-          position: who.position,
-          startsAt: s,
-          endsAt: e,
-        });
+        yield { rotationId: rotation.id, userId: who.userId, position: who.position, startsAt: s, endsAt: e };
   }
-  return shifts;
+}
+
+/**
+ * The shifts of all the rotations that overlap [from, to), by start (then rotation id), computed as they are
+ * taken: reading the first n costs about n shifts (and one ahead a rotation), not the whole window's.
+ */
+export function* eachShift(
+  rotations: readonly RotationSpec[],
+  timeZone: string,
+  from: number,
+  to: number,
+): Generator<Shift> {
+  const streams = rotations.map((r) => eachRotationShift(r, timeZone, from, to));
+  const heads = streams.map((g) => g.next());
+  for (;;) {
+    let best = -1;
+    for (let i = 0; i < heads.length; i++) {
+      const h = heads[i]!;
+      if (h.done) continue;
+      const b = best < 0 ? null : (heads[best]!.value as Shift);
+      if (
+        !b ||
+        h.value.startsAt < b.startsAt ||
+        (h.value.startsAt === b.startsAt && h.value.rotationId < b.rotationId)
+      )
+        best = i;
+    }
+    if (best < 0) return;
+    yield heads[best]!.value as Shift;
+    heads[best] = streams[best]!.next();
+  }
 }
 
 /** The shifts of all rotations that contain the instant `at` (a shift is on call from its start, not at its end). */

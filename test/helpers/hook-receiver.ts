@@ -1,5 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { http } from './http.js';
+import type { TestServer } from './server.js';
 
 /** One request a hook receiver got. */
 export interface ReceivedHook {
@@ -50,4 +52,13 @@ export async function startHookReceiver(): Promise<{
         server.close(() => resolve());
       }),
   };
+}
+
+/** Lets the server's webhooks reach loopback receivers (off by default: the SSRF guard). */
+export async function allowLocalHooks(s: TestServer): Promise<void> {
+  const r = await http(s.url).put('/api/v4/application/settings', {
+    token: s.rootToken,
+    body: { allow_local_requests_from_web_hooks_and_services: true },
+  });
+  if (r.status !== 200) throw new Error(`could not allow local hooks: ${r.status}`);
 }

@@ -367,7 +367,7 @@ describe.each(await databases())('alert e-mail and project webhooks (%s)', (data
     }
   });
 
-  it('retries a failing delivery with backoff, then disables a hook that keeps failing, with the reason', async () => {
+  it('retries a failing delivery with backoff, rests a failing hook longer each time, then disables it with the reason', async () => {
     const receiver = await startHookReceiver();
     try {
       const { api, projectId, tokens, send } = await setup(bare, 'retry');
@@ -394,26 +394,52 @@ describe.each(await databases())('alert e-mail and project webhooks (%s)', (data
       expect(receiver.received).toHaveLength(3);
       expect((await events())[0]).toMatchObject({ status: 'success', response_status: 204, attempts: 3 });
 
-      // Failing for good: two events of four attempts each disable the hook after eight failures in a row.
+      // Failing: four failures in a row disable the hook for a minute (GitLab's temporary disabling).
       receiver.status = 503;
       await send({ title: 'flaky 2' });
-      await send({ title: 'flaky 3' });
-      for (let i = 0; i < 6; i++) {
+      for (let i = 0; i < 4; i++) {
         await drain(bare);
-        bare.clock.advance(20_000);
+        bare.clock.advance(10_000);
       }
+      expect((await events())[0]).toMatchObject({ status: 'failed', attempts: 4 });
+      const resting = await api.get(`${base}/${hook.body.id}`, { token: tokens.maintainer });
+      expect(resting.body).toMatchObject({ alert_status: 'temporarily_disabled', disabled_reason: null });
+      const until1 = Date.parse(resting.body.disabled_until);
+      expect(until1 - bare.clock.now().getTime()).toBeGreaterThan(20_000);
+      expect(until1 - bare.clock.now().getTime()).toBeLessThanOrEqual(60_000);
+      // While it rests, events are not sent to it.
+      const rested = receiver.received.length;
+      await send({ title: 'while resting' });
       await drain(bare);
-      const list = await events();
-      expect(
-        list.slice(0, 2).map((e: { status: string; attempts: number }) => [e.status, e.attempts]),
-      ).toEqual([
-        ['failed', 4],
-        ['failed', 4],
-      ]);
-      const disabled = await api.get(`${base}/${hook.body.id}`, { token: tokens.maintainer });
-      expect(disabled.body.alert_status).toBe('disabled');
+      expect(receiver.received).toHaveLength(rested);
+      // After the minute it is tried again: one more failure rests it twice as long.
+      bare.clock.advance(60_000);
+      expect((await api.get(`${base}/${hook.body.id}`, { token: tokens.maintainer })).body.alert_status).toBe(
+        'executable',
+      );
+      await send({ title: 'flaky 3' });
+      await drain(bare);
+      expect(receiver.received).toHaveLength(rested + 1);
+      const longer = await api.get(`${base}/${hook.body.id}`, { token: tokens.maintainer });
+      expect(longer.body.alert_status).toBe('temporarily_disabled');
+      const until2 = Date.parse(longer.body.disabled_until) - bare.clock.now().getTime();
+      expect(until2).toBeGreaterThan(110_000);
+      expect(until2).toBeLessThanOrEqual(120_000);
+      // At 40 failures in a row it is disabled for good, with the reason.
+      await bare.server.ctx.db.kysely
+        .updateTable('project_hooks')
+        .set({ failures: 39, disabled_until: null })
+        .where('id', '=', hook.body.id)
+        .execute();
+      await send({ title: 'flaky 4' });
+      const disabled = await until(async () => {
+        await drain(bare);
+        const r = await api.get(`${base}/${hook.body.id}`, { token: tokens.maintainer });
+        return r.body.alert_status === 'disabled' && r;
+      }, 'the hook disabled for good');
+      expect(disabled.body.disabled_until).toBeNull();
       expect(disabled.body.disabled_reason).toBe(
-        'disabled after 8 failed deliveries in a row; the last: the receiver answered 503',
+        'disabled after 40 failed deliveries in a row; the last: the receiver answered 503',
       );
       // A disabled hook gets no new deliveries.
       const sent = receiver.received.length;

@@ -484,6 +484,61 @@ describe.each(await databases())('on-call schedules (%s)', (database) => {
     expect(await window('from=later')).toBe(400);
   });
 
+  it('at most 50 rotations a schedule (400 beyond, nothing added); shifts come a bounded page at a time', async () => {
+    const iid = await schedule('UTC');
+    const url = `${base()}/${iid}`;
+    const rotation = (i: number) =>
+      as('maintainer', {
+        name: `Hourly ${i}`,
+        starts_at: '2026-01-01T00:00:00Z',
+        length: 1,
+        length_unit: 'hours',
+        participants: [{ username: 'reporter-oncall' }, { username: 'developer-oncall' }],
+      });
+    for (let i = 0; i < 50; i++) expect((await api.post(`${url}/rotations`, rotation(i))).status).toBe(201);
+    const over = await api.post(`${url}/rotations`, rotation(50));
+    expect(over.status).toBe(400);
+    expect(over.body).toEqual({ message: { base: ['A schedule may have at most 50 rotations'] } });
+    expect((await api.get(`${url}/rotations`, as('reporter'))).body).toHaveLength(50);
+
+    // 31 days of 50 hourly rotations are 37,200 shifts: one page of them, in order, and the way to the next.
+    const range = 'from=2026-03-01T00:00Z&to=2026-04-01T00:00Z';
+    const first = await api.get(`${url}/shifts?${range}&per_page=100`, as('reporter'));
+    expect(first.status).toBe(200);
+    expect(first.body).toHaveLength(100);
+    expect(first.body[0]).toMatchObject({
+      rotation: { name: 'Hourly 0' },
+      starts_at: '2026-03-01T00:00:00+00:00',
+    });
+    expect(first.body[99]).toMatchObject({
+      rotation: { name: 'Hourly 49' },
+      starts_at: '2026-03-01T01:00:00+00:00',
+    });
+    expect(first.headers.get('x-next-page')).toBe('2');
+    expect(first.headers.get('link')).toContain('rel="next"');
+    const third = await api.get(`${url}/shifts?${range}&per_page=100&page=3`, as('reporter'));
+    expect(third.body).toHaveLength(100);
+    expect(third.body[0]).toMatchObject({
+      rotation: { name: 'Hourly 0' },
+      starts_at: '2026-03-01T04:00:00+00:00',
+    });
+    expect(third.headers.get('x-prev-page')).toBe('2');
+    // The default page is 20.
+    expect((await api.get(`${url}/shifts?${range}`, as('reporter'))).body).toHaveLength(20);
+    // The last page: no next one (the total is above 10,000: not given, as GitLab's lists).
+    const last = await api.get(`${url}/shifts?${range}&per_page=100&page=372`, as('reporter'));
+    expect(last.body).toHaveLength(100);
+    expect(last.headers.get('x-next-page')).toBe('');
+    expect(last.headers.get('x-total')).toBeNull();
+    // Shifts are counted when a page reaches their end: two hours of 50 rotations, the fifth page of 20.
+    const hours = 'from=2026-03-01T00:00Z&to=2026-03-01T02:00Z';
+    expect((await api.get(`${url}/shifts?${hours}`, as('reporter'))).headers.get('x-total')).toBeNull();
+    const short = await api.get(`${url}/shifts?${hours}&page=5`, as('reporter'));
+    expect(short.body).toHaveLength(20);
+    expect(short.headers.get('x-total')).toBe('100');
+    expect(short.headers.get('x-total-pages')).toBe('5');
+  });
+
   it('someone who leaves the project leaves its rotations and is not on call any more', async () => {
     const u = await api.post('/api/v4/users', {
       token: s.rootToken,

@@ -48,12 +48,18 @@ export function hookRoutes(
     {
       schema: {
         tags,
-        summary: 'List project webhooks (Maintainer)',
+        summary: 'List project webhooks, oldest first (Maintainer)',
         params: Params,
+        querystring: PageQuery,
         response: { 200: Type.Array(E.ProjectHookEntity) },
       },
     },
-    async (req) => (await ctx.hooks.list(req.actor.user, req.params.id)).map((h) => P.projectHook(h)),
+    async (req, reply) => {
+      const page = pageRequest(req.query);
+      const result = await ctx.hooks.list(req.actor.user, req.params.id, page);
+      setPageHeaders(reply, req, url, page, result.total);
+      return result.items.map((h) => P.projectHook(h));
+    },
   );
   app.get(
     '/projects/:id/hooks/:hook_id',

@@ -11,7 +11,10 @@ export const ProjectHookEntity = Type.Object({
   alert_events: Bool,
   error_tracking_events: Bool,
   enable_ssl_verification: Bool,
-  /** GitLab's `alert_status`: `executable`, or `disabled` after failing too often. */
+  /**
+   * GitLab's `alert_status`: `executable`, `temporarily_disabled` (until `disabled_until`) after failing a few times
+   * in a row, or `disabled` after failing too often.
+   */
   alert_status: Str,
   disabled_until: Nullable(Str),
   /** Why the hook was disabled (svc); null while it is executable. */

@@ -22,8 +22,8 @@ export function projectHook(h: ProjectHook): Static<typeof ProjectHookEntity> {
     alert_events: h.alertEvents,
     error_tracking_events: h.errorTrackingEvents,
     enable_ssl_verification: h.enableSslVerification,
-    alert_status: h.disabledReason ? 'disabled' : 'executable',
-    disabled_until: null,
+    alert_status: h.disabledReason ? 'disabled' : h.disabledUntil ? 'temporarily_disabled' : 'executable',
+    disabled_until: h.disabledReason ? null : h.disabledUntil,
     disabled_reason: h.disabledReason,
     created_at: h.createdAt,
   };

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../../app-context.js';
 import type { RotationInput } from '../../oncall/oncall.service.js';
+import { PageQuery, pageRequest, setPageHeaders } from '../pagination.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../version.js';
 
 const Params = Type.Object({ id: Type.String() });
@@ -224,18 +225,28 @@ export function oncallRoutes(app: ApiApp, ctx: Pick<AppContext, 'oncall' | 'conf
     {
       schema: {
         tags,
-        summary: 'The shifts overlapping [from, to) (default: now and 14 days; at most 31 days) (Reporter)',
+        summary:
+          'The shifts overlapping [from, to) by start, a page at a time (default: now and 14 days; at most 31 days) (Reporter)',
         params: ScheduleParams,
-        querystring: Type.Object({ from: Type.Optional(Type.String()), to: Type.Optional(Type.String()) }),
+        querystring: Type.Object({
+          ...PageQuery.properties,
+          from: Type.Optional(Type.String()),
+          to: Type.Optional(Type.String()),
+        }),
         response: { 200: Type.Array(E.OncallShiftEntity) },
       },
     },
-    async (req) =>
-      (
-        await ctx.oncall.shifts(req.actor.user, req.params.id, req.params.iid, {
-          from: req.query.from,
-          to: req.query.to,
-        })
-      ).map((s) => P.oncallShift(s, viewOf(req, url))),
+    async (req, reply) => {
+      const page = pageRequest(req.query);
+      const result = await ctx.oncall.shifts(
+        req.actor.user,
+        req.params.id,
+        req.params.iid,
+        { from: req.query.from, to: req.query.to },
+        page,
+      );
+      setPageHeaders(reply, req, url, page, result.total);
+      return result.items.map((s) => P.oncallShift(s, viewOf(req, url)));
+    },
   );
 }

@@ -19,6 +19,8 @@ import * as m0019 from './0019_oncall_escalation.js';
 import * as m0020 from './0020_read_path_indexes.js';
 import * as m0021 from './0021_alert_search.js';
 import * as m0022 from './0022_error_rule_intervals.js';
+import * as m0023 from './0023_job_lanes.js';
+import * as m0024 from './0024_hook_backoff.js';
 import type { MigrationEnv } from './helpers.js';
 
 /** Every migration in order; names are what the migrations table records. */
@@ -45,4 +47,6 @@ export const MIGRATIONS: ReadonlyArray<
   ['0020_read_path_indexes', m0020.up],
   ['0021_alert_search', m0021.up],
   ['0022_error_rule_intervals', m0022.up],
+  ['0023_job_lanes', m0023.up],
+  ['0024_hook_backoff', m0024.up],
 ];
