@@ -18,6 +18,7 @@ import * as m0018 from './0018_cluster.js';
 import * as m0019 from './0019_oncall_escalation.js';
 import * as m0020 from './0020_read_path_indexes.js';
 import * as m0021 from './0021_alert_search.js';
+import * as m0022 from './0022_notes.js';
 import type { MigrationEnv } from './helpers.js';
 
 /** Every migration in order; names are what the migrations table records. */
@@ -43,4 +44,5 @@ export const MIGRATIONS: ReadonlyArray<
   ['0019_oncall_escalation', m0019.up],
   ['0020_read_path_indexes', m0020.up],
   ['0021_alert_search', m0021.up],
+  ['0022_notes', m0022.up],
 ];
