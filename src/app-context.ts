@@ -20,6 +20,7 @@ import type { IssuesService } from './issues/issues.service.js';
 import type { JobQueue } from './jobs/queue.js';
 import type { MembersService } from './members/members.service.js';
 import type { MergeRequestApprovalsService } from './merge-requests/merge-request-approvals.service.js';
+import type { MergeRequestNotesService } from './merge-requests/merge-request-notes.service.js';
 import type { MergeRequestsService } from './merge-requests/merge-requests.service.js';
 import type { ProjectApprovalRulesService } from './merge-requests/project-approval-rules.service.js';
 import type { HooksService } from './notifications/hooks.service.js';
@@ -69,6 +70,7 @@ export interface AppContext {
   readonly mergeRequests: MergeRequestsService;
   readonly projectApprovalRules: ProjectApprovalRulesService;
   readonly mergeRequestApprovals: MergeRequestApprovalsService;
+  readonly mergeRequestNotes: MergeRequestNotesService;
   /** Cache invalidation across processes (PostgreSQL LISTEN/NOTIFY), or within this one (SQLite). */
   readonly bus: InvalidationBus;
   /** E-mail, webhook deliveries and error rules. */

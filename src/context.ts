@@ -201,16 +201,18 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     clock,
     cipher,
   );
-  const { mergeRequests, projectApprovalRules, mergeRequestApprovals } = wireMergeRequests({
-    kysely: k,
-    projects,
-    git,
-    users,
-    namespaces,
-    members,
-    access,
-    clock,
-  });
+  const { mergeRequests, projectApprovalRules, mergeRequestApprovals, mergeRequestNotes } = wireMergeRequests(
+    {
+      kysely: k,
+      projects,
+      git,
+      users,
+      namespaces,
+      members,
+      access,
+      clock,
+    },
+  );
   const gitAccess = new GitAccessService(
     users,
     groups,
@@ -368,6 +370,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     mergeRequests,
     projectApprovalRules,
     mergeRequestApprovals,
+    mergeRequestNotes,
     ...wireRunners({
       kysely: k,
       projects,

@@ -22,6 +22,7 @@ export const LATER_TABLES: ReadonlySet<string> = new Set([
   'oncall_participants',
   'escalation_policies',
   'escalation_rules',
+  'notes',
 ]);
 
 /**
@@ -64,6 +65,7 @@ export const BACKUP_TABLES = [
   'merge_request_approvals',
   'merge_request_diffs',
   'merge_request_approval_rules',
+  'notes',
   'approval_rules',
   'project_approval_settings',
   'managed_licenses',

@@ -178,6 +178,20 @@ export interface AlertNotesTable {
   system: Generated<number | boolean>;
 }
 
+/** Comments and system notes of merge requests (and, later, issues): GitLab's `notes`. */
+export interface NotesTable {
+  id: Generated<number>;
+  noteable_type: string;
+  noteable_id: number;
+  project_id: number;
+  author_id: number | null;
+  body: string;
+  system: Generated<number | boolean>;
+  internal: Generated<number | boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface AlertEventsTable {
   id: Generated<number>;
   alert_id: number;
@@ -615,6 +629,7 @@ export interface Database {
   merge_request_approvals: MergeRequestApprovalsTable;
   merge_request_diffs: MergeRequestDiffsTable;
   merge_request_approval_rules: MergeRequestApprovalRulesTable;
+  notes: NotesTable;
   users: UsersTable;
   personal_access_tokens: PersonalAccessTokensTable;
   sessions: SessionsTable;

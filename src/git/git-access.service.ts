@@ -55,7 +55,7 @@ function canReadCode(visibility: Visibility, signedIn: boolean, level: number): 
  * merge requests service.
  */
 export interface PushRecorder {
-  recordVersions(projectId: number): Promise<void>;
+  recordVersions(projectId: number, pusher: User | null): Promise<void>;
 }
 
 /**
@@ -129,15 +129,21 @@ export class GitAccessService {
   /**
    * A push that settles with `push` and was recorded by `beginPush`; a successful push to a project is activity,
    * and a new diff version of the merge requests whose source it moved. The versions are recorded before the push
-   * ends for storage moves, so that a move never copies half of them.
+   * ends for storage moves, so that a move never copies half of them. `pusher` is who pushed (the merge requests'
+   * system notes name them).
    */
-  async push(target: GitTarget, push: Promise<boolean>, end: () => Promise<void>): Promise<void> {
+  async push(
+    pusher: User | null,
+    target: GitTarget,
+    push: Promise<boolean>,
+    end: () => Promise<void>,
+  ): Promise<void> {
     let ok: boolean;
     try {
       ok = await push;
       // The push itself succeeded: a failure to record versions does not undo it (the next read records them).
       if (ok && target.kind === 'project')
-        await this.mergeRequests.recordVersions(target.id).catch(() => undefined);
+        await this.mergeRequests.recordVersions(target.id, pusher).catch(() => undefined);
     } finally {
       await end();
     }

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import { isUniqueViolation, readBool, readTimestamp, writeBool } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
 import type { ApprovalRuleRecord, MergeRequestRuleRecord } from './project-approval-rules.js';
@@ -43,13 +43,22 @@ export class MergeRequestApprovalsRepository {
     return Number(r.numDeletedRows) > 0;
   }
 
-  /** Withdraws every approval of a merge request (new commits were pushed to it); the number removed. */
-  async removeAll(mergeRequestId: number): Promise<number> {
-    const r = await this.db
+  /** Runs `fn` in one transaction (a reset and the system note that records it). */
+  transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(fn);
+  }
+
+  /**
+   * Withdraws every approval of a merge request (new commits were pushed to it), in the caller's transaction: the
+   * users whose approvals were removed, in the order they approved.
+   */
+  async removeAll(trx: Transaction<Database>, mergeRequestId: number): Promise<number[]> {
+    const rows = await trx
       .deleteFrom('merge_request_approvals')
       .where('merge_request_id', '=', mergeRequestId)
-      .executeTakeFirst();
-    return Number(r.numDeletedRows);
+      .returning(['id', 'user_id'])
+      .execute();
+    return rows.sort((a, b) => a.id - b.id).map((r) => r.user_id);
   }
 }
 

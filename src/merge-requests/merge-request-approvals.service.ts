@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import { conflict, forbidden, invalidFields, notFound, unauthorized } from '../errors.js';
 import { AccessLevel } from '../members/members.js';
 import type { MembersService } from '../members/members.service.js';
+import type { NotesService } from '../notes/notes.service.js';
 import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
@@ -12,7 +13,7 @@ import type {
   MergeRequestRulesRepository,
 } from './merge-request-approvals.repository.js';
 import type { MergeRequest } from './merge-requests.js';
-import type { MergeRequestsService, MergeRequestView } from './merge-requests.service.js';
+import { type MergeRequestsService, type MergeRequestView, noteableOf } from './merge-requests.service.js';
 import type {
   ApprovalRule,
   ApprovalRuleInput,
@@ -21,6 +22,7 @@ import type {
   MergeRequestRuleRecord,
 } from './project-approval-rules.js';
 import { type ProjectApprovalRulesService, unique } from './project-approval-rules.service.js';
+import { SystemNoteText } from './system-notes.js';
 
 /** One approval rule as it stands on a merge request. */
 export interface RuleState {
@@ -62,22 +64,54 @@ export class MergeRequestApprovalsService {
     private readonly users: Pick<UsersService, 'findById'>,
     private readonly passwords: Pick<UsersService, 'checkPassword'>,
     private readonly access: Access,
+    private readonly notes: NotesService,
     private readonly clock: Clock,
   ) {
     mergeRequests.approvalsLeft = async (project, mr) =>
       !this.access.hasTier('merge_request_approvals')
         ? 0
         : (await this.compute(project, mr, null, 0)).approvalsLeft;
-    mergeRequests.sourcePushed = (project, mr) => this.resetOnPush(project.id, mr.id);
+    mergeRequests.sourcePushed = (project, mr, pusher) => this.resetOnPush(project.id, mr, pusher);
   }
 
   /**
    * GitLab's `reset_approvals_on_push` (on by default): new commits on the source branch void every approval
-   * given so far, whoever pushed them, so that what is merged is what was approved.
+   * given so far, whoever pushed them, so that what is merged is what was approved. The system note naming the
+   * approvers, by the pusher, commits with the reset. Its names are read before the transaction (on SQLite a read
+   * outside it would wait for it); an approval given in between is not among them, and the reset runs again.
    */
-  private async resetOnPush(projectId: number, mergeRequestId: number): Promise<void> {
-    if ((await this.projectRules.settingsOf(projectId)).reset_approvals_on_push)
-      await this.repo.removeAll(mergeRequestId);
+  private async resetOnPush(projectId: number, mr: MergeRequest, pusher: User | null): Promise<void> {
+    if (!(await this.projectRules.settingsOf(projectId)).reset_approvals_on_push) return;
+    for (let attempt = 1; ; attempt++) {
+      const approvers = await this.approvers(mr.id);
+      const done = await this.repo
+        .transaction(async (trx) => {
+          const removed = await this.repo.removeAll(trx, mr.id);
+          const named = removed.flatMap((id) => approvers.get(id) ?? []);
+          // The last attempt resets anyway, naming whom it knows: the approvals must go.
+          if (named.length < removed.length && attempt < 3) throw new ApproverChanged();
+          if (named.length > 0)
+            await this.notes.addSystemNote(
+              trx,
+              noteableOf(mr),
+              pusher?.id ?? null,
+              SystemNoteText.approvalsReset(named),
+            );
+          return true;
+        })
+        .catch((err) => {
+          if (err instanceof ApproverChanged) return false;
+          throw err;
+        });
+      if (done) return;
+    }
+  }
+
+  /** The users who approved the merge request, by id (an approval whose user is gone names nobody). */
+  private async approvers(mergeRequestId: number): Promise<Map<number, User>> {
+    const given = await this.repo.list(mergeRequestId);
+    const users = await Promise.all(given.map((a) => this.users.findById(a.userId)));
+    return new Map(given.flatMap((a, i) => (users[i] ? [[a.userId, users[i]] as const] : [])));
   }
 
   async state(actor: User | null, idOrPath: string, iid: number): Promise<ApprovalState> {
@@ -109,7 +143,13 @@ export class MergeRequestApprovalsService {
     const head = before.mergeRequest.diffRefs?.headSha;
     if (sha !== undefined && sha !== head)
       throw conflict(`SHA does not match HEAD of source branch: ${head ?? 'none'}`);
-    await this.repo.add(before.mergeRequest.id, actor.id, this.clock.now().toISOString());
+    if (await this.repo.add(before.mergeRequest.id, actor.id, this.clock.now().toISOString()))
+      await this.notes.addSystemNote(
+        null,
+        noteableOf(before.mergeRequest),
+        actor.id,
+        SystemNoteText.approved,
+      );
     return this.state(actor, idOrPath, iid);
   }
 
@@ -118,6 +158,12 @@ export class MergeRequestApprovalsService {
     if (!actor) throw unauthorized();
     const before = await this.state(actor, idOrPath, iid);
     if (!(await this.repo.remove(before.mergeRequest.id, actor.id))) throw notFound();
+    await this.notes.addSystemNote(
+      null,
+      noteableOf(before.mergeRequest),
+      actor.id,
+      SystemNoteText.unapproved,
+    );
     return this.state(actor, idOrPath, iid);
   }
 
@@ -414,3 +460,6 @@ function canApprove(
   if (mr.authorId === actor.id && !settings.merge_requests_author_approval) return false;
   return level >= AccessLevel.Developer || rules.some((r) => r.eligible.some((u) => u.id === actor.id));
 }
+
+/** An approval was given between reading the approvers and resetting: the reset runs again to name it. */
+class ApproverChanged extends Error {}

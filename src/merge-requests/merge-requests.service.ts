@@ -3,6 +3,8 @@ import { conflict, invalidFields, notFound, readOnlyError } from '../errors.js';
 import { GitError } from '../git/git.js';
 import type { GitRepositoriesService } from '../git/git-repositories.service.js';
 import { AccessLevel } from '../members/members.js';
+import type { Noteable } from '../notes/notes.js';
+import type { NotesService } from '../notes/notes.service.js';
 import type { Paged, PageRequest } from '../pagination.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
@@ -16,6 +18,7 @@ import {
   type MergeRequestVersion,
 } from './merge-requests.js';
 import type { MergeRequestsRepository } from './merge-requests.repository.js';
+import { SystemNoteText } from './system-notes.js';
 import type { MergeRequestVersionsRepository } from './versions.repository.js';
 
 export type DetailedMergeStatus =
@@ -65,6 +68,14 @@ export interface Commit {
 const duplicateOpen = (iid: number | null) =>
   conflict(`Another open merge request already exists for this source branch: !${iid ?? '?'}`);
 
+/** A merge request as the notes feature knows it. */
+export const noteableOf = (mr: MergeRequest): Noteable => ({
+  type: 'MergeRequest',
+  id: mr.id,
+  iid: mr.iid,
+  projectId: mr.projectId,
+});
+
 /** Merge requests on the project's real repository: merges are real merge commits made with git. */
 export class MergeRequestsService {
   /**
@@ -76,9 +87,10 @@ export class MergeRequestsService {
   /**
    * Called when an open merge request's source branch is found at another commit than its latest diff version's
    * (new commits, or a rewritten branch), before the new version is recorded; set by the approvals service, which
-   * removes the approvals the project wants given again.
+   * removes the approvals the project wants given again. `pusher`: who pushed, when a push recorded it.
    */
-  sourcePushed: (project: Project, mr: MergeRequest) => Promise<void> = async () => undefined;
+  sourcePushed: (project: Project, mr: MergeRequest, pusher: User | null) => Promise<void> = async () =>
+    undefined;
 
   constructor(
     private readonly mrs: MergeRequestsRepository,
@@ -86,6 +98,7 @@ export class MergeRequestsService {
     private readonly projects: ProjectsService,
     private readonly repos: GitRepositoriesService,
     private readonly users: Pick<UsersService, 'findById'>,
+    private readonly notes: NotesService,
     private readonly clock: Clock,
   ) {}
 
@@ -181,6 +194,19 @@ export class MergeRequestsService {
     return mr;
   }
 
+  /**
+   * A merge request the caller may read, with the caller's level in its project, without computing its status
+   * (for its notes): 404 when hidden, 401/403 below Reporter, as for reading it.
+   */
+  async readable(
+    actor: User | null,
+    idOrPath: string,
+    iid: number,
+  ): Promise<{ project: Project; mr: MergeRequest; level: number }> {
+    const { project, level } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
+    return { project, mr: await this.find(project, iid), level };
+  }
+
   async create(
     actor: User | null,
     idOrPath: string,
@@ -217,7 +243,7 @@ export class MergeRequestsService {
     );
     if (iid === null)
       throw duplicateOpen(await this.mrs.openFor(project.id, input.source_branch, input.target_branch));
-    await this.recordVersion(project, await this.find(project, iid));
+    await this.recordVersion(project, await this.find(project, iid), null);
     return this.get(actor, String(project.id), iid);
   }
 
@@ -280,8 +306,12 @@ export class MergeRequestsService {
       now,
     );
     if (!updated) throw duplicateOpen(await this.mrs.openFor(project.id, mr.sourceBranch, targetBranch));
+    if (input.state_event === 'close' && mr.state === 'opened')
+      await this.notes.addSystemNote(null, noteableOf(mr), actor!.id, SystemNoteText.closed);
+    if (input.state_event === 'reopen' && mr.state === 'closed')
+      await this.notes.addSystemNote(null, noteableOf(mr), actor!.id, SystemNoteText.reopened);
     // A new target (or a reopened request whose branches moved) is a new diff.
-    await this.recordVersion(project, await this.find(project, iid));
+    await this.recordVersion(project, await this.find(project, iid), null);
     return this.get(actor, String(project.id), iid);
   }
 
@@ -349,6 +379,7 @@ export class MergeRequestsService {
       },
       this.clock.now().toISOString(),
     );
+    await this.notes.addSystemNote(null, noteableOf(mr), merger.id, SystemNoteText.merged);
     await this.projects.touchActivity(project.id);
     return this.get(actor, String(project.id), iid);
   }
@@ -434,9 +465,10 @@ export class MergeRequestsService {
 
   /**
    * After a push to a project: a new diff version for each of its open merge requests whose source head moved.
-   * Read once: the branch heads (one git call) and the latest version of each open merge request.
+   * Read once: the branch heads (one git call) and the latest version of each open merge request. `pusher` is who
+   * pushed (the system notes name them).
    */
-  async recordVersions(projectId: number): Promise<void> {
+  async recordVersions(projectId: number, pusher: User | null = null): Promise<void> {
     const project = await this.projects.findById(projectId);
     if (!project) return;
     const open = await this.mrs.list(projectId, { state: 'opened' }, { page: 1, perPage: 1000 });
@@ -444,7 +476,7 @@ export class MergeRequestsService {
     const heads = await this.branchHeads(project);
     for (const mr of open.items) {
       const last = await this.versionsRepo.latest(mr.id);
-      if (last?.headSha !== heads.get(mr.sourceBranch)) await this.recordVersion(project, mr);
+      if (last?.headSha !== heads.get(mr.sourceBranch)) await this.recordVersion(project, mr, pusher);
     }
   }
 
@@ -464,9 +496,11 @@ export class MergeRequestsService {
   /**
    * Records the merge request's diff as a new version when it differs from the latest one (another head or merge
    * base). The commits are kept with `refs/keep-around/<sha>` (hidden from clients), so that a version stays
-   * readable after a force push. Nothing is written to a read-only repository (a storage move copies it).
+   * readable after a force push. Nothing is written to a read-only repository (a storage move copies it). A version
+   * after the first gets the system notes of the push: the approvals it reset, the commits it added, by `pusher`
+   * (null when a read or an update found the branch moved: who pushed is not known then).
    */
-  private async recordVersion(p: Project, mr: MergeRequest): Promise<void> {
+  private async recordVersion(p: Project, mr: MergeRequest, pusher: User | null): Promise<void> {
     if (mr.state !== 'opened' || p.repositoryReadOnly) return;
     const refs = await this.diffRefs(p, mr);
     if (!refs) return;
@@ -478,7 +512,7 @@ export class MergeRequestsService {
       // Here, where every new version is recorded (by the push, or by a read that came first), so that no path
       // records the new head without the approvals given to the old one being dealt with. Before the version:
       // should this fail, the next recorder still sees the head moved.
-      if (last && last.headSha !== refs.headSha) await this.sourcePushed(p, mr);
+      if (last && last.headSha !== refs.headSha) await this.sourcePushed(p, mr, pusher);
       const cwd = this.path(p);
       const keep = [...new Set([refs.baseSha, refs.startSha, refs.headSha])];
       await this.repos.git.run(['update-ref', '--stdin'], {
@@ -502,8 +536,41 @@ export class MergeRequestsService {
         },
         this.clock.now().toISOString(),
       );
-      if (added) return;
+      if (added === null) continue;
+      if (last && last.headSha !== refs.headSha)
+        await this.noteCommitsAdded(p, mr, last, { id: added, ...refs }, pusher);
+      return;
     }
+  }
+
+  /**
+   * GitLab's "added N commits" note: the commits of the new version that the previous one did not have (none after
+   * a push that only removed or rewrote commits to ones already there).
+   */
+  private async noteCommitsAdded(
+    p: Project,
+    mr: MergeRequest,
+    previous: MergeRequestVersion,
+    version: DiffRefs & { id: number },
+    pusher: User | null,
+  ): Promise<void> {
+    const cwd = this.path(p);
+    const out = await this.repos.git.run(
+      ['log', '--format=%H %s', `${version.baseSha}..${version.headSha}`, '--not', previous.headSha],
+      { cwd },
+    );
+    const commits = out
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => ({ id: l.slice(0, l.indexOf(' ')), title: l.slice(l.indexOf(' ') + 1) }));
+    if (commits.length === 0) return;
+    const compare = `/${p.fullPath}/-/merge_requests/${mr.iid}/diffs?diff_id=${version.id}&start_sha=${previous.headSha}`;
+    await this.notes.addSystemNote(
+      null,
+      noteableOf(mr),
+      pusher?.id ?? null,
+      SystemNoteText.commitsAdded(commits, compare),
+    );
   }
 
   /** `GET .../versions`: newest first. Records the current diff first if no push recorded it (older requests). */
@@ -515,7 +582,7 @@ export class MergeRequestsService {
   ): Promise<Paged<MergeRequestVersion>> {
     const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
     const mr = await this.find(project, iid);
-    await this.recordVersion(project, mr);
+    await this.recordVersion(project, mr, null);
     return this.versionsRepo.list(mr.id, page);
   }
 
@@ -540,6 +607,8 @@ export class MergeRequestsService {
   /** Deletes a merge request (GitLab: Owners and admins); its branches and commits stay. */
   async delete(actor: User | null, idOrPath: string, iid: number): Promise<void> {
     const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Owner);
-    await this.mrs.delete((await this.find(project, iid)).id);
+    const mr = await this.find(project, iid);
+    await this.mrs.delete(mr.id);
+    await this.notes.deleteAllOf(null, noteableOf(mr));
   }
 }

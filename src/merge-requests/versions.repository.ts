@@ -51,10 +51,10 @@ export class MergeRequestVersionsRepository {
     return r ? toVersion(r) : null;
   }
 
-  /** Adds version `number`; false when another recorder added that number first (nothing was stored). */
-  async add(v: NewMergeRequestVersion, now: string): Promise<boolean> {
+  /** Adds version `number`: its id; null when another recorder added that number first (nothing was stored). */
+  async add(v: NewMergeRequestVersion, now: string): Promise<number | null> {
     try {
-      await this.db
+      const r = await this.db
         .insertInto('merge_request_diffs')
         .values({
           merge_request_id: v.mergeRequestId,
@@ -66,10 +66,11 @@ export class MergeRequestVersionsRepository {
           patch_id_sha: v.patchIdSha,
           created_at: now,
         })
-        .execute();
-      return true;
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return r.id;
     } catch (err) {
-      if (isUniqueViolation(err)) return false;
+      if (isUniqueViolation(err)) return null;
       throw err;
     }
   }

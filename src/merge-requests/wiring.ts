@@ -4,6 +4,7 @@ import type { Database } from '../db/schema.js';
 import type { GitRepositoriesService } from '../git/git-repositories.service.js';
 import type { MembersService } from '../members/members.service.js';
 import type { NamespacesService } from '../namespaces/namespaces.service.js';
+import { wireNotes } from '../notes/wiring.js';
 import type { Access } from '../projects/access.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { UsersService } from '../users/users.service.js';
@@ -12,13 +13,14 @@ import {
   MergeRequestRulesRepository,
 } from './merge-request-approvals.repository.js';
 import { MergeRequestApprovalsService } from './merge-request-approvals.service.js';
+import { MergeRequestNotesService } from './merge-request-notes.service.js';
 import { MergeRequestsRepository } from './merge-requests.repository.js';
 import { MergeRequestsService } from './merge-requests.service.js';
 import { ProjectApprovalRulesRepository } from './project-approval-rules.repository.js';
 import { ProjectApprovalRulesService } from './project-approval-rules.service.js';
 import { MergeRequestVersionsRepository } from './versions.repository.js';
 
-/** Merge requests, the project-level approval rules and the approvals of each merge request. */
+/** Merge requests, the project-level approval rules, the approvals and the notes of each merge request. */
 export function wireMergeRequests(deps: {
   kysely: Kysely<Database>;
   projects: ProjectsService;
@@ -32,14 +34,17 @@ export function wireMergeRequests(deps: {
   mergeRequests: MergeRequestsService;
   projectApprovalRules: ProjectApprovalRulesService;
   mergeRequestApprovals: MergeRequestApprovalsService;
+  mergeRequestNotes: MergeRequestNotesService;
 } {
   const { kysely: k, projects, users, clock } = deps;
+  const notes = wireNotes({ kysely: k, users, clock });
   const mergeRequests = new MergeRequestsService(
     new MergeRequestsRepository(k),
     new MergeRequestVersionsRepository(k),
     projects,
     deps.git,
     users,
+    notes,
     clock,
   );
   const projectApprovalRules = new ProjectApprovalRulesService(
@@ -59,7 +64,9 @@ export function wireMergeRequests(deps: {
     users,
     users,
     deps.access,
+    notes,
     clock,
   );
-  return { mergeRequests, projectApprovalRules, mergeRequestApprovals };
+  const mergeRequestNotes = new MergeRequestNotesService(mergeRequests, notes);
+  return { mergeRequests, projectApprovalRules, mergeRequestApprovals, mergeRequestNotes };
 }

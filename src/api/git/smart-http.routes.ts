@@ -102,6 +102,7 @@ export function installSmartHttp(app: FastifyInstance, ctx: Pick<AppContext, 'co
       });
       if (endPush) {
         await access.push(
+          who.user,
           target,
           done.then((run) => finish(request.log, service, run, res, answer)),
           endPush,

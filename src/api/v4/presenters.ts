@@ -15,6 +15,7 @@ export * from '../members/members.presenters.js';
 export * from '../merge-requests/merge-request-approvals.presenters.js';
 export * from '../merge-requests/merge-requests.presenters.js';
 export * from '../merge-requests/project-approval-rules.presenters.js';
+export * from '../notes/notes.presenters.js';
 export * from '../notifications/notifications.presenters.js';
 export * from '../oncall/oncall.presenters.js';
 export * from '../projects/projects.presenters.js';

@@ -15,6 +15,7 @@ export * from '../members/members.entities.js';
 export * from '../merge-requests/merge-request-approvals.entities.v5.js';
 export * from '../merge-requests/merge-requests.entities.v5.js';
 export * from '../merge-requests/project-approval-rules.entities.v5.js';
+export * from '../notes/notes.entities.js';
 export * from '../notifications/notifications.entities.js';
 export * from '../oncall/oncall.entities.js';
 export * from '../projects/projects.entities.js';

@@ -15,6 +15,7 @@ export * from '../members/members.presenters.js';
 export * from '../merge-requests/merge-request-approvals.presenters.v5.js';
 export * from '../merge-requests/merge-requests.presenters.v5.js';
 export * from '../merge-requests/project-approval-rules.presenters.v5.js';
+export * from '../notes/notes.presenters.js';
 export * from '../notifications/notifications.presenters.js';
 export * from '../oncall/oncall.presenters.js';
 export * from '../projects/projects.presenters.js';

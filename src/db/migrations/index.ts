@@ -21,6 +21,7 @@ import * as m0021 from './0021_alert_search.js';
 import * as m0022 from './0022_error_rule_intervals.js';
 import * as m0023 from './0023_job_lanes.js';
 import * as m0024 from './0024_hook_backoff.js';
+import * as m0025 from './0025_notes.js';
 import type { MigrationEnv } from './helpers.js';
 
 /** Every migration in order; names are what the migrations table records. */
@@ -49,4 +50,5 @@ export const MIGRATIONS: ReadonlyArray<
   ['0022_error_rule_intervals', m0022.up],
   ['0023_job_lanes', m0023.up],
   ['0024_hook_backoff', m0024.up],
+  ['0025_notes', m0025.up],
 ];

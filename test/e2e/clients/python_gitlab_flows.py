@@ -133,6 +133,17 @@ rule.delete()
 check("approval rule .delete()", mr.approval_rules.list() == [])
 mr.merge()
 check("mr.merge()", p.mergerequests.get(mr.iid).state == "merged")
+# Notes: the comments people write and the system notes svc writes (approve, unapprove, merge)
+note = mr.notes.create({"body": "py comment"})
+check("mr.notes.create()", note.body == "py comment" and note.system is False)
+note.body = "py comment edited"
+note.save()
+check("note .save() and mr.notes.get()", mr.notes.get(note.id).body == "py comment edited")
+system = [n.body for n in mr.notes.list(sort="asc", get_all=True) if n.system]
+check("mr.notes.list() has the system notes",
+      system == ["approved this merge request", "unapproved this merge request", "merged"])
+note.delete()
+check("note .delete()", [n.id for n in mr.notes.list(get_all=True) if n.id == note.id] == [])
 
 # Error tracking client keys
 p.error_tracking.update({"active": True, "integrated": True}) if hasattr(p, "error_tracking") else None
