@@ -25,6 +25,7 @@ import type { ProjectApprovalRulesService } from './merge-requests/project-appro
 import type { HooksService } from './notifications/hooks.service.js';
 import type { NotificationsService } from './notifications/notifications.service.js';
 import type { OncallService } from './oncall/oncall.service.js';
+import type { Access } from './projects/access.js';
 import type { ProjectsService } from './projects/projects.service.js';
 import type { RunnersService } from './runners/runners.service.js';
 import type { SettingsService } from './settings/settings.service.js';
@@ -41,6 +42,8 @@ export interface AppContext {
   readonly clock: Clock;
   readonly release: Release;
   readonly gates: ReleaseGates;
+  /** The one access policy: may this actor do this to this object. */
+  readonly access: Access;
   readonly users: UsersService;
   readonly groups: GroupsService;
   readonly projects: ProjectsService;

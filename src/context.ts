@@ -86,14 +86,6 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     shared ? new SharedRateCounter(clusterRepo, clock) : new LocalRateCounter(clock);
   const pushes = new PushTracker(clusterRepo, shared);
 
-  const { settings } = wireSettings({
-    kysely: k,
-    clock,
-    cacheTtlMs: config.cacheTtlMs,
-    storageWeights: configuredWeights(config.storages),
-    // GitLab's PROCESS_MAX_ALERTS: at most 100 alerts per Alertmanager payload.
-    maxAlertsPerPayload: DEFAULT_MAX_ALERTS,
-  });
   const namespaces = new NamespacesService(new NamespacesRepository(k));
   const permissions = new PermissionsService(membersRepo, namespaces, clock);
   // The one access policy; projects and groups find objects for it (declared below, called only per request).
@@ -102,10 +94,20 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     { project: (idOrPath) => projects.lookup(idOrPath), group: (idOrPath) => groups.lookup(idOrPath) },
     config.tier,
   );
+  const { settings } = wireSettings({
+    kysely: k,
+    access,
+    clock,
+    cacheTtlMs: config.cacheTtlMs,
+    storageWeights: configuredWeights(config.storages),
+    // GitLab's PROCESS_MAX_ALERTS: at most 100 alerts per Alertmanager payload.
+    maxAlertsPerPayload: DEFAULT_MAX_ALERTS,
+  });
   const users = new UsersService(
     usersRepo,
     namespaces,
     settings,
+    access,
     clock,
     {
       maxAttempts: config.maxLoginAttempts,
@@ -117,7 +119,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       ? new SharedSignInLimiter(rates(), config.loginFailuresPerIp, config.loginFailureWindowSeconds * 1000)
       : undefined,
   );
-  const members = new MembersService(membersRepo, users, clock);
+  const members = new MembersService(membersRepo, users, access, clock);
   const { git, lifecycle, storagePicker, inventory } = wireGit({
     kysely: k,
     storages: config.storages,
@@ -161,6 +163,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     },
     outbound,
     cipher,
+    access,
     clock,
     config.externalUrl,
   );
@@ -168,14 +171,14 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   registerRetention(jobs, errorTrackingRepo, settings, clock);
   const errorTracking = new ErrorTrackingService(
     errorTrackingRepo,
-    projects,
+    access,
     settings,
     sentry,
     cipher,
     config.offering,
     clock,
   );
-  const geo = new GeoService(new GeoRepository(k), clock);
+  const geo = new GeoService(new GeoRepository(k), access, clock);
   const groups = new GroupsService(
     namespaces,
     members,
@@ -188,12 +191,13 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     new GroupDeletionRepository(k, db.dialect),
     jobs,
   );
-  const snippets = new SnippetsService(snippetsRepo, projects, access, settings, pick, lifecycle, clock);
+  const snippets = new SnippetsService(snippetsRepo, access, settings, pick, lifecycle, clock);
   const audit = new AuditService(
     new AuditRepository(k),
     jobs,
     new ReleaseGates(parseRelease(config.release)),
     outbound,
+    access,
     clock,
     cipher,
   );
@@ -274,7 +278,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     integrations,
     projects,
     settings,
-    config.tier,
+    access,
     clock,
     new Ingest(k, outbox, { maxBatch: 64, attempts: 5 }),
     rates(),
@@ -343,6 +347,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     clock,
     release: parseRelease(config.release),
     gates: new ReleaseGates(parseRelease(config.release)),
+    access,
     users,
     groups,
     projects,
@@ -355,7 +360,17 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     settings,
     integrations,
     alertIntake,
-    alerts: new AlertsService(alertsRepo, projects, clock, users, issues, alertNotifier, alertSearch, outbox),
+    alerts: new AlertsService(
+      alertsRepo,
+      projects,
+      access,
+      clock,
+      users,
+      issues,
+      alertNotifier,
+      alertSearch,
+      outbox,
+    ),
     alertSearch,
     issues,
     errorTracking,
@@ -366,8 +381,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     mergeRequestApprovals,
     ...wireRunners({
       kysely: k,
-      projects,
-      groups,
+      access,
       gates: new ReleaseGates(parseRelease(config.release)),
       sharedRegistrationToken: config.sharedRunnersRegistrationToken,
       clock,
@@ -391,7 +405,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     escalations,
     hooks: new HooksService(
       notifyRepo,
-      projects,
+      access,
       notifications,
       payloads,
       outbound,

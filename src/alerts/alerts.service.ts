@@ -4,6 +4,7 @@ import type { Outbox } from '../ingest/outbox.js';
 import type { IssuesService } from '../issues/issues.service.js';
 import { AccessLevel } from '../members/members.js';
 import type { Paged, PageRequest } from '../pagination.js';
+import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import { type Bucket, bucketWindow, type StatsPeriod } from '../time-buckets.js';
@@ -39,6 +40,7 @@ export class AlertsService {
   constructor(
     private readonly repo: AlertsRepository,
     private readonly projects: ProjectsService,
+    private readonly access: Access,
     private readonly clock: Clock,
     private readonly users: Pick<UsersService, 'findByUsername'>,
     private readonly issues: Pick<IssuesService, 'createIncidentFor'>,
@@ -49,7 +51,7 @@ export class AlertsService {
   ) {}
 
   private async project(actor: User | null, idOrPath: string, level: number): Promise<Project> {
-    return (await this.projects.findWithLevel(actor, idOrPath, level)).project;
+    return (await this.access.project(actor, idOrPath, level)).project;
   }
 
   async list(

@@ -1,3 +1,4 @@
+import type { InstancePolicy } from '../access/access.policy.js';
 import type { Clock } from '../clock.js';
 import { conflict, forbidden, invalidFields, notFound } from '../errors.js';
 import type { Paged, PageRequest } from '../pagination.js';
@@ -27,6 +28,7 @@ export class MembersService {
   constructor(
     private readonly members: MembersRepository,
     private readonly users: Pick<UsersService, 'findById'>,
+    private readonly policy: InstancePolicy<User>,
     private readonly clock: Clock,
   ) {}
 
@@ -94,12 +96,12 @@ export class MembersService {
     level: number | undefined,
     expiresAt: string | null | undefined,
   ) {
-    if (access.level < access.manageLevel) throw forbidden();
+    this.policy.level(actor, access.level, access.manageLevel);
     if (level !== undefined && !MEMBER_ACCESS_LEVELS.includes(level as never)) {
       throw invalidFields({ access_level: ['is not included in the list'] });
     }
     // Only Owners (and admins) may grant Owner; nobody grants above their own level.
-    if (level !== undefined && !actor.admin && level > access.level) throw forbidden();
+    if (level !== undefined && !this.policy.isAdmin(actor)) this.policy.level(actor, access.level, level);
     if (expiresAt && (!/^\d{4}-\d{2}-\d{2}$/.test(expiresAt) || expiresAt <= this.today())) {
       throw invalidFields({ expires_at: ['cannot be a date in the past'] });
     }
@@ -133,7 +135,7 @@ export class MembersService {
   ): Promise<Member> {
     this.check(actor, access, input.accessLevel, input.expiresAt);
     const existing = await this.get(access, input.userId);
-    if (!actor.admin && existing.accessLevel > access.level) throw forbidden();
+    if (!this.policy.isAdmin(actor)) this.policy.level(actor, access.level, existing.accessLevel);
     await this.guardLastOwner(access, existing, input.accessLevel);
     await this.members.update(access.source, input.userId, {
       accessLevel: input.accessLevel,
@@ -147,7 +149,7 @@ export class MembersService {
     // Anyone may leave; removing others needs the manage level and at least the member's level.
     if (userId !== actor.id) {
       this.check(actor, access, undefined, undefined);
-      if (!actor.admin && existing.accessLevel > access.level) throw forbidden();
+      if (!this.policy.isAdmin(actor)) this.policy.level(actor, access.level, existing.accessLevel);
     }
     await this.guardLastOwner(access, existing, undefined);
     await this.members.delete(access.source, userId);

@@ -38,13 +38,14 @@ export function wireMergeRequests(deps: {
     new MergeRequestsRepository(k),
     new MergeRequestVersionsRepository(k),
     projects,
+    deps.access,
     deps.git,
     users,
     clock,
   );
   const projectApprovalRules = new ProjectApprovalRulesService(
     new ProjectApprovalRulesRepository(k),
-    projects,
+    deps.access,
     users,
     deps.namespaces,
     clock,

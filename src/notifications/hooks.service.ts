@@ -7,8 +7,8 @@ import { invalidFields, notFound, paramError, unprocessable } from '../errors.js
 import { AccessLevel, type MemberSource } from '../members/members.js';
 import { OutboundError, type OutboundHttp } from '../outbound.js';
 import type { Paged, PageRequest } from '../pagination.js';
+import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
-import type { ProjectsService } from '../projects/projects.service.js';
 import type { User } from '../users/users.js';
 import {
   ERROR_RULE_TRIGGERS,
@@ -50,7 +50,7 @@ export interface RuleChange {
 export class HooksService {
   constructor(
     private readonly repo: NotificationsRepository,
-    private readonly projects: ProjectsService,
+    private readonly access: Access,
     private readonly notifications: NotificationsService,
     private readonly presenter: PayloadPresenter,
     private readonly http: OutboundHttp,
@@ -61,7 +61,7 @@ export class HooksService {
   ) {}
 
   async project(actor: User | null, idOrPath: string): Promise<Project> {
-    return (await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Maintainer)).project;
+    return (await this.access.project(actor, idOrPath, AccessLevel.Maintainer)).project;
   }
 
   async list(actor: User | null, idOrPath: string): Promise<ProjectHook[]> {

@@ -1,8 +1,8 @@
+import type { InstancePolicy } from '../access/access.policy.js';
 import type { Alert } from '../alerts/alerts.js';
 import type { Clock } from '../clock.js';
 import type { Cipher } from '../crypto.js';
 import type { TrackedError } from '../error-tracking/error-tracking.js';
-import { forbidden, unauthorized } from '../errors.js';
 import type { Job, JobQueue } from '../jobs/queue.js';
 import { AccessLevel, type MemberSource } from '../members/members.js';
 import { OutboundError, type OutboundHttp } from '../outbound.js';
@@ -108,6 +108,7 @@ export class NotificationsService {
     private readonly sources: NotificationSources,
     private readonly http: OutboundHttp,
     private readonly cipher: Cipher,
+    private readonly access: InstancePolicy<User>,
     private readonly clock: Clock,
     private readonly externalUrl: string,
   ) {
@@ -547,8 +548,7 @@ export class NotificationsService {
     f: { status?: EmailStatus; projectId?: number },
     page: PageRequest,
   ): Promise<Paged<NotificationEmail>> {
-    if (!actor) throw unauthorized();
-    if (!actor.admin) throw forbidden();
+    this.access.admin(actor);
     return this.repo.listEmails(f, page);
   }
 
