@@ -16,6 +16,7 @@ import type { GitRepositoriesService } from './git/git-repositories.service.js';
 import type { InventoryService } from './git/inventory.service.js';
 import type { WeightedStorages } from './git/storages.js';
 import type { GroupsService } from './groups/groups.service.js';
+import type { Outbox } from './ingest/outbox.js';
 import type { IssuesService } from './issues/issues.service.js';
 import type { JobQueue } from './jobs/queue.js';
 import type { MembersService } from './members/members.service.js';
@@ -65,6 +66,8 @@ export interface AppContext {
   readonly errorTracking: ErrorTrackingService;
   readonly collector: CollectorService;
   readonly jobs: JobQueue;
+  /** The one dispatcher of what must happen after a commit (the server hooks its log). */
+  readonly outbox: Outbox;
   readonly storageMoves: StorageMovesService;
   readonly geo: GeoService;
   readonly audit: AuditService;

@@ -50,6 +50,16 @@ export class AlertsService {
     private readonly outbox: Outbox,
   ) {}
 
+  /** An alert by project and iid, for work the system does on its own (notifications, escalation): no caller. */
+  alertForSystem(projectId: number, iid: number): Promise<Alert | null> {
+    return this.repo.alert(projectId, iid);
+  }
+
+  /** Whether a project's alert settings send e-mail on new alerts. */
+  async sendsEmail(projectId: number): Promise<boolean> {
+    return (await this.repo.settings(projectId)).sendEmail;
+  }
+
   private async project(actor: User | null, idOrPath: string, level: number): Promise<Project> {
     return (await this.access.project(actor, idOrPath, level)).project;
   }

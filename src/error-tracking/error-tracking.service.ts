@@ -90,6 +90,11 @@ export class ErrorTrackingService {
     private readonly clock: Clock,
   ) {}
 
+  /** An error by project and id, for work the system does on its own (notifications): no caller to check. */
+  errorForSystem(projectId: number, id: number): Promise<TrackedError | null> {
+    return this.repo.error(projectId, id);
+  }
+
   /** Registers a function called after settings or keys change (the collector's cache clears itself). */
   onChange(fn: () => void | Promise<void>): void {
     this.listeners.push(fn);

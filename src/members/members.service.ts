@@ -1,11 +1,16 @@
 import type { InstancePolicy } from '../access/access.policy.js';
 import type { Clock } from '../clock.js';
 import { conflict, forbidden, invalidFields, notFound } from '../errors.js';
+import type { Namespace } from '../namespaces/namespaces.js';
 import type { Paged, PageRequest } from '../pagination.js';
 import type { User } from '../users/users.js';
 import type { UsersService } from '../users/users.service.js';
 import { AccessLevel, MEMBER_ACCESS_LEVELS, type Member, type MemberSource } from './members.js';
 import type { MembersRepository } from './members.repository.js';
+import type { PermissionsService } from './permissions.service.js';
+
+/** A project as membership sees it (projects are above members). */
+type ProjectSubject = { readonly id: number; readonly namespace: Namespace };
 
 /** The caller's standing on a group or project, resolved by the groups or projects service. */
 export interface SourceAccess {
@@ -28,9 +33,29 @@ export class MembersService {
   constructor(
     private readonly members: MembersRepository,
     private readonly users: Pick<UsersService, 'findById'>,
+    private readonly permissions: Pick<PermissionsService, 'inheritedSources'>,
     private readonly policy: InstancePolicy<User>,
     private readonly clock: Clock,
   ) {}
+
+  /**
+   * Who is a member of a project at `minLevel` or above: its own members, its groups' (inherited) and the owner of
+   * its personal namespace; active users, unexpired memberships. The recipients of its e-mails, and whom an
+   * escalation may page.
+   */
+  async membersAtLeast(project: ProjectSubject, minLevel: number): Promise<{ id: number; email: string }[]> {
+    const sources: MemberSource[] = [
+      { type: 'project', id: project.id },
+      ...(await this.permissions.inheritedSources(project.namespace, false)),
+    ];
+    const owner = project.namespace.kind === 'user' ? project.namespace.ownerId : null;
+    return this.members.membersAtLeast(sources, minLevel, this.today(), owner);
+  }
+
+  /** The ids of `membersAtLeast`. */
+  async memberIdsAtLeast(project: ProjectSubject, minLevel: number): Promise<Set<number>> {
+    return new Set((await this.membersAtLeast(project, minLevel)).map((m) => m.id));
+  }
 
   /** The groups and projects a user is a member of (memberships expired before `today` left out). */
   memberships(

@@ -4,7 +4,8 @@ import type { Clock } from '../clock.js';
 import type { Cipher } from '../crypto.js';
 import type { TrackedError } from '../error-tracking/error-tracking.js';
 import { invalidFields, notFound, paramError, unprocessable } from '../errors.js';
-import { AccessLevel, type MemberSource } from '../members/members.js';
+import { AccessLevel } from '../members/members.js';
+import type { MembersService } from '../members/members.service.js';
 import { OutboundError, type OutboundHttp } from '../outbound.js';
 import type { Paged, PageRequest } from '../pagination.js';
 import type { Access } from '../projects/access.js';
@@ -19,7 +20,7 @@ import {
   type ProjectHook,
 } from './notifications.js';
 import type { HookInput, NotificationsRepository, RuleInput } from './notifications.repository.js';
-import { type NotificationsService, namespaceOwner, type PayloadPresenter } from './notifications.service.js';
+import type { NotificationsService, PayloadPresenter } from './notifications.service.js';
 
 /** The events `POST .../hooks/:hook_id/test/:trigger` can send. */
 export const HOOK_TEST_TRIGGERS = ['alert_events', 'error_tracking_events'] as const;
@@ -57,7 +58,7 @@ export class HooksService {
     private readonly cipher: Cipher,
     private readonly clock: Clock,
     private readonly externalUrl: string,
-    private readonly inheritedSources: (project: Project) => Promise<MemberSource[]>,
+    private readonly members: Pick<MembersService, 'memberIdsAtLeast'>,
   ) {}
 
   async project(actor: User | null, idOrPath: string): Promise<Project> {
@@ -292,20 +293,7 @@ export class HooksService {
     if (recipientIds.length > 100) throw paramError('recipient_ids has more than 100 users');
     if (recipientIds.length > 0) {
       // Chosen members only: every recipient must be a member of the project (directly or through its groups).
-      const sources: MemberSource[] = [
-        { type: 'project', id: project.id },
-        ...(await this.inheritedSources(project)),
-      ];
-      const members = new Set(
-        (
-          await this.repo.membersAtLeast(
-            sources,
-            AccessLevel.Guest,
-            this.clock.now().toISOString().slice(0, 10),
-            namespaceOwner(project),
-          )
-        ).map((m) => m.id),
-      );
+      const members = await this.members.memberIdsAtLeast(project, AccessLevel.Guest);
       const strangers = recipientIds.filter((id) => !members.has(id));
       if (strangers.length > 0)
         throw invalidFields(

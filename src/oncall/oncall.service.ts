@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { invalidFields, notFound, paramError } from '../errors.js';
 import { AccessLevel, type MemberSource } from '../members/members.js';
+import type { PermissionsService } from '../members/permissions.service.js';
 import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
@@ -83,7 +84,7 @@ export class OncallService {
     private readonly repo: OncallRepository,
     private readonly projects: ProjectsService,
     private readonly users: Pick<UsersService, 'findById' | 'findByUsername'>,
-    private readonly inheritedSources: (project: Project) => Promise<MemberSource[]>,
+    private readonly permissions: Pick<PermissionsService, 'inheritedSources'>,
     private readonly access: Access,
     private readonly clock: Clock,
   ) {}
@@ -133,7 +134,7 @@ export class OncallService {
   private async memberIds(project: Project, userIds: readonly number[]): Promise<Set<number>> {
     const sources: MemberSource[] = [
       { type: 'project', id: project.id },
-      ...(await this.inheritedSources(project)),
+      ...(await this.permissions.inheritedSources(project.namespace, false)),
     ];
     const ids = [...new Set(userIds)];
     const members = await this.repo.membersOf(sources, ids, this.clock.now().toISOString().slice(0, 10));
