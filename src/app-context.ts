@@ -16,6 +16,7 @@ import type { GitRepositoriesService } from './git/git-repositories.service.js';
 import type { InventoryService } from './git/inventory.service.js';
 import type { WeightedStorages } from './git/storages.js';
 import type { GroupsService } from './groups/groups.service.js';
+import type { Outbox } from './ingest/outbox.js';
 import type { IssuesService } from './issues/issues.service.js';
 import type { JobQueue } from './jobs/queue.js';
 import type { MembersService } from './members/members.service.js';
@@ -26,6 +27,7 @@ import type { ProjectApprovalRulesService } from './merge-requests/project-appro
 import type { HooksService } from './notifications/hooks.service.js';
 import type { NotificationsService } from './notifications/notifications.service.js';
 import type { OncallService } from './oncall/oncall.service.js';
+import type { Access } from './projects/access.js';
 import type { ProjectsService } from './projects/projects.service.js';
 import type { RunnersService } from './runners/runners.service.js';
 import type { SettingsService } from './settings/settings.service.js';
@@ -42,6 +44,8 @@ export interface AppContext {
   readonly clock: Clock;
   readonly release: Release;
   readonly gates: ReleaseGates;
+  /** The one access policy: may this actor do this to this object. */
+  readonly access: Access;
   readonly users: UsersService;
   readonly groups: GroupsService;
   readonly projects: ProjectsService;
@@ -63,6 +67,8 @@ export interface AppContext {
   readonly errorTracking: ErrorTrackingService;
   readonly collector: CollectorService;
   readonly jobs: JobQueue;
+  /** The one dispatcher of what must happen after a commit (the server hooks its log). */
+  readonly outbox: Outbox;
   readonly storageMoves: StorageMovesService;
   readonly geo: GeoService;
   readonly audit: AuditService;

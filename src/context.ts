@@ -1,266 +1,144 @@
 import { DEFAULT_MAX_ALERTS } from './alerts/alerts.js';
-import { AlertsRepository } from './alerts/alerts.repository.js';
-import { AlertsService } from './alerts/alerts.service.js';
-import { type AlertNotifier, IntakeService } from './alerts/intake.service.js';
-import { IntegrationsService } from './alerts/integrations.service.js';
-import { AlertSearchIndex } from './alerts/search-index.js';
+import { wireAlerts } from './alerts/wiring.js';
 import { eventPresenter } from './api/event-payloads.js';
 import type { AppContext } from './app-context.js';
-import { AuditRepository } from './audit/audit.repository.js';
-import { AuditService } from './audit/audit.service.js';
+import { wireAudit } from './audit/wiring.js';
 import { BackupRepository } from './backup/backup.repository.js';
 import { BackupService } from './backup/backup.service.js';
 import { type Clock, systemClock } from './clock.js';
-import { type InvalidationBus, LocalBus, wireInvalidation } from './cluster/bus.js';
-import { ClusterRepository } from './cluster/cluster.repository.js';
-import { PgBus } from './cluster/pg-bus.js';
-import { PushTracker } from './cluster/push-tracker.js';
-import { LocalRateCounter, type RateCounter, SharedRateCounter } from './cluster/rate-counter.js';
+import { wireInvalidation } from './cluster/bus.js';
+import { wireCluster } from './cluster/wiring.js';
 import type { Config } from './config.js';
 import { createCipher, loadOrCreateSecretKey } from './crypto.js';
 import type { Db } from './db/db.js';
-import { CollectorService } from './error-tracking/collector.service.js';
-import { ErrorTrackingRepository } from './error-tracking/error-tracking.repository.js';
-import { ErrorTrackingService } from './error-tracking/error-tracking.service.js';
-import { registerRetention } from './error-tracking/retention.js';
-import { SentryClient } from './error-tracking/sentry-client.js';
-import { EscalationRepository } from './escalation/escalation.repository.js';
-import { EscalationService } from './escalation/escalation.service.js';
-import { GeoRepository } from './geo/geo.repository.js';
-import { GeoService } from './geo/geo.service.js';
-import { GitAccessService } from './git/git-access.service.js';
+import { wireErrorTracking } from './error-tracking/wiring.js';
+import { wireEscalation } from './escalation/wiring.js';
+import { wireGeo } from './geo/wiring.js';
 import { configuredWeights } from './git/storages.js';
-import { wireGit } from './git/wiring.js';
-import { GroupDeletionRepository } from './groups/group-deletion.repository.js';
-import { GroupsService } from './groups/groups.service.js';
-import { Ingest } from './ingest/ingest.js';
+import { wireGit, wireGitAccess } from './git/wiring.js';
+import { wireGroups } from './groups/wiring.js';
 import { Outbox } from './ingest/outbox.js';
-import { IssuesRepository } from './issues/issues.repository.js';
-import { IssuesService } from './issues/issues.service.js';
+import { wireIssues } from './issues/wiring.js';
 import { JobQueue } from './jobs/queue.js';
-import { AccessLevel } from './members/members.js';
-import { MembersRepository } from './members/members.repository.js';
-import { MembersService } from './members/members.service.js';
-import { PermissionsService } from './members/permissions.service.js';
+import { wireMembers, wirePermissions } from './members/wiring.js';
 import { wireMergeRequests } from './merge-requests/wiring.js';
-import { NamespacesRepository } from './namespaces/namespaces.repository.js';
-import { NamespacesService } from './namespaces/namespaces.service.js';
-import { HooksService } from './notifications/hooks.service.js';
-import { smtpMailer } from './notifications/mailer.js';
-import { NotificationsRepository } from './notifications/notifications.repository.js';
-import { NotificationsService } from './notifications/notifications.service.js';
-import { OncallRepository } from './oncall/oncall.repository.js';
-import { OncallService } from './oncall/oncall.service.js';
+import { wireNamespaces } from './namespaces/wiring.js';
+import { wireNotifications } from './notifications/wiring.js';
+import { wireOncall } from './oncall/wiring.js';
 import { OutboundHttp } from './outbound.js';
-import { createAccessPolicy } from './projects/access.js';
-import { ProjectsRepository } from './projects/projects.repository.js';
-import { ProjectsService } from './projects/projects.service.js';
+import { wireAccess, wireProjects } from './projects/wiring.js';
 import { wireRunners } from './runners/wiring.js';
 import { wireSettings } from './settings/wiring.js';
-import { SnippetsRepository } from './snippets/snippets.repository.js';
-import { SnippetsService } from './snippets/snippets.service.js';
+import { wireSnippets } from './snippets/wiring.js';
 import { wireStorageMoves } from './storage-moves/wiring.js';
-import { SharedSignInLimiter } from './users/sign-in-limiter.js';
-import { UsersRepository } from './users/users.repository.js';
-import { UsersService } from './users/users.service.js';
+import { wireUsers } from './users/wiring.js';
 import { ReleaseGates } from './versioning/gates.js';
 import { parseRelease } from './versioning/release.js';
 
-/** The composition root: repositories, then services, wired once. */
+/** The composition root: each feature built once by its wiring function, then the outbox and the bus. */
 export function createContext(config: Config, db: Db, clock: Clock = systemClock): AppContext {
-  const k = db.kysely;
-  const usersRepo = new UsersRepository(k);
-  const projectsRepo = new ProjectsRepository(k);
-  const membersRepo = new MembersRepository(k);
-  const snippetsRepo = new SnippetsRepository(k);
-  // Several processes share one PostgreSQL database: caches are invalidated through the bus, rate
-  // limits are counted in the database and pushes in progress are recorded there. SQLite is one process.
+  const kysely = db.kysely;
   const shared = db.dialect === 'postgres';
-  const clusterRepo = new ClusterRepository(k);
-  const bus: InvalidationBus =
-    shared && config.databaseUrl
-      ? new PgBus(config.databaseUrl, (channel, payload) => clusterRepo.notify(channel, payload))
-      : new LocalBus();
-  // One counter per use: in memory, each keeps its own bound (a flood of collector keys never evicts alert windows).
-  const rates = (): RateCounter =>
-    shared ? new SharedRateCounter(clusterRepo, clock) : new LocalRateCounter(clock);
-  const pushes = new PushTracker(clusterRepo, shared);
+  const { bus, rates, pushes } = wireCluster({ kysely, shared, databaseUrl: config.databaseUrl, clock });
+  const jobs = new JobQueue(kysely, db.dialect, clock, config.jobLeaseSeconds * 1000);
+  // What must happen after a commit: the intakes write events in their transaction; handlers are wired below.
+  const outbox = new Outbox(kysely, jobs);
+  const cipher = createCipher(loadOrCreateSecretKey(config.dataDir));
+  const gates = new ReleaseGates(parseRelease(config.release));
 
+  const { namespaces } = wireNamespaces({ kysely });
+  const { permissions } = wirePermissions({ kysely, namespaces, clock });
+  const { access } = wireAccess({
+    permissions,
+    tier: config.tier,
+    // Called per request only, once projects and groups exist.
+    find: { project: (p) => projects.lookup(p), group: (g) => groups.lookup(g) },
+  });
+  // What (nearly) every feature takes: the database, the clock, the access policy, the caches' lifetime.
+  const base = { kysely, dialect: db.dialect, clock, access, cacheTtlMs: config.cacheTtlMs };
   const { settings } = wireSettings({
-    kysely: k,
-    clock,
-    cacheTtlMs: config.cacheTtlMs,
+    ...base,
     storageWeights: configuredWeights(config.storages),
     // GitLab's PROCESS_MAX_ALERTS: at most 100 alerts per Alertmanager payload.
     maxAlertsPerPayload: DEFAULT_MAX_ALERTS,
   });
-  const namespaces = new NamespacesService(new NamespacesRepository(k));
-  const permissions = new PermissionsService(membersRepo, namespaces, clock);
-  // The one access policy; projects and groups find objects for it (declared below, called only per request).
-  const access = createAccessPolicy(
-    permissions,
-    { project: (idOrPath) => projects.lookup(idOrPath), group: (idOrPath) => groups.lookup(idOrPath) },
-    config.tier,
-  );
-  const users = new UsersService(
-    usersRepo,
-    namespaces,
-    settings,
-    clock,
-    {
-      maxAttempts: config.maxLoginAttempts,
-      lockMs: config.loginLockMinutes * 60_000,
-      failuresPerAddress: config.loginFailuresPerIp,
-      windowMs: config.loginFailureWindowSeconds * 1000,
-    },
-    shared
-      ? new SharedSignInLimiter(rates(), config.loginFailuresPerIp, config.loginFailureWindowSeconds * 1000)
-      : undefined,
-  );
-  const members = new MembersService(membersRepo, users, clock);
-  const { git, lifecycle, storagePicker, inventory } = wireGit({
-    kysely: k,
-    storages: config.storages,
-    settings,
-  });
-  const pick = () => storagePicker.pick();
-  const projects = new ProjectsService(
-    projectsRepo,
-    namespaces,
-    members,
-    permissions,
-    access,
-    settings,
-    { names: Object.keys(config.storages), pick },
-    lifecycle,
-    clock,
-  );
-  const alertsRepo = new AlertsRepository(k, db.dialect);
-  const issues = new IssuesService(new IssuesRepository(k), projects);
-  const cipher = createCipher(loadOrCreateSecretKey(config.dataDir));
-  const integrations = new IntegrationsService(alertsRepo, projects, cipher, access, clock);
   const outbound = new OutboundHttp({
     allowLocal: async () => (await settings.get()).allow_local_requests_from_web_hooks_and_services,
     timeoutMs: config.outboundTimeoutMs,
   });
-  const sentry = new SentryClient(outbound);
-  const jobs = new JobQueue(k, db.dialect, clock, config.jobLeaseSeconds * 1000);
-  const payloads = eventPresenter(config.externalUrl);
-  const notifyRepo = new NotificationsRepository(k);
-  const notifications: NotificationsService = new NotificationsService(
-    notifyRepo,
-    jobs,
-    config.smtpUrl ? smtpMailer(config.smtpUrl, config.emailFrom, config.outboundTimeoutMs) : null,
-    payloads,
-    {
-      project: (id) => projectsRepo.findById(id),
-      inheritedSources: (p) => permissions.inheritedSources(p.namespace, false),
-      alert: (projectId, iid) => alertsRepo.alert(projectId, iid),
-      sendEmailEnabled: async (projectId) => (await alertsRepo.settings(projectId)).sendEmail,
-      error: (projectId, id) => errorTrackingRepo.error(projectId, id),
-      recipient: async (userId, project) => {
-        const user = await usersRepo.findById(userId);
-        return user && { blocked: user.state !== 'active', level: await access.projectLevel(user, project) };
-      },
-    },
-    outbound,
-    cipher,
-    clock,
-    config.externalUrl,
-  );
-  const errorTrackingRepo: ErrorTrackingRepository = new ErrorTrackingRepository(k, db.dialect);
-  registerRetention(jobs, errorTrackingRepo, settings, clock);
-  const errorTracking = new ErrorTrackingService(
-    errorTrackingRepo,
-    projects,
+  const { users } = wireUsers({
+    ...base,
+    namespaces,
     settings,
-    sentry,
-    cipher,
-    config.offering,
-    clock,
-  );
-  const geo = new GeoService(new GeoRepository(k), clock);
-  const groups = new GroupsService(
+    limits: config,
+    sharedRates: shared ? rates() : null,
+  });
+  const { members } = wireMembers({ ...base, users, permissions });
+  const { git, lifecycle, storagePicker, inventory } = wireGit({
+    kysely,
+    storages: config.storages,
+    settings,
+  });
+  const storages = { names: Object.keys(config.storages), pick: () => storagePicker.pick() };
+  const { projects } = wireProjects({
+    ...base,
     namespaces,
     members,
     permissions,
-    access,
     settings,
-    pick,
+    storages,
     lifecycle,
-    clock,
-    new GroupDeletionRepository(k, db.dialect),
-    jobs,
-  );
-  const snippets = new SnippetsService(snippetsRepo, projects, access, settings, pick, lifecycle, clock);
-  const audit = new AuditService(
-    new AuditRepository(k),
-    jobs,
-    new ReleaseGates(parseRelease(config.release)),
-    outbound,
-    clock,
-    cipher,
-  );
-  const { mergeRequests, projectApprovalRules, mergeRequestApprovals, mergeRequestNotes } = wireMergeRequests(
-    {
-      kysely: k,
-      projects,
-      git,
-      users,
-      namespaces,
-      members,
-      access,
-      clock,
-    },
-  );
-  const gitAccess = new GitAccessService(
-    users,
-    groups,
+  });
+  const repositories = { settings, pickStorage: storages.pick, lifecycle, jobs };
+  const { groups } = wireGroups({ ...base, ...repositories, namespaces, members, permissions });
+  const { snippets } = wireSnippets({ ...base, ...repositories });
+  const { audit } = wireAudit({ ...base, jobs, gates, outbound, cipher });
+  const { geo } = wireGeo(base);
+  const { issues } = wireIssues({ kysely, projects });
+  const mrs = wireMergeRequests({ ...base, projects, git, users, namespaces, members });
+  const { gitAccess } = wireGitAccess({
+    ...{ users, groups, projects, snippets, settings, git, audit, pushes },
+    mergeRequests: mrs.mergeRequests,
+  });
+
+  const notifier = { settingsChanged: () => notifications.listenersChanged() };
+  const alerting = wireAlerts({
+    ...base,
     projects,
-    snippets,
+    issues,
+    users,
     settings,
-    git,
-    audit,
-    mergeRequests,
-    pushes,
-  );
-  const oncall = new OncallService(
-    new OncallRepository(k),
+    cipher,
+    outbox,
+    notifier,
+    rates: rates(),
+  });
+  const { alerts, alertSearch, alertIntake, integrations } = alerting;
+  const { errorTracking, collector } = wireErrorTracking({
+    ...{ ...base, projects, settings, outbound, cipher, jobs, outbox },
+    offering: config.offering,
+    rates: rates(),
+  });
+  const { notifications, hooks } = wireNotifications({
+    ...{ ...base, jobs, projects, members, users, alerts, errorTracking, outbound, cipher },
+    smtp: { url: config.smtpUrl, from: config.emailFrom, timeoutMs: config.outboundTimeoutMs },
+    payloads: eventPresenter(config.externalUrl),
+    externalUrl: config.externalUrl,
+  });
+  const { oncall } = wireOncall({ ...base, projects, users, permissions });
+  const { escalations } = wireEscalation({
+    ...base,
     projects,
+    alerts,
     users,
-    (p) => permissions.inheritedSources(p.namespace, false),
-    access,
-    clock,
-  );
-  const escalations = new EscalationService(
-    new EscalationRepository(k),
-    projects,
-    {
-      alert: (projectId, iid) => alertsRepo.alert(projectId, iid),
-      user: (id) => usersRepo.findById(id),
-      userByUsername: (username) => usersRepo.findByUsername(username),
-      memberIds: async (project) => {
-        const sources = [
-          { type: 'project' as const, id: project.id },
-          ...(await permissions.inheritedSources(project.namespace, false)),
-        ];
-        const today = clock.now().toISOString().slice(0, 10);
-        const owner = project.namespace.kind === 'user' ? project.namespace.ownerId : null;
-        const members = await notifyRepo.membersAtLeast(sources, AccessLevel.Guest, today, owner);
-        return new Set(members.map((m) => m.id));
-      },
-      page: (p) => notifications.page(p),
-    },
+    members,
     oncall,
+    notifications,
     jobs,
-    access,
-    clock,
-    config.cacheTtlMs,
-  );
-  const alertNotifier: AlertNotifier = { settingsChanged: () => notifications.listenersChanged() };
-  const alertSearch = new AlertSearchIndex(alertsRepo);
-  // What happens after an intake or status change commits: the outbox events' handlers, by kind.
-  const outbox = new Outbox(k, jobs);
+  });
+
+  // The hop from an alert (intake or status change) to its notifications and escalation, and from an error to
+  // its rules: the outbox events' handlers, by kind.
   outbox.on('alert.changed', 'notifications', {
     wants: (trx, e) => notifications.listensToAlerts(trx, e.projectId),
     handle: (trx, e) => notifications.alertChanged(trx, e.projectId, e.iid, e.event),
@@ -274,28 +152,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     wants: (trx, e) => notifications.wantsErrorEvent(trx, e.projectId, e),
     handle: (trx, e) => notifications.errorRecorded(trx, e.projectId, e.errorId, e),
   });
-  const alertIntake = new IntakeService(
-    alertsRepo,
-    issues,
-    integrations,
-    projects,
-    settings,
-    config.tier,
-    clock,
-    new Ingest(k, outbox, { maxBatch: 64, attempts: 5 }),
-    rates(),
-    config.cacheTtlMs,
-  );
-  const collector = new CollectorService(
-    errorTrackingRepo,
-    projects,
-    errorTracking,
-    settings,
-    clock,
-    new Ingest(k, outbox, { maxBatch: 64, attempts: 3 }),
-    rates(),
-    config.cacheTtlMs,
-  );
+
   // Changes are announced on the bus after they commit; every process's caches subscribe to what they hold.
   const settingsChange =
     (what: 'settings' | 'flags') =>
@@ -343,45 +200,21 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     },
   ]);
   return {
-    config,
-    db,
-    bus,
-    clock,
+    ...{ config, db, bus, clock, gates, access, outbox, jobs, users, groups, projects, members, snippets },
+    ...{ git, storagePicker, inventory, gitAccess, settings, issues, geo, audit, oncall },
+    ...{ alertIntake, integrations, alerts, alertSearch, errorTracking, collector, notifications, hooks },
+    escalations,
+    ...mrs,
     release: parseRelease(config.release),
-    gates: new ReleaseGates(parseRelease(config.release)),
-    users,
-    groups,
-    projects,
-    members,
-    snippets,
-    git,
-    storagePicker,
-    inventory,
-    gitAccess,
-    settings,
-    integrations,
-    alertIntake,
-    alerts: new AlertsService(alertsRepo, projects, clock, users, issues, alertNotifier, alertSearch, outbox),
-    alertSearch,
-    issues,
-    errorTracking,
-    jobs,
-    geo,
-    mergeRequests,
-    projectApprovalRules,
-    mergeRequestApprovals,
-    mergeRequestNotes,
     ...wireRunners({
-      kysely: k,
-      projects,
-      groups,
-      gates: new ReleaseGates(parseRelease(config.release)),
+      kysely,
+      access,
+      gates,
       sharedRegistrationToken: config.sharedRunnersRegistrationToken,
       clock,
     }),
-    audit,
     ...wireStorageMoves({
-      kysely: k,
+      kysely,
       git,
       jobs,
       storagePicker,
@@ -393,21 +226,6 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       pushWaitMs: config.movePushWaitSeconds * 1000,
       pushes,
     }),
-    collector,
-    notifications,
-    escalations,
-    hooks: new HooksService(
-      notifyRepo,
-      projects,
-      notifications,
-      payloads,
-      outbound,
-      cipher,
-      clock,
-      config.externalUrl,
-      (p) => permissions.inheritedSources(p.namespace, false),
-    ),
-    oncall,
   };
 }
 

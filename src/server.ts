@@ -178,6 +178,8 @@ async function startOn(
       },
     }),
   });
+  // A failed after-commit signal (the search index's) loses nothing, but is worth a warning.
+  ctx.outbox.log = (msg, extra) => app.log.warn(extra ?? {}, msg);
   if (ctx.bus instanceof PgBus) {
     // Listening before the first request is served; a lost connection is logged (the bus never throws).
     ctx.bus.log = (msg, extra) => app.log.warn(extra ?? {}, msg);

@@ -44,6 +44,29 @@ export function enforce(v: Verdict, resource: string): void {
   if (v === 'forbidden') throw forbidden();
 }
 
+/** A signed-in user, or 401 (rule 3's first half; the HTTP layer's `requireUser` asks here). */
+export function signedInActor<A extends Principal>(actor: A | null): A {
+  if (!actor) throw unauthorized();
+  return actor;
+}
+
+/** An admin: 401 anonymous, 403 a signed-in non-admin (rule 3; the HTTP layer's `requireAdmin` asks here). */
+export function adminActor<A extends Principal>(actor: A | null): A {
+  if (!signedInActor(actor).admin) throw forbidden();
+  return actor as A;
+}
+
+/**
+ * The policy's instance-wide questions (no project or group involved), for the features the projects feature
+ * itself builds on (users, settings, geo, audit), which cannot name its types.
+ */
+export interface InstancePolicy<A extends Principal> {
+  level(actor: A | null, level: number, min: number): void;
+  signedIn(actor: A | null): A;
+  admin(actor: A | null): A;
+  isAdmin(actor: A | null): boolean;
+}
+
 /**
  * The one access policy: may this actor do this to this object. Each method returns the object (with the
  * caller's level) or throws per the rule in ./access.ts. Services ask it; PermissionsService computes the levels.
@@ -51,9 +74,19 @@ export function enforce(v: Verdict, resource: string): void {
  * Differences between features that the rule leaves to the caller, kept as they are:
  * - on-call schedules check the tier before the level (a Free instance answers 403 even to an anonymous reader
  *   of a public project), escalation policies after it (that reader gets 401): `tier()` is a separate step;
- * - snippets answer 404 for a snippet the caller may not read even when its project is visible (`snippet()`).
+ * - snippets answer 404 for a snippet the caller may not read even when its project is visible (`snippet()`);
+ * - updating or deleting a group, and listing a group's runners, answer 403 below the level to anonymous callers
+ *   too (`forbidBelow()`), where the rule says 401;
+ * - creating a project in a group answers 404 `Namespace` (not `Group`) for a group the caller may not see
+ *   (`groupObject()` with its resource);
+ * - the alert notify endpoints authenticate with the integration's key, not a user: 403 for an inactive
+ *   integration, 401 for a wrong key (`IntakeService`), whatever the project's visibility;
+ * - merge request approvals answer 401 (not 403) to a signed-in caller who may not approve (`canApprove()`);
+ * - a personal access token of another user answers 404 to a non-admin (`UsersService.getToken`), as GitLab.
  */
-export class AccessPolicy<A extends Principal, P extends Visible, G extends Visible> {
+export class AccessPolicy<A extends Principal, P extends Visible, G extends Visible>
+  implements InstancePolicy<A>
+{
   constructor(
     private readonly ports: AccessPorts<A, P, G>,
     private readonly instanceTier: Tier,
@@ -116,17 +149,56 @@ export class AccessPolicy<A extends Principal, P extends Visible, G extends Visi
     enforce(verdict({ signedIn: actor !== null, visible: true, level, min }), '');
   }
 
+  /**
+   * Whether a project exists, the caller may see it and has at least `min` in it: a question, not a refusal (which
+   * runners a caller owns, for instance).
+   */
+  async allowsProject(actor: A | null, idOrPath: string, min: number): Promise<boolean> {
+    const project = await this.ports.findProject(idOrPath);
+    if (!project) return false;
+    const level = await this.ports.projectLevel(actor, project);
+    return this.judge(actor, project.visibility, level, min) === 'allow';
+  }
+
+  /** `allowsProject` for a group. */
+  async allowsGroup(actor: A | null, idOrPath: string, min: number): Promise<boolean> {
+    const group = await this.ports.findGroup(idOrPath);
+    if (!group) return false;
+    const level = await this.ports.groupLevel(actor, group);
+    return this.judge(actor, group.visibility, level, min) === 'allow';
+  }
+
+  /**
+   * A group (or user namespace) already loaded: 404 (`resource`) when hidden, then 401/403 below `min`. Returns the
+   * caller's level.
+   */
+  async groupObject(actor: A | null, group: G, min: number, resource = 'Group'): Promise<number> {
+    const level = await this.ports.groupLevel(actor, group);
+    enforce(this.judge(actor, group.visibility, level, min), resource);
+    return level;
+  }
+
+  /** The level check where a feature answers 403 whoever asks (see the differences above). */
+  forbidBelow(level: number, min: number): void {
+    if (level < min) throw forbidden();
+  }
+
   /** A signed-in user, or 401. */
   signedIn(actor: A | null): A {
-    if (!actor) throw unauthorized();
-    return actor;
+    return signedInActor(actor);
   }
 
   /** An admin: 401 anonymous, 403 a signed-in non-admin. */
   admin(actor: A | null): A {
-    if (!actor) throw unauthorized();
-    if (!actor.admin) throw forbidden();
-    return actor;
+    return adminActor(actor);
+  }
+
+  /**
+   * Whether the caller acts as an admin: admins see every object and manage every user's (other users' tokens,
+   * instance runners, options only admins may set). Admins are also Owners everywhere (PermissionsService).
+   */
+  isAdmin(actor: A | null): boolean {
+    return actor?.admin === true;
   }
 
   /** Whether the instance's tier includes a paid feature. */

@@ -4,6 +4,7 @@ import type { Outbox } from '../ingest/outbox.js';
 import type { IssuesService } from '../issues/issues.service.js';
 import { AccessLevel } from '../members/members.js';
 import type { Paged, PageRequest } from '../pagination.js';
+import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import { type Bucket, bucketWindow, type StatsPeriod } from '../time-buckets.js';
@@ -39,6 +40,7 @@ export class AlertsService {
   constructor(
     private readonly repo: AlertsRepository,
     private readonly projects: ProjectsService,
+    private readonly access: Access,
     private readonly clock: Clock,
     private readonly users: Pick<UsersService, 'findByUsername'>,
     private readonly issues: Pick<IssuesService, 'createIncidentFor'>,
@@ -48,8 +50,18 @@ export class AlertsService {
     private readonly outbox: Outbox,
   ) {}
 
+  /** An alert by project and iid, for work the system does on its own (notifications, escalation): no caller. */
+  alertForSystem(projectId: number, iid: number): Promise<Alert | null> {
+    return this.repo.alert(projectId, iid);
+  }
+
+  /** Whether a project's alert settings send e-mail on new alerts. */
+  async sendsEmail(projectId: number): Promise<boolean> {
+    return (await this.repo.settings(projectId)).sendEmail;
+  }
+
   private async project(actor: User | null, idOrPath: string, level: number): Promise<Project> {
-    return (await this.projects.findWithLevel(actor, idOrPath, level)).project;
+    return (await this.access.project(actor, idOrPath, level)).project;
   }
 
   async list(

@@ -1,11 +1,11 @@
 import type { Clock } from '../clock.js';
 import { LocalRateCounter, type RateCounter } from '../cluster/rate-counter.js';
-import type { Tier } from '../config.js';
 import { safeEqual } from '../crypto.js';
 import { badRequest, forbidden, notFound, tooManyRequests, unauthorized } from '../errors.js';
 import type { Ingest, IngestUnit, Pause } from '../ingest/ingest.js';
 import type { IssuesService } from '../issues/issues.service.js';
 import { AccessLevel } from '../members/members.js';
+import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
@@ -68,7 +68,7 @@ export class IntakeService {
     private readonly integrations: IntegrationsService,
     private readonly projects: ProjectsService,
     private readonly settings: SettingsService,
-    private readonly tier: Tier,
+    private readonly access: Pick<Access, 'hasTier'>,
     private readonly clock: Clock,
     /**
      * The intake core: concurrent notify requests share one transaction (see `receive`), retried on a lost
@@ -187,7 +187,8 @@ export class IntakeService {
   ): Promise<IntakeOutcome> {
     const now = this.clock.now();
     const mapping =
-      this.tier !== 'free' && Object.keys(integration.payloadAttributeMapping).length > 0
+      this.access.hasTier('alert_field_mapping') &&
+      Object.keys(integration.payloadAttributeMapping).length > 0
         ? integration.payloadAttributeMapping
         : null;
     let parsed: ParsedAlert[];
@@ -203,7 +204,7 @@ export class IntakeService {
     } else {
       // Spec: automatic grouping needs Premium or Ultimate and the flag (on unless an admin turns it off).
       const autoFingerprint =
-        this.tier !== 'free' &&
+        this.access.hasTier('alert_auto_grouping') &&
         (await this.settings.isEnabled('generic_alert_fingerprinting', project.id, true));
       parsed = [parseGeneric(payload, { mapping, autoFingerprint, now })];
     }

@@ -1,6 +1,7 @@
 import type {} from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { forbidden, insufficientScope, notFound, unauthorized } from '../errors.js';
+import { adminActor, signedInActor } from '../access/access.policy.js';
+import { forbidden, insufficientScope, notFound } from '../errors.js';
 import type { PersonalAccessToken, TokenScope, User } from '../users/users.js';
 import type { UsersService } from '../users/users.service.js';
 
@@ -103,6 +104,7 @@ function sudoTarget(request: FastifyRequest): string | null {
 async function sudo(request: FastifyRequest, users: UsersService, actor: Actor): Promise<Actor> {
   const target = sudoTarget(request);
   if (target === null) return actor;
+  // Authentication, not an access decision: a token of a non-admin cannot name another user (GitLab's message).
   if (!actor.user?.admin) throw forbidden('Must be admin to use sudo');
   if (!actor.scopes?.has('sudo')) throw insufficientScope('sudo');
   const user = await users.resolve(target);
@@ -113,13 +115,10 @@ async function sudo(request: FastifyRequest, users: UsersService, actor: Actor):
 
 /** The signed-in user, or 401. */
 export function requireUser(request: FastifyRequest): User {
-  if (!request.actor.user) throw unauthorized();
-  return request.actor.user;
+  return signedInActor(request.actor.user);
 }
 
 /** An admin, or 401/403. */
 export function requireAdmin(request: FastifyRequest): User {
-  const user = requireUser(request);
-  if (!user.admin) throw forbidden();
-  return user;
+  return adminActor(request.actor.user);
 }

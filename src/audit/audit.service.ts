@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import type { InstancePolicy } from '../access/access.policy.js';
 import type { Clock } from '../clock.js';
 import type { Cipher } from '../crypto.js';
-import { forbidden, invalidFields, notFound, unauthorized } from '../errors.js';
+import { invalidFields, notFound } from '../errors.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { OutboundError, type OutboundHttp } from '../outbound.js';
 import type { KeysetRequest } from '../pagination.js';
@@ -31,6 +32,7 @@ export class AuditService {
     private readonly jobs: JobQueue,
     private readonly gates: ReleaseGates,
     private readonly http: OutboundHttp,
+    private readonly access: InstancePolicy<User>,
     private readonly clock: Clock,
     /** Verification tokens are shown again by the API, so they are encrypted at rest (migration 0008). */
     private readonly cipher: Cipher,
@@ -123,8 +125,7 @@ export class AuditService {
   // Streaming destinations (admin)
 
   private admin(actor: User | null): void {
-    if (!actor) throw unauthorized();
-    if (!actor.admin) throw forbidden();
+    this.access.admin(actor);
   }
 
   async destinations(actor: User | null): Promise<Destination[]> {

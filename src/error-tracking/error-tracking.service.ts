@@ -5,8 +5,8 @@ import type { Cipher } from '../crypto.js';
 import { badRequest, forbidden, invalidFields, notFound } from '../errors.js';
 import { AccessLevel } from '../members/members.js';
 import type { Paged, PageRequest } from '../pagination.js';
+import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
-import type { ProjectsService } from '../projects/projects.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import { type Bucket, bucketWindow, type StatsPeriod } from '../time-buckets.js';
 import type { User } from '../users/users.js';
@@ -82,13 +82,18 @@ export class ErrorTrackingService {
 
   constructor(
     private readonly repo: ErrorTrackingRepository,
-    private readonly projects: ProjectsService,
+    private readonly access: Access,
     private readonly settingsService: SettingsService,
     private readonly external: ExternalErrors,
     private readonly cipher: Cipher,
     private readonly offering: Offering,
     private readonly clock: Clock,
   ) {}
+
+  /** An error by project and id, for work the system does on its own (notifications): no caller to check. */
+  errorForSystem(projectId: number, id: number): Promise<TrackedError | null> {
+    return this.repo.error(projectId, id);
+  }
 
   /** Registers a function called after settings or keys change (the collector's cache clears itself). */
   onChange(fn: () => void | Promise<void>): void {
@@ -106,7 +111,7 @@ export class ErrorTrackingService {
 
   /** The project for a caller with at least `level`; 404 when its Monitor feature is disabled (spec, Errors table). */
   async project(actor: User | null, idOrPath: string, level: number): Promise<Project> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, level);
+    const { project } = await this.access.project(actor, idOrPath, level);
     if (!project.monitorEnabled) throw notFound();
     return project;
   }

@@ -1,14 +1,16 @@
-import type { Alert } from '../alerts/alerts.js';
+import type { AlertsService } from '../alerts/alerts.service.js';
 import type { Clock } from '../clock.js';
 import { notFound, paramError, plainError } from '../errors.js';
 import type { Job, JobQueue } from '../jobs/queue.js';
 import { AccessLevel } from '../members/members.js';
-import type { AlertPage } from '../notifications/notifications.service.js';
+import type { MembersService } from '../members/members.service.js';
+import type { NotificationsService } from '../notifications/notifications.service.js';
 import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import { TtlCache } from '../ttl-cache.js';
 import type { User } from '../users/users.js';
+import type { UsersService } from '../users/users.service.js';
 import {
   ESCALATION_STATUSES,
   type EscalationPolicy,
@@ -71,13 +73,12 @@ export interface RuleEscalationView {
 
 /** What this service reads and drives of other features (ports, wired in the composition root). */
 export interface EscalationSources {
-  alert(projectId: number, iid: number): Promise<Alert | null>;
-  user(id: number): Promise<User | null>;
-  userByUsername(username: string): Promise<User | null>;
-  /** Active members of the project, direct or inherited (and the owner of a personal namespace). */
-  memberIds(project: Project): Promise<ReadonlySet<number>>;
-  /** Records the page e-mails and the webhook event (NotificationsService.page). */
-  page(p: AlertPage): Promise<void>;
+  alerts: Pick<AlertsService, 'alertForSystem'>;
+  users: Pick<UsersService, 'findById' | 'findByUsername'>;
+  /** Who may be paged: active members of the project, direct or inherited (and a personal namespace's owner). */
+  members: Pick<MembersService, 'memberIdsAtLeast'>;
+  /** Records the page e-mails and the webhook event. */
+  notifications: Pick<NotificationsService, 'page'>;
 }
 
 /**
@@ -131,7 +132,7 @@ export class EscalationService {
     const rules = await Promise.all(
       policy.rules.map(async (r) => ({
         ...r,
-        user: r.userId === null ? null : await this.sources.user(r.userId),
+        user: r.userId === null ? null : await this.sources.users.findById(r.userId),
       })),
     );
     return { ...policy, rules };
@@ -239,9 +240,9 @@ export class EscalationService {
       } else {
         const user =
           r.username !== undefined
-            ? await this.sources.userByUsername(r.username)
-            : await this.sources.user(r.userId!);
-        members ??= await this.sources.memberIds(project);
+            ? await this.sources.users.findByUsername(r.username)
+            : await this.sources.users.findById(r.userId!);
+        members ??= await this.sources.members.memberIdsAtLeast(project, AccessLevel.Guest);
         if (!user || !members.has(user.id))
           throw invalid('User-based escalation rules must have a user with access to the project');
         userId = user.id;
@@ -322,7 +323,7 @@ export class EscalationService {
     const j = job.payload as PageJob;
     if (!this.access.hasTier('escalation_policies')) return;
     const project = await this.projects.findById(j.projectId);
-    const alert = project && (await this.sources.alert(project.id, j.iid));
+    const alert = project && (await this.sources.alerts.alertForSystem(project.id, j.iid));
     if (!project || !alert || alert.id !== j.alertId) return;
     // A deleted policy stops its escalations (a new one applies to later alerts only).
     const policy = await this.repo.policy(project.id);
@@ -338,14 +339,17 @@ export class EscalationService {
       ids = j.userId === null ? [] : [j.userId];
     }
     const users: User[] = [];
-    const members = ids.length > 0 ? await this.sources.memberIds(project) : new Set<number>();
+    const members =
+      ids.length > 0
+        ? await this.sources.members.memberIdsAtLeast(project, AccessLevel.Guest)
+        : new Set<number>();
     for (const id of [...new Set(ids)]) {
-      const u = await this.sources.user(id);
+      const u = await this.sources.users.findById(id);
       // Blocked users, and users who left the project since the rule was made, are not paged.
       if (u && u.state === 'active' && members.has(u.id)) users.push(u);
     }
-    const target = j.userId === null ? null : await this.sources.user(j.userId);
-    await this.sources.page({
+    const target = j.userId === null ? null : await this.sources.users.findById(j.userId);
+    await this.sources.notifications.page({
       project,
       alert,
       keyBase: pageKey(alert.id, j.ruleId),
@@ -369,7 +373,7 @@ export class EscalationService {
   /** `GET .../alerts/:iid/escalations`: which rules paged whom and when, which wait (Reporter). */
   async escalations(actor: User | null, idOrPath: string, iid: number): Promise<RuleEscalationView[]> {
     const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
-    const alert = await this.sources.alert(project.id, iid);
+    const alert = await this.sources.alerts.alertForSystem(project.id, iid);
     if (!alert) throw notFound('Alert');
     const [pending, pages, policy] = await Promise.all([
       this.repo.pendingPages(alert.id),
@@ -388,7 +392,7 @@ export class EscalationService {
     const users = new Map<number, User | null>();
     const user = async (id: number | null) => {
       if (id === null) return null;
-      if (!users.has(id)) users.set(id, await this.sources.user(id));
+      if (!users.has(id)) users.set(id, await this.sources.users.findById(id));
       return users.get(id) ?? null;
     };
     const created = new Date(alert.createdAt).getTime();

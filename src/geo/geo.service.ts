@@ -1,5 +1,6 @@
+import type { InstancePolicy } from '../access/access.policy.js';
 import type { Clock } from '../clock.js';
-import { conflict, forbidden, invalidFields, notFound, unauthorized } from '../errors.js';
+import { conflict, invalidFields, notFound } from '../errors.js';
 import type { User } from '../users/users.js';
 import type { GeoSite, GeoSiteInput, GeoSiteStatus } from './geo.js';
 import type { GeoRepository } from './geo.repository.js';
@@ -16,12 +17,12 @@ const isUrl = (v: string) => {
 export class GeoService {
   constructor(
     private readonly repo: GeoRepository,
+    private readonly access: InstancePolicy<User>,
     private readonly clock: Clock,
   ) {}
 
   private admin(actor: User | null): void {
-    if (!actor) throw unauthorized();
-    if (!actor.admin) throw forbidden();
+    this.access.admin(actor);
   }
 
   async list(actor: User | null): Promise<GeoSite[]> {

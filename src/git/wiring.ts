@@ -1,8 +1,15 @@
 import type { Kysely } from 'kysely';
+import type { AuditService } from '../audit/audit.service.js';
+import type { PushTracker } from '../cluster/push-tracker.js';
 import type { StorageConfig } from '../config.js';
 import type { Database } from '../db/schema.js';
+import type { GroupsService } from '../groups/groups.service.js';
+import type { ProjectsService } from '../projects/projects.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
+import type { SnippetsService } from '../snippets/snippets.service.js';
+import type { UsersService } from '../users/users.service.js';
 import { Git } from './git.js';
+import { GitAccessService, type PushRecorder } from './git-access.service.js';
 import { GitRepositoriesService, repositoryLifecycle } from './git-repositories.service.js';
 import { InventoryRepository } from './inventory.repository.js';
 import { InventoryService } from './inventory.service.js';
@@ -26,5 +33,34 @@ export function wireGit(deps: {
     lifecycle: repositoryLifecycle(git),
     storagePicker: new WeightedStorages(async () => (await deps.settings.get()).repository_storages_weighted),
     inventory: new InventoryService(new InventoryRepository(deps.kysely)),
+  };
+}
+
+/** Access during git's smart HTTP (pull and push rights, push rules, what a push records). */
+export function wireGitAccess(deps: {
+  users: UsersService;
+  groups: GroupsService;
+  projects: ProjectsService;
+  snippets: SnippetsService;
+  settings: SettingsService;
+  git: GitRepositoriesService;
+  audit: AuditService;
+  /** What a push to a merge request's source branch records. */
+  mergeRequests: PushRecorder;
+  /** Pushes in progress, which a storage move waits for. */
+  pushes: PushTracker;
+}): { gitAccess: GitAccessService } {
+  return {
+    gitAccess: new GitAccessService(
+      deps.users,
+      deps.groups,
+      deps.projects,
+      deps.snippets,
+      deps.settings,
+      deps.git,
+      deps.audit,
+      deps.mergeRequests,
+      deps.pushes,
+    ),
   };
 }

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { conflict, forbidden, invalidFields, notFound, readOnlyError, unauthorized } from '../errors.js';
+import { conflict, invalidFields, notFound, readOnlyError } from '../errors.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { AccessLevel } from '../members/members.js';
 import type { MembersService, SourceAccess } from '../members/members.service.js';
@@ -71,7 +71,9 @@ export class GroupsService {
     page: PageRequest,
   ): Promise<Paged<Namespace>> {
     const ids =
-      actor.admin && !opts.ownedOnly ? null : await this.namespaceScope(actor, opts.ownedOnly ?? false);
+      this.access.isAdmin(actor) && !opts.ownedOnly
+        ? null
+        : await this.namespaceScope(actor, opts.ownedOnly ?? false);
     return this.namespaces.listGroups(
       {
         ids,
@@ -89,7 +91,7 @@ export class GroupsService {
     const ns = /^\d+$/.test(idOrPath)
       ? await this.namespaces.findById(Number(idOrPath))
       : await this.namespaces.findByFullPath(idOrPath);
-    if (!ns || (!actor.admin && !(await this.namespaceScope(actor, false)).includes(ns.id)))
+    if (!ns || (!this.access.isAdmin(actor) && !(await this.namespaceScope(actor, false)).includes(ns.id)))
       throw notFound('Namespace');
     return ns;
   }
@@ -143,7 +145,7 @@ export class GroupsService {
   ): Promise<Paged<Namespace>> {
     let ids: number[] | null = null;
     let visibilities: Visibility[] = [];
-    if (!actor?.admin || opts.ownedOrMember) {
+    if (!this.access.isAdmin(actor) || opts.ownedOrMember) {
       ids = actor ? (await this.permissions.membershipScope(actor)).namespaceIds : [];
       visibilities = opts.ownedOrMember ? [] : PermissionsService.openVisibilities(actor);
     }
@@ -160,8 +162,8 @@ export class GroupsService {
     );
   }
 
-  async create(actor: User | null, input: CreateGroupInput): Promise<Group> {
-    if (!actor) throw unauthorized();
+  async create(caller: User | null, input: CreateGroupInput): Promise<Group> {
+    const actor = this.access.signedIn(caller);
     const path = input.path ?? pathFromName(input.name);
     const errors: Record<string, string[]> = {};
     if (input.name.trim() === '') errors.name = ["can't be blank"];
@@ -169,9 +171,8 @@ export class GroupsService {
     if (Object.keys(errors).length > 0) throw invalidFields(errors);
     let parent: Namespace | null = null;
     if (input.parentId !== undefined) {
-      parent = (await this.find(actor, String(input.parentId))).group;
       // GitLab's default subgroup creation level: Maintainer.
-      if ((await this.permissions.groupLevel(actor, parent)) < AccessLevel.Maintainer) throw forbidden();
+      parent = (await this.access.group(actor, String(input.parentId), AccessLevel.Maintainer)).group;
     }
     const visibility = input.visibility ?? (await this.settings.get()).default_group_visibility;
     if (parent && VISIBILITY_RANK[visibility] > VISIBILITY_RANK[parent.visibility]) {
@@ -218,7 +219,7 @@ export class GroupsService {
     patch: { name?: string; description?: string; visibility?: Visibility; requestAccessEnabled?: boolean },
   ): Promise<Group> {
     const { group, level } = await this.find(actor, idOrPath);
-    if (level < AccessLevel.Owner) throw forbidden();
+    this.access.forbidBelow(level, AccessLevel.Owner);
     if (patch.visibility !== undefined && !VISIBILITIES.includes(patch.visibility)) {
       throw invalidFields({ visibility: ['is not included in the list'] });
     }
@@ -235,7 +236,7 @@ export class GroupsService {
    */
   async delete(actor: User | null, idOrPath: string): Promise<void> {
     const { group, level } = await this.find(actor, idOrPath);
-    if (level < AccessLevel.Owner) throw forbidden();
+    this.access.forbidBelow(level, AccessLevel.Owner);
     if (group.repositoryReadOnly) throw readOnlyError();
     // No unique key: a repeated request runs the job again, and it finds the group gone.
     await this.jobs.enqueue(GROUP_DELETE_JOB, { groupId: group.id });

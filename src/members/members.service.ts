@@ -1,10 +1,16 @@
+import type { InstancePolicy } from '../access/access.policy.js';
 import type { Clock } from '../clock.js';
 import { conflict, forbidden, invalidFields, notFound } from '../errors.js';
+import type { Namespace } from '../namespaces/namespaces.js';
 import type { Paged, PageRequest } from '../pagination.js';
 import type { User } from '../users/users.js';
 import type { UsersService } from '../users/users.service.js';
 import { AccessLevel, MEMBER_ACCESS_LEVELS, type Member, type MemberSource } from './members.js';
 import type { MembersRepository } from './members.repository.js';
+import type { PermissionsService } from './permissions.service.js';
+
+/** A project as membership sees it (projects are above members). */
+type ProjectSubject = { readonly id: number; readonly namespace: Namespace };
 
 /** The caller's standing on a group or project, resolved by the groups or projects service. */
 export interface SourceAccess {
@@ -27,8 +33,29 @@ export class MembersService {
   constructor(
     private readonly members: MembersRepository,
     private readonly users: Pick<UsersService, 'findById'>,
+    private readonly permissions: Pick<PermissionsService, 'inheritedSources'>,
+    private readonly policy: InstancePolicy<User>,
     private readonly clock: Clock,
   ) {}
+
+  /**
+   * Who is a member of a project at `minLevel` or above: its own members, its groups' (inherited) and the owner of
+   * its personal namespace; active users, unexpired memberships. The recipients of its e-mails, and whom an
+   * escalation may page.
+   */
+  async membersAtLeast(project: ProjectSubject, minLevel: number): Promise<{ id: number; email: string }[]> {
+    const sources: MemberSource[] = [
+      { type: 'project', id: project.id },
+      ...(await this.permissions.inheritedSources(project.namespace, false)),
+    ];
+    const owner = project.namespace.kind === 'user' ? project.namespace.ownerId : null;
+    return this.members.membersAtLeast(sources, minLevel, this.today(), owner);
+  }
+
+  /** The ids of `membersAtLeast`. */
+  async memberIdsAtLeast(project: ProjectSubject, minLevel: number): Promise<Set<number>> {
+    return new Set((await this.membersAtLeast(project, minLevel)).map((m) => m.id));
+  }
 
   /** The groups and projects a user is a member of (memberships expired before `today` left out). */
   memberships(
@@ -94,12 +121,12 @@ export class MembersService {
     level: number | undefined,
     expiresAt: string | null | undefined,
   ) {
-    if (access.level < access.manageLevel) throw forbidden();
+    this.policy.level(actor, access.level, access.manageLevel);
     if (level !== undefined && !MEMBER_ACCESS_LEVELS.includes(level as never)) {
       throw invalidFields({ access_level: ['is not included in the list'] });
     }
     // Only Owners (and admins) may grant Owner; nobody grants above their own level.
-    if (level !== undefined && !actor.admin && level > access.level) throw forbidden();
+    if (level !== undefined && !this.policy.isAdmin(actor)) this.policy.level(actor, access.level, level);
     if (expiresAt && (!/^\d{4}-\d{2}-\d{2}$/.test(expiresAt) || expiresAt <= this.today())) {
       throw invalidFields({ expires_at: ['cannot be a date in the past'] });
     }
@@ -133,7 +160,7 @@ export class MembersService {
   ): Promise<Member> {
     this.check(actor, access, input.accessLevel, input.expiresAt);
     const existing = await this.get(access, input.userId);
-    if (!actor.admin && existing.accessLevel > access.level) throw forbidden();
+    if (!this.policy.isAdmin(actor)) this.policy.level(actor, access.level, existing.accessLevel);
     await this.guardLastOwner(access, existing, input.accessLevel);
     await this.members.update(access.source, input.userId, {
       accessLevel: input.accessLevel,
@@ -147,7 +174,7 @@ export class MembersService {
     // Anyone may leave; removing others needs the manage level and at least the member's level.
     if (userId !== actor.id) {
       this.check(actor, access, undefined, undefined);
-      if (!actor.admin && existing.accessLevel > access.level) throw forbidden();
+      if (!this.policy.isAdmin(actor)) this.policy.level(actor, access.level, existing.accessLevel);
     }
     await this.guardLastOwner(access, existing, undefined);
     await this.members.delete(access.source, userId);

@@ -131,40 +131,30 @@ export class MergeRequestApprovalsService {
     iid: number,
     input: { sha?: string; password?: string } = {},
   ): Promise<ApprovalState> {
-    if (!actor) throw unauthorized();
+    const user = this.access.signedIn(actor);
     const { sha, password } = input;
-    const before = await this.state(actor, idOrPath, iid);
+    const before = await this.state(user, idOrPath, iid);
     if (!before.userCanApprove) throw unauthorized();
     if (
       before.requirePasswordToApprove &&
-      (!password || (await this.passwords.checkPassword(actor.username, password))?.id !== actor.id)
+      (!password || (await this.passwords.checkPassword(user.username, password))?.id !== user.id)
     )
       throw unauthorized();
     const head = before.mergeRequest.diffRefs?.headSha;
     if (sha !== undefined && sha !== head)
       throw conflict(`SHA does not match HEAD of source branch: ${head ?? 'none'}`);
-    if (await this.repo.add(before.mergeRequest.id, actor.id, this.clock.now().toISOString()))
-      await this.notes.addSystemNote(
-        null,
-        noteableOf(before.mergeRequest),
-        actor.id,
-        SystemNoteText.approved,
-      );
-    return this.state(actor, idOrPath, iid);
+    if (await this.repo.add(before.mergeRequest.id, user.id, this.clock.now().toISOString()))
+      await this.notes.addSystemNote(null, noteableOf(before.mergeRequest), user.id, SystemNoteText.approved);
+    return this.state(user, idOrPath, iid);
   }
 
   /** `POST .../unapprove`: 404 when the caller had not approved. */
   async unapprove(actor: User | null, idOrPath: string, iid: number): Promise<ApprovalState> {
-    if (!actor) throw unauthorized();
-    const before = await this.state(actor, idOrPath, iid);
-    if (!(await this.repo.remove(before.mergeRequest.id, actor.id))) throw notFound();
-    await this.notes.addSystemNote(
-      null,
-      noteableOf(before.mergeRequest),
-      actor.id,
-      SystemNoteText.unapproved,
-    );
-    return this.state(actor, idOrPath, iid);
+    const user = this.access.signedIn(actor);
+    const before = await this.state(user, idOrPath, iid);
+    if (!(await this.repo.remove(before.mergeRequest.id, user.id))) throw notFound();
+    await this.notes.addSystemNote(null, noteableOf(before.mergeRequest), user.id, SystemNoteText.unapproved);
+    return this.state(user, idOrPath, iid);
   }
 
   private async compute(
@@ -266,7 +256,7 @@ export class MergeRequestApprovalsService {
    * merge requests override its rules (403 otherwise). Checks only: nothing is written.
    */
   private async editable(actor: User | null, idOrPath: string, iid: number) {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Developer);
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Developer);
     const mr = await this.mergeRequests.get(actor, String(project.id), iid);
     const settings = await this.projectRules.settingsOf(project.id);
     if (mr.state === 'merged' || settings.disable_overriding_approvers_per_merge_request) throw forbidden();

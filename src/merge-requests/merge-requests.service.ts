@@ -6,6 +6,7 @@ import { AccessLevel } from '../members/members.js';
 import type { Noteable } from '../notes/notes.js';
 import type { NotesService } from '../notes/notes.service.js';
 import type { Paged, PageRequest } from '../pagination.js';
+import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { User } from '../users/users.js';
@@ -96,6 +97,7 @@ export class MergeRequestsService {
     private readonly mrs: MergeRequestsRepository,
     private readonly versionsRepo: MergeRequestVersionsRepository,
     private readonly projects: ProjectsService,
+    private readonly access: Access,
     private readonly repos: GitRepositoriesService,
     private readonly users: Pick<UsersService, 'findById'>,
     private readonly notes: NotesService,
@@ -218,7 +220,7 @@ export class MergeRequestsService {
       remove_source_branch?: boolean;
     },
   ): Promise<MergeRequestView> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Developer);
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Developer);
     const errors: Record<string, string[]> = {};
     if (!input.title.trim()) errors.title = ["can't be blank"];
     if (input.source_branch === input.target_branch)
@@ -253,13 +255,13 @@ export class MergeRequestsService {
     filter: MergeRequestFilter,
     page: PageRequest,
   ): Promise<Paged<MergeRequestView>> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Reporter);
     const { items, total } = await this.mrs.list(project.id, filter, page);
     return { items: await Promise.all(items.map((mr) => this.view(project, mr))), total };
   }
 
   async get(actor: User | null, idOrPath: string, iid: number): Promise<MergeRequestView> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Reporter);
     return this.view(project, await this.find(project, iid));
   }
 
@@ -275,7 +277,7 @@ export class MergeRequestsService {
       remove_source_branch?: boolean;
     },
   ): Promise<MergeRequestView> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Developer);
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Developer);
     const mr = await this.find(project, iid);
     if (input.title !== undefined && !input.title.trim()) throw invalidFields({ title: ["can't be blank"] });
     if (input.target_branch !== undefined && !(await this.head(project, input.target_branch)))
@@ -322,7 +324,7 @@ export class MergeRequestsService {
     iid: number,
     input: { merge_commit_message?: string; sha?: string; should_remove_source_branch?: boolean },
   ): Promise<MergeRequestView> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Developer);
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Developer);
     if (project.repositoryReadOnly) throw readOnlyError();
     const mr = await this.find(project, iid);
     if (mr.state !== 'opened') throw new MergeRefusedError('not_open');
@@ -386,7 +388,7 @@ export class MergeRequestsService {
 
   /** The merge request's file diffs (against the merge base; kept as they were for merged requests). */
   async diffs(actor: User | null, idOrPath: string, iid: number): Promise<FileDiff[]> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Reporter);
     return this.diffBetween(project, await this.diffRefs(project, await this.find(project, iid)));
   }
 
@@ -396,7 +398,7 @@ export class MergeRequestsService {
     idOrPath: string,
     iid: number,
   ): Promise<{ mr: MergeRequestView; diffs: FileDiff[] }> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Reporter);
     const mr = await this.view(project, await this.find(project, iid));
     return { mr, diffs: await this.diffBetween(project, mr.diffRefs) };
   }
@@ -416,7 +418,7 @@ export class MergeRequestsService {
     idOrPath: string,
     iid: number,
   ): Promise<{ project: Project; commits: Commit[] }> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Reporter);
     const refs = await this.diffRefs(project, await this.find(project, iid));
     return { project, commits: refs ? await this.commitsBetween(project, refs) : [] };
   }
@@ -580,7 +582,7 @@ export class MergeRequestsService {
     iid: number,
     page: PageRequest,
   ): Promise<Paged<MergeRequestVersion>> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Reporter);
     const mr = await this.find(project, iid);
     await this.recordVersion(project, mr, null);
     return this.versionsRepo.list(mr.id, page);
@@ -593,7 +595,7 @@ export class MergeRequestsService {
     iid: number,
     versionId: number,
   ): Promise<{ project: Project; version: MergeRequestVersion; commits: Commit[]; diffs: FileDiff[] }> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Reporter);
     const mr = await this.find(project, iid);
     const version = await this.versionsRepo.find(mr.id, versionId);
     if (!version) throw notFound('Merge Request Diff');
@@ -606,7 +608,7 @@ export class MergeRequestsService {
 
   /** Deletes a merge request (GitLab: Owners and admins); its branches and commits stay. */
   async delete(actor: User | null, idOrPath: string, iid: number): Promise<void> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Owner);
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Owner);
     const mr = await this.find(project, iid);
     await this.mrs.delete(mr.id);
     await this.notes.deleteAllOf(null, noteableOf(mr));

@@ -3,7 +3,7 @@ import { conflict, invalidFields, notFound, paramError } from '../errors.js';
 import { AccessLevel } from '../members/members.js';
 import type { Namespace } from '../namespaces/namespaces.js';
 import type { NamespacesService } from '../namespaces/namespaces.service.js';
-import type { ProjectsService } from '../projects/projects.service.js';
+import type { Access } from '../projects/access.js';
 import type { User } from '../users/users.js';
 import type { UsersService } from '../users/users.service.js';
 import {
@@ -28,14 +28,14 @@ const LICENSE_STATUS: Record<string, ManagedLicense['approval_status']> = {
 export class ProjectApprovalRulesService {
   constructor(
     private readonly repo: ProjectApprovalRulesRepository,
-    private readonly projects: ProjectsService,
+    private readonly access: Access,
     private readonly users: Pick<UsersService, 'findById'>,
     private readonly namespaces: Pick<NamespacesService, 'findById'>,
     private readonly clock: Clock,
   ) {}
 
   async settings(actor: User | null, idOrPath: string): Promise<ApprovalSettings> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Reporter);
     return (await this.repo.settings(project.id)) ?? DEFAULT_APPROVAL_SETTINGS;
   }
 
@@ -44,7 +44,7 @@ export class ProjectApprovalRulesService {
     idOrPath: string,
     input: Partial<ApprovalSettings>,
   ): Promise<ApprovalSettings> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Maintainer);
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Maintainer);
     const next = { ...(await this.settings(actor, String(project.id))), ...input };
     await this.repo.saveSettings(project.id, next);
     return next;
@@ -66,17 +66,17 @@ export class ProjectApprovalRulesService {
   }
 
   async rules(actor: User | null, idOrPath: string): Promise<ApprovalRule[]> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Reporter);
     return Promise.all((await this.repo.rules(project.id)).map((r) => this.toRule(r)));
   }
 
   async rule(actor: User | null, idOrPath: string, id: number): Promise<ApprovalRule> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Reporter);
     return this.toRule(await this.findRule(project.id, id));
   }
 
   async createRule(actor: User | null, idOrPath: string, input: ApprovalRuleInput): Promise<ApprovalRule> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Maintainer);
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Maintainer);
     if (input.name === undefined) throw paramError('name is missing');
     if (input.approvals_required === undefined) throw paramError('approvals_required is missing');
     await this.validateRule(project.id, input, null);
@@ -99,7 +99,7 @@ export class ProjectApprovalRulesService {
     id: number,
     input: ApprovalRuleInput,
   ): Promise<ApprovalRule> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Maintainer);
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Maintainer);
     await this.findRule(project.id, id);
     await this.validateRule(project.id, input, id);
     await this.repo.updateRule(id, {
@@ -112,18 +112,18 @@ export class ProjectApprovalRulesService {
   }
 
   async deleteRule(actor: User | null, idOrPath: string, id: number): Promise<void> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Maintainer);
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Maintainer);
     await this.findRule(project.id, id);
     await this.repo.deleteRule(id);
   }
 
   async licenses(actor: User | null, idOrPath: string): Promise<ManagedLicense[]> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Developer);
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Developer);
     return this.repo.licenses(project.id);
   }
 
   async license(actor: User | null, idOrPath: string, idOrName: string): Promise<ManagedLicense> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Developer);
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Developer);
     return this.findLicense(project.id, idOrName);
   }
 
@@ -133,7 +133,7 @@ export class ProjectApprovalRulesService {
     name: string,
     status: string,
   ): Promise<ManagedLicense> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Maintainer);
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Maintainer);
     const approval = LICENSE_STATUS[status];
     if (!approval) throw paramError('approval_status does not have a valid value');
     if (!name.trim()) throw invalidFields({ name: ["can't be blank"] });
@@ -143,7 +143,7 @@ export class ProjectApprovalRulesService {
   }
 
   async deleteLicense(actor: User | null, idOrPath: string, idOrName: string): Promise<void> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Maintainer);
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Maintainer);
     await this.repo.deleteLicense((await this.findLicense(project.id, idOrName)).id);
   }
 

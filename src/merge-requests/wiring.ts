@@ -42,6 +42,7 @@ export function wireMergeRequests(deps: {
     new MergeRequestsRepository(k),
     new MergeRequestVersionsRepository(k),
     projects,
+    deps.access,
     deps.git,
     users,
     notes,
@@ -49,7 +50,7 @@ export function wireMergeRequests(deps: {
   );
   const projectApprovalRules = new ProjectApprovalRulesService(
     new ProjectApprovalRulesRepository(k),
-    projects,
+    deps.access,
     users,
     deps.namespaces,
     clock,

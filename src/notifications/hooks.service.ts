@@ -4,11 +4,12 @@ import type { Clock } from '../clock.js';
 import type { Cipher } from '../crypto.js';
 import type { TrackedError } from '../error-tracking/error-tracking.js';
 import { invalidFields, notFound, paramError, unprocessable } from '../errors.js';
-import { AccessLevel, type MemberSource } from '../members/members.js';
+import { AccessLevel } from '../members/members.js';
+import type { MembersService } from '../members/members.service.js';
 import { OutboundError, type OutboundHttp } from '../outbound.js';
 import type { Paged, PageRequest } from '../pagination.js';
+import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
-import type { ProjectsService } from '../projects/projects.service.js';
 import type { User } from '../users/users.js';
 import {
   ERROR_RULE_TRIGGERS,
@@ -19,7 +20,7 @@ import {
   type ProjectHook,
 } from './notifications.js';
 import type { HookInput, NotificationsRepository, RuleInput } from './notifications.repository.js';
-import { type NotificationsService, namespaceOwner, type PayloadPresenter } from './notifications.service.js';
+import type { NotificationsService, PayloadPresenter } from './notifications.service.js';
 
 /** The events `POST .../hooks/:hook_id/test/:trigger` can send. */
 export const HOOK_TEST_TRIGGERS = ['alert_events', 'error_tracking_events'] as const;
@@ -62,18 +63,18 @@ export const DEFAULT_ACTION_INTERVAL_MINUTES = 30;
 export class HooksService {
   constructor(
     private readonly repo: NotificationsRepository,
-    private readonly projects: ProjectsService,
+    private readonly access: Access,
     private readonly notifications: NotificationsService,
     private readonly presenter: PayloadPresenter,
     private readonly http: OutboundHttp,
     private readonly cipher: Cipher,
     private readonly clock: Clock,
     private readonly externalUrl: string,
-    private readonly inheritedSources: (project: Project) => Promise<MemberSource[]>,
+    private readonly members: Pick<MembersService, 'memberIdsAtLeast'>,
   ) {}
 
   async project(actor: User | null, idOrPath: string): Promise<Project> {
-    return (await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Maintainer)).project;
+    return (await this.access.project(actor, idOrPath, AccessLevel.Maintainer)).project;
   }
 
   async list(actor: User | null, idOrPath: string, page: PageRequest): Promise<Paged<ProjectHook>> {
@@ -321,20 +322,7 @@ export class HooksService {
     if (recipientIds.length > 100) throw paramError('recipient_ids has more than 100 users');
     if (recipientIds.length > 0) {
       // Chosen members only: every recipient must be a member of the project (directly or through its groups).
-      const sources: MemberSource[] = [
-        { type: 'project', id: project.id },
-        ...(await this.inheritedSources(project)),
-      ];
-      const members = new Set(
-        (
-          await this.repo.membersAtLeast(
-            sources,
-            AccessLevel.Guest,
-            this.clock.now().toISOString().slice(0, 10),
-            namespaceOwner(project),
-          )
-        ).map((m) => m.id),
-      );
+      const members = await this.members.memberIdsAtLeast(project, AccessLevel.Guest);
       const strangers = recipientIds.filter((id) => !members.has(id));
       if (strangers.length > 0)
         throw invalidFields(

@@ -10,7 +10,6 @@ import type {
   ProjectHooksTable,
   Queryable,
 } from '../db/schema.js';
-import type { MemberSource } from '../members/members.js';
 import type { Paged, PageRequest } from '../pagination.js';
 import type {
   DeliveryStatus,
@@ -139,35 +138,6 @@ export class NotificationsRepository {
 
   transaction<T>(fn: (trx: NotifyTrx) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(fn);
-  }
-
-  /**
-   * Active users with at least `minLevel` in any of `sources` (unexpired memberships), each once, plus `ownerId`
-   * (the owner of a personal project's namespace, an Owner without a membership row).
-   */
-  async membersAtLeast(
-    sources: readonly MemberSource[],
-    minLevel: number,
-    today: string,
-    ownerId: number | null = null,
-  ): Promise<{ id: number; email: string }[]> {
-    const owner = ownerId === null ? [] : await this.activeUsers([ownerId]);
-    if (sources.length === 0) return owner;
-    const rows = await this.db
-      .selectFrom('members as m')
-      .innerJoin('users as u', 'u.id', 'm.user_id')
-      .select(['u.id', 'u.email'])
-      .where((eb) =>
-        eb.or(sources.map((s) => eb.and([eb('m.source_type', '=', s.type), eb('m.source_id', '=', s.id)]))),
-      )
-      .where('m.access_level', '>=', minLevel)
-      .where('u.state', '=', 'active')
-      .where((eb) => eb.or([eb('m.expires_at', 'is', null), eb('m.expires_at', '>=', today)]))
-      .orderBy('u.id')
-      .execute();
-    const seen = new Map<number, string>();
-    for (const r of [...owner, ...rows]) seen.set(r.id, r.email);
-    return [...seen].map(([id, email]) => ({ id, email }));
   }
 
   /** Users by id (active only), for rule recipients. */

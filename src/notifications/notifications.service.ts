@@ -1,13 +1,17 @@
+import type { InstancePolicy } from '../access/access.policy.js';
 import type { Alert } from '../alerts/alerts.js';
+import type { AlertsService } from '../alerts/alerts.service.js';
 import type { Clock } from '../clock.js';
 import type { Cipher } from '../crypto.js';
 import type { TrackedError } from '../error-tracking/error-tracking.js';
-import { forbidden, unauthorized } from '../errors.js';
+import type { ErrorTrackingService } from '../error-tracking/error-tracking.service.js';
 import type { Job, JobQueue } from '../jobs/queue.js';
-import { AccessLevel, type MemberSource } from '../members/members.js';
+import { AccessLevel } from '../members/members.js';
+import type { MembersService } from '../members/members.service.js';
 import { OutboundError, type OutboundHttp } from '../outbound.js';
 import type { Paged, PageRequest } from '../pagination.js';
 import type { Project } from '../projects/projects.js';
+import type { ProjectsService } from '../projects/projects.service.js';
 import { TtlCache } from '../ttl-cache.js';
 import type { User } from '../users/users.js';
 import type { Mailer } from './mailer.js';
@@ -88,12 +92,11 @@ export interface AlertPage {
 
 /** What this service reads of other features (ports, wired in the composition root). */
 export interface NotificationSources {
-  project(id: number): Promise<Project | null>;
-  /** The groups whose members inherit a project's membership, nearest first. */
-  inheritedSources(project: Project): Promise<MemberSource[]>;
-  alert(projectId: number, iid: number): Promise<Alert | null>;
-  sendEmailEnabled(projectId: number): Promise<boolean>;
-  error(projectId: number, id: number): Promise<TrackedError | null>;
+  projects: Pick<ProjectsService, 'findById'>;
+  /** Recipients: a project's members at a level, inherited ones included. */
+  members: Pick<MembersService, 'membersAtLeast'>;
+  alerts: Pick<AlertsService, 'alertForSystem' | 'sendsEmail'>;
+  errors: Pick<ErrorTrackingService, 'errorForSystem'>;
   /**
    * A recipient as the access policy sees them now: their state and level in the project (through groups too);
    * null when the user no longer exists.
@@ -135,6 +138,7 @@ export class NotificationsService {
     private readonly sources: NotificationSources,
     private readonly http: OutboundHttp,
     private readonly cipher: Cipher,
+    private readonly access: InstancePolicy<User>,
     private readonly clock: Clock,
     private readonly externalUrl: string,
   ) {
@@ -246,27 +250,18 @@ export class NotificationsService {
   }
 
   private async fanOutAlert(j: AlertEventJob): Promise<void> {
-    const project = await this.sources.project(j.projectId);
-    const alert = project && (await this.sources.alert(project.id, j.iid));
+    const project = await this.sources.projects.findById(j.projectId);
+    const alert = project && (await this.sources.alerts.alertForSystem(project.id, j.iid));
     if (!project || !alert) return;
     const url = this.pageUrl('alert', project, alert.iid);
     const keyBase = `alert:${alert.id}`;
     let recipients: { id: number; email: string }[] = [];
     // One e-mail per new alert; on recovery, one only for an alert that was e-mailed about (a paged alert).
     if (
-      (await this.sources.sendEmailEnabled(project.id)) &&
+      (await this.sources.alerts.sendsEmail(project.id)) &&
       (j.event === 'new' || (await this.repo.anyEmailKey(`${keyBase}:new:`)))
     ) {
-      const sources: MemberSource[] = [
-        { type: 'project', id: project.id },
-        ...(await this.sources.inheritedSources(project)),
-      ];
-      recipients = await this.repo.membersAtLeast(
-        sources,
-        AccessLevel.Maintainer,
-        this.today(),
-        namespaceOwner(project),
-      );
+      recipients = await this.sources.members.membersAtLeast(project, AccessLevel.Maintainer);
     }
     const verb = j.event === 'new' ? 'Alert triggered' : 'Alert resolved';
     const mail = renderEmail(
@@ -302,8 +297,8 @@ export class NotificationsService {
   }
 
   private async fanOutError(j: ErrorEventJob): Promise<void> {
-    const project = await this.sources.project(j.projectId);
-    const error = project && (await this.sources.error(project.id, j.errorId));
+    const project = await this.sources.projects.findById(j.projectId);
+    const error = project && (await this.sources.errors.errorForSystem(project.id, j.errorId));
     if (!project || !error) return;
     const now = this.clock.now();
     const rules = (await this.repo.rules(project.id)).filter((r) => r.trigger === j.event);
@@ -514,7 +509,7 @@ export class NotificationsService {
    */
   private async skipReason(email: NotificationEmail): Promise<string | null> {
     if (email.userId === null) return 'not sent: the recipient was deleted';
-    const project = await this.sources.project(email.projectId);
+    const project = await this.sources.projects.findById(email.projectId);
     if (!project) return 'not sent: the project was deleted';
     const r = await this.sources.recipient(email.userId, project);
     if (!r) return 'not sent: the recipient was deleted';
@@ -626,18 +621,13 @@ export class NotificationsService {
     f: { status?: EmailStatus; projectId?: number },
     page: PageRequest,
   ): Promise<Paged<NotificationEmail>> {
-    if (!actor) throw unauthorized();
-    if (!actor.admin) throw forbidden();
+    this.access.admin(actor);
     return this.repo.listEmails(f, page);
   }
 
   /** Whether e-mail can go out at all (SMTP configured). */
   get smtpConfigured(): boolean {
     return this.mailer !== null;
-  }
-
-  private today(): string {
-    return this.clock.now().toISOString().slice(0, 10);
   }
 }
 

@@ -2,6 +2,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
 import { invalidFields, notFound, paramError } from '../errors.js';
 import { AccessLevel, type MemberSource } from '../members/members.js';
+import type { PermissionsService } from '../members/permissions.service.js';
 import type { PageRequest } from '../pagination.js';
 import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
@@ -86,7 +87,7 @@ export class OncallService {
     private readonly repo: OncallRepository,
     private readonly projects: ProjectsService,
     private readonly users: Pick<UsersService, 'findById' | 'findByUsername'>,
-    private readonly inheritedSources: (project: Project) => Promise<MemberSource[]>,
+    private readonly permissions: Pick<PermissionsService, 'inheritedSources'>,
     private readonly access: Access,
     private readonly clock: Clock,
   ) {}
@@ -136,7 +137,7 @@ export class OncallService {
   private async memberIds(project: Project, userIds: readonly number[]): Promise<Set<number>> {
     const sources: MemberSource[] = [
       { type: 'project', id: project.id },
-      ...(await this.inheritedSources(project)),
+      ...(await this.permissions.inheritedSources(project.namespace, false)),
     ];
     const ids = [...new Set(userIds)];
     const members = await this.repo.membersOf(sources, ids, this.clock.now().toISOString().slice(0, 10));

@@ -1,17 +1,9 @@
 import type { Clock } from '../clock.js';
-import {
-  conflict,
-  forbidden,
-  invalidFields,
-  notFound,
-  paramError,
-  readOnlyError,
-  unauthorized,
-} from '../errors.js';
-import { AccessLevel, canSee } from '../members/members.js';
+import { conflict, forbidden, invalidFields, notFound, paramError, readOnlyError } from '../errors.js';
+import { AccessLevel } from '../members/members.js';
 import type { MembersService, SourceAccess } from '../members/members.service.js';
 import type { PermissionsService } from '../members/permissions.service.js';
-import type { Namespace } from '../namespaces/namespaces.js';
+import type { Group, Namespace } from '../namespaces/namespaces.js';
 import type { NamespacesService } from '../namespaces/namespaces.service.js';
 import type { KeysetRequest, Paged, PageRequest } from '../pagination.js';
 import { PATH_PATTERN, pathFromName } from '../paths.js';
@@ -124,7 +116,7 @@ export class ProjectsService {
       search: input.search,
       visibility: input.visibility,
       // Spec: repository_storage is an admin-only filter; others have it ignored, as in GitLab.
-      repositoryStorage: actor?.admin ? input.repositoryStorage : undefined,
+      repositoryStorage: this.access.isAdmin(actor) ? input.repositoryStorage : undefined,
     };
     if (actor && (input.membership || input.owned)) {
       // GitLab's `owned`: the user's namespace and every project it is an Owner of (directly or through a group).
@@ -171,15 +163,14 @@ export class ProjectsService {
 
   /** An admin creates a project in another user's namespace (`POST /projects/user/:user_id`). */
   async createForUser(actor: User | null, userId: number, input: CreateProjectInput): Promise<Project> {
-    if (!actor) throw unauthorized();
-    if (!actor.admin) throw forbidden();
+    this.access.admin(actor);
     const ns = await this.namespaces.findUserNamespace(userId);
     if (!ns) throw notFound('User');
     return this.create(actor, { ...input, namespaceId: ns.id });
   }
 
-  async create(actor: User | null, input: CreateProjectInput): Promise<Project> {
-    if (!actor) throw unauthorized();
+  async create(caller: User | null, input: CreateProjectInput): Promise<Project> {
+    const actor = this.access.signedIn(caller);
     if (input.name === undefined && input.path === undefined)
       throw paramError('name, path are missing, at least one parameter must be provided');
     const name = input.name ?? input.path!;
@@ -190,15 +181,14 @@ export class ProjectsService {
         : await this.namespaces.findUserNamespace(actor.id);
     if (!namespace) throw notFound('Namespace');
     if (namespace.kind === 'user') {
-      if (namespace.ownerId !== actor.id && !actor.admin) throw forbidden();
+      if (namespace.ownerId !== actor.id && !this.access.isAdmin(actor)) throw forbidden();
     } else {
-      const level = await this.permissions.groupLevel(actor, namespace);
-      if (!canSee(namespace.visibility, true, level) && !actor.admin) throw notFound('Namespace');
       // GitLab's default project creation level in groups: Maintainer.
-      if (level < AccessLevel.Maintainer) throw forbidden();
+      await this.access.groupObject(actor, namespace as Group, AccessLevel.Maintainer, 'Namespace');
     }
     if (input.repositoryStorage !== undefined) {
-      if (!actor.admin) throw forbidden('repository_storage can only be set by administrators');
+      if (!this.access.isAdmin(actor))
+        throw forbidden('repository_storage can only be set by administrators');
       if (!this.storages.names.includes(input.repositoryStorage)) {
         throw paramError('repository_storage does not have a valid value');
       }

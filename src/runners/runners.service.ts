@@ -1,18 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { digest, safeEqual } from '../crypto.js';
-import {
-  forbidden,
-  gone,
-  insufficientScope,
-  invalidFields,
-  notFound,
-  paramError,
-  unauthorized,
-} from '../errors.js';
-import type { GroupsService } from '../groups/groups.service.js';
+import { forbidden, gone, insufficientScope, invalidFields, notFound, paramError } from '../errors.js';
 import { AccessLevel } from '../members/members.js';
-import type { ProjectsService } from '../projects/projects.service.js';
+import type { Access } from '../projects/access.js';
 import type { TokenScope, User } from '../users/users.js';
 import type { ReleaseGates } from '../versioning/gates.js';
 import { contactStatus, legacyStatus, type Runner, type RunnerType } from './runners.js';
@@ -50,8 +41,7 @@ const tags = (v: string[] | string | undefined) =>
 export class RunnersService {
   constructor(
     private readonly repo: RunnersRepository,
-    private readonly projects: ProjectsService,
-    private readonly groups: GroupsService,
+    private readonly access: Access,
     private readonly gates: ReleaseGates,
     private readonly sharedRegistrationToken: string | null,
     private readonly clock: Clock,
@@ -67,28 +57,21 @@ export class RunnersService {
     scopes: ReadonlySet<TokenScope> | null,
     input: RunnerOptions & { runner_type: RunnerType; group_id?: number; project_id?: number },
   ): Promise<{ runner: Runner; token: string }> {
-    if (!actor) throw unauthorized();
+    const user = this.access.signedIn(actor);
     if (scopes && !scopes.has('create_runner') && !scopes.has('api'))
       throw insufficientScope('create_runner');
     let groupId: number | null = null;
     let projectId: number | null = null;
     if (input.runner_type === 'instance_type') {
-      if (!actor.admin) throw forbidden();
+      this.access.admin(user);
     } else if (input.runner_type === 'group_type') {
       if (input.group_id === undefined) throw paramError('group_id is missing');
-      const { group, level } = await this.groups.find(actor, String(input.group_id));
-      if (level < AccessLevel.Owner) throw forbidden();
-      groupId = group.id;
+      groupId = (await this.access.group(user, String(input.group_id), AccessLevel.Owner)).group.id;
     } else {
       if (input.project_id === undefined) throw paramError('project_id is missing');
-      const { project } = await this.projects.findWithLevel(
-        actor,
-        String(input.project_id),
-        AccessLevel.Owner,
-      );
-      projectId = project.id;
+      projectId = (await this.access.project(user, String(input.project_id), AccessLevel.Owner)).project.id;
     }
-    return this.insert(input.runner_type, groupId, projectId, input, actor.id);
+    return this.insert(input.runner_type, groupId, projectId, input, user.id);
   }
 
   private async insert(
@@ -162,16 +145,15 @@ export class RunnersService {
     actor: User | null,
     scope: { kind: 'instance' } | { kind: 'project' | 'group'; id: string },
   ) {
-    if (!actor) throw unauthorized();
+    const user = this.access.signedIn(actor);
     let key = 'instance';
     if (scope.kind === 'instance') {
-      if (!actor.admin) throw forbidden();
+      this.access.admin(user);
     } else if (scope.kind === 'project') {
-      const { project } = await this.projects.findWithLevel(actor, scope.id, AccessLevel.Maintainer);
+      const { project } = await this.access.project(user, scope.id, AccessLevel.Maintainer);
       key = `project:${project.id}`;
     } else {
-      const { group, level } = await this.groups.find(actor, scope.id);
-      if (level < AccessLevel.Owner) throw forbidden();
+      const { group } = await this.access.group(user, scope.id, AccessLevel.Owner);
       key = `group:${group.id}`;
     }
     if (this.gates.isRemoved('runner_reset_registration_token_api')) throw registrationGone();
@@ -210,25 +192,22 @@ export class RunnersService {
 
   /** Whether the caller owns (may manage) a runner: admins; group Owners; Maintainers of an assigned project. */
   private async owns(actor: User, r: Runner): Promise<boolean> {
-    if (actor.admin) return true;
+    if (this.access.isAdmin(actor)) return true;
     if (r.runnerType === 'group_type' && r.groupId !== null) {
-      const found = await this.groups.find(actor, String(r.groupId)).catch(() => null);
-      return (found?.level ?? 0) >= AccessLevel.Owner;
+      return this.access.allowsGroup(actor, String(r.groupId), AccessLevel.Owner);
     }
     for (const pid of r.projectIds) {
-      const found = await this.projects.find(actor, String(pid)).catch(() => null);
-      if ((found?.level ?? 0) >= AccessLevel.Maintainer) return true;
+      if (await this.access.allowsProject(actor, String(pid), AccessLevel.Maintainer)) return true;
     }
     return false;
   }
 
   async get(actor: User | null, id: number): Promise<Runner> {
-    if (!actor) throw unauthorized();
+    const user = this.access.signedIn(actor);
     const r = await this.repo.find(id);
     if (!r) throw notFound('Runner');
     // Instance runners are visible to every signed-in user (GitLab); others to their owners.
-    if (r.runnerType !== 'instance_type' && !(await this.owns(actor, r)))
-      throw forbidden('No access granted');
+    if (r.runnerType !== 'instance_type' && !(await this.owns(user, r))) throw forbidden('No access granted');
     return r;
   }
 
@@ -251,15 +230,17 @@ export class RunnersService {
 
   /** `GET /runners`: the runners the caller owns; `all` for admins. */
   async list(actor: User | null, all: boolean, f: RunnerFilter): Promise<Runner[]> {
-    if (!actor) throw unauthorized();
-    if (all && !actor.admin) throw forbidden();
+    const user = this.access.signedIn(actor);
+    if (all) this.access.admin(user);
     const every = await this.repo.list({});
     const mine = all
       ? every
       : (
           await Promise.all(
             every.map(async (r) =>
-              (r.runnerType !== 'instance_type' || actor.admin) && (await this.owns(actor, r)) ? r : null,
+              (r.runnerType !== 'instance_type' || this.access.isAdmin(user)) && (await this.owns(user, r))
+                ? r
+                : null,
             ),
           )
         ).filter((r): r is Runner => r !== null);
@@ -267,7 +248,7 @@ export class RunnersService {
   }
 
   async listForProject(actor: User | null, idOrPath: string, f: RunnerFilter): Promise<Runner[]> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Maintainer);
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Maintainer);
     const own = await this.repo.list({ projectIds: [project.id] });
     const instance = await this.repo.list({ type: 'instance_type' });
     const ids = new Set(own.map((r) => r.id));
@@ -278,8 +259,8 @@ export class RunnersService {
   }
 
   async listForGroup(actor: User | null, idOrPath: string, f: RunnerFilter): Promise<Runner[]> {
-    const { group, level } = await this.groups.find(actor, idOrPath);
-    if (level < AccessLevel.Maintainer) throw forbidden();
+    const { group, level } = await this.access.group(actor, idOrPath);
+    this.access.forbidBelow(level, AccessLevel.Maintainer);
     return this.filter(await this.repo.list({ groupIds: [group.id] }), f);
   }
 
@@ -318,14 +299,14 @@ export class RunnersService {
   async delete(actor: User | null, id: number): Promise<void> {
     const r = await this.get(actor, id);
     if (!(await this.owns(actor!, r))) throw forbidden();
-    if (r.runnerType === 'project_type' && r.projectIds.length > 1 && !actor!.admin) {
+    if (r.runnerType === 'project_type' && r.projectIds.length > 1 && !this.access.isAdmin(actor)) {
       throw forbidden('Runner associated with more than one project');
     }
     await this.repo.delete(id);
   }
 
   async assign(actor: User | null, idOrPath: string, runnerId: number): Promise<Runner> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Maintainer);
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Maintainer);
     const r = await this.repo.find(runnerId);
     if (!r) throw notFound('Runner');
     if (r.runnerType !== 'project_type')
@@ -338,7 +319,7 @@ export class RunnersService {
   }
 
   async unassign(actor: User | null, idOrPath: string, runnerId: number): Promise<void> {
-    const { project } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Maintainer);
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Maintainer);
     const r = await this.repo.find(runnerId);
     if (!r || !r.projectIds.includes(project.id)) throw notFound('Runner');
     if (r.projectIds.length === 1) throw forbidden('You cannot unassign a runner from its only project');

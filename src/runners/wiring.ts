@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/schema.js';
-import type { GroupsService } from '../groups/groups.service.js';
-import type { ProjectsService } from '../projects/projects.service.js';
+import type { Access } from '../projects/access.js';
 import type { ReleaseGates } from '../versioning/gates.js';
 import { RunnersRepository } from './runners.repository.js';
 import { RunnersService } from './runners.service.js';
@@ -10,8 +9,7 @@ import { RunnersService } from './runners.service.js';
 /** CI runners: instance, group and project runners and their registration. */
 export function wireRunners(deps: {
   kysely: Kysely<Database>;
-  projects: ProjectsService;
-  groups: GroupsService;
+  access: Access;
   gates: ReleaseGates;
   /** The instance's shared runners registration token (`null`: none). */
   sharedRegistrationToken: string | null;
@@ -20,8 +18,7 @@ export function wireRunners(deps: {
   return {
     runners: new RunnersService(
       new RunnersRepository(deps.kysely),
-      deps.projects,
-      deps.groups,
+      deps.access,
       deps.gates,
       deps.sharedRegistrationToken,
       deps.clock,

@@ -1,5 +1,6 @@
+import type { InstancePolicy } from '../access/access.policy.js';
 import type { Clock } from '../clock.js';
-import { forbidden, invalidFields, notFound, unauthorized } from '../errors.js';
+import { invalidFields, notFound } from '../errors.js';
 import { TtlCache } from '../ttl-cache.js';
 import type { User } from '../users/users.js';
 import { VISIBILITIES, type Visibility } from '../visibility.js';
@@ -120,6 +121,7 @@ export class SettingsService {
   constructor(
     private readonly repo: SettingsRepository,
     private readonly defaults: Readonly<ApplicationSettings>,
+    private readonly access: InstancePolicy<User>,
     private readonly clock: Clock,
     cacheTtlMs = CACHE_MS,
   ) {
@@ -214,8 +216,7 @@ export class SettingsService {
   // Feature flags
 
   private requireAdmin(actor: User | null): void {
-    if (!actor) throw unauthorized();
-    if (!actor.admin) throw forbidden();
+    this.access.admin(actor);
   }
 
   async listFeatures(actor: User | null): Promise<FeatureGates[]> {

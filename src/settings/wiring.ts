@@ -1,12 +1,15 @@
 import type { Kysely } from 'kysely';
+import type { InstancePolicy } from '../access/access.policy.js';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/schema.js';
+import type { User } from '../users/users.js';
 import { SettingsRepository } from './settings.repository.js';
 import { SettingsService } from './settings.service.js';
 
 /** Application settings and feature flags, with GitLab's defaults for what the instance has not set. */
 export function wireSettings(deps: {
   kysely: Kysely<Database>;
+  access: InstancePolicy<User>;
   clock: Clock;
   cacheTtlMs: number;
   /** The configured storages' weights (`repository_storages_weighted` until an admin sets them). */
@@ -36,6 +39,7 @@ export function wireSettings(deps: {
       sign_in_text: '',
       help_text: '',
     },
+    deps.access,
     deps.clock,
     deps.cacheTtlMs,
   );

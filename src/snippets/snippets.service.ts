@@ -1,10 +1,10 @@
 import type { Clock } from '../clock.js';
-import { forbidden, invalidFields, notFound, readOnlyError, unauthorized } from '../errors.js';
+import { forbidden, invalidFields, notFound, readOnlyError } from '../errors.js';
 import { AccessLevel } from '../members/members.js';
 import type { Paged, PageRequest } from '../pagination.js';
 import type { Access } from '../projects/access.js';
 import type { RepositoryLifecycle } from '../projects/projects.js';
-import type { ProjectsService, StoragePicker } from '../projects/projects.service.js';
+import type { StoragePicker } from '../projects/projects.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { User } from '../users/users.js';
 import type { Visibility } from '../visibility.js';
@@ -24,7 +24,6 @@ export interface SnippetInput {
 export class SnippetsService {
   constructor(
     private readonly snippets: SnippetsRepository,
-    private readonly projects: ProjectsService,
     private readonly access: Access,
     private readonly settings: SettingsService,
     private readonly pickStorage: StoragePicker,
@@ -49,15 +48,15 @@ export class SnippetsService {
     if (snippet.projectId !== null) {
       return this.find(actor, id, String(snippet.projectId));
     }
-    const mine = actor !== null && (actor.admin || snippet.author.id === actor.id);
+    const mine = this.access.isAdmin(actor) || (actor !== null && snippet.author.id === actor.id);
     this.access.snippet(actor, { visibility: snippet.visibility, authorId: snippet.author.id }, 0);
     return { snippet, level: mine ? AccessLevel.Owner : 0 };
   }
 
   /** The caller's own personal snippets. */
   async listOwn(actor: User | null, page: PageRequest): Promise<Paged<Snippet>> {
-    if (!actor) throw unauthorized();
-    return this.snippets.list({ authorId: actor.id, projectId: null }, page);
+    const user = this.access.signedIn(actor);
+    return this.snippets.list({ authorId: user.id, projectId: null }, page);
   }
 
   listPublic(page: PageRequest): Promise<Paged<Snippet>> {
@@ -65,9 +64,10 @@ export class SnippetsService {
   }
 
   async listProject(actor: User | null, projectIdOrPath: string, page: PageRequest): Promise<Paged<Snippet>> {
-    const { project, level } = await this.projects.find(actor, projectIdOrPath);
+    const { project, level } = await this.access.project(actor, projectIdOrPath);
+    // Which snippets the list may show: those of every visibility for members (and admins), as `snippet()`.
     const visibilities: Visibility[] =
-      actor?.admin || level >= AccessLevel.Guest
+      this.access.isAdmin(actor) || level >= AccessLevel.Guest
         ? ['private', 'internal', 'public']
         : actor
           ? ['internal', 'public']
@@ -86,12 +86,12 @@ export class SnippetsService {
     if (Object.keys(errors).length > 0) throw invalidFields(errors);
   }
 
-  async create(actor: User | null, input: SnippetInput, projectIdOrPath?: string): Promise<Snippet> {
-    if (!actor) throw unauthorized();
+  async create(caller: User | null, input: SnippetInput, projectIdOrPath?: string): Promise<Snippet> {
+    const actor = this.access.signedIn(caller);
     this.validate(input, true);
     let projectId: number | null = null;
     if (projectIdOrPath !== undefined) {
-      const { project } = await this.projects.findWithLevel(actor, projectIdOrPath, AccessLevel.Reporter);
+      const { project } = await this.access.project(actor, projectIdOrPath, AccessLevel.Reporter);
       projectId = project.id;
     }
     const repositoryStorage = await this.pickStorage();
@@ -124,11 +124,11 @@ export class SnippetsService {
     return (await this.snippets.findById(id))!;
   }
 
-  private async findWritable(actor: User | null, id: number, projectIdOrPath?: string): Promise<Snippet> {
-    if (!actor) throw unauthorized();
+  private async findWritable(caller: User | null, id: number, projectIdOrPath?: string): Promise<Snippet> {
+    const actor = this.access.signedIn(caller);
     const { snippet, level } = await this.find(actor, id, projectIdOrPath);
     const allowed =
-      actor.admin ||
+      this.access.isAdmin(actor) ||
       snippet.author.id === actor.id ||
       (snippet.projectId !== null && level >= AccessLevel.Maintainer);
     if (!allowed) throw forbidden();

@@ -1,3 +1,4 @@
+import type { InstancePolicy } from '../access/access.policy.js';
 import type { Clock } from '../clock.js';
 import { digest, hashPassword, randomToken, verifyPassword } from '../crypto.js';
 import {
@@ -101,6 +102,7 @@ export class UsersService {
     private readonly users: UsersRepository,
     private readonly namespaces: UserNamespaces,
     private readonly settings: UserSettings,
+    private readonly access: InstancePolicy<User>,
     private readonly clock: Clock,
     private readonly limits: SignInLimits = DEFAULT_LIMITS,
     /** The per-address guard; in this process's memory unless the composition root shares one. */
@@ -233,8 +235,7 @@ export class UsersService {
   // Users
 
   private requireAdmin(actor: User | null): asserts actor is User {
-    if (!actor) throw unauthorized();
-    if (!actor.admin) throw forbidden();
+    this.access.admin(actor);
   }
 
   private async validateUser(input: UpdateUserInput, exceptId?: number): Promise<void> {
@@ -391,7 +392,7 @@ export class UsersService {
     userId: number,
     input: { name: string; scopes: readonly TokenScope[]; expiresAt: string | null; token?: string },
   ): Promise<CreatedToken> {
-    if (actor !== 'system' && !actor.admin && actor.id !== userId) throw forbidden();
+    if (actor !== 'system' && !this.access.isAdmin(actor) && actor.id !== userId) throw forbidden();
     const user = await this.users.findById(userId);
     if (!user) throw notFound('User');
     const errors: Record<string, string[]> = {};
@@ -420,13 +421,14 @@ export class UsersService {
     userId: number | null,
     page: PageRequest,
   ): Promise<Paged<PersonalAccessToken>> {
-    if (!actor.admin && userId !== null && userId !== actor.id) throw forbidden();
-    return this.users.listTokens(actor.admin ? userId : actor.id, page);
+    const admin = this.access.isAdmin(actor);
+    if (!admin && userId !== null && userId !== actor.id) throw forbidden();
+    return this.users.listTokens(admin ? userId : actor.id, page);
   }
 
   async getToken(actor: User, id: number): Promise<PersonalAccessToken> {
     const t = await this.users.findToken(id);
-    if (!t || (!actor.admin && t.userId !== actor.id)) throw notFound('Personal Access Token');
+    if (!t || (!this.access.isAdmin(actor) && t.userId !== actor.id)) throw notFound('Personal Access Token');
     return t;
   }
 

@@ -2,7 +2,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import type { AppContext } from '../../app-context.js';
 import type { AuditFilter } from '../../audit/audit.js';
-import { forbidden } from '../../errors.js';
 import { AccessLevel } from '../../members/members.js';
 import { requireAdmin, requireUser } from '../auth.js';
 import { decodeCursor, encodeCursor, setKeysetHeaders } from '../pagination.js';
@@ -23,7 +22,7 @@ const Query = Type.Object({
 /** Audit events (keyset pagination, newest first) and streaming destinations. */
 export function auditRoutes(
   app: ApiApp,
-  ctx: Pick<AppContext, 'audit' | 'config' | 'groups' | 'projects'>,
+  ctx: Pick<AppContext, 'access' | 'audit' | 'config'>,
   api: ApiVersion,
 ): void {
   const E = api.entities;
@@ -87,11 +86,7 @@ export function auditRoutes(
       },
     },
     async (req, reply) => {
-      const { project } = await ctx.projects.findWithLevel(
-        req.actor.user,
-        req.params.id,
-        AccessLevel.Maintainer,
-      );
+      const { project } = await ctx.access.project(req.actor.user, req.params.id, AccessLevel.Maintainer);
       return page(req, reply, req.query, { entityType: 'Project', entityId: project.id });
     },
   );
@@ -108,9 +103,7 @@ export function auditRoutes(
       },
     },
     async (req, reply) => {
-      requireUser(req);
-      const { group, level } = await ctx.groups.find(req.actor.user, req.params.id);
-      if (level < AccessLevel.Owner) throw forbidden();
+      const { group } = await ctx.access.group(requireUser(req), req.params.id, AccessLevel.Owner);
       return page(req, reply, req.query, { entityType: 'Group', entityId: group.id });
     },
   );

@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../../app-context.js';
-import { forbidden, notFound } from '../../errors.js';
+import { notFound } from '../../errors.js';
 import { AccessLevel } from '../../members/members.js';
 import type { ApiApp } from '../version.js';
 
 /** `GET /projects/:id/repository/archive`: a tar.gz of the default branch (or `sha`), for readers of the code. */
-export function repositoryRoutes(app: ApiApp, ctx: Pick<AppContext, 'audit' | 'projects' | 'git'>): void {
+export function repositoryRoutes(app: ApiApp, ctx: Pick<AppContext, 'access' | 'audit' | 'git'>): void {
   app.get(
     '/projects/:id/repository/archive',
     {
@@ -19,10 +19,10 @@ export function repositoryRoutes(app: ApiApp, ctx: Pick<AppContext, 'audit' | 'p
       },
     },
     async (req, reply) => {
-      const { project, level } = await ctx.projects.find(req.actor.user, req.params.id);
+      const { project, level } = await ctx.access.project(req.actor.user, req.params.id);
       const open =
         project.visibility === 'public' || (project.visibility === 'internal' && req.actor.user !== null);
-      if (!open && level < AccessLevel.Reporter) throw forbidden();
+      if (!open) ctx.access.level(req.actor.user, level, AccessLevel.Reporter);
       const path = ctx.git.path('project', project.id, project.repositoryStorage);
       const ref = req.query.sha ?? project.defaultBranch;
       const head = await ctx.git.git

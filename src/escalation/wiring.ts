@@ -1,0 +1,44 @@
+import type { Kysely } from 'kysely';
+import type { AlertsService } from '../alerts/alerts.service.js';
+import type { Clock } from '../clock.js';
+import type { Database } from '../db/schema.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { MembersService } from '../members/members.service.js';
+import type { NotificationsService } from '../notifications/notifications.service.js';
+import type { Access } from '../projects/access.js';
+import type { ProjectsService } from '../projects/projects.service.js';
+import type { UsersService } from '../users/users.service.js';
+import type { OnCallLookup } from './escalation.js';
+import { EscalationRepository } from './escalation.repository.js';
+import { EscalationService } from './escalation.service.js';
+
+/** Escalation policies (Premium and Ultimate) and the pages of new alerts, due from each alert's creation. */
+export function wireEscalation(deps: {
+  kysely: Kysely<Database>;
+  projects: ProjectsService;
+  alerts: Pick<AlertsService, 'alertForSystem'>;
+  users: Pick<UsersService, 'findById' | 'findByUsername'>;
+  /** Who may be paged: the project's members. */
+  members: Pick<MembersService, 'memberIdsAtLeast'>;
+  /** Who is on call now (the on-call schedules). */
+  oncall: OnCallLookup;
+  /** Sends the pages. */
+  notifications: Pick<NotificationsService, 'page'>;
+  jobs: JobQueue;
+  access: Access;
+  cacheTtlMs: number;
+  clock: Clock;
+}): { escalations: EscalationService } {
+  return {
+    escalations: new EscalationService(
+      new EscalationRepository(deps.kysely),
+      deps.projects,
+      { alerts: deps.alerts, users: deps.users, members: deps.members, notifications: deps.notifications },
+      deps.oncall,
+      deps.jobs,
+      deps.access,
+      deps.clock,
+      deps.cacheTtlMs,
+    ),
+  };
+}
