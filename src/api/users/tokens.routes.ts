@@ -12,7 +12,7 @@ const Id = Type.Object({ id: Type.Integer() });
 /** Personal access tokens (GitLab's /personal_access_tokens and /users/:user_id/personal_access_tokens). */
 export function tokenRoutes(
   app: ApiApp,
-  ctx: Pick<AppContext, 'clock' | 'config' | 'users'>,
+  ctx: Pick<AppContext, 'access' | 'clock' | 'config' | 'users'>,
   api: ApiVersion,
 ): void {
   const E = api.entities;
@@ -70,7 +70,7 @@ export function tokenRoutes(
           'Create your own tokens from a signed-in session (the web UI); with a token, an administrator uses POST /users/:user_id/personal_access_tokens',
         );
       }
-      if ((req.body.scopes as readonly string[]).includes('sudo') && !user.admin) {
+      if ((req.body.scopes as readonly string[]).includes('sudo') && !ctx.access.isAdmin(user)) {
         throw paramError('scopes does not have a valid value: sudo is for administrators only');
       }
       const t = await ctx.users.createToken(user, user.id, {
@@ -97,7 +97,7 @@ export function tokenRoutes(
       const page = pageRequest(req.query);
       const result = await ctx.users.listTokens(
         actor,
-        req.query.user_id ?? (actor.admin ? null : actor.id),
+        req.query.user_id ?? (ctx.access.isAdmin(actor) ? null : actor.id),
         page,
       );
       setPageHeaders(reply, req, url, page, result.total);

@@ -23,7 +23,7 @@ const Id = Type.Object({ id: Type.Integer() });
 /** Users (GitLab's /user and /users); personal access tokens are in tokens.routes.ts. */
 export function userRoutes(
   app: ApiApp,
-  ctx: Pick<AppContext, 'config' | 'gates' | 'users'>,
+  ctx: Pick<AppContext, 'access' | 'config' | 'gates' | 'users'>,
   api: ApiVersion,
 ): void {
   const E = api.entities;
@@ -64,6 +64,7 @@ export function userRoutes(
     async (req, reply) => {
       const q = req.query;
       const viewer = req.actor.user;
+      const admin = ctx.access.isAdmin(viewer);
       // GitLab: anonymous callers must look a user up by username.
       if (!viewer && !q.username) throw forbidden('Not authorized to access /api/v4/users');
       const filter = {
@@ -72,11 +73,11 @@ export function userRoutes(
         searchEmails: viewer?.admin === true,
         active: q.active,
         blocked: q.blocked,
-        admins: viewer?.admin ? q.admins : undefined,
+        admins: admin ? q.admins : undefined,
       };
       // Non-admins may not choose the order (GitLab silently drops it).
-      const orderBy = (viewer?.admin ? q.order_by : undefined) ?? 'id';
-      const sort = (viewer?.admin ? q.sort : undefined) ?? (orderBy === 'id' ? 'desc' : 'asc');
+      const orderBy = (admin ? q.order_by : undefined) ?? 'id';
+      const sort = (admin ? q.sort : undefined) ?? (orderBy === 'id' ? 'desc' : 'asc');
       const view = viewOf(req, url);
       // Spec (17.0 removals): offset pagination on /users is deprecated in 16.5 and removed in 17.0. A request that
       // asks for no page beyond the first is not offset pagination: it gets the first keyset page (lookups by
