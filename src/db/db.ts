@@ -72,8 +72,28 @@ export function createDb(opts: { databaseUrl: string | null; dataDir: string }):
   // event ends the process. Idle, the pool reports it here and drops the connection. Lent out (a query or a
   // transaction in progress), the pool has no listener on it: the query fails with the error, and the pool drops
   // the connection when it comes back. The next query opens a new one either way.
+  // A query can also learn it first: the server answers it with a FATAL error and closes the socket a moment
+  // later. Released in between, the connection would go back to the pool still looking usable, and the next
+  // query on it would fail: such a connection is ended as it is released (after a transaction's rollback was
+  // tried on it, so that the error the caller sees is still the first one), and the pool drops it.
+  const ended = new WeakSet<object>();
   pool.on('error', () => undefined);
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as { query: unknown }).query = (...args: unknown[]) => {
+      const result = query(...args);
+      if (result instanceof Promise)
+        result.catch((err: unknown) => {
+          if (endsSession(err)) ended.add(client);
+        });
+      return result;
+    };
+  });
+  // Emitted as the connection comes back, before the pool decides whether to keep it (it drops an ending one).
+  pool.on('release', (_err, client) => {
+    if (ended.has(client)) client.end().catch(() => undefined);
+  });
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     kysely,
@@ -132,4 +152,10 @@ const require = createRequire(import.meta.url);
  */
 export function loadPg(): typeof Pg {
   return require('pg') as typeof Pg;
+}
+
+/** Whether a PostgreSQL error ends its session (FATAL, PANIC, or a connection exception or shutdown). */
+function endsSession(err: unknown): boolean {
+  const e = err as { severity?: string; code?: string };
+  return e.severity === 'FATAL' || e.severity === 'PANIC' || /^(08|57P0)/.test(e.code ?? '');
 }

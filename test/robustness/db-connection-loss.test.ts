@@ -62,5 +62,18 @@ describe.skipIf(postgres.length === 0).each(postgres)(
       const n = await sql<{ n: number }>`SELECT 1 AS n`.execute(s.server.ctx.db.kysely);
       expect(n.rows).toEqual([{ n: 1 }]);
     });
+
+    it('never lends out again a connection whose query learnt that its session ended', async () => {
+      // The server answers the query with a FATAL error before it closes the socket; the connection is released
+      // in between, and the next query must not get it.
+      const kysely = s.server.ctx.db.kysely;
+      for (let i = 0; i < 5; i++) {
+        await expect(sql`SELECT pg_terminate_backend(pg_backend_pid())`.execute(kysely)).rejects.toThrow(
+          /terminat/i,
+        );
+        const n = await sql<{ n: number }>`SELECT 1 AS n`.execute(kysely);
+        expect(n.rows).toEqual([{ n: 1 }]);
+      }
+    });
   },
 );
