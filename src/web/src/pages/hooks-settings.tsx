@@ -13,6 +13,7 @@ interface ProjectHook {
   readonly alert_events: boolean;
   readonly error_tracking_events: boolean;
   readonly alert_status: string;
+  readonly disabled_until: string | null;
   readonly disabled_reason: string | null;
 }
 
@@ -72,6 +73,11 @@ function HookItem({ path, hook }: { readonly path: string; readonly hook: Projec
         <span className="muted">{events || 'no events'}</span>
       </p>
       {hook.disabled_reason && <ErrorNotice message={`Disabled: ${hook.disabled_reason}`} />}
+      {!hook.disabled_reason && hook.alert_status === 'temporarily_disabled' && hook.disabled_until && (
+        <ErrorNotice
+          message={`Temporarily disabled until ${hook.disabled_until}: its last deliveries failed. Editing the hook or a successful test enables it now.`}
+        />
+      )}
       <ResourceView resource={deliveries}>
         {(list) =>
           list.length === 0 ? (
