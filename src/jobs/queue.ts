@@ -82,24 +82,9 @@ export class JobQueue {
     payload: unknown,
     opts: { runAt?: Date; uniqueKey?: string; trx?: Queryable } = {},
   ): Promise<void> {
-    const now = this.clock.now();
-    await (opts.trx ?? this.db)
-      .insertInto('jobs')
-      .values({
-        kind,
-        lane: this.laneOf(kind),
-        payload: JSON.stringify(payload ?? null),
-        unique_key: opts.uniqueKey ?? null,
-        state: 'pending',
-        run_at: (opts.runAt ?? now).toISOString(),
-        attempts: 0,
-        locked_until: null,
-        locked_by: null,
-        last_error: null,
-        created_at: now.toISOString(),
-      })
-      .onConflict((oc) => oc.column('unique_key').doNothing())
-      .execute();
+    await this.enqueueMany(opts.trx ?? this.db, [
+      { kind, payload, uniqueKey: opts.uniqueKey, runAt: opts.runAt },
+    ]);
   }
 
   /**
