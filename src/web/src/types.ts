@@ -4,6 +4,7 @@ import type {
   AlertEntity,
   AlertNoteEntity,
   AlertSettingsEntity,
+  IntakeEntity,
   IntegrationEntity,
   OccurrencesEntity,
   PayloadFieldEntity,
@@ -75,8 +76,10 @@ export type Issue = Static<typeof IssueEntity>;
 export type ErrorTrackingSettings = Static<typeof ErrorTrackingSettingsEntity>;
 /** One client key of the integrated backend (`GET /projects/:id/error_tracking/client_keys`). */
 export type ClientKey = Static<typeof ClientKeyEntity>;
+/** Body of the Connect action (`GET .../error_tracking/projects`): the external Sentry's projects. */
+export type ExternalProjects = Static<typeof ExternalProjectsEntity>;
 /** One project of the external Sentry, as the Connect action lists it. */
-export type ExternalProject = Static<typeof ExternalProjectsEntity>['projects'][number];
+export type ExternalProject = ExternalProjects['projects'][number];
 /** Body of `GET /projects/:id/error_tracking/errors/:error_id` (and one item of the list). */
 export type TrackedError = Static<typeof ErrorEntity>;
 /** Body of `GET .../errors/:error_id/stack_trace`: frames caller first, as Sentry sends them. */
@@ -85,6 +88,8 @@ export type StackTrace = Static<typeof StackTraceEntity>;
 export type StackTraceEntry = StackTrace['stack_trace_entries'][number];
 /** One event of an error (`GET .../errors/:error_id/events`). */
 export type ErrorEvent = Static<typeof ErrorEventEntity>;
+/** Body of `GET/PUT /application/settings`. */
+export type ApplicationSettings = Static<typeof SettingsEntity>;
 /** The part of `GET/PUT /application/settings` the storages page reads. */
 export type StorageSettings = Pick<Static<typeof SettingsEntity>, 'repository_storages_weighted'>;
 /** A project as an administrator sees it in `GET /projects` (with its storage). */
@@ -111,6 +116,8 @@ export type MergeRequest = Static<typeof MergeRequestEntity>;
 export type Session = Static<typeof SessionEntity>;
 /** The signed-in user as the session endpoint returns it. */
 export type SessionUser = Session['user'];
+/** The alerts an intake (or a test alert) created or updated: their iid and title. */
+export type IntakeResult = Static<typeof IntakeEntity>;
 /** One key path of an integration's sample payload (`GET .../payload_fields`). */
 export type PayloadField = Static<typeof PayloadFieldEntity>;
 /** Body of `GET .../alerts/counts`: a count per status, `open` and `all`. */
