@@ -74,8 +74,7 @@ function OccurrenceFigure({
     <figure className="chart-figure" aria-labelledby={captionId} data-total={sum} data-buckets={rows.length}>
       <figcaption id={captionId} className="muted small">
         {sum} {noun}
-        {sum === 1 ? '' : 's'} in the last{' '}
-        {PERIOD_LABELS[data.stats_period as StatsPeriod] ?? data.stats_period}
+        {sum === 1 ? '' : 's'} in the last {PERIOD_LABELS[data.stats_period as StatsPeriod]}
         {peak && peak.count > 0
           ? `; busiest ${unit}: ${bucketLabel(peak.start, data.interval)} with ${peak.count}`
           : ''}

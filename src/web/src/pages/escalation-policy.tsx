@@ -31,8 +31,6 @@ const STATUS_TEXT: Record<EscalationRuleStatus, string> = {
   acknowledged: 'is not acknowledged',
   resolved: 'is not resolved',
 };
-/** The condition a rule pages under; a status the UI does not know is shown as it came. */
-const statusText = (status: string): string => STATUS_TEXT[status as EscalationRuleStatus] ?? status;
 
 /** "5 min 30 s", "0 s". */
 export function elapsedText(seconds: number): string {
@@ -145,7 +143,7 @@ function PolicyView({
           {policy.rules.map((r) => (
             <tr key={r.id}>
               <td>{elapsedText(r.elapsed_time_seconds)}</td>
-              <td>{statusText(r.status)}</td>
+              <td>{STATUS_TEXT[r.status as EscalationRuleStatus]}</td>
               <td>{targetText(r)}</td>
             </tr>
           ))}
@@ -348,7 +346,7 @@ export function AlertEscalations({
         {escalations.data.map((e) => (
           <li key={e.rule_id}>
             {e.elapsed_time_seconds === null ? 'A rule' : `After ${elapsedText(e.elapsed_time_seconds)}`}
-            {e.status ? `, if the alert ${statusText(e.status)}` : ''}
+            {e.status ? `, if the alert ${STATUS_TEXT[e.status as EscalationRuleStatus]}` : ''}
             {e.user || e.oncall_schedule ? `: ${targetText(e)}` : ''} —{' '}
             {e.state === 'pending' ? (
               <>
