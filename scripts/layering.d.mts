@@ -34,6 +34,7 @@ export declare const SHELLS: ReadonlySet<string>;
 export declare const INFRA: ReadonlySet<string>;
 export declare const COMPOSITION: ReadonlySet<string>;
 export declare const RULES: Readonly<Record<RuleId, string>>;
+export declare const RESPONSE_HELPERS: readonly string[];
 export declare function readSources(srcDir: string): SourceFile[];
 export declare function nodeOf(path: string): string;
 export declare function importsOf(files: readonly SourceFile[]): Edge[];

@@ -24,7 +24,8 @@ export const RULES = {
   'api-imports-repository': 'the HTTP layer imports a repository or the database',
   'infrastructure-imports-feature': 'infrastructure or a shared module imports a feature',
   'ui-imports-server': 'the UI imports server code other than entity types',
-  'ui-copies-entity': 'the UI declares by hand a type an entity describes',
+  'ui-copies-entity':
+    'the UI declares by hand a type an entity describes, or reads an answer as a type not built from the entities',
   'folder-cycle': 'an import between folders that import each other, directly or through others',
 };
 
@@ -121,6 +122,166 @@ function entityNames(files) {
 }
 
 /**
+ * The UI's data hooks and fetch helpers: the type argument of each is what the server answers
+ * (src/web/src/use-resource.ts and api.ts), so it must be an entity's type.
+ */
+export const RESPONSE_HELPERS = [
+  'useResource',
+  'useLoader',
+  'getJson',
+  'getJsonWithCsrf',
+  'sendJson',
+  'postText',
+  'getPage',
+  'Page',
+];
+
+/** Words a response type may be built of besides names that come from the entities. */
+const TYPE_WORDS = new Set([
+  'string',
+  'number',
+  'boolean',
+  'bigint',
+  'null',
+  'undefined',
+  'unknown',
+  'void',
+  'never',
+  'readonly',
+  'typeof',
+  'keyof',
+  'Static',
+  'Array',
+  'ReadonlyArray',
+  'Readonly',
+  'Pick',
+  'Omit',
+  'Partial',
+  'Required',
+  'NonNullable',
+]);
+
+/** `import type { A, B as C } from '...'` of a file: each local name with the name it has in the module. */
+function namedImports(file) {
+  const out = [];
+  const re = /(?:^|\n)\s*import\s+(?:type\s+)?\{([^}]*)\}\s*from\s*['"]([^'"]+)['"]/g;
+  for (const m of file.text.matchAll(re)) {
+    for (const part of m[1].split(',')) {
+      const words = part
+        .trim()
+        .replace(/^type\s+/, '')
+        .split(/\s+as\s+/);
+      if (words[0]) out.push({ local: (words[1] ?? words[0]).trim(), imported: words[0].trim(), spec: m[2] });
+    }
+  }
+  return out;
+}
+
+/** The identifiers of a type expression, string literals and property names after `.` left out. */
+const typeWords = (expr) =>
+  [...expr.replace(/'[^']*'|"[^"]*"|`[^`]*`/g, "''").matchAll(/(?<![.\w$])[A-Za-z_$][\w$]*/g)].map(
+    (m) => m[0],
+  );
+
+/** The text between the `<` at `open` and its matching `>` (an arrow's `=>` does not close it), or null. */
+function typeArgument(text, open) {
+  let depth = 0;
+  let braces = 0;
+  for (let i = open; i < text.length; i++) {
+    const c = text[i];
+    if (c === '{') braces++;
+    else if (c === '}') braces--;
+    else if (c === '<') depth++;
+    else if (c === '>' && text[i - 1] !== '=') {
+      depth--;
+      if (depth === 0) return text.slice(open + 1, i);
+    } else if (braces <= 0 && (c === ';' || c === ')')) return null;
+  }
+  return null;
+}
+
+/** The names the type parameters of the file's generic functions and types declare (`T` of `function f<T>`). */
+function typeParameters(text) {
+  const names = new Set();
+  for (const m of text.matchAll(
+    /(?:\bfunction\s+[\w$]+|\btype\s+[\w$]+|\binterface\s+[\w$]+|=)\s*<([^<>()=]*(?:<[^<>]*>[^<>()=]*)*)>(?=\s*[(={])/g,
+  ))
+    for (const p of m[1].split(',')) {
+      const name = p.trim().match(/^(?:const\s+)?([A-Za-z_$][\w$]*)/);
+      if (name) names.add(name[1]);
+    }
+  return names;
+}
+
+/**
+ * Every response type argument of the UI that is not built from the entities: `useResource<Foo[]>` where `Foo` is
+ * an interface or an object type declared in the UI. A name comes from the entities when it is imported from an
+ * entities file, or is a type alias (in the file or in the UI module it is imported from, `types.ts` foremost) whose
+ * right-hand side is built only of such names, `Static<typeof ...>`, primitives and the type operators of
+ * `TYPE_WORDS`; an interface or a `{ ... }` object type never is.
+ */
+function responseTypeViolations(files) {
+  const web = files.filter((f) => f.path.startsWith('web/'));
+  const byPath = new Map(files.map((f) => [f.path, f]));
+  const resolved = new Map(
+    importsOf(web)
+      .filter((e) => !e.external)
+      .map((e) => [`${e.from} ${e.spec}`, e.to]),
+  );
+  const aliases = new Map(
+    web.map((f) => [
+      f.path,
+      [...f.text.matchAll(/(?:^|\n)\s*(?:export\s+)?type\s+([\w$]+)\s*(?:<[^=]*>)?\s*=\s*([^;]*);/g)].map(
+        (m) => ({
+          name: m[1],
+          rhs: m[2],
+        }),
+      ),
+    ]),
+  );
+  // Names of each UI file that come from the entities, to a fixed point (files import each other's aliases).
+  const derived = new Map(web.map((f) => [f.path, new Set()]));
+  const imports = new Map(web.map((f) => [f.path, namedImports(f)]));
+  const fromEntities = (path, name) => {
+    if (derived.get(path).has(name)) return true;
+    const imp = imports.get(path).find((i) => i.local === name);
+    if (!imp || !imp.spec.startsWith('.')) return false;
+    const to = resolved.get(`${path} ${imp.spec}`);
+    if (to === undefined) return false;
+    if (isEntities(to)) return true;
+    return derived.get(to)?.has(imp.imported) ?? false;
+  };
+  const builtFromEntities = (path, expr, params = new Set()) =>
+    !expr.includes('{') &&
+    typeWords(expr).every((w) => TYPE_WORDS.has(w) || params.has(w) || fromEntities(path, w));
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const f of web) {
+      for (const { name, rhs } of aliases.get(f.path)) {
+        if (!derived.get(f.path).has(name) && builtFromEntities(f.path, rhs)) {
+          derived.get(f.path).add(name);
+          changed = true;
+        }
+      }
+    }
+  }
+
+  const out = [];
+  const call = new RegExp(`(?<![\\w$.])(${RESPONSE_HELPERS.join('|')})\\s*(?=<(?!\\/))`, 'g');
+  for (const f of web) {
+    if (!byPath.has(f.path)) continue;
+    const params = typeParameters(f.text);
+    for (const m of f.text.matchAll(call)) {
+      const arg = typeArgument(f.text, m.index + m[0].length);
+      if (arg === null) continue;
+      if (!builtFromEntities(f.path, arg, params))
+        out.push({ from: f.path, spec: `${m[1]}<${arg.replace(/\s+/g, ' ').trim()}>` });
+    }
+  }
+  return out;
+}
+
+/**
  * The folder graph of `files`, its cycles and the violations of the layering. A violation is
  * { rule, from, spec, key }: `key` (`from -> spec`, or `from -> to` for a folder edge of a cycle) is how an
  * allow-list names it.
@@ -167,6 +328,9 @@ export function analyze(files) {
     if (fromNode === 'web' && !external && !to.startsWith('web/') && !isEntities(to))
       add('ui-imports-server', from, spec);
   }
+
+  // Every type the UI names as what the server answers comes from the entities.
+  for (const r of responseTypeViolations(files)) add('ui-copies-entity', r.from, r.spec);
 
   // The UI's own types file holds view models only: an object type named after an entity is a copy of it.
   const entities = entityNames(files);

@@ -143,6 +143,29 @@ const CLEAN: readonly SourceFile[] = [
     path: 'web/src/app.tsx',
     text: "import { useState } from 'react';\nimport type { Alert } from './types';",
   },
+  {
+    // Response types from the entities: through types.ts, an alias of them, a direct entities import, primitives.
+    path: 'web/src/pages/alerts.tsx',
+    text: [
+      "import { getJson, getPage, type Page, sendJson } from '../api';",
+      "import type { Static } from 'typebox';",
+      "import type { AlertEntity } from '../../../api/alerts/alerts.entities.js';",
+      "import type { Alert } from '../types';",
+      "import { useLoader, useResource } from '../use-resource';",
+      'type Listed = Pick<Alert, "iid">;',
+      '/** A view model: not what the server answers. */',
+      'interface AlertView { readonly alert: Alert; readonly open: boolean }',
+      'export function show(view: AlertView): AlertView { return view; }',
+      'export function helper<T>(p: string): Promise<Page<T>> { return getPage<T>(p); }',
+      "const a = useResource<Alert[]>('/a');",
+      "const b = useLoader<readonly Listed[]>('/b', getJson);",
+      "const c = getJson<Static<typeof AlertEntity>>('/c');",
+      "const d = sendJson<null>('DELETE', '/d');",
+      "const e = sendJson<unknown>('POST', '/e');",
+      "const f = getPage<Alert>('/f');",
+      'const g = <th>Page</th>;',
+    ].join('\n'),
+  },
 ];
 
 /** Planted violations of each rule: a file that breaks it, and a key the checker must report for it. */
@@ -238,6 +261,34 @@ const PLANTED: Record<RuleId, readonly { file: SourceFile; key: string }[]> = {
     {
       file: { path: 'web/src/types.ts', text: 'export type AlertEntity = Readonly<{ iid: number }>;' },
       key: 'web/src/types.ts -> AlertEntity',
+    },
+    {
+      file: {
+        path: 'web/src/pages/foo.tsx',
+        text: "import { useResource } from '../use-resource';\ninterface Foo { id: number }\nexport const x = () => useResource<Foo[]>('/api/v4/foo');",
+      },
+      key: 'web/src/pages/foo.tsx -> useResource<Foo[]>',
+    },
+    {
+      file: {
+        path: 'web/src/pages/bar.tsx',
+        text: "import { sendJson } from '../api';\nimport type { Alert } from '../types';\ntype Bar = Alert & { extra: string };\nexport const x = () => sendJson<Bar>('POST', '/api/v4/bar');",
+      },
+      key: 'web/src/pages/bar.tsx -> sendJson<Bar>',
+    },
+    {
+      file: {
+        path: 'web/src/pages/baz.tsx',
+        text: "import { getJson } from '../api';\nexport const x = () =>\n  getJson<{ readonly id: number; readonly name: string }[]>('/api/v4/baz');",
+      },
+      key: 'web/src/pages/baz.tsx -> getJson<{ readonly id: number; readonly name: string }[]>',
+    },
+    {
+      file: {
+        path: 'web/src/pages/qux.tsx',
+        text: "import { getPage, type Page } from '../api';\nimport type { AlertRow } from '../types';\nexport const load = (p: string): Promise<Page<AlertRow>> => getPage<AlertRow>(p);",
+      },
+      key: 'web/src/pages/qux.tsx -> getPage<AlertRow>',
     },
   ],
   'folder-cycle': [

@@ -49,6 +49,18 @@ export const ErrorEventEntity = Type.Object({
   user: Type.Unknown(),
 });
 
+/** Errors of a project per status, with `all` (`GET .../errors/counts`). */
+export const ErrorCountsEntity = Type.Record(Str, Int);
+
+/** Session counts of one release in one environment (`GET .../error_tracking/sessions`). */
+export const ErrorSessionsEntity = Type.Object({
+  release: Str,
+  environment: Str,
+  started: Int,
+  errored: Int,
+  crashed: Int,
+});
+
 /** Events of one error over time (`GET .../errors/:error_id/stats`, and the list's sparklines). */
 export const ErrorStatsEntity = Type.Object({ error_id: Int, ...OccurrencesEntity.properties });
 

@@ -7,6 +7,7 @@ import type { StatsPeriod } from '../../time-buckets.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../pagination.js';
 import { StatsQuery } from '../schemas.js';
 import type { ApiApp, ApiVersion } from '../version.js';
+import { ErrorCountsEntity, ErrorSessionsEntity } from './error-tracking.entities.js';
 
 const Params = Type.Object({ id: Type.String() });
 const ErrorParams = Type.Object({ id: Type.String(), error_id: Type.String() });
@@ -196,7 +197,7 @@ export function errorTrackingRoutes(
         tags,
         summary: 'Error counts per status (Reporter)',
         params: Params,
-        response: { 200: Type.Record(Type.String(), Type.Integer()) },
+        response: { 200: ErrorCountsEntity },
       },
     },
     async (req) => ctx.errorTracking.counts(req.actor.user, req.params.id),
@@ -337,15 +338,7 @@ export function errorTrackingRoutes(
         summary: 'Session counts per release and environment',
         params: Params,
         response: {
-          200: Type.Array(
-            Type.Object({
-              release: Type.String(),
-              environment: Type.String(),
-              started: Type.Integer(),
-              errored: Type.Integer(),
-              crashed: Type.Integer(),
-            }),
-          ),
+          200: Type.Array(ErrorSessionsEntity),
         },
       },
     },

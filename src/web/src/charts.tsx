@@ -1,28 +1,14 @@
 import { useId, useState } from 'react';
 import { Area, AreaChart, Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from 'recharts';
 import { ResourceView } from './components';
+import type { Bucket, Occurrences, StatsPeriod } from './types';
 import { useResource } from './use-resource';
 
-/** Periods the occurrence endpoints offer (`stats_period`). */
-export type StatsPeriod = '24h' | '30d';
 const PERIODS: readonly StatsPeriod[] = ['24h', '30d'];
 const PERIOD_LABELS: Record<StatsPeriod, string> = { '24h': '24 hours', '30d': '30 days' };
 
-/** One bucket of an occurrence series: its start (UTC) and the count in it. */
-export interface Bucket {
-  readonly start: string;
-  readonly count: number;
-}
-
-/** `GET .../stats` of an alert or an error: buckets oldest first. */
-export interface Occurrences {
-  readonly stats_period: StatsPeriod;
-  readonly interval: 'hour' | 'day';
-  readonly buckets: readonly Bucket[];
-}
-
 /** A bucket's start as a short label: the hour for hourly buckets, the day for daily ones (reader's time zone). */
-function bucketLabel(start: string, interval: 'hour' | 'day'): string {
+function bucketLabel(start: string, interval: string): string {
   const d = new Date(start);
   return interval === 'hour'
     ? d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
@@ -88,7 +74,7 @@ function OccurrenceFigure({
     <figure className="chart-figure" aria-labelledby={captionId} data-total={sum} data-buckets={rows.length}>
       <figcaption id={captionId} className="muted small">
         {sum} {noun}
-        {sum === 1 ? '' : 's'} in the last {PERIOD_LABELS[data.stats_period]}
+        {sum === 1 ? '' : 's'} in the last {PERIOD_LABELS[data.stats_period as StatsPeriod]}
         {peak && peak.count > 0
           ? `; busiest ${unit}: ${bucketLabel(peak.start, data.interval)} with ${peak.count}`
           : ''}

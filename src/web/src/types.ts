@@ -4,22 +4,43 @@ import type {
   AlertEntity,
   AlertNoteEntity,
   AlertSettingsEntity,
+  IntakeEntity,
   IntegrationEntity,
+  OccurrencesEntity,
   PayloadFieldEntity,
 } from '../../api/alerts/alerts.entities.js';
 import type { DeprecationCatalogEntity, DeprecationEntity } from '../../api/deprecations.entities.js';
 import type {
   ClientKeyEntity,
+  ErrorCountsEntity,
   ErrorEntity,
+  ErrorEventDetailEntity,
   ErrorEventEntity,
+  ErrorSessionsEntity,
+  ErrorStatsEntity,
   ErrorTrackingSettingsEntity,
   ExternalProjectsEntity,
   StackTraceEntity,
 } from '../../api/error-tracking/error-tracking.entities.js';
+import type {
+  AlertEscalationEntity,
+  EscalationPolicyEntity,
+  EscalationRuleEntity,
+} from '../../api/escalation/escalation.entities.js';
 import type { GroupEntity, NamespaceEntity } from '../../api/groups/groups.entities.js';
 import type { IssueEntity } from '../../api/issues/issues.entities.js';
 import type { MemberEntity } from '../../api/members/members.entities.js';
 import type { MergeRequestEntity } from '../../api/merge-requests/merge-requests.entities.js';
+import type {
+  ErrorNotificationRuleEntity,
+  HookDeliveryEntity,
+  ProjectHookEntity,
+} from '../../api/notifications/notifications.entities.js';
+import type {
+  OncallRotationEntity,
+  OncallScheduleEntity,
+  OncallShiftEntity,
+} from '../../api/oncall/oncall.entities.js';
 import type { ProjectEntity } from '../../api/projects/projects.entities.js';
 import type { SessionEntity } from '../../api/session.entities.js';
 import type { FeatureEntity, SettingsEntity, VersionEntity } from '../../api/settings/settings.entities.js';
@@ -28,7 +49,7 @@ import type {
   RepositoryStorageEntity,
   StorageMoveEntity,
 } from '../../api/storage-moves/storage-moves.entities.js';
-import type { Token, UserAny, UserDetail } from '../../api/users/users.entities.js';
+import type { Token, UserAny, UserBasic, UserDetail } from '../../api/users/users.entities.js';
 
 // Response bodies are the server's entity schemas (type-only imports: erased from the bundle, and the UI never
 // declares a copy of one: test/architecture.test.ts). What follows them is the UI's own.
@@ -55,8 +76,10 @@ export type Issue = Static<typeof IssueEntity>;
 export type ErrorTrackingSettings = Static<typeof ErrorTrackingSettingsEntity>;
 /** One client key of the integrated backend (`GET /projects/:id/error_tracking/client_keys`). */
 export type ClientKey = Static<typeof ClientKeyEntity>;
+/** Body of the Connect action (`GET .../error_tracking/projects`): the external Sentry's projects. */
+export type ExternalProjects = Static<typeof ExternalProjectsEntity>;
 /** One project of the external Sentry, as the Connect action lists it. */
-export type ExternalProject = Static<typeof ExternalProjectsEntity>['projects'][number];
+export type ExternalProject = ExternalProjects['projects'][number];
 /** Body of `GET /projects/:id/error_tracking/errors/:error_id` (and one item of the list). */
 export type TrackedError = Static<typeof ErrorEntity>;
 /** Body of `GET .../errors/:error_id/stack_trace`: frames caller first, as Sentry sends them. */
@@ -65,6 +88,8 @@ export type StackTrace = Static<typeof StackTraceEntity>;
 export type StackTraceEntry = StackTrace['stack_trace_entries'][number];
 /** One event of an error (`GET .../errors/:error_id/events`). */
 export type ErrorEvent = Static<typeof ErrorEventEntity>;
+/** Body of `GET/PUT /application/settings`. */
+export type ApplicationSettings = Static<typeof SettingsEntity>;
 /** The part of `GET/PUT /application/settings` the storages page reads. */
 export type StorageSettings = Pick<Static<typeof SettingsEntity>, 'repository_storages_weighted'>;
 /** A project as an administrator sees it in `GET /projects` (with its storage). */
@@ -91,6 +116,8 @@ export type MergeRequest = Static<typeof MergeRequestEntity>;
 export type Session = Static<typeof SessionEntity>;
 /** The signed-in user as the session endpoint returns it. */
 export type SessionUser = Session['user'];
+/** The alerts an intake (or a test alert) created or updated: their iid and title. */
+export type IntakeResult = Static<typeof IntakeEntity>;
 /** One key path of an integration's sample payload (`GET .../payload_fields`). */
 export type PayloadField = Static<typeof PayloadFieldEntity>;
 /** Body of `GET .../alerts/counts`: a count per status, `open` and `all`. */
@@ -101,6 +128,38 @@ export type RepositoryStorage = Static<typeof RepositoryStorageEntity>;
 export type Deprecation = Static<typeof DeprecationEntity>;
 /** Body of `GET /deprecations`. */
 export type DeprecationCatalog = Static<typeof DeprecationCatalogEntity>;
+/** Body of `GET .../alerts/:iid/stats` and `GET .../errors/:error_id/stats`: buckets oldest first. */
+export type Occurrences = Static<typeof OccurrencesEntity>;
+/** One bucket of an occurrence series: its start (UTC) and the count in it. */
+export type Bucket = Occurrences['buckets'][number];
+/** One event with its stored Sentry payload and its neighbours (`GET .../errors/:error_id/events/:event_id`). */
+export type ErrorEventDetail = Static<typeof ErrorEventDetailEntity>;
+/** One item of `GET .../errors/stats`: an error's occurrences, for the list's sparklines. */
+export type ErrorStats = Static<typeof ErrorStatsEntity>;
+/** Body of `GET .../errors/counts`: a count per status and `all`. */
+export type ErrorCounts = Static<typeof ErrorCountsEntity>;
+/** Session counts per release and environment (`GET .../error_tracking/sessions`). */
+export type ErrorSessions = Static<typeof ErrorSessionsEntity>;
+/** An error notification rule (`GET .../error_tracking/notification_rules`). */
+export type ErrorNotificationRule = Static<typeof ErrorNotificationRuleEntity>;
+/** A project webhook (`GET /projects/:id/hooks`). */
+export type ProjectHook = Static<typeof ProjectHookEntity>;
+/** One recent delivery of a hook (`GET .../hooks/:hook_id/events`). */
+export type HookDelivery = Static<typeof HookDeliveryEntity>;
+/** A user as other entities name one (id, username, name, avatar, state, web URL). */
+export type UserRef = Static<typeof UserBasic>;
+/** One rule of an escalation policy. */
+export type EscalationRule = Static<typeof EscalationRuleEntity>;
+/** An escalation policy (`GET .../escalation_policies`). */
+export type EscalationPolicy = Static<typeof EscalationPolicyEntity>;
+/** One rule's escalation of one alert (`GET .../alerts/:iid/escalations`). */
+export type AlertEscalation = Static<typeof AlertEscalationEntity>;
+/** An on-call schedule with its rotations (`GET .../oncall_schedules`). */
+export type OncallSchedule = Static<typeof OncallScheduleEntity>;
+/** A rotation of an on-call schedule. */
+export type OncallRotation = Static<typeof OncallRotationEntity>;
+/** One shift (`GET .../oncall_schedules/:iid/shifts`). */
+export type OncallShift = Static<typeof OncallShiftEntity>;
 
 // The values the UI knows for fields the entities type as strings (labels, filters, badges): a value outside
 // them is shown as it came.
@@ -126,3 +185,18 @@ export type StorageMoveState =
 
 /** The spec table a deprecation comes from. */
 export type DeprecationSource = 'v4-to-v5' | 'removals-18.0' | 'removals-17.0' | 'alerts-errors-storage';
+
+/** The alert statuses an escalation rule pages while the alert is in them. */
+export type EscalationRuleStatus = 'acknowledged' | 'resolved';
+
+/** The states of one rule's escalation of an alert. */
+export type EscalationState = 'pending' | 'paged' | 'skipped';
+
+/** The units of an on-call rotation's length. */
+export type RotationLengthUnit = 'hours' | 'days' | 'weeks';
+
+/** The triggers of an error notification rule. */
+export type ErrorRuleTrigger = 'new' | 'regression' | 'threshold';
+
+/** Periods the occurrence endpoints offer (`stats_period`). */
+export type StatsPeriod = '24h' | '30d';

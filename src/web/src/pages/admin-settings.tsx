@@ -2,13 +2,14 @@ import { type FormEvent, useId, useState } from 'react';
 import { sendJson } from '../api';
 import { ErrorNotice, ResourceView, SuccessNotice } from '../components';
 import { CheckboxField, SelectField, TextField, VISIBILITY_OPTIONS } from '../form-fields';
-import type { SessionUser } from '../types';
+import type { ApplicationSettings, SessionUser } from '../types';
 import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
 import { AdminNav } from './admin';
 
 type SettingValue = string | number | boolean | Record<string, number>;
-type Settings = Record<string, SettingValue>;
+/** The settings as the form edits them: each key the API answered, with its value. */
+type SettingsDraft = Record<string, SettingValue>;
 
 /** Labels, help and limits of the settings the API has (unknown ones are shown with their key). */
 const DESCRIPTIONS: Readonly<
@@ -77,7 +78,7 @@ const DESCRIPTIONS: Readonly<
 
 /** Admin area > Settings: every application setting the API has, saved together and validated by the server. */
 export function SettingsPage({ user }: { readonly user: SessionUser }) {
-  const settings = useResource<Settings>('/api/v4/application/settings');
+  const settings = useResource<ApplicationSettings>('/api/v4/application/settings');
   if (!user.is_admin) return <ErrorNotice message="403 Forbidden" />;
   return (
     <>
@@ -90,15 +91,15 @@ export function SettingsPage({ user }: { readonly user: SessionUser }) {
 }
 
 /** The keys whose value changed, with their new value. */
-function changes(saved: Settings, draft: Settings): Settings {
-  const out: Settings = {};
+function changes(saved: SettingsDraft, draft: SettingsDraft): SettingsDraft {
+  const out: SettingsDraft = {};
   for (const [key, value] of Object.entries(draft)) {
     if (JSON.stringify(value) !== JSON.stringify(saved[key])) out[key] = value;
   }
   return out;
 }
 
-function SettingsForm({ initial }: { readonly initial: Settings }) {
+function SettingsForm({ initial }: { readonly initial: SettingsDraft }) {
   const [saved, setSaved] = useState(initial);
   const [draft, setDraft] = useState(initial);
   const action = useAction();
@@ -112,7 +113,7 @@ function SettingsForm({ initial }: { readonly initial: Settings }) {
   const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
     event.preventDefault();
     await action.run(async () => {
-      const next = await sendJson<Settings>('PUT', '/api/v4/application/settings', changed);
+      const next = await sendJson<ApplicationSettings>('PUT', '/api/v4/application/settings', changed);
       setSaved(next);
       setDraft(next);
       return 'Application settings saved.';

@@ -12,7 +12,7 @@ import {
 } from '../components';
 import { Markdown, OccurrenceChart } from '../lazy';
 import { Link, paths } from '../router';
-import type { Alert, AlertNote, AlertStatus, Project } from '../types';
+import type { Alert, AlertNote, AlertStatus, Member, Project } from '../types';
 import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
 import { AlertEscalations } from './escalation-policy';
@@ -228,14 +228,6 @@ const STATUS_ACTIONS: Record<AlertStatus, string> = {
   triggered: 'Reopen',
 };
 
-/** A project member as `GET /projects/:id/members/all` lists them. */
-interface MemberRow {
-  readonly id: number;
-  readonly username: string;
-  readonly name: string;
-  readonly access_level: number;
-}
-
 /** The assignee: a project member who can read alerts (Reporter and up), or nobody. */
 function AssigneeControl({
   projectId,
@@ -250,7 +242,7 @@ function AssigneeControl({
 }) {
   const id = useId();
   const action = useAction();
-  const members = useResource<MemberRow[]>(
+  const members = useResource<Member[]>(
     `/api/v4/projects/${encodeURIComponent(projectId)}/members/all?per_page=100`,
   );
   const current = alert.assignees[0]?.username ?? '';

@@ -2,17 +2,9 @@ import type { ReactNode } from 'react';
 import { Breadcrumbs, projectLabel, ResourceView, Timestamp } from '../components';
 import { userLabel } from '../error-labels';
 import { Link, paths } from '../router';
-import type { ErrorEvent, Project, StackTraceEntry } from '../types';
+import type { ErrorEventDetail, Project, StackTraceEntry } from '../types';
 import { useResource } from '../use-resource';
 import { Frame } from './error';
-
-/** `GET .../errors/:error_id/events/:event_id`: the list's fields, the stored Sentry payload, and the neighbours. */
-interface ErrorEventDetail extends ErrorEvent {
-  readonly error_id: number;
-  readonly payload: unknown;
-  readonly previous_event_id: string | null;
-  readonly next_event_id: string | null;
-}
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,27 +1,11 @@
 import { type FormEvent, useId, useState } from 'react';
 import { sendJson } from '../api';
 import { ErrorNotice, ResourceView, SuccessNotice } from '../components';
-import type { Project } from '../types';
+import type { ErrorNotificationRule, ErrorRuleTrigger, Member, Project } from '../types';
 import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
 
-/** An error notification rule as the API answers. */
-interface ErrorRule {
-  readonly id: number;
-  readonly trigger: 'new' | 'regression' | 'threshold';
-  readonly threshold_count: number | null;
-  readonly threshold_minutes: number | null;
-  readonly recipient_ids: readonly number[];
-  readonly webhook: boolean;
-}
-
-interface MemberRef {
-  readonly id: number;
-  readonly username: string;
-  readonly name: string;
-}
-
-const describeRule = (r: ErrorRule): string =>
+const describeRule = (r: ErrorNotificationRule): string =>
   r.trigger === 'new'
     ? 'A new error'
     : r.trigger === 'regression'
@@ -32,8 +16,8 @@ const describeRule = (r: ErrorRule): string =>
 export function ErrorRulesSettings({ project }: { readonly project: Project }) {
   const path = `/api/v4/projects/${project.id}/error_tracking/notification_rules`;
   const [refresh, setRefresh] = useState(0);
-  const rules = useResource<ErrorRule[]>(path, refresh);
-  const members = useResource<MemberRef[]>(`/api/v4/projects/${project.id}/members/all?per_page=100`);
+  const rules = useResource<ErrorNotificationRule[]>(path, refresh);
+  const members = useResource<Member[]>(`/api/v4/projects/${project.id}/members/all?per_page=100`);
   const headingId = useId();
   return (
     <section className="settings-section" aria-labelledby={headingId}>
@@ -74,10 +58,10 @@ function AddRuleForm({
   onAdded,
 }: {
   readonly path: string;
-  readonly members: readonly MemberRef[];
+  readonly members: readonly Member[];
   readonly onAdded: () => void;
 }) {
-  const [trigger, setTrigger] = useState<ErrorRule['trigger']>('new');
+  const [trigger, setTrigger] = useState<ErrorRuleTrigger>('new');
   const [count, setCount] = useState('10');
   const [minutes, setMinutes] = useState('5');
   const [recipients, setRecipients] = useState<readonly number[]>([]);
@@ -110,7 +94,7 @@ function AddRuleForm({
       <select
         id={ids.trigger}
         value={trigger}
-        onChange={(e) => setTrigger(e.target.value as ErrorRule['trigger'])}
+        onChange={(e) => setTrigger(e.target.value as ErrorRuleTrigger)}
       >
         <option value="new">A new error</option>
         <option value="regression">A resolved error is seen again</option>

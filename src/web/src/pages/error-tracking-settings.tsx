@@ -3,7 +3,7 @@ import { getJsonWithCsrf, sendJson } from '../api';
 import { ConfirmDialog, CopyButton, ErrorNotice, ResourceView, SuccessNotice } from '../components';
 import { Link, paths } from '../router';
 import { useSessionUser } from '../session-user';
-import type { ClientKey, ErrorTrackingSettings, ExternalProject, Project } from '../types';
+import type { ClientKey, ErrorTrackingSettings, ExternalProject, ExternalProjects, Project } from '../types';
 import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
 import { INTEGRATED_FLAG, IntegratedFlagSwitch } from './integrated-flag';
@@ -133,7 +133,7 @@ function ErrorTrackingForm({
 
   const connect = async (): Promise<void> => {
     const ok = await connection.run(async () => {
-      const result = await getJsonWithCsrf<{ projects: ExternalProject[] }>(
+      const result = await getJsonWithCsrf<ExternalProjects>(
         connectPath(project, draft.apiHost.trim(), draft.token),
       );
       const list = Array.isArray(result.projects) ? result.projects : [];

@@ -1,11 +1,10 @@
 import { useId, useState } from 'react';
 import { ApiError, getPage, type Page } from '../api';
-import type { Bucket } from '../charts';
 import { Pagination, ResourceView, SearchForm, TabList, Timestamp } from '../components';
 import { ERROR_STATUS_LABELS, ERROR_STATUSES } from '../error-labels';
 import { Sparkline } from '../lazy';
 import { Link, paths } from '../router';
-import type { ErrorStatus, Project, TrackedError } from '../types';
+import type { ErrorCounts, ErrorSessions, ErrorStats, ErrorStatus, Project, TrackedError } from '../types';
 import { useLoader, useResource } from '../use-resource';
 
 const PER_PAGE = 20;
@@ -53,15 +52,6 @@ function errorsPath(projectId: number, q: Query): string {
   return `/api/v4/projects/${projectId}/error_tracking/errors?${params.toString()}`;
 }
 
-/** Session counts per release and environment (`GET .../error_tracking/sessions`). */
-interface SessionRow {
-  readonly release: string;
-  readonly environment: string;
-  readonly started: number;
-  readonly errored: number;
-  readonly crashed: number;
-}
-
 /** The project's tracked errors: status tabs, search, sort, a table and pagination. */
 export function ErrorsPanel({ project }: { readonly project: Project }) {
   if (project.monitor_access_level === 'disabled') {
@@ -82,7 +72,7 @@ function ErrorsList({ project }: { readonly project: Project }) {
   const [query, setQuery] = useState<Query>({ status: 'unresolved', search: '', sort: 'last_seen', page: 1 });
   const [refreshKey, setRefreshKey] = useState(0);
   const errors = useLoader(errorsPath(project.id, query), loadErrors, refreshKey);
-  const counts = useResource<Record<ErrorStatus | 'all', number>>(
+  const counts = useResource<ErrorCounts>(
     `/api/v4/projects/${project.id}/error_tracking/errors/counts`,
     refreshKey,
   );
@@ -215,7 +205,7 @@ function ErrorsTable({
   readonly refreshKey: number;
 }) {
   // One request for the sparklines of the whole page, counted per hour by the database.
-  const stats = useResource<{ readonly error_id: number; readonly buckets: readonly Bucket[] }[]>(
+  const stats = useResource<ErrorStats[]>(
     `/api/v4/projects/${project.id}/error_tracking/errors/stats?stats_period=24h&error_ids=${errors.map((e) => e.id).join(',')}`,
     refreshKey,
   );
@@ -274,7 +264,7 @@ function ErrorsTable({
 
 /** Release health from session updates (Python and Rust SDKs send them); hidden while there are none. */
 function Sessions({ project, refreshKey }: { readonly project: Project; readonly refreshKey: number }) {
-  const sessions = useResource<SessionRow[]>(
+  const sessions = useResource<ErrorSessions[]>(
     `/api/v4/projects/${project.id}/error_tracking/sessions`,
     refreshKey,
   );

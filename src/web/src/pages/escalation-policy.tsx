@@ -2,46 +2,32 @@ import { type FormEvent, useId, useState } from 'react';
 import { ApiError, getJson, sendJson } from '../api';
 import { ConfirmDialog, ErrorNotice, ResourceView, SuccessNotice, Timestamp } from '../components';
 import { SelectField, TextField } from '../form-fields';
-import type { Project } from '../types';
+import type {
+  AlertEscalation,
+  EscalationPolicy,
+  EscalationRule,
+  EscalationRuleStatus,
+  Member,
+  OncallSchedule,
+  Project,
+  UserRef,
+} from '../types';
 import { useAction } from '../use-action';
 import { useLoader, useResource } from '../use-resource';
 
-interface UserRef {
-  readonly id: number;
-  readonly username: string;
-  readonly name: string;
-}
-
-interface Rule {
-  readonly id: number;
-  readonly elapsed_time_seconds: number;
-  readonly status: 'acknowledged' | 'resolved';
-  readonly oncall_schedule: { readonly iid: number; readonly name: string } | null;
-  readonly user: UserRef | null;
-}
-
-interface Policy {
-  readonly id: number;
-  readonly name: string;
-  readonly description: string | null;
-  readonly rules: readonly Rule[];
-}
-
-interface Schedule {
-  readonly iid: number;
-  readonly name: string;
-}
+/** A schedule as a rule names it and the form offers it: its `iid` and `name`. */
+type ScheduleRef = Pick<OncallSchedule, 'iid' | 'name'>;
 
 /** One rule as the form edits it: elapsed time in minutes and seconds, the target as `user:<id>` or `schedule:<iid>`. */
 interface RuleDraft {
   readonly minutes: string;
   readonly seconds: string;
-  readonly status: Rule['status'];
+  readonly status: EscalationRuleStatus;
   readonly target: string;
 }
 
 const MAX_RULES = 10;
-const STATUS_TEXT: Record<Rule['status'], string> = {
+const STATUS_TEXT: Record<EscalationRuleStatus, string> = {
   acknowledged: 'is not acknowledged',
   resolved: 'is not resolved',
 };
@@ -54,7 +40,7 @@ export function elapsedText(seconds: number): string {
   return s === 0 ? `${m} min` : `${m} min ${s} s`;
 }
 
-const targetText = (r: { oncall_schedule: Schedule | null; user: UserRef | null }): string =>
+const targetText = (r: { oncall_schedule: ScheduleRef | null; user: UserRef | null }): string =>
   r.oncall_schedule
     ? `the people on call in ${r.oncall_schedule.name}`
     : r.user
@@ -62,8 +48,8 @@ const targetText = (r: { oncall_schedule: Schedule | null; user: UserRef | null 
       : 'nobody';
 
 /** The project's on-call schedules; none where the server has no schedules API (answers 404). */
-const loadSchedules = (path: string): Promise<Schedule[]> =>
-  getJson<Schedule[]>(path).catch((err: unknown) => {
+const loadSchedules = (path: string): Promise<OncallSchedule[]> =>
+  getJson<OncallSchedule[]>(path).catch((err: unknown) => {
     if (err instanceof ApiError && err.status === 404) return [];
     throw err;
   });
@@ -73,9 +59,9 @@ export function EscalationPolicyPanel({ project }: { readonly project: Project }
   const path = `/api/v4/projects/${project.id}/incident_management/escalation_policies`;
   const [refresh, setRefresh] = useState(0);
   const [editing, setEditing] = useState(false);
-  const policies = useResource<Policy[]>(path, refresh);
-  const members = useResource<UserRef[]>(`/api/v4/projects/${project.id}/members/all?per_page=100`);
-  const schedules = useLoader<Schedule[]>(
+  const policies = useResource<EscalationPolicy[]>(path, refresh);
+  const members = useResource<Member[]>(`/api/v4/projects/${project.id}/members/all?per_page=100`);
+  const schedules = useLoader<OncallSchedule[]>(
     `/api/v4/projects/${project.id}/incident_management/oncall_schedules`,
     loadSchedules,
   );
@@ -132,7 +118,7 @@ function PolicyView({
   onEdit,
   onDeleted,
 }: {
-  readonly policy: Policy;
+  readonly policy: EscalationPolicy;
   readonly path: string;
   readonly onEdit: () => void;
   readonly onDeleted: () => void;
@@ -157,7 +143,7 @@ function PolicyView({
           {policy.rules.map((r) => (
             <tr key={r.id}>
               <td>{elapsedText(r.elapsed_time_seconds)}</td>
-              <td>{STATUS_TEXT[r.status]}</td>
+              <td>{STATUS_TEXT[r.status as EscalationRuleStatus]}</td>
               <td>{targetText(r)}</td>
             </tr>
           ))}
@@ -192,10 +178,10 @@ function PolicyView({
   );
 }
 
-const draftOf = (r: Rule): RuleDraft => ({
+const draftOf = (r: EscalationRule): RuleDraft => ({
   minutes: String(Math.floor(r.elapsed_time_seconds / 60)),
   seconds: String(r.elapsed_time_seconds % 60),
-  status: r.status,
+  status: r.status as EscalationRuleStatus,
   target: r.oncall_schedule ? `schedule:${r.oncall_schedule.iid}` : `user:${r.user?.id ?? ''}`,
 });
 
@@ -207,10 +193,10 @@ function PolicyForm({
   onSaved,
   onCancel,
 }: {
-  readonly policy: Policy | null;
+  readonly policy: EscalationPolicy | null;
   readonly path: string;
   readonly members: readonly UserRef[];
-  readonly schedules: readonly Schedule[];
+  readonly schedules: readonly ScheduleRef[];
   readonly onSaved: () => void;
   readonly onCancel: (() => void) | null;
 }) {
@@ -291,7 +277,7 @@ function PolicyForm({
           <SelectField
             label={`Rule ${i + 1}: if the alert`}
             value={r.status}
-            onChange={(v) => set(i, { status: v as Rule['status'] })}
+            onChange={(v) => set(i, { status: v as EscalationRuleStatus })}
             options={[
               { value: 'acknowledged', label: STATUS_TEXT.acknowledged },
               { value: 'resolved', label: STATUS_TEXT.resolved },
@@ -336,24 +322,9 @@ function PolicyForm({
   );
 }
 
-interface Escalation {
-  readonly rule_id: number;
-  readonly elapsed_time_seconds: number | null;
-  readonly status: Rule['status'] | null;
-  readonly oncall_schedule: Schedule | null;
-  readonly user: UserRef | null;
-  readonly due_at: string | null;
-  readonly state: 'pending' | 'paged' | 'skipped';
-  readonly pages: readonly {
-    readonly user: UserRef | null;
-    readonly paged_at: string;
-    readonly email_status: string;
-  }[];
-}
-
 /** Loads an alert's escalation; none where escalation is not available (Free: 403) or not served (404). */
-const loadEscalations = (path: string): Promise<Escalation[]> =>
-  getJson<Escalation[]>(path).catch((err: unknown) => {
+const loadEscalations = (path: string): Promise<AlertEscalation[]> =>
+  getJson<AlertEscalation[]>(path).catch((err: unknown) => {
     if (err instanceof ApiError && (err.status === 403 || err.status === 404)) return [];
     throw err;
   });
@@ -366,7 +337,7 @@ export function AlertEscalations({
   readonly apiPath: string;
   readonly refreshKey: number;
 }) {
-  const escalations = useLoader<Escalation[]>(`${apiPath}/escalations`, loadEscalations, refreshKey);
+  const escalations = useLoader<AlertEscalation[]>(`${apiPath}/escalations`, loadEscalations, refreshKey);
   if (escalations.status !== 'ok' || escalations.data.length === 0) return null;
   return (
     <section className="card section" aria-labelledby="alert-escalation">
@@ -375,7 +346,7 @@ export function AlertEscalations({
         {escalations.data.map((e) => (
           <li key={e.rule_id}>
             {e.elapsed_time_seconds === null ? 'A rule' : `After ${elapsedText(e.elapsed_time_seconds)}`}
-            {e.status ? `, if the alert ${STATUS_TEXT[e.status]}` : ''}
+            {e.status ? `, if the alert ${STATUS_TEXT[e.status as EscalationRuleStatus]}` : ''}
             {e.user || e.oncall_schedule ? `: ${targetText(e)}` : ''} —{' '}
             {e.state === 'pending' ? (
               <>

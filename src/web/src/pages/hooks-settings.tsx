@@ -1,33 +1,9 @@
 import { type FormEvent, useId, useState } from 'react';
 import { sendJson } from '../api';
 import { ErrorNotice, ResourceView, SuccessNotice, Timestamp } from '../components';
-import type { Project } from '../types';
+import type { HookDelivery, Project, ProjectHook } from '../types';
 import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
-
-/** A project webhook as `GET /projects/:id/hooks` answers. */
-interface ProjectHook {
-  readonly id: number;
-  readonly url: string;
-  readonly name: string;
-  readonly alert_events: boolean;
-  readonly error_tracking_events: boolean;
-  readonly alert_status: string;
-  readonly disabled_until: string | null;
-  readonly disabled_reason: string | null;
-}
-
-/** One recent delivery (`GET .../hooks/:hook_id/events`). */
-interface HookDelivery {
-  readonly id: number;
-  readonly trigger: string;
-  readonly status: string;
-  readonly response_status: number | null;
-  readonly execution_duration: number | null;
-  readonly error: string | null;
-  readonly attempts: number;
-  readonly created_at: string;
-}
 
 /** Settings > Webhooks: the project's hooks, why one was disabled, and each hook's recent deliveries. */
 export function HooksSettings({ project }: { readonly project: Project }) {

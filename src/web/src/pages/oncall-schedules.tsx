@@ -2,42 +2,17 @@ import { type FormEvent, useId, useMemo, useState } from 'react';
 import { sendJson } from '../api';
 import { ConfirmDialog, ErrorNotice, ResourceView, SuccessNotice, useNow } from '../components';
 import { SelectField, TextField } from '../form-fields';
-import type { Project } from '../types';
+import type {
+  Member,
+  OncallRotation,
+  OncallSchedule,
+  OncallShift,
+  Project,
+  RotationLengthUnit,
+  UserRef,
+} from '../types';
 import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
-
-interface UserRef {
-  readonly id: number;
-  readonly username: string;
-  readonly name: string;
-}
-
-/** A rotation as `GET .../oncall_schedules` answers (GitLab's GraphQL fields in snake_case). */
-interface Rotation {
-  readonly id: number;
-  readonly name: string;
-  readonly starts_at: string;
-  readonly ends_at: string | null;
-  readonly length: number;
-  readonly length_unit: 'hours' | 'days' | 'weeks';
-  readonly active_period: { readonly start_time: string; readonly end_time: string } | null;
-  readonly participants: readonly { readonly user: UserRef; readonly position: number }[];
-}
-
-interface Schedule {
-  readonly iid: number;
-  readonly name: string;
-  readonly description: string | null;
-  readonly timezone: string;
-  readonly rotations: readonly Rotation[];
-}
-
-interface Shift {
-  readonly rotation: { readonly id: number; readonly name: string };
-  readonly user: UserRef;
-  readonly starts_at: string;
-  readonly ends_at: string;
-}
 
 const DAY = 86_400_000;
 const TIMELINE_DAYS = 14;
@@ -71,7 +46,7 @@ function startOfLocalDay(now: number, timeZone: string): number {
   return now - ((part('hour') * 60 + part('minute')) * 60 + part('second')) * 1000 - (now % 1000);
 }
 
-function describeRotation(r: Rotation): string {
+function describeRotation(r: OncallRotation): string {
   const unit = r.length === 1 ? r.length_unit.slice(0, -1) : r.length_unit;
   const hours = r.active_period ? `, active ${r.active_period.start_time}–${r.active_period.end_time}` : '';
   return `every ${r.length} ${unit}${hours}`;
@@ -81,8 +56,8 @@ function describeRotation(r: Rotation): string {
 export function OncallSchedulesPanel({ project }: { readonly project: Project }) {
   const path = `/api/v4/projects/${project.id}/incident_management/oncall_schedules`;
   const [refresh, setRefresh] = useState(0);
-  const schedules = useResource<Schedule[]>(path, refresh);
-  const members = useResource<UserRef[]>(`/api/v4/projects/${project.id}/members/all?per_page=100`);
+  const schedules = useResource<OncallSchedule[]>(path, refresh);
+  const members = useResource<Member[]>(`/api/v4/projects/${project.id}/members/all?per_page=100`);
   const changed = () => setRefresh((n) => n + 1);
   return (
     <>
@@ -121,7 +96,7 @@ function ScheduleCard({
   onChanged,
 }: {
   readonly path: string;
-  readonly schedule: Schedule;
+  readonly schedule: OncallSchedule;
   readonly members: readonly UserRef[];
   readonly refresh: number;
   readonly onChanged: () => void;
@@ -217,7 +192,7 @@ function Timeline({
   refresh,
 }: {
   readonly path: string;
-  readonly schedule: Schedule;
+  readonly schedule: OncallSchedule;
   readonly refresh: number;
 }) {
   const now = useNow();
@@ -226,7 +201,7 @@ function Timeline({
   const from = startOfLocalDay(now, schedule.timezone);
   const to = from + TIMELINE_DAYS * DAY;
   const url = `${path}/shifts?from=${encodeURIComponent(new Date(from).toISOString())}&to=${encodeURIComponent(new Date(to).toISOString())}`;
-  const shifts = useResource<Shift[]>(url, refresh);
+  const shifts = useResource<OncallShift[]>(url, refresh);
   const days = useMemo(
     () =>
       Array.from({ length: TIMELINE_DAYS }, (_, i) =>
@@ -340,14 +315,14 @@ function AddRotationForm({
   onAdded,
 }: {
   readonly path: string;
-  readonly schedule: Schedule;
+  readonly schedule: OncallSchedule;
   readonly members: readonly UserRef[];
   readonly onAdded: () => void;
 }) {
   const [name, setName] = useState('');
   const [people, setPeople] = useState<readonly number[]>([]);
   const [length, setLength] = useState('1');
-  const [unit, setUnit] = useState<Rotation['length_unit']>('weeks');
+  const [unit, setUnit] = useState<RotationLengthUnit>('weeks');
   const [start, setStart] = useState('');
   const [end, setEnd] = useState('');
   const [restricted, setRestricted] = useState(false);
@@ -410,7 +385,7 @@ function AddRotationForm({
         <SelectField
           label="Unit"
           value={unit}
-          onChange={(v) => setUnit(v as Rotation['length_unit'])}
+          onChange={(v) => setUnit(v as RotationLengthUnit)}
           options={[
             { value: 'hours', label: 'hours' },
             { value: 'days', label: 'days' },

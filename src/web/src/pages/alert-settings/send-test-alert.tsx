@@ -2,7 +2,7 @@ import { type FormEvent, useId, useState } from 'react';
 import { postText } from '../../api';
 import { ErrorNotice, SuccessNotice } from '../../components';
 import { Link, paths } from '../../router';
-import type { Integration, Project } from '../../types';
+import type { IntakeResult, Integration, Project } from '../../types';
 import { useAction } from '../../use-action';
 
 const DEFAULT_TEST_PAYLOAD = JSON.stringify(
@@ -25,7 +25,7 @@ export function SendTestAlert({
   const [text, setText] = useState(example === '' || example === '{}' ? DEFAULT_TEST_PAYLOAD : example);
   const action = useAction();
   // The alerts the last test created (null before a test, during one, and after a failed one).
-  const [alerts, setAlerts] = useState<readonly { iid: number; title: string }[] | null>(null);
+  const [alerts, setAlerts] = useState<IntakeResult | null>(null);
   const id = useId();
   const helpId = useId();
 
@@ -35,7 +35,7 @@ export function SendTestAlert({
     setAlerts(null);
     await action.run(async () => {
       // Sent as text, so the server parses it and explains what is wrong with invalid JSON.
-      const created = await postText<{ iid: number; title: string }[]>(`${path}/test`, text);
+      const created = await postText<IntakeResult>(`${path}/test`, text);
       setAlerts(Array.isArray(created) ? created : []);
     });
   };
