@@ -80,9 +80,10 @@ export function createDb(opts: { databaseUrl: string | null; dataDir: string }):
   pool.on('error', () => undefined);
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    // The class's method, looked up at each call (what the client would run without this wrapper).
+    const own = Object.getPrototypeOf(client) as { query: (...args: unknown[]) => unknown };
     (client as { query: unknown }).query = (...args: unknown[]) => {
-      const result = query(...args);
+      const result = own.query.apply(client, args);
       if (result instanceof Promise)
         result.catch((err: unknown) => {
           if (endsSession(err)) ended.add(client);
