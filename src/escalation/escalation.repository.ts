@@ -1,6 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import { isUniqueViolation, readTimestamp } from '../db/dialect.js';
 import type { Database, Queryable } from '../db/schema.js';
+import type { UnitOfWork } from '../unit-of-work.js';
 import type {
   EscalationPolicy,
   EscalationRule,
@@ -10,13 +11,12 @@ import type {
 } from './escalation.js';
 
 /** A transaction of this repository (the intake's, passed through). */
-export type EscalationTrx = Transaction<Database>;
 
 /** Escalation policies and rules; the pending page jobs and recorded pages of an alert. */
 export class EscalationRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  transaction<T>(fn: (trx: EscalationTrx) => Promise<T>): Promise<T> {
+  transaction<T>(fn: (trx: UnitOfWork) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(fn);
   }
 
@@ -153,11 +153,7 @@ export class EscalationRepository {
     });
   }
 
-  private async insertRules(
-    trx: EscalationTrx,
-    policyId: number,
-    rules: readonly RuleRecord[],
-  ): Promise<void> {
+  private async insertRules(trx: UnitOfWork, policyId: number, rules: readonly RuleRecord[]): Promise<void> {
     if (rules.length === 0) return;
     await trx
       .insertInto('escalation_rules')

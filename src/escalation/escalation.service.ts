@@ -9,6 +9,7 @@ import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import { TtlCache } from '../ttl-cache.js';
+import type { UnitOfWork } from '../unit-of-work.js';
 import type { User } from '../users/users.js';
 import type { UsersService } from '../users/users.service.js';
 import {
@@ -28,7 +29,7 @@ import {
   type RuleRecord,
   rulePages,
 } from './escalation.js';
-import type { EscalationRepository, EscalationTrx } from './escalation.repository.js';
+import type { EscalationRepository } from './escalation.repository.js';
 
 export const ESCALATION_PAGE_JOB = 'escalation_page';
 
@@ -266,7 +267,7 @@ export class EscalationService {
    * or a new one in a project with a policy (a cached lookup in the caller's transaction). Intake writes no outbox
    * row otherwise.
    */
-  async wantsAlertEvent(trx: EscalationTrx, projectId: number, event: 'new' | 'resolved'): Promise<boolean> {
+  async wantsAlertEvent(trx: UnitOfWork, projectId: number, event: 'new' | 'resolved'): Promise<boolean> {
     if (!this.access.hasTier('escalation_policies')) return false;
     if (event === 'resolved') return true;
     return (await this.policies.get(projectId, () => this.repo.policy(projectId, trx))) !== null;
@@ -279,7 +280,7 @@ export class EscalationService {
    * find it resolved anyway).
    */
   async alertChanged(
-    trx: EscalationTrx,
+    trx: UnitOfWork,
     projectId: number,
     iid: number,
     event: 'new' | 'resolved',

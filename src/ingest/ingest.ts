@@ -1,5 +1,6 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import type { UnitOfWork } from '../unit-of-work.js';
 import { GroupCommit, type Pause } from './group-commit.js';
 import type { Outbox, OutboxWriter } from './outbox.js';
 import { isRetryable } from './retry.js';
@@ -8,7 +9,7 @@ export type { Pause } from './group-commit.js';
 
 /** What a unit of intake work gets: the batch's transaction and the writer of its outbox events. */
 export interface IngestUnit {
-  readonly trx: Transaction<Database>;
+  readonly trx: UnitOfWork;
   readonly outbox: OutboxWriter;
 }
 

@@ -7,9 +7,10 @@
 // is retried alone and the other handlers of the same event are not run again. Delivery is at least once.
 // A handler may say it is not interested (`wants`, a cached lookup asked in the writer's transaction): then no
 // row is written at all, so intake pays nothing for events nobody listens to.
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { JobQueue } from '../jobs/queue.js';
+import type { UnitOfWork } from '../unit-of-work.js';
 
 export const OUTBOX_JOB = 'outbox';
 
@@ -33,7 +34,7 @@ export interface OutboxEvents {
 }
 
 export type OutboxKind = keyof OutboxEvents;
-type Trx = Transaction<Database>;
+type Trx = UnitOfWork;
 
 /** What reacts to one kind of event after it committed. */
 export interface OutboxHandler<K extends OutboxKind> {

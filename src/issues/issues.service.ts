@@ -1,12 +1,12 @@
 import { notFound } from '../errors.js';
 import type { Paged, PageRequest } from '../pagination.js';
 import type { ProjectsService } from '../projects/projects.service.js';
+import type { UnitOfWork } from '../unit-of-work.js';
 import type { User } from '../users/users.js';
 import type { Issue, IssueType } from './issues.js';
 import type { IssuesRepository } from './issues.repository.js';
 
 /** A transaction of the caller's (the alert's writes and its incident commit together). */
-type IssuesTrx = Parameters<IssuesRepository['insert']>[0];
 
 /** Reading issues and incidents (created by alert processing). Guests of a project may read. */
 export class IssuesService {
@@ -37,7 +37,7 @@ export class IssuesService {
    * created, by alert intake (`create_issue`) and on demand for an alert. No access check: the caller has done it.
    */
   createIncidentFor(
-    trx: IssuesTrx,
+    trx: UnitOfWork,
     incident: { projectId: number; title: string; description: string; authorId: number | null },
     now: string,
   ): Promise<Issue> {
@@ -45,7 +45,7 @@ export class IssuesService {
   }
 
   /** Closes an open incident (its alert resolved, with auto-close on), in the caller's transaction. */
-  closeIncident(trx: IssuesTrx, projectId: number, iid: number, now: string): Promise<void> {
+  closeIncident(trx: UnitOfWork, projectId: number, iid: number, now: string): Promise<void> {
     return this.issues.close(trx, projectId, iid, now);
   }
 }

@@ -2,13 +2,13 @@ import type { Clock } from '../clock.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
 import { AccessLevel } from '../members/members.js';
 import type { Paged, PageRequest } from '../pagination.js';
+import type { UnitOfWork } from '../unit-of-work.js';
 import type { User } from '../users/users.js';
 import type { UsersService } from '../users/users.service.js';
 import { MAX_NOTE_LENGTH, type Note, type Noteable, type NoteOrder } from './notes.js';
 import type { NotesRepository } from './notes.repository.js';
 
 /** A transaction of the caller's: a system note commits with the change it records. */
-export type NotesTrx = NonNullable<Parameters<NotesRepository['insert']>[0]>;
 
 /** A note with its author and its noteable's iid, as the API shows it. */
 export interface NoteView extends Note {
@@ -103,7 +103,7 @@ export class NotesService {
    * note commits with the change, or neither does). No access check: the feature making the change did it.
    */
   async addSystemNote(
-    trx: NotesTrx | null,
+    trx: UnitOfWork | null,
     noteable: Noteable,
     authorId: number | null,
     body: string,
@@ -123,7 +123,7 @@ export class NotesService {
   }
 
   /** Deletes a noteable's notes with it (no foreign key can: the table holds notes of several kinds). */
-  async deleteAllOf(trx: NotesTrx | null, noteable: Noteable): Promise<void> {
+  async deleteAllOf(trx: UnitOfWork | null, noteable: Noteable): Promise<void> {
     await this.repo.deleteAll(trx, noteable);
   }
 }

@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import { readBool, readNullableTimestamp, readTimestamp, writeBool } from '../db/dialect.js';
 import { like, prefixPattern } from '../db/like.js';
 import { fetchPage } from '../db/pagination.js';
@@ -11,6 +11,7 @@ import type {
   Queryable,
 } from '../db/schema.js';
 import type { Paged, PageRequest } from '../pagination.js';
+import type { UnitOfWork } from '../unit-of-work.js';
 import type {
   DeliveryStatus,
   EmailStatus,
@@ -22,7 +23,6 @@ import type {
 } from './notifications.js';
 
 /** A transaction of this repository (services pass it through without naming Kysely). */
-export type NotifyTrx = Transaction<Database>;
 
 function toEmail(r: Selectable<NotificationEmailsTable>): NotificationEmail {
   return {
@@ -136,7 +136,7 @@ const ruleColumns = (r: RuleInput) => ({
 export class NotificationsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  transaction<T>(fn: (trx: NotifyTrx) => Promise<T>): Promise<T> {
+  transaction<T>(fn: (trx: UnitOfWork) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(fn);
   }
 

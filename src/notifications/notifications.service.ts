@@ -13,6 +13,7 @@ import type { Paged, PageRequest } from '../pagination.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import { TtlCache } from '../ttl-cache.js';
+import type { UnitOfWork } from '../unit-of-work.js';
 import type { User } from '../users/users.js';
 import type { Mailer } from './mailer.js';
 import {
@@ -26,7 +27,7 @@ import {
   type ProjectHook,
   renderEmail,
 } from './notifications.js';
-import type { NotificationsRepository, NotifyTrx } from './notifications.repository.js';
+import type { NotificationsRepository } from './notifications.repository.js';
 
 export const ALERT_EVENT_JOB = 'notify_alert_event';
 export const ERROR_EVENT_JOB = 'notify_error_event';
@@ -70,7 +71,6 @@ const RECIPIENT_MIN_LEVEL = AccessLevel.Reporter;
 export const NO_SMTP_REASON = 'SMTP is not configured: set SVC_SMTP_URL (and SVC_EMAIL_FROM) to send e-mail';
 
 /** A transaction to enqueue in (the caller's: intake, status change). */
-export type EnqueueTrx = NotifyTrx;
 
 /** Builds webhook payload objects as the API shows them (implemented in src/api; a port here). */
 export interface PayloadPresenter {
@@ -174,13 +174,13 @@ export class NotificationsService {
    * Whether anything listens to the project's alerts (a cached lookup, asked in the caller's transaction: on
    * SQLite a query outside it would wait for it forever). Intake writes no outbox row when nothing does.
    */
-  listensToAlerts(trx: EnqueueTrx, projectId: number): Promise<boolean> {
+  listensToAlerts(trx: UnitOfWork, projectId: number): Promise<boolean> {
     return this.alertListeners.get(projectId, () => this.repo.hasAlertListeners(projectId, trx));
   }
 
   /** Whether an error event can trigger any of the project's rules (cached, as `listensToAlerts`). */
   async wantsErrorEvent(
-    trx: EnqueueTrx,
+    trx: UnitOfWork,
     projectId: number,
     what: { created: boolean; regressedAt: string | null },
   ): Promise<boolean> {
@@ -192,7 +192,7 @@ export class NotificationsService {
     );
   }
 
-  private errorTriggers(trx: EnqueueTrx, projectId: number): Promise<ReadonlySet<string>> {
+  private errorTriggers(trx: UnitOfWork, projectId: number): Promise<ReadonlySet<string>> {
     return this.ruleTriggers.get(projectId, async () => {
       // Inside the caller's transaction: on SQLite a query outside it would wait for it forever.
       const rules = await this.repo.rules(projectId, trx);
@@ -204,7 +204,7 @@ export class NotificationsService {
    * An alert was created (`new`) or resolved: enqueues its notifications in the caller's transaction, when anything
    * listens (a cached lookup; a project without `send_email` or alert webhooks costs no job).
    */
-  async alertChanged(trx: EnqueueTrx, projectId: number, iid: number, event: AlertEventType): Promise<void> {
+  async alertChanged(trx: UnitOfWork, projectId: number, iid: number, event: AlertEventType): Promise<void> {
     if (!(await this.listensToAlerts(trx, projectId))) return;
     await this.jobs.enqueue(ALERT_EVENT_JOB, { projectId, iid, event } satisfies AlertEventJob, { trx });
   }
@@ -215,7 +215,7 @@ export class NotificationsService {
    * pending job.
    */
   async errorRecorded(
-    trx: EnqueueTrx,
+    trx: UnitOfWork,
     projectId: number,
     errorId: number,
     what: { created: boolean; regressedAt: string | null },
