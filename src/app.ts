@@ -116,6 +116,10 @@ export async function buildApp(
       return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();
     },
     trustProxy: false,
+    // GitLab's router collapses repeated slashes and ignores a trailing one (python-gitlab asks for
+    // `/features/` and `/features//name`); here before routing and before any hook reads the URL.
+    rewriteUrl: (req) => collapseSlashes(req.url ?? '/'),
+    routerOptions: { ignoreTrailingSlash: true },
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
@@ -180,14 +184,22 @@ export async function buildApp(
       return parseForm(fields.toString());
     },
   );
-  // GitLab (Grape) reads parameters from the query string too: `POST /projects?name=x` with no body works,
-  // and so does `DELETE ...?key_id=3`.
+  // GitLab (Grape) reads the query string and the body as one set of parameters, the body winning on a conflict:
+  // `POST /projects?name=x` with no body or with `{}` (python-gitlab's `create(name=...)`) works, and so does
+  // `DELETE ...?key_id=3`.
   app.addHook('preValidation', async (request) => {
-    if (request.body !== undefined && request.body !== null) return;
     if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return;
     const q = request.url.indexOf('?');
-    if (q >= 0) request.body = parseForm(request.url.slice(q + 1));
-    else request.body = Object.defineProperty({}, FORM_BODY, { value: true });
+    const query = q >= 0 ? parseForm(request.url.slice(q + 1)) : null;
+    if (request.body === undefined || request.body === null) {
+      request.body = query ?? Object.defineProperty({}, FORM_BODY, { value: true });
+      return;
+    }
+    const body = request.body;
+    if (!query || typeof body !== 'object' || Array.isArray(body) || Buffer.isBuffer(body)) return;
+    for (const [key, value] of Object.entries(query))
+      if (!Object.hasOwn(body, key) && !CREDENTIAL_PARAMS.has(key))
+        (body as Record<string, unknown>)[key] = value;
   });
 
   const registry = installMetrics(app, ctx.config.metricsAllowlist);
@@ -308,4 +320,15 @@ export function isUiPath(path: string): boolean {
   if (path.startsWith('/-/')) return UI_DASH_PATHS.test(path);
   if (path.startsWith('/assets/')) return false;
   return !ASSET_FILE.test(path);
+}
+
+/** Query parameters that authenticate a request: never a resource's attribute. */
+const CREDENTIAL_PARAMS = new Set(['private_token', 'access_token', 'job_token', 'sudo']);
+
+/** A request URL with each run of slashes in its path made one (the query string untouched). */
+function collapseSlashes(url: string): string {
+  const q = url.indexOf('?');
+  const path = q >= 0 ? url.slice(0, q) : url;
+  if (!path.includes('//')) return url;
+  return path.replace(/\/{2,}/g, '/') + (q >= 0 ? url.slice(q) : '');
 }

@@ -58,6 +58,58 @@ describe.each(await databases())('GitLab clients at the HTTP level (%s)', (datab
     expect(blank.status).toBe(201);
   });
 
+  it('reads the query string and the body as one set of parameters, the body winning', async () => {
+    const api = http(s.url);
+    const t = { token: s.rootToken };
+    // python-gitlab's documented `gl.projects.create(name=...)`: the attributes in the query, `{}` as the body.
+    const created = await api.post('/api/v4/projects?name=qs-project&description=from%20query', {
+      ...t,
+      body: {},
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ name: 'qs-project', description: 'from query' });
+    // Query values beside a non-empty body are kept; on a conflict the body wins.
+    const both = await api.post('/api/v4/projects?description=x&name=loser', {
+      ...t,
+      body: { name: 'winner' },
+    });
+    expect(both.status).toBe(201);
+    expect(both.body).toMatchObject({ name: 'winner', description: 'x' });
+    const user = (await api.get('/api/v4/user', t)).body as { id: number };
+    const put = await api.put(`/api/v4/users/${user.id}?bio=from%20query`, { ...t, body: {} });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ bio: 'from query' });
+    // A token in the query authenticates; it is never read as an attribute.
+    const tokenInQuery = await api.put(`/api/v4/projects/${both.body.id}?private_token=${s.rootToken}`, {
+      body: { description: 'y' },
+    });
+    expect(tokenInQuery.status).toBe(200);
+    expect(tokenInQuery.body).toMatchObject({ description: 'y' });
+  });
+
+  it('collapses repeated slashes and ignores a trailing one, as GitLab routes (API and git)', async () => {
+    const api = http(s.url);
+    const t = { token: s.rootToken };
+    // python-gitlab's features manager asks for `/features/` and `/features//<name>`.
+    expect((await api.get('/api/v4/features/', t)).status).toBe(200);
+    const set = await api.post('/api/v4/features//slashy_flag', { ...t, body: { value: true } });
+    expect(set.status).toBe(201);
+    expect(set.body).toMatchObject({ name: 'slashy_flag', state: 'on' });
+    expect((await api.delete('/api/v4/features//slashy_flag', t)).status).toBe(204);
+    expect((await api.get('/api/v4//projects/', t)).status).toBe(200);
+    const project = (await api.post('/api/v4/projects', { ...t, body: { name: 'slashes' } })).body as {
+      path_with_namespace: string;
+    };
+    const refs = await fetch(
+      `${s.url}//${project.path_with_namespace}.git//info/refs?service=git-upload-pack`,
+      {
+        headers: { authorization: `Basic ${Buffer.from(`root:${s.rootToken}`).toString('base64')}` },
+      },
+    );
+    expect(refs.status).toBe(200);
+    expect(refs.headers.get('content-type')).toBe('application/x-git-upload-pack-advertisement');
+  });
+
   it("reads Grape's boolean spellings in query strings and forms (True, 1, yes, on, t and their false forms)", async () => {
     const api = http(s.url);
     const other = await api.post('/api/v4/users', {

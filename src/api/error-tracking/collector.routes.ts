@@ -85,26 +85,26 @@ export async function collectorRoutes(
   });
 
   for (const kind of ['store', 'envelope'] as const) {
-    for (const path of [`/api/:id/${kind}`, `/api/:id/${kind}/`]) {
-      app.options(path, async (_request, reply) => reply.status(200).send());
-      app.post<{ Params: { id: string }; Querystring: Record<string, string | undefined> }>(
-        path,
-        async (request, reply) => {
-          const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-          const result = await ctx.collector.ingest({
-            projectId: request.params.id,
-            kind,
-            // A repeated parameter or header arrives as a list: only a single value is a key.
-            queryKey: typeof request.query.sentry_key === 'string' ? request.query.sentry_key || null : null,
-            authHeader: single(request.headers['x-sentry-auth']),
-            authorization: single(request.headers.authorization),
-            contentEncoding: single(request.headers['content-encoding']),
-            body,
-            clientIp: request.ip,
-          });
-          return reply.status(200).send(result.id ? { id: result.id } : {});
-        },
-      );
-    }
+    // SDKs post to `.../store/` and `.../envelope/`; the router ignores a trailing slash, so one path takes both.
+    const path = `/api/:id/${kind}/`;
+    app.options(path, async (_request, reply) => reply.status(200).send());
+    app.post<{ Params: { id: string }; Querystring: Record<string, string | undefined> }>(
+      path,
+      async (request, reply) => {
+        const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+        const result = await ctx.collector.ingest({
+          projectId: request.params.id,
+          kind,
+          // A repeated parameter or header arrives as a list: only a single value is a key.
+          queryKey: typeof request.query.sentry_key === 'string' ? request.query.sentry_key || null : null,
+          authHeader: single(request.headers['x-sentry-auth']),
+          authorization: single(request.headers.authorization),
+          contentEncoding: single(request.headers['content-encoding']),
+          body,
+          clientIp: request.ip,
+        });
+        return reply.status(200).send(result.id ? { id: result.id } : {});
+      },
+    );
   }
 }
