@@ -325,8 +325,13 @@ export function isUiPath(path: string): boolean {
 /** Query parameters that authenticate a request: never a resource's attribute. */
 const CREDENTIAL_PARAMS = new Set(['private_token', 'access_token', 'job_token', 'sudo']);
 
-/** A request URL with each run of slashes in its path made one (the query string untouched). */
+/**
+ * A request URL with each run of slashes in its path made one (the query string untouched). Only the usual
+ * origin form (`/path`): an absolute-form target (`http://user:pass@host/path`) is left whole, so that what reads
+ * its scheme and credentials (the log's redaction among them) still sees them.
+ */
 function collapseSlashes(url: string): string {
+  if (!url.startsWith('/')) return url;
   const q = url.indexOf('?');
   const path = q >= 0 ? url.slice(0, q) : url;
   if (!path.includes('//')) return url;
