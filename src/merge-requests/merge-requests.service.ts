@@ -205,7 +205,7 @@ export class MergeRequestsService {
     idOrPath: string,
     iid: number,
   ): Promise<{ project: Project; mr: MergeRequest; level: number }> {
-    const { project, level } = await this.projects.findWithLevel(actor, idOrPath, AccessLevel.Reporter);
+    const { project, level } = await this.access.project(actor, idOrPath, AccessLevel.Reporter);
     return { project, mr: await this.find(project, iid), level };
   }
 

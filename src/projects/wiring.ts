@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { AccessPolicy } from '../access/access.policy.js';
 import type { Clock } from '../clock.js';
 import type { Tier } from '../config.js';
 import type { Database } from '../db/schema.js';
@@ -7,7 +8,8 @@ import type { PermissionsService } from '../members/permissions.service.js';
 import type { Group } from '../namespaces/namespaces.js';
 import type { NamespacesService } from '../namespaces/namespaces.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
-import { type Access, createAccessPolicy } from './access.js';
+import type { User } from '../users/users.js';
+import type { Access } from './access.js';
 import type { Project, RepositoryLifecycle } from './projects.js';
 import { ProjectsRepository } from './projects.repository.js';
 import { ProjectsService, type StoragePicker } from './projects.service.js';
@@ -24,7 +26,20 @@ export function wireAccess(deps: {
     group(idOrPath: string): Promise<Group | null>;
   };
 }): { access: Access } {
-  return { access: createAccessPolicy(deps.permissions, deps.find, deps.tier) };
+  // Objects are found by the projects and groups features; levels computed by PermissionsService, whose only
+  // caller for access decisions is this policy.
+  const { permissions, find } = deps;
+  return {
+    access: new AccessPolicy<User, Project, Group>(
+      {
+        findProject: (idOrPath) => find.project(idOrPath),
+        findGroup: (idOrPath) => find.group(idOrPath),
+        projectLevel: (actor, project) => permissions.projectLevel(actor, project),
+        groupLevel: (actor, group) => permissions.groupLevel(actor, group),
+      },
+      deps.tier,
+    ),
+  };
 }
 
 /** Projects: creation in user or group namespaces, lookup, visibility and roles. */
