@@ -20,6 +20,9 @@ export interface UsersTable {
   updated_at: Timestamp;
   failed_attempts: ColumnType<number, number | undefined, number>;
   locked_at: NullableTimestamp;
+  /** A bot user's project ('project') or group ('namespace'); null for people. */
+  bot_source_type: ColumnType<string | null, string | null | undefined, string | null>;
+  bot_source_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface PersonalAccessTokensTable {
@@ -32,6 +35,7 @@ export interface PersonalAccessTokensTable {
   revoked: Bool;
   created_at: Timestamp;
   last_used_at: NullableTimestamp;
+  impersonation: ColumnType<number | boolean, number | undefined, number>;
 }
 
 export interface SessionsTable {

@@ -11,8 +11,12 @@ export function toUser(row: Selectable<UsersTable>): User {
     name: row.name,
     email: row.email,
     admin: readBool(row.admin),
-    state: row.state === 'blocked' ? 'blocked' : 'active',
+    state: row.state === 'blocked' || row.state === 'banned' ? row.state : 'active',
     privateProfile: readBool(row.private_profile),
+    botSource:
+      (row.bot_source_type === 'project' || row.bot_source_type === 'namespace') && row.bot_source_id !== null
+        ? { type: row.bot_source_type, id: row.bot_source_id }
+        : null,
     bio: row.bio,
     createdAt: readTimestamp(row.created_at),
     updatedAt: readTimestamp(row.updated_at),

@@ -5,7 +5,7 @@ import { fetchPage } from '../db/pagination.js';
 import type { Database, PersonalAccessTokensTable } from '../db/schema.js';
 import type { KeysetRequest, Paged, PageRequest } from '../pagination.js';
 import { toUser } from './user-row.js';
-import type { PersonalAccessToken, TokenScope, User, UserOrder } from './users.js';
+import type { BotSource, PersonalAccessToken, TokenScope, User, UserOrder, UserState } from './users.js';
 
 function toToken(row: Selectable<PersonalAccessTokensTable>): PersonalAccessToken {
   return {
@@ -15,6 +15,7 @@ function toToken(row: Selectable<PersonalAccessTokensTable>): PersonalAccessToke
     scopes: JSON.parse(row.scopes) as TokenScope[],
     expiresAt: row.expires_at,
     revoked: readBool(row.revoked),
+    impersonation: readBool(row.impersonation),
     createdAt: readTimestamp(row.created_at),
     lastUsedAt: readNullableTimestamp(row.last_used_at),
   };
@@ -28,6 +29,7 @@ export interface NewUser {
   admin: boolean;
   privateProfile: boolean;
   bio?: string;
+  botSource?: BotSource | null;
 }
 
 export interface UserFilter {
@@ -37,7 +39,10 @@ export interface UserFilter {
   searchEmails?: boolean;
   active?: boolean;
   blocked?: boolean;
+  banned?: boolean;
   admins?: boolean;
+  /** Leaves out bot users (of project and group access tokens). */
+  humans?: boolean;
 }
 
 /** Users, their personal access tokens and web sessions. */
@@ -56,6 +61,8 @@ export class UsersRepository {
         state: 'active',
         private_profile: writeBool(u.privateProfile),
         bio: u.bio ?? '',
+        bot_source_type: u.botSource?.type ?? null,
+        bot_source_id: u.botSource?.id ?? null,
         created_at: now,
         updated_at: now,
       })
@@ -178,6 +185,8 @@ export class UsersRepository {
     }
     if (f.active) q = q.where('state', '=', 'active');
     if (f.blocked) q = q.where('state', '=', 'blocked');
+    if (f.banned) q = q.where('state', '=', 'banned');
+    if (f.humans) q = q.where('bot_source_type', 'is', null);
     if (f.admins) q = q.where('admin', '=', writeBool(true));
     return q;
   }
@@ -229,7 +238,7 @@ export class UsersRepository {
       passwordDigest: string;
       admin: boolean;
       privateProfile: boolean;
-      state: 'active' | 'blocked';
+      state: UserState;
       bio: string;
     }>,
     now: string,
@@ -266,10 +275,12 @@ export class UsersRepository {
       digest: string;
       scopes: readonly TokenScope[];
       expiresAt: string | null;
+      impersonation?: boolean;
     },
     now: string,
+    db: Kysely<Database> = this.db,
   ): Promise<PersonalAccessToken> {
-    const row = await this.db
+    const row = await db
       .insertInto('personal_access_tokens')
       .values({
         user_id: t.userId,
@@ -278,11 +289,57 @@ export class UsersRepository {
         scopes: JSON.stringify(t.scopes),
         expires_at: t.expiresAt,
         revoked: writeBool(false),
+        impersonation: writeBool(t.impersonation ?? false),
         created_at: now,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
     return toToken(row);
+  }
+
+  /**
+   * Revokes a token and inserts its successor in one transaction; null (nothing written) when the token was
+   * revoked meanwhile, so two rotations of one token cannot both succeed.
+   */
+  async rotateToken(
+    oldId: number,
+    next: Parameters<UsersRepository['insertToken']>[0],
+    now: string,
+  ): Promise<PersonalAccessToken | null> {
+    return this.db.transaction().execute(async (trx) => {
+      const revoked = await trx
+        .updateTable('personal_access_tokens')
+        .set({ revoked: writeBool(true) })
+        .where('id', '=', oldId)
+        .where('revoked', '=', writeBool(false))
+        .executeTakeFirst();
+      if (Number(revoked.numUpdatedRows) !== 1) return null;
+      return this.insertToken(next, now, trx);
+    });
+  }
+
+  /** The tokens of the given users (bots of one project or group), newest last. */
+  async listTokensOf(userIds: readonly number[], page: PageRequest): Promise<Paged<PersonalAccessToken>> {
+    if (userIds.length === 0) return { items: [], total: 0 };
+    const base = this.db
+      .selectFrom('personal_access_tokens')
+      .where('user_id', 'in', userIds)
+      .where('impersonation', '=', writeBool(false));
+    const { rows, total } = await fetchPage(base, (q) => q.selectAll().orderBy('id', 'asc'), page);
+    return { items: rows.map(toToken), total };
+  }
+
+  /** The active bot users of a project or group (a revoked access token's bot is blocked). */
+  async botsOf(source: BotSource): Promise<User[]> {
+    const rows = await this.db
+      .selectFrom('users')
+      .selectAll()
+      .where('bot_source_type', '=', source.type)
+      .where('bot_source_id', '=', source.id)
+      .where('state', '=', 'active')
+      .orderBy('id')
+      .execute();
+    return rows.map(toUser);
   }
 
   async findTokenByDigest(d: string): Promise<{ token: PersonalAccessToken; digest: string } | null> {
@@ -303,9 +360,27 @@ export class UsersRepository {
     return row ? toToken(row) : null;
   }
 
-  async listTokens(userId: number | null, page: PageRequest): Promise<Paged<PersonalAccessToken>> {
+  async listTokens(
+    userId: number | null,
+    page: PageRequest,
+    impersonation?: boolean,
+    state?: 'active' | 'inactive',
+    today?: string,
+  ): Promise<Paged<PersonalAccessToken>> {
     let base = this.db.selectFrom('personal_access_tokens');
     if (userId !== null) base = base.where('user_id', '=', userId);
+    if (impersonation !== undefined) base = base.where('impersonation', '=', writeBool(impersonation));
+    if (state !== undefined && today !== undefined) {
+      // Active: not revoked and not past its expiry date (GitLab's `active` scope).
+      base =
+        state === 'active'
+          ? base
+              .where('revoked', '=', writeBool(false))
+              .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today)]))
+          : base.where((eb) =>
+              eb.or([eb('revoked', '=', writeBool(true)), eb('expires_at', '<=', today)]),
+            );
+    }
     const { rows, total } = await fetchPage(base, (q) => q.selectAll().orderBy('id', 'asc'), page);
     return { items: rows.map(toToken), total };
   }

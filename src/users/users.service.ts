@@ -1,12 +1,15 @@
+import { randomBytes } from 'node:crypto';
 import type { InstancePolicy } from '../access/access.policy.js';
 import type { Clock } from '../clock.js';
 import { digest, hashPassword, randomToken, verifyPassword } from '../crypto.js';
 import {
+  badRequest,
   conflict,
   forbidden,
   invalidFields,
   invalidToken,
   notFound,
+  plainError,
   tooManyRequests,
   unauthorized,
 } from '../errors.js';
@@ -15,6 +18,7 @@ import { PATH_PATTERN } from '../paths.js';
 import { currentClientAddress } from '../request-context.js';
 import { type AddressLimiter, SignInLimiter } from './sign-in-limiter.js';
 import {
+  type BotSource,
   type CreatedToken,
   isExpired,
   type PersonalAccessToken,
@@ -27,6 +31,9 @@ import type { UserFilter, UsersRepository } from './users.repository.js';
 const TOKEN_PREFIX = 'svcpat-';
 const SESSION_DAYS = 7;
 const TOUCH_INTERVAL_MS = 60_000;
+/** GitLab's expiry of a rotated token when none is given: a week after the rotation. */
+const ROTATED_TOKEN_DAYS = 7;
+const BLOCKED_MESSAGE = 'Your account has been blocked.';
 
 export interface CreateUserInput {
   username: string;
@@ -128,7 +135,8 @@ export class UsersService {
     if (isExpired(token.expiresAt, this.clock.now())) throw invalidToken('Token has expired.');
     const user = await this.users.findById(token.userId);
     if (!user) throw unauthorized();
-    if (user.state === 'blocked') throw forbidden('Your account has been blocked.');
+    // Blocked and banned users cannot use their tokens (GitLab refuses both with the same message).
+    if (user.state !== 'active') throw forbidden(BLOCKED_MESSAGE);
     const now = this.clock.now();
     if (!token.lastUsedAt || now.getTime() - Date.parse(token.lastUsedAt) > TOUCH_INTERVAL_MS) {
       await this.users.touchToken(token.id, now.toISOString());
@@ -141,7 +149,7 @@ export class UsersService {
     const s = await this.users.findSession(digest(raw));
     if (!s || Date.parse(s.expiresAt) <= this.clock.now().getTime()) return null;
     const user = await this.users.findById(s.userId);
-    if (!user || user.state === 'blocked') return null;
+    if (!user || user.state !== 'active') return null;
     return { user, csrfToken: s.csrfToken };
   }
 
@@ -204,7 +212,7 @@ export class UsersService {
     if (check.kind === 'locked') throw unauthorized(LOCKED_MESSAGE);
     if (check.kind === 'wrong') throw unauthorized('Invalid login or password.');
     const { user } = check;
-    if (user.state === 'blocked') throw forbidden('Your account has been blocked.');
+    if (user.state !== 'active') throw forbidden(BLOCKED_MESSAGE);
     const token = randomToken(32);
     const csrfToken = randomToken(32);
     const expiresAt = new Date(this.clock.now().getTime() + SESSION_DAYS * 86_400_000).toISOString();
@@ -334,6 +342,55 @@ export class UsersService {
     await this.users.update(id, { state: blocked ? 'blocked' : 'active' }, this.now());
   }
 
+  /**
+   * Bans or unbans a user (admin; GitLab's `Users::BanService`/`UnbanService`): a banned user cannot sign in or
+   * use tokens, as a blocked one. Only an active user can be banned and only a banned one unbanned; otherwise 403
+   * with GitLab's message ("You cannot ban blocked users.").
+   */
+  async setBanned(actor: User | null, id: number, banned: boolean): Promise<void> {
+    this.requireAdmin(actor);
+    const existing = await this.users.findById(id);
+    if (!existing) throw notFound('User');
+    const from = banned ? 'active' : 'banned';
+    if (existing.state !== from) {
+      throw plainError('forbidden', `You cannot ${banned ? 'ban' : 'unban'} ${existing.state} users.`);
+    }
+    await this.users.update(id, { state: banned ? 'banned' : 'active' }, this.now());
+  }
+
+  /**
+   * Creates the bot user of a project or group access token (GitLab's `project_bot`): username
+   * `<project|group>_<id>_bot_<random>`, no password (it cannot sign in), e-mail at `noreply.<host>`.
+   */
+  async createBot(source: BotSource, name: string, emailHost: string): Promise<User> {
+    const username = `${source.type === 'project' ? 'project' : 'group'}_${source.id}_bot_${randomHex(16)}`;
+    const now = this.now();
+    const user = await this.users.insert(
+      {
+        username,
+        name,
+        email: `${username}@noreply.${emailHost}`,
+        passwordDigest: null,
+        admin: false,
+        privateProfile: false,
+        botSource: source,
+      },
+      now,
+    );
+    await this.namespaces.createUserNamespace(user, now);
+    return user;
+  }
+
+  /** Blocks a bot whose access token was revoked: it can no longer act, and leaves the resource's token list. */
+  async retireBot(id: number): Promise<void> {
+    await this.users.update(id, { state: 'blocked' }, this.now());
+  }
+
+  /** The active bot users of a project or group. */
+  botsOf(source: BotSource): Promise<User[]> {
+    return this.users.botsOf(source);
+  }
+
   async delete(actor: User | null, id: number): Promise<void> {
     this.requireAdmin(actor);
     const existing = await this.users.findById(id);
@@ -390,9 +447,17 @@ export class UsersService {
   async createToken(
     actor: User | 'system',
     userId: number,
-    input: { name: string; scopes: readonly TokenScope[]; expiresAt: string | null; token?: string },
+    input: {
+      name: string;
+      scopes: readonly TokenScope[];
+      expiresAt: string | null;
+      token?: string;
+      impersonation?: boolean;
+    },
   ): Promise<CreatedToken> {
     if (actor !== 'system' && !this.access.isAdmin(actor) && actor.id !== userId) throw forbidden();
+    // Only an administrator makes a token that acts as someone else.
+    if (input.impersonation && actor !== 'system') this.requireAdmin(actor);
     const user = await this.users.findById(userId);
     if (!user) throw notFound('User');
     const errors: Record<string, string[]> = {};
@@ -400,20 +465,119 @@ export class UsersService {
     // GitLab's limit (a string column); a name is shown in lists, not a place for megabytes.
     else if (input.name.length > 255) errors.name = ['is too long (maximum is 255 characters)'];
     if (input.scopes.length === 0) errors.scopes = ["can't be blank"];
-    if (input.expiresAt !== null) {
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(input.expiresAt) || Number.isNaN(Date.parse(input.expiresAt))) {
-        errors.expires_at = ['is invalid'];
-      } else if (input.expiresAt <= this.clock.now().toISOString().slice(0, 10)) {
-        errors.expires_at = ['must be in the future'];
-      }
-    }
+    const expiry = this.expiryError(input.expiresAt);
+    if (expiry) errors.expires_at = [expiry];
     if (Object.keys(errors).length > 0) throw invalidFields(errors);
-    const token = input.token ?? `${TOKEN_PREFIX}${randomToken(24)}`;
+    const token = input.token ?? newTokenSecret();
     const created = await this.users.insertToken(
-      { userId, name: input.name, digest: digest(token), scopes: input.scopes, expiresAt: input.expiresAt },
+      {
+        userId,
+        name: input.name,
+        digest: digest(token),
+        scopes: input.scopes,
+        expiresAt: input.expiresAt,
+        impersonation: input.impersonation ?? false,
+      },
       this.now(),
     );
     return { ...created, token };
+  }
+
+  /** Why an expiry date is refused, or null: `YYYY-MM-DD`, in the future. */
+  private expiryError(expiresAt: string | null): string | null {
+    if (expiresAt === null) return null;
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(expiresAt) || Number.isNaN(Date.parse(expiresAt))) return 'is invalid';
+    if (expiresAt <= this.clock.now().toISOString().slice(0, 10)) return 'must be in the future';
+    return null;
+  }
+
+  /**
+   * Who may rotate a personal access token (GitLab's `rotate_personal_access_token` on its user): its user and
+   * admins. Others get 401 whether or not the token exists; only admins learn that it does not (404).
+   */
+  async rotatableToken(actor: User, id: number): Promise<PersonalAccessToken> {
+    const t = await this.users.findToken(id);
+    if (t && (this.access.isAdmin(actor) || t.userId === actor.id) && !t.impersonation) return t;
+    if (t?.impersonation && this.access.isAdmin(actor)) return t;
+    if (this.access.isAdmin(actor)) throw notFound();
+    throw unauthorized();
+  }
+
+  /**
+   * Rotates a token (GitLab's `PersonalAccessTokens::RotateService`): the token is revoked and a new one with its
+   * name, scopes and kind is created for the same user, expiring at `expiresAt` or a week from now. The new
+   * secret is returned once. A revoked token cannot be rotated (400 "Token already revoked"). The caller has
+   * already decided that the actor may rotate it (`rotatableToken`, or the resource's rules for access tokens).
+   */
+  async rotateToken(token: PersonalAccessToken, expiresAt: string | null): Promise<CreatedToken> {
+    if (token.revoked) throw badRequest('Token already revoked');
+    const expiry = this.expiryError(expiresAt);
+    if (expiry) throw badRequest(`Expiration date ${expiry}`);
+    const next =
+      expiresAt ??
+      new Date(this.clock.now().getTime() + ROTATED_TOKEN_DAYS * 86_400_000).toISOString().slice(0, 10);
+    const secret = newTokenSecret();
+    const created = await this.users.rotateToken(
+      token.id,
+      {
+        userId: token.userId,
+        name: token.name,
+        digest: digest(secret),
+        scopes: token.scopes,
+        expiresAt: next,
+        impersonation: token.impersonation,
+      },
+      this.now(),
+    );
+    if (!created) throw badRequest('Token already revoked');
+    return { ...created, token: secret };
+  }
+
+  /** A user's impersonation tokens (admin), optionally only active or inactive ones. */
+  async listImpersonationTokens(
+    actor: User | null,
+    userId: number,
+    state: 'all' | 'active' | 'inactive',
+    page: PageRequest,
+  ): Promise<Paged<PersonalAccessToken>> {
+    this.requireAdmin(actor);
+    await this.get(userId);
+    return this.users.listTokens(
+      userId,
+      page,
+      true,
+      state === 'all' ? undefined : state,
+      this.clock.now().toISOString().slice(0, 10),
+    );
+  }
+
+  /** One impersonation token of a user (admin); 404 "Impersonation Token" otherwise. */
+  async getImpersonationToken(actor: User | null, userId: number, id: number): Promise<PersonalAccessToken> {
+    this.requireAdmin(actor);
+    await this.get(userId);
+    const t = await this.users.findToken(id);
+    if (!t || !t.impersonation || t.userId !== userId) throw notFound('Impersonation Token');
+    return t;
+  }
+
+  async revokeImpersonationToken(actor: User | null, userId: number, id: number): Promise<void> {
+    const t = await this.getImpersonationToken(actor, userId, id);
+    await this.users.revokeToken(t.id);
+  }
+
+  /** Tokens of the given users (a resource's bots). */
+  tokensOf(userIds: readonly number[], page: PageRequest): Promise<Paged<PersonalAccessToken>> {
+    return this.users.listTokensOf(userIds, page);
+  }
+
+  /** A token by id, for a service that checks access itself (a resource's access tokens). */
+  findToken(id: number): Promise<PersonalAccessToken | null> {
+    return this.users.findToken(id);
+  }
+
+  /** Revokes a token, for a service that checked access itself. */
+  revokeTokenById(id: number): Promise<void> {
+    return this.users.revokeToken(id);
   }
 
   async listTokens(
@@ -423,12 +587,15 @@ export class UsersService {
   ): Promise<Paged<PersonalAccessToken>> {
     const admin = this.access.isAdmin(actor);
     if (!admin && userId !== null && userId !== actor.id) throw forbidden();
-    return this.users.listTokens(admin ? userId : actor.id, page);
+    // A user's own list leaves out the tokens an administrator made to impersonate them (GitLab).
+    return this.users.listTokens(admin ? userId : actor.id, page, admin ? undefined : false);
   }
 
   async getToken(actor: User, id: number): Promise<PersonalAccessToken> {
     const t = await this.users.findToken(id);
-    if (!t || (!this.access.isAdmin(actor) && t.userId !== actor.id)) throw notFound('Personal Access Token');
+    if (!t || (!this.access.isAdmin(actor) && (t.userId !== actor.id || t.impersonation))) {
+      throw notFound('Personal Access Token');
+    }
     return t;
   }
 
@@ -468,4 +635,13 @@ export class UsersService {
     }
     return { created: true, generatedPassword };
   }
+}
+
+/** A new token secret (shown once; only its digest is stored). */
+function newTokenSecret(): string {
+  return `${TOKEN_PREFIX}${randomToken(24)}`;
+}
+
+function randomHex(bytes: number): string {
+  return randomBytes(bytes).toString('hex');
 }

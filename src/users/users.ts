@@ -18,14 +18,37 @@ export const TOKEN_SCOPES: readonly TokenScope[] = [
   'write_repository',
 ];
 
+/**
+ * The scopes a project or group access token may have (GitLab's `resource_bot_scopes`): a bot reads no user
+ * profile and cannot use sudo.
+ */
+export const RESOURCE_TOKEN_SCOPES: readonly TokenScope[] = [
+  'api',
+  'read_api',
+  'create_runner',
+  'read_repository',
+  'write_repository',
+];
+
+/** GitLab's user states that svc has: `banned` is a blocked user whose content GitLab hides. */
+export type UserState = 'active' | 'blocked' | 'banned';
+
+/** The project or group a bot user (of an access token) belongs to. */
+export interface BotSource {
+  readonly type: 'project' | 'namespace';
+  readonly id: number;
+}
+
 export interface User {
   readonly id: number;
   readonly username: string;
   readonly name: string;
   readonly email: string;
   readonly admin: boolean;
-  readonly state: 'active' | 'blocked';
+  readonly state: UserState;
   readonly privateProfile: boolean;
+  /** The project or group of a bot user (a project or group access token's), or null for a person. */
+  readonly botSource: BotSource | null;
   readonly bio: string;
   readonly createdAt: string;
   readonly updatedAt: string;
@@ -39,6 +62,8 @@ export interface PersonalAccessToken {
   /** `YYYY-MM-DD` or null. The token stops working at the start of that day (UTC), as GitLab. */
   readonly expiresAt: string | null;
   readonly revoked: boolean;
+  /** An administrator's token that acts as the user (GitLab's impersonation tokens). */
+  readonly impersonation: boolean;
   readonly createdAt: string;
   readonly lastUsedAt: string | null;
 }
