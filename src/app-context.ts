@@ -1,3 +1,4 @@
+import type { AccessTokensService } from './access-tokens/access-tokens.service.js';
 import type { AlertsService } from './alerts/alerts.service.js';
 import type { IntakeService } from './alerts/intake.service.js';
 import type { IntegrationsService } from './alerts/integrations.service.js';
@@ -87,4 +88,6 @@ export interface AppContext {
   readonly oncall: OncallService;
   /** Escalation policies and the pages of new alerts (Premium and Ultimate). */
   readonly escalations: EscalationService;
+  /** Project and group access tokens (their bot users). */
+  readonly accessTokens: AccessTokensService;
 }

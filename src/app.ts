@@ -5,6 +5,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { accessTokenRoutes } from './api/access-tokens/access-tokens.routes.js';
 import { alertRoutes } from './api/alerts/alerts.routes.js';
 import { intakeRoutes } from './api/alerts/intake.routes.js';
 import { integrationRoutes } from './api/alerts/integrations.routes.js';
@@ -235,6 +236,7 @@ export async function buildApp(
         const s = scope as unknown as ApiApp;
         userRoutes(s, ctx, api);
         tokenRoutes(s, ctx, api);
+        accessTokenRoutes(s, ctx, api);
         groupRoutes(s, ctx, api);
         projectRoutes(s, ctx, api);
         snippetRoutes(s, ctx, api);

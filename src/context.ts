@@ -1,3 +1,4 @@
+import { wireAccessTokens } from './access-tokens/wiring.js';
 import { DEFAULT_MAX_ALERTS } from './alerts/alerts.js';
 import { wireAlerts } from './alerts/wiring.js';
 import { eventPresenter } from './api/event-payloads.js';
@@ -74,6 +75,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     sharedRates: shared ? rates() : null,
   });
   const { members } = wireMembers({ ...base, users, permissions });
+  const { accessTokens } = wireAccessTokens({ users, members, access, externalUrl: config.externalUrl });
   const { git, lifecycle, storagePicker, inventory } = wireGit({
     kysely,
     storages: config.storages,
@@ -204,6 +206,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     ...{ git, storagePicker, inventory, gitAccess, settings, issues, geo, audit, oncall },
     ...{ alertIntake, integrations, alerts, alertSearch, errorTracking, collector, notifications, hooks },
     escalations,
+    accessTokens,
     ...mrs,
     release: parseRelease(config.release),
     ...wireRunners({

@@ -96,6 +96,31 @@ export class GroupsService {
     return ns;
   }
 
+  /**
+   * Whether a namespace with `path` exists at the top level or, with `parentId`, directly in that namespace
+   * (case-insensitive, as paths are), and if so the first free path with a number appended (GitLab's
+   * `Namespace.clean_path`: `path1`, `path2`, ...). Any signed-in user may ask; it tells only what a sign-up or
+   * a new group would learn anyway.
+   */
+  async namespaceExists(
+    actor: User | null,
+    path: string,
+    parentId: number | null,
+  ): Promise<{ exists: boolean; suggests: string[] }> {
+    this.access.signedIn(actor);
+    let prefix = '';
+    if (parentId !== null) {
+      const parent = await this.namespaces.findById(parentId);
+      if (!parent) return { exists: false, suggests: [] };
+      prefix = `${parent.fullPath}/`;
+    }
+    const taken = async (p: string) => (await this.namespaces.findByFullPath(`${prefix}${p}`)) !== null;
+    if (!(await taken(path))) return { exists: false, suggests: [] };
+    let n = 1;
+    while (await taken(`${path}${n}`)) n++;
+    return { exists: true, suggests: [`${path}${n}`] };
+  }
+
   private async namespaceScope(actor: User, ownedOnly: boolean): Promise<number[]> {
     const mine = await this.members.memberships(actor.id, this.clock.now().toISOString().slice(0, 10));
     const groupIds = mine

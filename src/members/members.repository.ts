@@ -1,9 +1,11 @@
 import { type Kysely, type SqlBool, sql } from 'kysely';
 import { readCount, readTimestamp } from '../db/dialect.js';
 import { containsText } from '../db/like.js';
+import { fetchPage } from '../db/pagination.js';
 import type { Database } from '../db/schema.js';
 import type { Paged, PageRequest } from '../pagination.js';
 import { toUser } from '../users/user-row.js';
+import type { User } from '../users/users.js';
 import type { Member, MemberSource } from './members.js';
 
 /** Memberships of users in groups (namespaces) and projects. */
@@ -197,6 +199,37 @@ export class MembersRepository {
     const seen = new Map<number, string>();
     for (const r of [...owner, ...rows]) seen.set(r.id, r.email);
     return [...seen].map(([id, email]) => ({ id, email }));
+  }
+
+  /**
+   * The users with unexpired memberships in any of `sources`, and `ownerId` (a personal namespace's owner), each
+   * once in id order: a project's users (GitLab's `project.team.users`). `search` matches name or username,
+   * `skip` leaves users out.
+   */
+  async usersOf(
+    sources: readonly MemberSource[],
+    ownerId: number | null,
+    today: string,
+    filter: { search?: string; skip?: readonly number[] },
+    page: PageRequest,
+  ): Promise<Paged<User>> {
+    let base = this.db.selectFrom('users as u').where((eb) => {
+      const member = eb.exists(
+        eb
+          .selectFrom('members as m')
+          .select('m.user_id')
+          .whereRef('m.user_id', '=', 'u.id')
+          .where((e) =>
+            e.or(sources.map((s) => e.and([e('m.source_type', '=', s.type), e('m.source_id', '=', s.id)]))),
+          )
+          .where((e) => e.or([e('m.expires_at', 'is', null), e('m.expires_at', '>', today)])),
+      );
+      return ownerId === null ? member : eb.or([member, eb('u.id', '=', ownerId)]);
+    });
+    if (filter.search) base = base.where(nameOrUsernameContains(filter.search));
+    if (filter.skip && filter.skip.length > 0) base = base.where('u.id', 'not in', filter.skip);
+    const { rows, total } = await fetchPage(base, (q) => q.selectAll('u').orderBy('u.id', 'asc'), page);
+    return { items: rows.map(toUser), total };
   }
 
   async deleteSource(source: MemberSource): Promise<void> {

@@ -52,6 +52,23 @@ export class MembersService {
     return this.members.membersAtLeast(sources, minLevel, this.today(), owner);
   }
 
+  /**
+   * A project's users (`GET /projects/:id/users`): its members, its groups' and the owner of its personal
+   * namespace, each once; unexpired memberships. The caller checked that the project is visible.
+   */
+  async projectUsers(
+    project: ProjectSubject,
+    filter: { search?: string; skip?: readonly number[] },
+    page: PageRequest,
+  ): Promise<Paged<User>> {
+    const sources: MemberSource[] = [
+      { type: 'project', id: project.id },
+      ...(await this.permissions.inheritedSources(project.namespace, false)),
+    ];
+    const owner = project.namespace.kind === 'user' ? project.namespace.ownerId : null;
+    return this.members.usersOf(sources, owner, this.today(), filter, page);
+  }
+
   /** The ids of `membersAtLeast`. */
   async memberIdsAtLeast(project: ProjectSubject, minLevel: number): Promise<Set<number>> {
     return new Set((await this.membersAtLeast(project, minLevel)).map((m) => m.id));
@@ -72,6 +89,28 @@ export class MembersService {
       { userId, accessLevel: AccessLevel.Owner, expiresAt: null, createdById: userId },
       now,
     );
+  }
+
+  /**
+   * Makes the bot user of an access token a member at `level` (the caller checked who may: the access tokens
+   * feature's rules, not the members API's).
+   */
+  addBot(source: MemberSource, botId: number, level: number, createdById: number): Promise<void> {
+    return this.members.insert(
+      source,
+      { userId: botId, accessLevel: level, expiresAt: null, createdById },
+      this.clock.now().toISOString(),
+    );
+  }
+
+  /** A user's direct membership level in a group or project, or null. */
+  async directLevel(source: MemberSource, userId: number): Promise<number | null> {
+    return (await this.members.find(source, userId))?.accessLevel ?? null;
+  }
+
+  /** Removes a revoked access token's bot from its group or project. */
+  removeBot(source: MemberSource, botId: number): Promise<void> {
+    return this.members.delete(source, botId);
   }
 
   /** Removes every membership of a group or project that is being deleted. */

@@ -61,7 +61,7 @@ export class ProjectsService {
   constructor(
     private readonly projects: ProjectsRepository,
     private readonly namespaces: NamespacesService,
-    private readonly members: Pick<MembersService, 'deleteAllOf'>,
+    private readonly members: Pick<MembersService, 'deleteAllOf' | 'projectUsers'>,
     private readonly permissions: PermissionsService,
     private readonly access: Access,
     private readonly settings: SettingsService,
@@ -271,6 +271,50 @@ export class ProjectsService {
     await this.projects.delete(project.id);
     await this.repos.remove('project', project.id, project.repositoryStorage);
     await this.changed();
+  }
+
+  /** A visible project's users (`GET /projects/:id/users`): members, inherited ones and its namespace's owner. */
+  async users(
+    actor: User | null,
+    idOrPath: string,
+    filter: { search?: string; skip?: readonly number[] },
+    page: PageRequest,
+  ): Promise<Paged<User>> {
+    const { project } = await this.find(actor, idOrPath);
+    return this.members.projectUsers(project, filter, page);
+  }
+
+  /**
+   * A visible project's groups (`GET /projects/:id/groups`): the groups it is in, nearest last, that the caller
+   * may see; `search` matches name or path, `skipGroups` leaves groups out. svc has no sharing with groups, so
+   * there are no shared groups to add.
+   */
+  async groups(
+    actor: User | null,
+    idOrPath: string,
+    filter: { search?: string; skipGroups?: readonly number[] },
+    page: PageRequest,
+  ): Promise<Paged<Group>> {
+    const { project } = await this.find(actor, idOrPath);
+    if (project.namespace.kind !== 'group') return { items: [], total: 0 };
+    const term = filter.search?.toLowerCase();
+    const skip = new Set(filter.skipGroups ?? []);
+    const visible: Group[] = [];
+    for (const g of await this.namespaces.ancestry(project.namespace)) {
+      if (g.kind !== 'group' || skip.has(g.id)) continue;
+      if (term && !g.name.toLowerCase().includes(term) && !g.path.toLowerCase().includes(term)) continue;
+      const level = await this.permissions.groupLevel(actor, g);
+      if (this.permissions.canSeeGroup(actor, g, level)) visible.push(g as Group);
+    }
+    visible.sort((a, b) => a.id - b.id);
+    const start = (page.page - 1) * page.perPage;
+    return { items: visible.slice(start, start + page.perPage), total: visible.length };
+  }
+
+  /** Where a project's repository is (`GET /projects/:id/storage`): admins only, then 404 for a missing project. */
+  async storage(actor: User | null, idOrPath: string): Promise<Project> {
+    this.access.admin(actor);
+    return (await this.find(actor, idOrPath)).project;
   }
 
   /** The caller's standing for the project members API. */

@@ -168,6 +168,28 @@ export class UsersRepository {
     return readCount(r?.n as string | number | undefined);
   }
 
+  /** Active people (bots left out), GitLab's count of a license's users. */
+  async countActiveHumans(): Promise<number> {
+    const r = await this.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('state', '=', 'active')
+      .where('bot_source_type', 'is', null)
+      .executeTakeFirst();
+    return readCount(r?.n as string | number | undefined);
+  }
+
+  /** When the first user (the instance's administrator) was created: when the instance was set up. */
+  async firstCreatedAt(): Promise<string | null> {
+    const row = await this.db
+      .selectFrom('users')
+      .select('created_at')
+      .orderBy('id', 'asc')
+      .limit(1)
+      .executeTakeFirst();
+    return row ? readTimestamp(row.created_at) : null;
+  }
+
   private filtered(f: UserFilter) {
     let q = this.db.selectFrom('users');
     if (f.username) q = q.where(sql`lower(username)`, '=', f.username.toLowerCase());
@@ -377,9 +399,7 @@ export class UsersRepository {
           ? base
               .where('revoked', '=', writeBool(false))
               .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today)]))
-          : base.where((eb) =>
-              eb.or([eb('revoked', '=', writeBool(true)), eb('expires_at', '<=', today)]),
-            );
+          : base.where((eb) => eb.or([eb('revoked', '=', writeBool(true)), eb('expires_at', '<=', today)]));
     }
     const { rows, total } = await fetchPage(base, (q) => q.selectAll().orderBy('id', 'asc'), page);
     return { items: rows.map(toToken), total };

@@ -441,6 +441,16 @@ export class UsersService {
     return this.users.count();
   }
 
+  /** Active people, bots left out (a license's user count). */
+  countActiveHumans(): Promise<number> {
+    return this.users.countActiveHumans();
+  }
+
+  /** When the instance was set up (its first user's creation), or null before the bootstrap. */
+  instanceCreatedAt(): Promise<string | null> {
+    return this.users.firstCreatedAt();
+  }
+
   // Personal access tokens
 
   /** Creates a token for `userId`; admins for anyone, users for themselves (CLI and `POST /user/...`). */
@@ -460,14 +470,7 @@ export class UsersService {
     if (input.impersonation && actor !== 'system') this.requireAdmin(actor);
     const user = await this.users.findById(userId);
     if (!user) throw notFound('User');
-    const errors: Record<string, string[]> = {};
-    if (input.name.trim() === '') errors.name = ["can't be blank"];
-    // GitLab's limit (a string column); a name is shown in lists, not a place for megabytes.
-    else if (input.name.length > 255) errors.name = ['is too long (maximum is 255 characters)'];
-    if (input.scopes.length === 0) errors.scopes = ["can't be blank"];
-    const expiry = this.expiryError(input.expiresAt);
-    if (expiry) errors.expires_at = [expiry];
-    if (Object.keys(errors).length > 0) throw invalidFields(errors);
+    this.checkTokenInput(input);
     const token = input.token ?? newTokenSecret();
     const created = await this.users.insertToken(
       {
@@ -481,6 +484,18 @@ export class UsersService {
       this.now(),
     );
     return { ...created, token };
+  }
+
+  /** Refuses a token's name, scopes or expiry date as GitLab's validations do (400 with the fields). */
+  checkTokenInput(input: { name: string; scopes: readonly TokenScope[]; expiresAt: string | null }): void {
+    const errors: Record<string, string[]> = {};
+    if (input.name.trim() === '') errors.name = ["can't be blank"];
+    // GitLab's limit (a string column); a name is shown in lists, not a place for megabytes.
+    else if (input.name.length > 255) errors.name = ['is too long (maximum is 255 characters)'];
+    if (input.scopes.length === 0) errors.scopes = ["can't be blank"];
+    const expiry = this.expiryError(input.expiresAt);
+    if (expiry) errors.expires_at = [expiry];
+    if (Object.keys(errors).length > 0) throw invalidFields(errors);
   }
 
   /** Why an expiry date is refused, or null: `YYYY-MM-DD`, in the future. */

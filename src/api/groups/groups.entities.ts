@@ -26,3 +26,16 @@ export const GroupEntity = Type.Object({
   avatar_url: Nullable(Str),
   request_access_enabled: Bool,
 });
+
+/** GitLab's `PublicGroupDetails`: a group as `GET /projects/:id/groups` lists it. */
+export const PublicGroupEntity = Type.Object({
+  id: Int,
+  web_url: Str,
+  name: Str,
+  avatar_url: Nullable(Str),
+  full_name: Str,
+  full_path: Str,
+});
+
+/** `GET /namespaces/:id/exists`: whether the path is taken at that level, and a free one if so. */
+export const NamespaceExistsEntity = Type.Object({ exists: Bool, suggests: Type.Array(Str) });

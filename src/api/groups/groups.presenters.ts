@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { Namespace } from '../../namespaces/namespaces.js';
 import type { View } from '../common/common.presenters.js';
-import type { GroupEntity, NamespaceEntity } from './groups.entities.js';
+import type { GroupEntity, NamespaceEntity, PublicGroupEntity } from './groups.entities.js';
 
 export function namespace(n: Namespace, v: View): Static<typeof NamespaceEntity> {
   return {
@@ -30,5 +30,17 @@ export function group(g: Namespace, v: View): Static<typeof GroupEntity> {
     created_at: g.createdAt,
     avatar_url: null,
     request_access_enabled: g.requestAccessEnabled,
+  };
+}
+
+/** GitLab's `PublicGroupDetails`. */
+export function publicGroup(g: Namespace, v: View): Static<typeof PublicGroupEntity> {
+  return {
+    id: g.id,
+    web_url: `${v.externalUrl}/groups/${g.fullPath}`,
+    name: g.name,
+    avatar_url: null,
+    full_name: g.fullPath.split('/').join(' / '),
+    full_path: g.fullPath,
   };
 }

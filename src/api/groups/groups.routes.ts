@@ -225,6 +225,21 @@ export function groupRoutes(
   );
 
   app.get(
+    '/namespaces/:id/exists',
+    {
+      schema: {
+        tags: ['namespaces'],
+        summary:
+          'Whether a namespace path is taken (at the top level, or in parent_id), with a free suggestion',
+        params: Params,
+        querystring: Type.Object({ parent_id: Type.Optional(Type.Integer()) }),
+        response: { 200: E.NamespaceExistsEntity },
+      },
+    },
+    async (req) => ctx.groups.namespaceExists(req.actor.user, req.params.id, req.query.parent_id ?? null),
+  );
+
+  app.get(
     '/namespaces/:id',
     {
       schema: {

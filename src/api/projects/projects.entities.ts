@@ -57,3 +57,11 @@ export const ProjectEntity = Type.Object({
     Type.Object({ project_access: Nullable(AccessEntity), group_access: Nullable(AccessEntity) }),
   ),
 });
+
+/** `GET /projects/:id/storage` (admin): where the project's repository is (GitLab's `ProjectRepositoryStorage`). */
+export const ProjectStorageEntity = Type.Object({
+  project_id: Int,
+  disk_path: Str,
+  created_at: Str,
+  repository_storage: Str,
+});

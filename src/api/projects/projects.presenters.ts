@@ -1,8 +1,9 @@
 import type { Static } from 'typebox';
+import { relativePath } from '../../git/git.js';
 import type { Project } from '../../projects/projects.js';
 import { isAdmin, type View } from '../common/common.presenters.js';
 import { namespace } from '../groups/groups.presenters.js';
-import type { ProjectEntity } from './projects.entities.js';
+import type { ProjectEntity, ProjectStorageEntity } from './projects.entities.js';
 
 export function project(p: Project, v: View): Static<typeof ProjectEntity> {
   const web = `${v.externalUrl}/${p.fullPath}`;
@@ -69,5 +70,15 @@ export function projectWithAccess(
   return {
     ...project(p, v),
     permissions: { project_access: level(access.project), group_access: level(access.group) },
+  };
+}
+
+/** GitLab's `ProjectRepositoryStorage`: the disk path is the hashed path without `.git`. */
+export function projectStorage(p: Project): Static<typeof ProjectStorageEntity> {
+  return {
+    project_id: p.id,
+    disk_path: relativePath('project', p.id).replace(/\.git$/, ''),
+    created_at: p.createdAt,
+    repository_storage: p.repositoryStorage,
   };
 }

@@ -277,4 +277,81 @@ export function projectRoutes(
   );
 
   memberRoutes(app, ctx, api, 'projects', (req, id) => ctx.projects.memberAccess(req.actor.user, id));
+
+  // `skip_users[]=1&skip_users[]=2` (Grape's Array[Integer]), or one id.
+  const IdList = Type.Optional(Type.Union([Type.Array(Type.Integer()), Type.Integer()]));
+  const ids = (v: number | number[] | undefined) => (v === undefined ? undefined : [v].flat());
+
+  app.get(
+    '/projects/:id/users',
+    {
+      schema: {
+        tags: ['projects'],
+        summary: "The project's users: members, inherited members and its namespace's owner",
+        params: Params,
+        querystring: Type.Object({
+          ...PageQuery.properties,
+          search: Type.Optional(Type.String()),
+          skip_users: IdList,
+        }),
+        response: { 200: Type.Array(E.UserBasic) },
+      },
+    },
+    async (req, reply) => {
+      const page = pageRequest(req.query);
+      const result = await ctx.projects.users(
+        req.actor.user,
+        req.params.id,
+        { search: req.query.search, skip: ids(req.query.skip_users) },
+        page,
+      );
+      setPageHeaders(reply, req, url, page, result.total);
+      return result.items.map((u) => P.userBasic(u, viewOf(req, url)));
+    },
+  );
+
+  app.get(
+    '/projects/:id/groups',
+    {
+      schema: {
+        tags: ['projects'],
+        summary: "The project's ancestor groups the caller may see (svc has no sharing with groups)",
+        params: Params,
+        querystring: Type.Object({
+          ...PageQuery.properties,
+          search: Type.Optional(Type.String()),
+          skip_groups: IdList,
+          // Accepted for GitLab's clients; svc has no projects shared with groups, so they add nothing.
+          with_shared: Type.Optional(Type.Boolean()),
+          shared_visible_only: Type.Optional(Type.Boolean()),
+          shared_min_access_level: Type.Optional(Type.Integer()),
+        }),
+        response: { 200: Type.Array(E.PublicGroupEntity) },
+      },
+    },
+    async (req, reply) => {
+      const page = pageRequest(req.query);
+      const result = await ctx.projects.groups(
+        req.actor.user,
+        req.params.id,
+        { search: req.query.search, skipGroups: ids(req.query.skip_groups) },
+        page,
+      );
+      setPageHeaders(reply, req, url, page, result.total);
+      return result.items.map((g) => P.publicGroup(g, viewOf(req, url)));
+    },
+  );
+
+  app.get(
+    '/projects/:id/storage',
+    {
+      schema: {
+        tags: ['projects'],
+        summary: "Where the project's repository is stored (admin)",
+        params: Params,
+        response: { 200: E.ProjectStorageEntity },
+      },
+    },
+    async (req) => P.projectStorage(await ctx.projects.storage(req.actor.user, req.params.id)),
+  );
 }

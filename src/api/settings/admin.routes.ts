@@ -3,13 +3,14 @@ import type { AppContext } from '../../app-context.js';
 import { notFound, paramError } from '../../errors.js';
 import { packageVersion } from '../../package-version.js';
 import { formatRelease } from '../../versioning/release.js';
-import { requireUser } from '../auth.js';
+import { requireAdmin, requireUser } from '../auth.js';
+import { Nullable } from '../common/common.entities.js';
 import type { ApiApp, ApiVersion } from '../version.js';
 
 /** `/version`, application settings and feature flags. */
 export function adminRoutes(
   app: ApiApp,
-  ctx: Pick<AppContext, 'config' | 'gates' | 'projects' | 'release' | 'settings'>,
+  ctx: Pick<AppContext, 'config' | 'gates' | 'projects' | 'release' | 'settings' | 'users'>,
   api: ApiVersion,
 ): void {
   const E = api.entities;
@@ -35,6 +36,28 @@ export function adminRoutes(
         enterprise: ctx.config.tier !== 'free',
         kas: { enabled: false, externalUrl: null, externalK8sProxyUrl: null, version: null },
       };
+    },
+  );
+
+  app.get(
+    '/license',
+    {
+      schema: {
+        tags: ['license'],
+        summary: "The instance's license (admin): svc's tier as the plan; null on the Free tier",
+        response: { 200: Nullable(E.LicenseEntity) },
+      },
+    },
+    async (req) => {
+      requireAdmin(req);
+      // GitLab without a license answers 200 with null (`present nil`); a Free svc has none.
+      const tier = ctx.config.tier;
+      if (tier === 'free') return null;
+      const [since, active] = await Promise.all([
+        ctx.users.instanceCreatedAt(),
+        ctx.users.countActiveHumans(),
+      ]);
+      return P.license(tier, since ?? new Date(0).toISOString(), active);
     },
   );
 

@@ -50,3 +50,20 @@ export const VersionEntity = Type.Object({
     version: Nullable(Str),
   }),
 });
+
+/** `GET /license` (admin): GitLab's `GitlabLicenseWithActiveUsers`, describing svc's tier. */
+export const LicenseEntity = Type.Object({
+  id: Int,
+  plan: Str,
+  created_at: Str,
+  starts_at: Str,
+  expires_at: Nullable(Str),
+  historical_max: Int,
+  maximum_user_count: Int,
+  licensee: Type.Record(Type.String(), Str),
+  add_ons: Type.Record(Type.String(), Int),
+  expired: Bool,
+  overage: Int,
+  user_limit: Int,
+  active_users: Int,
+});

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../app-context.js';
-import { forbidden, paramError } from '../../errors.js';
+import { AppError, forbidden, paramError } from '../../errors.js';
 import { type PersonalAccessToken, TOKEN_SCOPES } from '../../users/users.js';
 import { requireAdmin, requireUser } from '../auth.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../pagination.js';
@@ -120,6 +120,141 @@ export function tokenRoutes(
       schema: { tags: ttags, summary: 'Get a personal access token', params: Id, response: { 200: E.Token } },
     },
     async (req) => P.token(await ctx.users.getToken(requireUser(req), req.params.id), ctx.clock.now()),
+  );
+
+  const RotateBody = Type.Object({ expires_at: Type.Optional(Type.Union([Type.String(), Type.Null()])) });
+  app.post(
+    '/personal_access_tokens/self/rotate',
+    {
+      schema: {
+        tags: ttags,
+        summary: 'Rotate the token used for this request: it is revoked, a new one returned once',
+        body: Type.Optional(RotateBody),
+        response: { 200: E.Token },
+      },
+    },
+    async (req) => {
+      requireUser(req);
+      // GitLab's `not_allowed!` for a request not authenticated with a personal access token.
+      if (!req.actor.token) throw new AppError('method_not_allowed', { shape: 'titled' });
+      const created = await ctx.users.rotateToken(req.actor.token, req.body?.expires_at ?? null);
+      return P.token(created, ctx.clock.now());
+    },
+  );
+
+  app.post(
+    '/personal_access_tokens/:id/rotate',
+    {
+      schema: {
+        tags: ttags,
+        summary: "Rotate a personal access token (one's own; admins any): revoked, a new one returned once",
+        params: Id,
+        body: Type.Optional(RotateBody),
+        response: { 200: E.Token },
+      },
+    },
+    async (req) => {
+      const actor = requireUser(req);
+      const token = await ctx.users.rotatableToken(actor, req.params.id);
+      const created = await ctx.users.rotateToken(token, req.body?.expires_at ?? null);
+      return P.token(created, ctx.clock.now());
+    },
+  );
+
+  const itags = ['impersonation_tokens'];
+  const UserParams = Type.Object({ user_id: Type.Integer() });
+  const ImpersonationParams = Type.Object({
+    user_id: Type.Integer(),
+    impersonation_token_id: Type.Integer(),
+  });
+  app.get(
+    '/users/:user_id/impersonation_tokens',
+    {
+      schema: {
+        tags: itags,
+        summary: "A user's impersonation tokens (admin)",
+        params: UserParams,
+        querystring: Type.Object({
+          ...PageQuery.properties,
+          state: Type.Optional(Type.Union(['all', 'active', 'inactive'].map((v) => Type.Literal(v)))),
+        }),
+        response: { 200: Type.Array(E.ImpersonationToken) },
+      },
+    },
+    async (req, reply) => {
+      const page = pageRequest(req.query);
+      const result = await ctx.users.listImpersonationTokens(
+        req.actor.user,
+        req.params.user_id,
+        (req.query.state ?? 'all') as 'all' | 'active' | 'inactive',
+        page,
+      );
+      setPageHeaders(reply, req, url, page, result.total);
+      return result.items.map((t) => P.impersonationToken(t, ctx.clock.now()));
+    },
+  );
+
+  app.post(
+    '/users/:user_id/impersonation_tokens',
+    {
+      schema: {
+        tags: itags,
+        summary: 'Create an impersonation token (admin): it acts as the user; shown once',
+        params: UserParams,
+        body: Type.Object({
+          name: Type.String(),
+          scopes: Type.Array(Type.Union(TOKEN_SCOPES.map((s) => Type.Literal(s))), { minItems: 1 }),
+          expires_at: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+        }),
+        response: { 201: E.ImpersonationToken },
+      },
+    },
+    async (req, reply) => {
+      const admin = requireAdmin(req);
+      const t = await ctx.users.createToken(admin, req.params.user_id, {
+        name: req.body.name,
+        scopes: req.body.scopes,
+        expiresAt: req.body.expires_at ?? null,
+        impersonation: true,
+      });
+      return reply.status(201).send(P.impersonationToken(t, ctx.clock.now()));
+    },
+  );
+
+  app.get(
+    '/users/:user_id/impersonation_tokens/:impersonation_token_id',
+    {
+      schema: {
+        tags: itags,
+        summary: 'Get an impersonation token (admin)',
+        params: ImpersonationParams,
+        response: { 200: E.ImpersonationToken },
+      },
+    },
+    async (req) =>
+      P.impersonationToken(
+        await ctx.users.getImpersonationToken(
+          req.actor.user,
+          req.params.user_id,
+          req.params.impersonation_token_id,
+        ),
+        ctx.clock.now(),
+      ),
+  );
+
+  app.delete(
+    '/users/:user_id/impersonation_tokens/:impersonation_token_id',
+    {
+      schema: { tags: itags, summary: 'Revoke an impersonation token (admin)', params: ImpersonationParams },
+    },
+    async (req, reply) => {
+      await ctx.users.revokeImpersonationToken(
+        req.actor.user,
+        req.params.user_id,
+        req.params.impersonation_token_id,
+      );
+      return reply.status(204).send();
+    },
   );
 
   app.delete(

@@ -16,6 +16,8 @@ export const UserPublic = Type.Object({
   created_at: Type.Optional(Str),
   bio: Type.Optional(Str),
   public_email: Type.Optional(Str),
+  /** A project or group access token's bot user (GitLab's `bot`). */
+  bot: Type.Optional(Bool),
 });
 
 export const UserDetail = Type.Object({
@@ -41,6 +43,17 @@ export const Token = Type.Object({
   active: Bool,
   expires_at: Nullable(Str),
   token: Type.Optional(Str),
+});
+
+/** An impersonation token (admin): a token with `impersonation: true` that acts as its user. */
+export const ImpersonationToken = Type.Object({ ...Token.properties, impersonation: Bool });
+
+/** A project or group access token: its bot's access level in the resource. */
+export const ResourceAccessToken = Type.Object({
+  ...Token.properties,
+  access_level: Int,
+  resource_type: Str,
+  resource_id: Int,
 });
 
 /** A user in lists: the detailed fields appear only for admins and the user itself. */

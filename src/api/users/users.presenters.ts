@@ -1,7 +1,15 @@
 import type { Static } from 'typebox';
+import type { ResourceToken } from '../../access-tokens/access-tokens.service.js';
 import type { PersonalAccessToken, User } from '../../users/users.js';
 import { isAdmin, type View } from '../common/common.presenters.js';
-import type { Token, UserBasic, UserDetail, UserPublic } from './users.entities.js';
+import type {
+  ImpersonationToken,
+  ResourceAccessToken,
+  Token,
+  UserBasic,
+  UserDetail,
+  UserPublic,
+} from './users.entities.js';
 
 /** UserBasic: the short user object embedded in other entities. */
 export function userBasic(u: User, v: View): Static<typeof UserBasic> {
@@ -20,7 +28,7 @@ export function userBasic(u: User, v: View): Static<typeof UserBasic> {
 export function userPublic(u: User, v: View): Static<typeof UserPublic> {
   const basic = userBasic(u, v);
   if (u.privateProfile && v.viewer?.id !== u.id && !isAdmin(v)) return basic;
-  return { ...basic, created_at: u.createdAt, bio: u.bio, public_email: '' };
+  return { ...basic, created_at: u.createdAt, bio: u.bio, public_email: '', bot: u.botSource !== null };
 }
 
 /** The user as seen by itself (`GET /user`) or by an admin. */
@@ -30,6 +38,7 @@ export function userDetail(u: User, v: View): Static<typeof UserDetail> {
     created_at: u.createdAt,
     bio: u.bio,
     public_email: '',
+    bot: u.botSource !== null,
     email: u.email,
     is_admin: u.admin,
     private_profile: u.privateProfile,
@@ -59,5 +68,24 @@ export function token(t: PersonalAccessToken & { token?: string }, now: Date): S
     active: !t.revoked && !expired,
     expires_at: t.expiresAt,
     ...(t.token !== undefined && { token: t.token }),
+  };
+}
+
+export function impersonationToken(
+  t: PersonalAccessToken & { token?: string },
+  now: Date,
+): Static<typeof ImpersonationToken> {
+  return { ...token(t, now), impersonation: t.impersonation };
+}
+
+export function resourceAccessToken(
+  t: ResourceToken & { token?: string },
+  now: Date,
+): Static<typeof ResourceAccessToken> {
+  return {
+    ...token(t, now),
+    access_level: t.accessLevel,
+    resource_type: t.resourceType,
+    resource_id: t.resourceId,
   };
 }

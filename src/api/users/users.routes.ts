@@ -220,4 +220,25 @@ export function userRoutes(
       },
     );
   }
+
+  for (const [verb, banned] of [
+    ['ban', true],
+    ['unban', false],
+  ] as const) {
+    app.post(
+      `/users/:id/${verb}`,
+      {
+        schema: {
+          tags,
+          summary: `${verb === 'ban' ? 'Ban' : 'Unban'} a user (admin): a banned user cannot sign in or use tokens`,
+          params: Id,
+        },
+      },
+      async (req, reply) => {
+        await ctx.users.setBanned(req.actor.user, req.params.id, banned);
+        // GitLab answers 201 with the body `true`.
+        return reply.status(201).type('application/json').send('true');
+      },
+    );
+  }
 }
