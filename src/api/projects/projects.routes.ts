@@ -278,9 +278,13 @@ export function projectRoutes(
 
   memberRoutes(app, ctx, api, 'projects', (req, id) => ctx.projects.memberAccess(req.actor.user, id));
 
-  // `skip_users[]=1&skip_users[]=2` (Grape's Array[Integer]), or one id.
+  // Grape's Array[Integer]: `skip_users[]=1&skip_users[]=2` (the query string parser keeps the brackets in the
+  // name), or `skip_users=1`.
   const IdList = Type.Optional(Type.Union([Type.Array(Type.Integer()), Type.Integer()]));
-  const ids = (v: number | number[] | undefined) => (v === undefined ? undefined : [v].flat());
+  const ids = (...v: (number | number[] | undefined)[]) => {
+    const all = v.flatMap((x) => (x === undefined ? [] : [x].flat()));
+    return all.length > 0 ? all : undefined;
+  };
 
   app.get(
     '/projects/:id/users',
@@ -293,6 +297,7 @@ export function projectRoutes(
           ...PageQuery.properties,
           search: Type.Optional(Type.String()),
           skip_users: IdList,
+          'skip_users[]': IdList,
         }),
         response: { 200: Type.Array(E.UserBasic) },
       },
@@ -302,7 +307,7 @@ export function projectRoutes(
       const result = await ctx.projects.users(
         req.actor.user,
         req.params.id,
-        { search: req.query.search, skip: ids(req.query.skip_users) },
+        { search: req.query.search, skip: ids(req.query.skip_users, req.query['skip_users[]']) },
         page,
       );
       setPageHeaders(reply, req, url, page, result.total);
@@ -321,6 +326,7 @@ export function projectRoutes(
           ...PageQuery.properties,
           search: Type.Optional(Type.String()),
           skip_groups: IdList,
+          'skip_groups[]': IdList,
           // Accepted for GitLab's clients; svc has no projects shared with groups, so they add nothing.
           with_shared: Type.Optional(Type.Boolean()),
           shared_visible_only: Type.Optional(Type.Boolean()),
@@ -334,7 +340,7 @@ export function projectRoutes(
       const result = await ctx.projects.groups(
         req.actor.user,
         req.params.id,
-        { search: req.query.search, skipGroups: ids(req.query.skip_groups) },
+        { search: req.query.search, skipGroups: ids(req.query.skip_groups, req.query['skip_groups[]']) },
         page,
       );
       setPageHeaders(reply, req, url, page, result.total);
