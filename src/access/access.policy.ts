@@ -82,7 +82,10 @@ export interface InstancePolicy<A extends Principal> {
  * - the alert notify endpoints authenticate with the integration's key, not a user: 403 for an inactive
  *   integration, 401 for a wrong key (`IntakeService`), whatever the project's visibility;
  * - merge request approvals answer 401 (not 403) to a signed-in caller who may not approve (`canApprove()`);
- * - a personal access token of another user answers 404 to a non-admin (`UsersService.getToken`), as GitLab.
+ * - a personal access token of another user answers 404 to a non-admin (`UsersService.getToken`), as GitLab;
+ *   rotating one answers 401, and 404 only to admins (`UsersService.rotatableToken`);
+ * - project and group access tokens answer below the managing level as GitLab's endpoints do: 401 to list, read
+ *   and rotate, 400 with GitLab's message to create and revoke (`AccessTokensService`).
  */
 export class AccessPolicy<A extends Principal, P extends Visible, G extends Visible>
   implements InstancePolicy<A>
