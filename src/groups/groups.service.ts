@@ -108,6 +108,8 @@ export class GroupsService {
     parentId: number | null,
   ): Promise<{ exists: boolean; suggests: string[] }> {
     this.access.signedIn(actor);
+    // A path is one segment (GitLab compares the `path` column): `a/b` is no namespace's path.
+    if (path.includes('/')) return { exists: false, suggests: [] };
     let prefix = '';
     if (parentId !== null) {
       const parent = await this.namespaces.findById(parentId);

@@ -191,6 +191,10 @@ describe.each(await databases())('project users, groups, storage; namespace exis
         exists: false,
         suggests: [],
       });
+      // A path is one segment: a full path names no namespace's path.
+      expect((await api.get('/api/v4/namespaces/top%2Fsub/exists', { token: s.rootToken })).body.exists).toBe(
+        false,
+      );
       // A user's personal namespace takes its path too.
       expect((await api.get('/api/v4/namespaces/alice-pu/exists', { token: s.rootToken })).body.exists).toBe(
         true,
