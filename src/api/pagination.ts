@@ -110,3 +110,28 @@ export function setKeysetHeaders(
       `<${linkTo(externalUrl, request, { ...next, per_page: String(perPage) })}>; rel="next"`,
     );
 }
+
+/**
+ * Headers of a list an external backend pages by cursor (Sentry) and does not count: X-Per-Page, and `Link`
+ * rel="prev"/"next" to this request with the backend's cursor, only in the directions it has results.
+ */
+export function setCursorHeaders(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  externalUrl: string,
+  perPage: number,
+  cursors: { readonly nextCursor: string | null; readonly prevCursor: string | null },
+): void {
+  reply.header('X-Per-Page', String(perPage));
+  const link = (cursor: string, rel: string) => {
+    const href = linkTo(externalUrl, request, { cursor, per_page: String(perPage) });
+    // A cursor replaces the page number it was computed from.
+    const u = new URL(href);
+    u.searchParams.delete('page');
+    return `<${u.toString()}>; rel="${rel}"`;
+  };
+  const links: string[] = [];
+  if (cursors.prevCursor) links.push(link(cursors.prevCursor, 'prev'));
+  if (cursors.nextCursor) links.push(link(cursors.nextCursor, 'next'));
+  if (links.length > 0) appendLink(reply, links.join(', '));
+}
