@@ -729,7 +729,11 @@ function cases(api: ApiVersion): Record<string, { schema: TSchema; outputs: unkn
       outputs: [
         P.trackedError(trackedError, { externalUrl: url }),
         P.trackedError(
-          { ...trackedError, title: 'Sentry title', externalUrl: 'https://sentry.example/organizations/o/issues/80/' },
+          {
+            ...trackedError,
+            title: 'Sentry title',
+            externalUrl: 'https://sentry.example/organizations/o/issues/80/',
+          },
           { externalUrl: url },
         ),
       ],

@@ -11,8 +11,8 @@ import type { ExternalProject } from '../../error-tracking/error-tracking.servic
 import { errorTitle } from '../../error-tracking/events.js';
 import type { Project } from '../../projects/projects.js';
 import type { Bucket } from '../../time-buckets.js';
-import type { View } from '../common/common.presenters.js';
 import { occurrences } from '../alerts/alerts.presenters.js';
+import type { View } from '../common/common.presenters.js';
 import type {
   ClientKeyEntity,
   ErrorEntity,

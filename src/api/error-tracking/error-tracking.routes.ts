@@ -86,14 +86,19 @@ export function errorTrackingRoutes(
         tags,
         summary: 'Enable or disable the saved error tracking settings (Maintainer)',
         params: Params,
-        body: Type.Object({ active: Type.Optional(Type.Boolean()), integrated: Type.Optional(Type.Boolean()) }),
+        body: Type.Object({
+          active: Type.Optional(Type.Boolean()),
+          integrated: Type.Optional(Type.Boolean()),
+        }),
         response: { 200: E.ErrorTrackingSettingsEntity },
       },
     },
     async (req) => {
       const b = req.body ?? {};
       if (b.active === undefined) throw paramError('active is missing');
-      return shown(await ctx.errorTracking.toggleSettings(req.actor.user, req.params.id, b.active, b.integrated));
+      return shown(
+        await ctx.errorTracking.toggleSettings(req.actor.user, req.params.id, b.active, b.integrated),
+      );
     },
   );
   // PUT saves the whole configuration (and creates it): the backend, and for an external Sentry its host,
@@ -212,7 +217,7 @@ export function errorTrackingRoutes(
         req.query.cursor,
       );
       if (result.kind === 'offset') setPageHeaders(reply, req, url, page, result.total);
-      else setCursorHeaders(reply, req, url, page.perPage, result);
+      else setCursorHeaders(reply, req, url, page, req.query.cursor !== undefined, result);
       return result.items.map((e) => P.trackedError(e, { externalUrl: url }));
     },
   );

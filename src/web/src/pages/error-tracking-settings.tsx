@@ -101,7 +101,11 @@ async function loadSettings(path: string): Promise<ErrorTrackingSettings> {
   try {
     return await getJson<ErrorTrackingSettings>(path);
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404 && err.message === '404 Error Tracking Setting Not Found')
+    if (
+      err instanceof ApiError &&
+      err.status === 404 &&
+      err.message === '404 Error Tracking Setting Not Found'
+    )
       return UNSAVED;
     throw err;
   }
