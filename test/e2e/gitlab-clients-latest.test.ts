@@ -10,6 +10,8 @@ import { http } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const run = promisify(execFile);
+/** Each client starts an interpreter per call (a CLI several times): generous, as two cores are shared in CI. */
+const CLIENT_TIMEOUT = 300_000;
 const CLIENTS = join(import.meta.dirname, 'clients');
 const ROOT = join(import.meta.dirname, '..', '..');
 /** python-gitlab's newest release, vendored (PyPI is out of reach in CI): run with PYTHONPATH over Debian's requests. */
@@ -103,6 +105,7 @@ describe.each(await databases())('the newest GitLab clients against svc (%s)', (
       expect(r.out).toMatch(/(\d+) of \1 checks passed/);
       expect(r.code, r.out).toBe(0);
     },
+    CLIENT_TIMEOUT,
   );
 
   it.skipIf(skipLocally(absent.pythonGitlab))(
@@ -163,6 +166,7 @@ describe.each(await databases())('the newest GitLab clients against svc (%s)', (
       expect(gone.code).not.toBe(0);
       expect(gone.out).toContain('404 Project Not Found');
     },
+    CLIENT_TIMEOUT,
   );
 
   it.skipIf(skipLocally(absent.gitbeaker))(
@@ -239,6 +243,7 @@ describe.each(await databases())('the newest GitLab clients against svc (%s)', (
       expect(missingProject.code, missingProject.out).not.toBe(0);
       expect(missingProject.out).toContain('404 Project Not Found');
     },
+    CLIENT_TIMEOUT,
   );
 
   it.skipIf(skipLocally(absent.mcp))(
@@ -301,6 +306,7 @@ describe.each(await databases())('the newest GitLab clients against svc (%s)', (
         mcp.close();
       }
     },
+    CLIENT_TIMEOUT,
   );
 
   it.skipIf(skipLocally(absent.gitlabracadabra))(
@@ -417,14 +423,19 @@ describe.each(await databases())('the newest GitLab clients against svc (%s)', (
       ).toBe('ff');
       expect(changes(await rcd('actions.yml'))).toEqual([]);
     },
+    CLIENT_TIMEOUT,
   );
 
-  it.skipIf(skipLocally(absent.perl))('Perl GitLab::API::v4 (libgitlab-api-v4-perl)', async () => {
-    requireClient(absent.perl);
-    const r = await client('perl', [join(CLIENTS, 'perl_gitlab_api_v4_flows.pl'), s.url, s.rootToken]);
-    expect(r.out).toMatch(/(\d+) of \1 checks passed/);
-    expect(r.code, r.out).toBe(0);
-  });
+  it.skipIf(skipLocally(absent.perl))(
+    'Perl GitLab::API::v4 (libgitlab-api-v4-perl)',
+    async () => {
+      requireClient(absent.perl);
+      const r = await client('perl', [join(CLIENTS, 'perl_gitlab_api_v4_flows.pl'), s.url, s.rootToken]);
+      expect(r.out).toMatch(/(\d+) of \1 checks passed/);
+      expect(r.code, r.out).toBe(0);
+    },
+    CLIENT_TIMEOUT,
+  );
 });
 
 /** A JSON-RPC 2.0 client over an MCP server's stdio (one JSON message per line). */
