@@ -309,6 +309,26 @@ def _():
     check("settings .save()", gl.settings.get().error_tracking_retention_days == 30)
 
 
+@section("appearance, geo nodes, project and group runners, token revocation")
+def _():
+    p, g, u = state["p"], state["g"], state["u"]
+    look = gl.appearance.get()
+    look.title = "py8 instance"
+    look.save()
+    check("appearance .save()", gl.appearance.get().title == "py8 instance")
+    check("geonodes.list()", isinstance(gl.geonodes.list(), list))
+    check("geonodes.status()", isinstance(gl.geonodes.status(), list))
+    runner = gl.user.runners.create({"runner_type": "project_type", "project_id": p.id, "description": "py8 project runner"})
+    check("project.runners.list()", runner.id in [r.id for r in p.runners.list(get_all=True)])
+    group_runner = gl.user.runners.create({"runner_type": "group_type", "group_id": g.id, "description": "py8 group runner"})
+    check("group.runners.list()", group_runner.id in [r.id for r in g.runners.list(get_all=True)])
+    gl.runners.delete(runner.id)
+    gl.runners.delete(group_runner.id)
+    token = u.personal_access_tokens.create({"name": "py8-revoked", "scopes": ["read_api"]})
+    gl.personal_access_tokens.delete(token.id)
+    raises("a revoked token", gle.GitlabAuthenticationError, lambda: gitlab.Gitlab(url, private_token=token.token).auth(), 401)
+
+
 @section("pagination")
 def _():
     g = state["g"]
