@@ -795,7 +795,17 @@ function cases(api: ApiVersion): Record<string, { schema: TSchema; outputs: unkn
     clientKey: { schema: E.ClientKeyEntity, outputs: [P.clientKey(project, clientKey, url)] },
     trackedError: {
       schema: E.ErrorEntity,
-      outputs: [P.trackedError(trackedError), P.trackedError({ ...trackedError, title: 'Sentry title' })],
+      outputs: [
+        P.trackedError(trackedError, { externalUrl: url }),
+        P.trackedError(
+          {
+            ...trackedError,
+            title: 'Sentry title',
+            externalUrl: 'https://sentry.example/organizations/o/issues/80/',
+          },
+          { externalUrl: url },
+        ),
+      ],
     },
     errorEvent: { schema: E.ErrorEventEntity, outputs: [P.errorEvent(errorEvent)] },
     stackTrace: { schema: E.StackTraceEntity, outputs: [P.stackTrace(stackTrace)] },

@@ -7,6 +7,6 @@ import { alert, trackedError } from './v4/presenters.js';
 export function eventPresenter(externalUrl: string): PayloadPresenter {
   return {
     alert: (a: Alert) => alert(a, { externalUrl, viewer: null }),
-    error: (e: TrackedError) => trackedError(e),
+    error: (e: TrackedError) => trackedError(e, { externalUrl }),
   };
 }

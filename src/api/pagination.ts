@@ -110,3 +110,35 @@ export function setKeysetHeaders(
       `<${linkTo(externalUrl, request, { ...next, per_page: String(perPage) })}>; rel="next"`,
     );
 }
+
+/**
+ * Headers of a list an external backend pages by cursor (Sentry) and does not count: X-Per-Page, and `Link`
+ * rel="prev"/"next" to this request with the backend's cursor, only in the directions it has results. A request
+ * by page number (no cursor) also gets X-Page, X-Next-Page and X-Prev-Page, so clients that page by number
+ * (svc's UI) go on doing so; no X-Total, since the backend gives none.
+ */
+export function setCursorHeaders(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  externalUrl: string,
+  page: PageRequest,
+  byCursor: boolean,
+  cursors: { readonly nextCursor: string | null; readonly prevCursor: string | null },
+): void {
+  reply.header('X-Per-Page', String(page.perPage));
+  if (!byCursor) {
+    reply.header('X-Page', String(page.page));
+    reply.header('X-Next-Page', cursors.nextCursor ? String(page.page + 1) : '');
+    reply.header('X-Prev-Page', page.page > 1 ? String(page.page - 1) : '');
+  }
+  const link = (cursor: string, rel: string) => {
+    const href = new URL(linkTo(externalUrl, request, { cursor, per_page: String(page.perPage) }));
+    // The cursor replaces the page number it was computed from.
+    href.searchParams.delete('page');
+    return `<${href.toString()}>; rel="${rel}"`;
+  };
+  const links: string[] = [];
+  if (cursors.prevCursor) links.push(link(cursors.prevCursor, 'prev'));
+  if (cursors.nextCursor) links.push(link(cursors.nextCursor, 'next'));
+  if (links.length > 0) appendLink(reply, links.join(', '));
+}

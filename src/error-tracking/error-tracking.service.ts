@@ -30,14 +30,24 @@ export interface ExternalErrors {
     s: ExternalConnection,
     f: { status?: ErrorStatus; search?: string },
     sort: ErrorSort,
-    page: PageRequest,
-  ): Promise<Paged<TrackedError>>;
+    page: PageRequest | { cursor: string; perPage: number },
+  ): Promise<CursorPaged<TrackedError>>;
   get(s: ExternalConnection, id: string): Promise<TrackedError>;
   stackTrace(s: ExternalConnection, id: string): Promise<StackTrace>;
   setStatus(s: ExternalConnection, id: string, status: ErrorStatus): Promise<TrackedError>;
   projects(apiHost: string, token: string): Promise<ExternalProject[]>;
   /** 400 when requests to this host would be refused (local network while local requests are not allowed). */
   checkHost(apiHost: string): Promise<void>;
+}
+
+/**
+ * A page of an external list that pages by cursor (Sentry): no total, only the cursors of the pages around it,
+ * null when the backend says there are no results that way.
+ */
+export interface CursorPaged<T> {
+  readonly items: readonly T[];
+  readonly nextCursor: string | null;
+  readonly prevCursor: string | null;
 }
 
 export interface ExternalConnection {
@@ -116,17 +126,28 @@ export class ErrorTrackingService {
     return project;
   }
 
+  /**
+   * The saved settings (Maintainer). A project that never saved any has none: 404 `Error Tracking Setting Not
+   * Found`, as GitLab answers, rather than made-up defaults.
+   */
   async settings(
     actor: User | null,
     idOrPath: string,
   ): Promise<{ project: Project; settings: ErrorTrackingSettings; integratedAvailable: boolean }> {
     const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
     const stored = await this.repo.settings(project.id);
-    return {
-      project,
-      settings: stored ?? DISABLED,
-      integratedAvailable: await this.integratedAvailable(project.id),
-    };
+    if (!stored) throw notFound('Error Tracking Setting');
+    return { project, settings: stored, integratedAvailable: await this.integratedAvailable(project.id) };
+  }
+
+  /**
+   * GitLab's PATCH: turns saved settings on or off (and the backend, when given); 404 while nothing is saved,
+   * since there is nothing configured to enable.
+   */
+  async toggleSettings(actor: User | null, idOrPath: string, active: boolean, integrated?: boolean) {
+    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    if (!(await this.repo.settings(project.id))) throw notFound('Error Tracking Setting');
+    return this.updateSettings(actor, idOrPath, { active, integrated });
   }
 
   /** Saves settings (Maintainer). Enabling the integrated backend creates a first client key if none exists. */
@@ -233,20 +254,36 @@ export class ErrorTrackingService {
     return { project, external: { apiUrl: s.apiUrl, token: this.cipher.decrypt(s.tokenEncrypted) } };
   }
 
+  /**
+   * Errors of the project. The integrated backend pages by offset with a total; an external Sentry pages by
+   * cursor and gives no total, so its page says which cursors come before and after it. `cursor` (a Sentry
+   * cursor from a previous page) only means something to an external backend.
+   */
   async list(
     actor: User | null,
     idOrPath: string,
     f: { status?: ErrorStatus; search?: string },
     sort: ErrorSort,
     page: PageRequest,
-  ) {
+    cursor?: string,
+  ): Promise<
+    | ({ readonly kind: 'offset' } & Paged<TrackedError>)
+    | ({ readonly kind: 'cursor' } & CursorPaged<TrackedError>)
+  > {
     const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Reporter);
-    return external ? this.external.list(external, f, sort, page) : this.repo.list(project.id, f, sort, page);
+    if (!external) return { kind: 'offset', ...(await this.repo.list(project.id, f, sort, page)) };
+    const result = await this.external.list(
+      external,
+      f,
+      sort,
+      cursor === undefined ? page : { cursor, perPage: page.perPage },
+    );
+    return { kind: 'cursor', ...result, items: result.items.map((e) => ({ ...e, projectId: project.id })) };
   }
 
   async get(actor: User | null, idOrPath: string, errorId: string): Promise<TrackedError> {
     const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Reporter);
-    if (external) return this.external.get(external, errorId);
+    if (external) return { ...(await this.external.get(external, errorId)), projectId: project.id };
     return this.integratedError(project.id, errorId);
   }
 
@@ -339,7 +376,8 @@ export class ErrorTrackingService {
     status: ErrorStatus,
   ): Promise<TrackedError> {
     const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Developer);
-    if (external) return this.external.setStatus(external, errorId, status);
+    if (external)
+      return { ...(await this.external.setStatus(external, errorId, status)), projectId: project.id };
     const e = await this.integratedError(project.id, errorId);
     await this.repo.setStatus(e.id, status, this.clock.now().toISOString());
     return this.integratedError(project.id, errorId);

@@ -41,6 +41,8 @@ export interface TrackedError {
   readonly lastRelease: string | null;
   readonly environment: string | null;
   readonly tags: Readonly<Record<string, string>>;
+  /** The error's page in the external system (a Sentry issue's permalink); absent for integrated errors. */
+  readonly externalUrl?: string | null;
 }
 
 export interface ErrorEvent {

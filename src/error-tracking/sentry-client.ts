@@ -1,9 +1,14 @@
 import { type ErrorKind, invalidFields, paramError, plainError } from '../errors.js';
 import { OutboundError, type OutboundHttp } from '../outbound.js';
-import type { Paged, PageRequest } from '../pagination.js';
+import type { PageRequest } from '../pagination.js';
 import type { ErrorStatus, StackTrace, TrackedError } from './error-tracking.js';
 import type { ErrorSort } from './error-tracking.repository.js';
-import type { ExternalConnection, ExternalErrors, ExternalProject } from './error-tracking.service.js';
+import type {
+  CursorPaged,
+  ExternalConnection,
+  ExternalErrors,
+  ExternalProject,
+} from './error-tracking.service.js';
 import type { Frame } from './events.js';
 
 const MAX_RESPONSE = 1024 * 1024;
@@ -153,21 +158,20 @@ export class SentryClient implements ExternalErrors {
     s: ExternalConnection,
     f: { status?: ErrorStatus; search?: string },
     sort: ErrorSort,
-    page: PageRequest,
-  ): Promise<Paged<TrackedError>> {
+    page: PageRequest | { cursor: string; perPage: number },
+  ): Promise<CursorPaged<TrackedError>> {
     const q = new URLSearchParams();
     q.set('query', `is:${f.status ?? 'unresolved'} ${f.search ?? ''}`.trim());
     q.set('limit', String(page.perPage));
     if (sort === 'frequency') q.set('sort', 'freq');
     else if (sort === 'first_seen') q.set('sort', 'new');
-    // Sentry pages by cursor: `0:<offset>:0` is the documented offset form.
-    if (page.page > 1) q.set('cursor', `0:${(page.page - 1) * page.perPage}:0`);
+    if ('cursor' in page) q.set('cursor', sentryCursor(page.cursor));
+    // A page number becomes Sentry's offset cursor form `0:<offset>:0`.
+    else if (page.page > 1) q.set('cursor', `0:${(page.page - 1) * page.perPage}:0`);
     const { body, link } = await this.request(`${sentryProjectApiUrl(s.apiUrl)}issues/?${q}`, s.token);
     if (!Array.isArray(body)) throw fail('Sentry API response is malformed');
-    const items = body.map(toError);
-    const hasNext = /rel="next";\s*results="true"/.test(link);
-    // Sentry gives no total: report what is known so offset headers stay truthful.
-    return { items, total: (page.page - 1) * page.perPage + items.length + (hasNext ? 1 : 0) };
+    const cursors = linkCursors(link);
+    return { items: body.map(toError), nextCursor: cursors.next, prevCursor: cursors.previous };
   }
 
   async get(s: ExternalConnection, id: string): Promise<TrackedError> {
@@ -220,6 +224,29 @@ export class SentryClient implements ExternalErrors {
   }
 }
 
+/** Sentry's cursor: `<value>:<offset>:<is_prev>`; 400 for anything else, before a request goes out. */
+const CURSOR = /^-?[0-9]{0,20}(\.[0-9]{1,6})?:[0-9]{1,9}:[01]$/;
+
+export function sentryCursor(cursor: string): string {
+  if (!CURSOR.test(cursor)) throw paramError('cursor is invalid');
+  return cursor;
+}
+
+/**
+ * The cursors in Sentry's Link header (`<url>; rel="next"; results="true"; cursor="0:20:0"`): a direction counts
+ * only where Sentry says it has results.
+ */
+export function linkCursors(link: string): { next: string | null; previous: string | null } {
+  const found: { next: string | null; previous: string | null } = { next: null, previous: null };
+  for (const part of link.split(/,(?=\s*<)/)) {
+    const rel = /;\s*rel="(next|previous)"/.exec(part)?.[1] as 'next' | 'previous' | undefined;
+    const results = /;\s*results="true"/.test(part);
+    const cursor = /;\s*cursor="([^"]*)"/.exec(part)?.[1];
+    if (rel && results && cursor && CURSOR.test(cursor)) found[rel] = cursor;
+  }
+  return found;
+}
+
 /** A Sentry issue as an error (GitLab's mapping: id must be numeric). */
 function toError(raw: unknown): TrackedError {
   const i = raw as Record<string, unknown> | null;
@@ -250,5 +277,7 @@ function toError(raw: unknown): TrackedError {
     lastRelease: release(i.lastRelease),
     environment: null,
     tags: {},
+    // Sentry's own page of the issue (GitLab shows it as the error's external URL).
+    externalUrl: typeof i.permalink === 'string' && /^https?:\/\//.test(i.permalink) ? i.permalink : null,
   };
 }

@@ -29,6 +29,11 @@ export async function startFakeSentry(): Promise<FakeSentry> {
     requests: [],
     stop: () => new Promise((r) => server.close(() => r())),
   };
+  // Sentry's issues carry `permalink`, the issue's page in Sentry's UI.
+  const withPermalink = (i: (typeof issues)[number]) => ({
+    ...i,
+    permalink: `${state.url}/organizations/${ORG.slug}/issues/${i.id}/`,
+  });
   const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(typeof body === 'string' ? body : JSON.stringify(body));
@@ -74,11 +79,21 @@ export async function startFakeSentry(): Promise<FakeSentry> {
         if (url.searchParams.get('sort') === 'freq')
           list = [...list].sort((a, b) => Number(b.count) - Number(a.count));
         const limit = Number(url.searchParams.get('limit') ?? 25);
+        // Sentry's cursor `<value>:<offset>:<is_prev>`; its Link names both directions, each with `results`.
         const offset = Number((url.searchParams.get('cursor') ?? '0:0:0').split(':')[1]);
-        const page = list.slice(offset, offset + limit);
+        const page = list.slice(offset, offset + limit).map(withPermalink);
         const more = offset + limit < list.length;
+        const prev = Math.max(0, offset - limit);
+        const at = (cursor: string) => {
+          const q = new URLSearchParams(url.searchParams);
+          q.set('cursor', cursor);
+          return `${state.url}${p}?${q}`;
+        };
         return send(res, 200, page, {
-          link: `<${url.origin}${p}?cursor=0:${offset + limit}:0>; rel="next"; results="${more}"; cursor="0:${offset + limit}:0"`,
+          link: [
+            `<${at(`0:${prev}:1`)}>; rel="previous"; results="${offset > 0}"; cursor="0:${prev}:1"`,
+            `<${at(`0:${offset + limit}:0`)}>; rel="next"; results="${more}"; cursor="0:${offset + limit}:0"`,
+          ].join(', '),
         });
       }
       m = /^\/api\/0\/issues\/(\d+)\/$/.exec(p);
@@ -90,7 +105,7 @@ export async function startFakeSentry(): Promise<FakeSentry> {
           if (update.status) found.status = update.status;
           return send(res, 200, { status: found.status });
         }
-        return send(res, 200, found);
+        return send(res, 200, withPermalink(found));
       }
       m = /^\/api\/0\/issues\/(\d+)\/events\/latest\/$/.exec(p);
       if (req.method === 'GET' && m) {

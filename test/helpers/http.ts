@@ -34,6 +34,7 @@ export function http(base: string) {
     get: <T = any>(path: string, o?: ReqOpts) => call<T>('GET', path, o),
     post: <T = any>(path: string, o?: ReqOpts) => call<T>('POST', path, o),
     put: <T = any>(path: string, o?: ReqOpts) => call<T>('PUT', path, o),
+    patch: <T = any>(path: string, o?: ReqOpts) => call<T>('PATCH', path, o),
     delete: <T = any>(path: string, o?: ReqOpts) => call<T>('DELETE', path, o),
   };
 }

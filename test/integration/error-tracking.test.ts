@@ -106,6 +106,11 @@ describe.each(
     const list = await api.get(errors, { token: tokens.reporter });
     expect(list.body).toHaveLength(1);
     expect(list.headers.get('x-total')).toBe('1');
+    // The error's page in svc's UI; an integrated error has no external page.
+    expect(list.body[0]).toMatchObject({
+      web_url: `${hosted.url}/-/ui/projects/${id}/errors/${list.body[0].id}`,
+      external_url: null,
+    });
     expect((await api.get(`${errors}?search=hel`, { token: tokens.reporter })).body).toHaveLength(1);
     expect((await api.get(`${errors}?search=nope`, { token: tokens.reporter })).body).toHaveLength(0);
     const eid = list.body[0].id;
@@ -129,6 +134,63 @@ describe.each(
     expect((await api.get(`${errors}/999999`, { token: tokens.reporter })).body).toEqual({
       message: '404 Error Not Found',
     });
+  });
+
+  it('answers 404 for settings never saved; PATCH needs `active` and saved settings to toggle', async () => {
+    const { api, id } = await setup(hosted);
+    const t = hosted.rootToken;
+    const settings = `/api/v4/projects/${id}/error_tracking/settings`;
+    expect(await api.get(settings, { token: t })).toMatchObject({
+      status: 404,
+      body: { message: '404 Error Tracking Setting Not Found' },
+    });
+    expect(await api.patch(settings, { token: t, body: {} })).toMatchObject({
+      status: 400,
+      body: { error: 'active is missing' },
+    });
+    // Nothing configured to enable: GitLab's PATCH answers 404 and creates nothing.
+    expect(await api.patch(settings, { token: t, body: { active: true } })).toMatchObject({
+      status: 404,
+      body: { message: '404 Error Tracking Setting Not Found' },
+    });
+    expect((await api.get(settings, { token: t })).status).toBe(404);
+    expect((await api.put(settings, { token: t, body: { active: true, integrated: true } })).status).toBe(
+      200,
+    );
+    expect(await api.patch(settings, { token: t, body: { active: false } })).toMatchObject({
+      status: 200,
+      body: { active: false, integrated: true },
+    });
+    expect(await api.patch(settings, { token: t, body: { integrated: false } })).toMatchObject({
+      status: 400,
+      body: { error: 'active is missing' },
+    });
+    expect((await api.get(settings, { token: t })).body).toMatchObject({ active: false, integrated: true });
+  });
+
+  it('paginates client keys with X-Total, X-Page and Link', async () => {
+    const { api, id } = await setup(hosted);
+    const t = hosted.rootToken;
+    await api.put(`/api/v4/projects/${id}/error_tracking/settings`, {
+      token: t,
+      body: { active: true, integrated: true },
+    });
+    const keys = `/api/v4/projects/${id}/error_tracking/client_keys`;
+    await api.post(keys, { token: t });
+    await api.post(keys, { token: t });
+    const all = (await api.get(`${keys}?per_page=100`, { token: t })).body.map((k: { id: number }) => k.id);
+    expect(all).toHaveLength(3);
+    const first = await api.get(`${keys}?per_page=2`, { token: t });
+    expect(first.body.map((k: { id: number }) => k.id)).toEqual(all.slice(0, 2));
+    expect(first.headers.get('x-total')).toBe('3');
+    expect(first.headers.get('x-total-pages')).toBe('2');
+    expect(first.headers.get('x-page')).toBe('1');
+    expect(first.headers.get('x-next-page')).toBe('2');
+    const next = /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')?.[1];
+    expect(next).toBe(`${hosted.url}${keys}?per_page=2&page=2`);
+    const second = await api.get(next!.slice(hosted.url.length), { token: t });
+    expect(second.body.map((k: { id: number }) => k.id)).toEqual(all.slice(2));
+    expect(second.headers.get('x-next-page')).toBe('');
   });
 
   it('rotates a leaked DSN: create a new key, list, delete the old one; the old key stops working', async () => {
@@ -231,8 +293,43 @@ describe.each(
     expect(sentry.requests.at(-1)?.path).toBe(
       '/api/0/projects/acme/backend/issues/?query=is%3Aunresolved&limit=20&sort=freq',
     );
+    // Sentry pages by cursor: its next cursor comes back in Link, and following it reaches Sentry as is.
+    const first = await api.get(`${errors}?sort=frequency&per_page=1`, { token: tokens.reporter });
+    expect(first.body.map((e: { id: number }) => e.id)).toEqual([1001]);
+    expect(first.headers.get('x-total')).toBeNull();
+    expect([first.headers.get('x-page'), first.headers.get('x-next-page')]).toEqual(['1', '2']);
+    const links = first.headers.get('link') ?? '';
+    expect(links).not.toContain('rel="prev"');
+    const next = /<([^>]+)>; rel="next"/.exec(links)?.[1];
+    expect(next).toBe(`${selfManaged.url}${errors}?sort=frequency&per_page=1&cursor=0%3A1%3A0`);
+    const second = await api.get(next!.slice(selfManaged.url.length), { token: tokens.reporter });
+    expect(sentry.requests.at(-1)?.path).toBe(
+      '/api/0/projects/acme/backend/issues/?query=is%3Aunresolved&limit=1&sort=freq&cursor=0%3A1%3A0',
+    );
+    expect(second.body.map((e: { id: number }) => e.id)).toEqual([1002]);
+    // Reached by cursor: no page number to report.
+    expect(second.headers.get('x-page')).toBeNull();
+    const back = second.headers.get('link') ?? '';
+    expect(back).not.toContain('rel="next"');
+    expect(/<([^>]+)>; rel="prev"/.exec(back)?.[1]).toBe(
+      `${selfManaged.url}${errors}?sort=frequency&per_page=1&cursor=0%3A0%3A1`,
+    );
+    // A page number still works (as Sentry's offset cursor), and a cursor that is not Sentry's is refused.
+    expect(
+      (await api.get(`${errors}?sort=frequency&per_page=1&page=2`, { token: tokens.reporter })).body.map(
+        (e: { id: number }) => e.id,
+      ),
+    ).toEqual([1002]);
+    const sent = sentry.requests.length;
+    expect(await api.get(`${errors}?cursor=x%26y`, { token: tokens.reporter })).toMatchObject({
+      status: 400,
+      body: { error: 'cursor is invalid' },
+    });
+    expect(sentry.requests.length).toBe(sent);
     const detail = await api.get(`${errors}/1001`, { token: tokens.reporter });
     expect(detail.body).toMatchObject({
+      web_url: `${selfManaged.url}/-/ui/projects/${id}/errors/1001`,
+      external_url: `${sentry.url}/organizations/acme/issues/1001/`,
       title: 'ZeroDivisionError: division by zero',
       type: 'ZeroDivisionError',
       message: 'division by zero',

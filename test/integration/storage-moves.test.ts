@@ -68,6 +68,18 @@ describe.each(await databases())('repositories and storage moves (%s)', (databas
     expect(archive.status).toBe(200);
     expect(archive.headers.get('content-type')).toBe('application/gzip');
     expect((await archive.arrayBuffer()).byteLength).toBeGreaterThan(50);
+    // The format as a suffix, as python-gitlab asks (`repository_archive(format="tar.gz")`); svc makes only tar.gz.
+    const suffixed = await fetch(`${s.url}/api/v4/projects/${p.id}/repository/archive.tar.gz`, {
+      headers: { 'PRIVATE-TOKEN': s.rootToken },
+    });
+    expect(suffixed.status).toBe(200);
+    expect(suffixed.headers.get('content-type')).toBe('application/gzip');
+    expect(new Uint8Array(await suffixed.arrayBuffer()).subarray(0, 2)).toEqual(new Uint8Array([0x1f, 0x8b]));
+    const zip = await fetch(`${s.url}/api/v4/projects/${p.id}/repository/archive.zip`, {
+      headers: { 'PRIVATE-TOKEN': s.rootToken },
+    });
+    expect(zip.status).toBe(404);
+    await zip.arrayBuffer();
     // Weights: with default at 0, new projects go to fast.
     await api.put('/api/v4/application/settings', {
       token: s.rootToken,

@@ -250,8 +250,10 @@ describe('admin pages and create forms (Chromium)', () => {
         0,
       );
     });
-    expect((await api('GET', `/projects/${created.body.id}/error_tracking/settings`)).body).toMatchObject({
-      active: false,
+    // The refused save stored nothing: the project still has no settings (GitLab's 404).
+    expect(await api('GET', `/projects/${created.body.id}/error_tracking/settings`)).toMatchObject({
+      status: 404,
+      body: { message: '404 Error Tracking Setting Not Found' },
     });
   });
 });

@@ -450,8 +450,10 @@ describe('error tracking UI on self-managed (Chromium)', () => {
       expect(await section.getByRole('textbox', { name: 'Data Source Name (DSN)' }).count()).toBe(0);
       await page.screenshot({ path: screenshotPath('errors-self-managed.png'), fullPage: true });
     });
-    const settings = await (await api('GET', `/projects/${projectId}/error_tracking/settings`)).json();
-    expect(settings).toMatchObject({ active: false, integrated: false });
+    // The refused save stored nothing: the project still has no settings (GitLab's 404).
+    const settings = await api('GET', `/projects/${projectId}/error_tracking/settings`);
+    expect(settings.status).toBe(404);
+    expect(await settings.json()).toEqual({ message: '404 Error Tracking Setting Not Found' });
     const keys = await (await api('GET', `/projects/${projectId}/error_tracking/client_keys`)).json();
     expect(keys).toEqual([]);
   });

@@ -35,6 +35,10 @@ export const ErrorEntity = Type.Object({
   last_release: Nullable(Str),
   environment: Nullable(Str),
   tags: Type.Record(Str, Str),
+  /** The error's page in svc's UI. */
+  web_url: Str,
+  /** The error's page in the external Sentry; null for the integrated backend. */
+  external_url: Nullable(Str),
 });
 
 export const ErrorEventEntity = Type.Object({

@@ -12,6 +12,7 @@ import { errorTitle } from '../../error-tracking/events.js';
 import type { Project } from '../../projects/projects.js';
 import type { Bucket } from '../../time-buckets.js';
 import { occurrences } from '../alerts/alerts.presenters.js';
+import type { View } from '../common/common.presenters.js';
 import type {
   ClientKeyEntity,
   ErrorEntity,
@@ -57,7 +58,7 @@ export function clientKey(
   };
 }
 
-export function trackedError(e: TrackedError): Static<typeof ErrorEntity> {
+export function trackedError(e: TrackedError, v: Pick<View, 'externalUrl'>): Static<typeof ErrorEntity> {
   return {
     id: e.id,
     title: e.title ?? errorTitle(e.type, e.message),
@@ -74,6 +75,8 @@ export function trackedError(e: TrackedError): Static<typeof ErrorEntity> {
     last_release: e.lastRelease,
     environment: e.environment,
     tags: { ...e.tags },
+    web_url: `${v.externalUrl}/-/ui/projects/${e.projectId}/errors/${e.id}`,
+    external_url: e.externalUrl ?? null,
   };
 }
 

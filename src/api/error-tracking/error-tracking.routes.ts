@@ -4,7 +4,7 @@ import type { AppContext } from '../../app-context.js';
 import { ERROR_STATUSES, type ErrorStatus } from '../../error-tracking/error-tracking.js';
 import { paramError } from '../../errors.js';
 import type { StatsPeriod } from '../../time-buckets.js';
-import { PageQuery, pageRequest, setPageHeaders } from '../pagination.js';
+import { PageQuery, pageRequest, setCursorHeaders, setPageHeaders } from '../pagination.js';
 import { StatsQuery } from '../schemas.js';
 import type { ApiApp, ApiVersion } from '../version.js';
 import { ErrorCountsEntity, ErrorSessionsEntity } from './error-tracking.entities.js';
@@ -78,21 +78,44 @@ export function errorTrackingRoutes(
     },
     async (req) => shown(await ctx.errorTracking.settings(req.actor.user, req.params.id)),
   );
-  for (const method of ['patch', 'put'] as const) {
-    app[method](
-      `${base}/settings`,
-      {
-        schema: {
-          tags,
-          summary: 'Change error tracking settings (Maintainer)',
-          params: Params,
-          body: SettingsBody,
-          response: { 200: E.ErrorTrackingSettingsEntity },
-        },
+  // GitLab's PATCH turns saved settings on or off: `active` is required, and there must be settings to change.
+  app.patch(
+    `${base}/settings`,
+    {
+      schema: {
+        tags,
+        summary: 'Enable or disable the saved error tracking settings (Maintainer)',
+        params: Params,
+        body: Type.Object({
+          active: Type.Optional(Type.Boolean()),
+          integrated: Type.Optional(Type.Boolean()),
+        }),
+        response: { 200: E.ErrorTrackingSettingsEntity },
       },
-      async (req) => save(req.params.id, req.body ?? {}, req.actor.user),
-    );
-  }
+    },
+    async (req) => {
+      const b = req.body ?? {};
+      if (b.active === undefined) throw paramError('active is missing');
+      return shown(
+        await ctx.errorTracking.toggleSettings(req.actor.user, req.params.id, b.active, b.integrated),
+      );
+    },
+  );
+  // PUT saves the whole configuration (and creates it): the backend, and for an external Sentry its host,
+  // token and project, as the settings page does.
+  app.put(
+    `${base}/settings`,
+    {
+      schema: {
+        tags,
+        summary: 'Change error tracking settings (Maintainer)',
+        params: Params,
+        body: SettingsBody,
+        response: { 200: E.ErrorTrackingSettingsEntity },
+      },
+    },
+    async (req) => save(req.params.id, req.body ?? {}, req.actor.user),
+  );
 
   app.get(
     `${base}/client_keys`,
@@ -101,12 +124,16 @@ export function errorTrackingRoutes(
         tags,
         summary: 'Client keys (Maintainer)',
         params: Params,
+        querystring: PageQuery,
         response: { 200: Type.Array(E.ClientKeyEntity) },
       },
     },
-    async (req) => {
+    async (req, reply) => {
+      const page = pageRequest(req.query);
       const { project, keys } = await ctx.errorTracking.keys(req.actor.user, req.params.id);
-      return keys.map((k) => P.clientKey(project, k, url));
+      setPageHeaders(reply, req, url, page, keys.length);
+      const from = (page.page - 1) * page.perPage;
+      return keys.slice(from, from + page.perPage).map((k) => P.clientKey(project, k, url));
     },
   );
   app.post(
@@ -168,6 +195,8 @@ export function errorTrackingRoutes(
         params: Params,
         querystring: Type.Object({
           ...PageQuery.properties,
+          /** An external Sentry's cursor, from the `Link` of a previous page. */
+          cursor: Type.Optional(Type.String({ maxLength: 64 })),
           status: Type.Optional(StatusInput),
           search: Type.Optional(Type.String()),
           sort: Type.Optional(
@@ -185,9 +214,11 @@ export function errorTrackingRoutes(
         { status: req.query.status, search: req.query.search },
         req.query.sort ?? 'last_seen',
         page,
+        req.query.cursor,
       );
-      setPageHeaders(reply, req, url, page, result.total);
-      return result.items.map(P.trackedError);
+      if (result.kind === 'offset') setPageHeaders(reply, req, url, page, result.total);
+      else setCursorHeaders(reply, req, url, page, req.query.cursor !== undefined, result);
+      return result.items.map((e) => P.trackedError(e, { externalUrl: url }));
     },
   );
   app.get(
@@ -276,7 +307,9 @@ export function errorTrackingRoutes(
     `${base}/errors/:error_id`,
     { schema: { tags, summary: 'Get an error', params: ErrorParams, response: { 200: E.ErrorEntity } } },
     async (req) =>
-      P.trackedError(await ctx.errorTracking.get(req.actor.user, req.params.id, req.params.error_id)),
+      P.trackedError(await ctx.errorTracking.get(req.actor.user, req.params.id, req.params.error_id), {
+        externalUrl: url,
+      }),
   );
   app.get(
     `${base}/errors/:error_id/events`,
@@ -328,6 +361,7 @@ export function errorTrackingRoutes(
           req.params.error_id,
           req.body.status as ErrorStatus,
         ),
+        { externalUrl: url },
       ),
   );
   app.get(

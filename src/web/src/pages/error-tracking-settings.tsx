@@ -1,11 +1,11 @@
 import { type FormEvent, useId, useState } from 'react';
-import { getJsonWithCsrf, sendJson } from '../api';
+import { ApiError, getJson, getJsonWithCsrf, sendJson } from '../api';
 import { ConfirmDialog, CopyButton, ErrorNotice, ResourceView, SuccessNotice } from '../components';
 import { Link, paths } from '../router';
 import { useSessionUser } from '../session-user';
 import type { ClientKey, ErrorTrackingSettings, ExternalProject, ExternalProjects, Project } from '../types';
 import { useAction } from '../use-action';
-import { useResource } from '../use-resource';
+import { useLoader, useResource } from '../use-resource';
 import { INTEGRATED_FLAG, IntegratedFlagSwitch } from './integrated-flag';
 
 /** What the token field shows while a token is stored; the server reads it as "keep the stored token". */
@@ -88,8 +88,31 @@ export function ErrorTrackingSettingsSection({ project }: { readonly project: Pr
   );
 }
 
+/** What a project that never saved settings starts from: the API answers 404 for it, as GitLab does. */
+const UNSAVED: ErrorTrackingSettings = {
+  active: false,
+  project_name: null,
+  sentry_external_url: null,
+  api_url: null,
+  integrated: false,
+};
+
+async function loadSettings(path: string): Promise<ErrorTrackingSettings> {
+  try {
+    return await getJson<ErrorTrackingSettings>(path);
+  } catch (err) {
+    if (
+      err instanceof ApiError &&
+      err.status === 404 &&
+      err.message === '404 Error Tracking Setting Not Found'
+    )
+      return UNSAVED;
+    throw err;
+  }
+}
+
 function SettingsLoader({ project, path }: { readonly project: Project; readonly path: string }) {
-  const settings = useResource<ErrorTrackingSettings>(path);
+  const settings = useLoader<ErrorTrackingSettings>(path, loadSettings);
   return (
     <ResourceView resource={settings}>
       {(loaded) => <ErrorTrackingForm project={project} path={path} initial={loaded} />}
@@ -373,7 +396,8 @@ function ClientKeys({
 }) {
   const path = `/api/v4/projects/${project.id}/error_tracking/client_keys`;
   const [localVersion, setLocalVersion] = useState(0);
-  const keys = useResource<ClientKey[]>(path, version + localVersion);
+  // The list is paginated (20 by default); a project keeps a handful of keys, so one page of 100 shows them all.
+  const keys = useResource<ClientKey[]>(`${path}?per_page=100`, version + localVersion);
   const [notice, setNotice] = useState<string | null>(null);
   const creation = useAction();
   const [deleting, setDeleting] = useState<ClientKey | null>(null);
