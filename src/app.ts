@@ -232,6 +232,14 @@ export async function buildApp(
       async (scope) => {
         scope.addHook('onRoute', (route) => openapi.add(route));
         scope.addHook('preHandler', authenticate(ctx.users));
+        // GitLab's Rack::Attack API throttles, once the caller is known: per user, or per address when anonymous.
+        scope.addHook('preHandler', async (request, reply) => {
+          const user = request.actor.user;
+          const throttled = await ctx.apiThrottle.hit(user ? { userId: user.id } : { address: request.ip });
+          if (!throttled) return;
+          reply.code(429).headers(throttled.headers).type('text/plain').send(throttled.text);
+          return reply;
+        });
         const s = scope as unknown as ApiApp;
         userRoutes(s, ctx, api);
         tokenRoutes(s, ctx, api);
