@@ -89,6 +89,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     settings,
     storages,
     lifecycle,
+    users,
   });
   const repositories = { settings, pickStorage: storages.pick, lifecycle, jobs };
   const { groups } = wireGroups({ ...base, ...repositories, namespaces, members, permissions });

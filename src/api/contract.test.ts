@@ -70,6 +70,7 @@ const admin: User = {
   admin: true,
   state: 'active',
   privateProfile: false,
+  projectsLimit: 100000,
   bio: '',
   createdAt: at,
   updatedAt: at,

@@ -20,6 +20,7 @@ export interface UsersTable {
   updated_at: Timestamp;
   failed_attempts: ColumnType<number, number | undefined, number>;
   locked_at: NullableTimestamp;
+  projects_limit: ColumnType<number, number | undefined, number>;
 }
 
 export interface PersonalAccessTokensTable {

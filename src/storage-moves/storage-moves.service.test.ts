@@ -73,6 +73,7 @@ const ADMIN: User = {
   admin: true,
   state: 'active',
   privateProfile: false,
+  projectsLimit: 100000,
   bio: '',
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',

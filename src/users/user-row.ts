@@ -14,6 +14,7 @@ export function toUser(row: Selectable<UsersTable>): User {
     state: row.state === 'blocked' ? 'blocked' : 'active',
     privateProfile: readBool(row.private_profile),
     bio: row.bio,
+    projectsLimit: row.projects_limit,
     createdAt: readTimestamp(row.created_at),
     updatedAt: readTimestamp(row.updated_at),
   };

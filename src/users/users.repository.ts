@@ -28,6 +28,7 @@ export interface NewUser {
   admin: boolean;
   privateProfile: boolean;
   bio?: string;
+  projectsLimit: number;
 }
 
 export interface UserFilter {
@@ -56,6 +57,7 @@ export class UsersRepository {
         state: 'active',
         private_profile: writeBool(u.privateProfile),
         bio: u.bio ?? '',
+        projects_limit: u.projectsLimit,
         created_at: now,
         updated_at: now,
       })
@@ -231,6 +233,7 @@ export class UsersRepository {
       privateProfile: boolean;
       state: 'active' | 'blocked';
       bio: string;
+      projectsLimit: number;
     }>,
     now: string,
   ): Promise<User | null> {
@@ -245,6 +248,7 @@ export class UsersRepository {
         ...(patch.privateProfile !== undefined && { private_profile: writeBool(patch.privateProfile) }),
         ...(patch.state !== undefined && { state: patch.state }),
         ...(patch.bio !== undefined && { bio: patch.bio }),
+        ...(patch.projectsLimit !== undefined && { projects_limit: patch.projectsLimit }),
         updated_at: now,
       })
       .where('id', '=', id)

@@ -27,6 +27,8 @@ export interface User {
   readonly state: 'active' | 'blocked';
   readonly privateProfile: boolean;
   readonly bio: string;
+  /** Personal projects the user may own (GitLab's `projects_limit`; 0: none). */
+  readonly projectsLimit: number;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
