@@ -38,7 +38,7 @@ import { snippetRoutes } from './api/snippets/snippets.routes.js';
 import { storageMoveRoutes } from './api/storage-moves/storage-moves.routes.js';
 import { tokenRoutes } from './api/users/tokens.routes.js';
 import { userRoutes } from './api/users/users.routes.js';
-import { FORM_BODY, lazySerializers, parseForm, validatorCompiler } from './api/validation.js';
+import { FORM_BODY, lazySerializers, parseForm, parseQuery, validatorCompiler } from './api/validation.js';
 import { API_VERSIONS, type ApiApp } from './api/version.js';
 import type { AppContext } from './app-context.js';
 import { forbidden, paramError } from './errors.js';
@@ -119,7 +119,8 @@ export async function buildApp(
     // GitLab's router collapses repeated slashes and ignores a trailing one (python-gitlab asks for
     // `/features/` and `/features//name`); here before routing and before any hook reads the URL.
     rewriteUrl: (req) => collapseSlashes(req.url ?? '/'),
-    routerOptions: { ignoreTrailingSlash: true },
+    // Rails-style `iids[]=1&iids[]=2` arrays in the query string (python-gitlab, gitbeaker).
+    routerOptions: { ignoreTrailingSlash: true, querystringParser: parseQuery },
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
     forceCloseConnections: 'idle',

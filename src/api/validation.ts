@@ -219,6 +219,23 @@ function grapeScalars(schema: Node, data: unknown): void {
   }
 }
 
+/**
+ * Parses a query string as Rails does: `key[]=a&key[]=b` is an array, and so is a repeated `key=a&key=b` (as
+ * Fastify's own parser has it); `key[]=a` alone is a one-element array.
+ */
+export function parseQuery(text: string): Record<string, unknown> {
+  const out: Record<string, unknown> = Object.create(null);
+  for (const [rawKey, value] of new URLSearchParams(text)) {
+    const list = rawKey.endsWith('[]');
+    const key = list ? rawKey.slice(0, -2) : rawKey;
+    const seen = out[key];
+    if (Array.isArray(seen)) seen.push(value);
+    else if (seen !== undefined) out[key] = [seen, value];
+    else out[key] = list ? [value] : value;
+  }
+  return out;
+}
+
 /** Parses `application/x-www-form-urlencoded`, with Rails-style `key[]=a&key[]=b` arrays. */
 export function parseForm(text: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};

@@ -48,9 +48,7 @@ export class ApiThrottle {
         ];
     if (!enabled) return null;
     // The period is part of the key: a changed period starts new windows rather than stretching open ones.
-    const key = user
-      ? `api:user:${caller.userId}:${period}`
-      : `api:address:${caller.address}:${period}`;
+    const key = user ? `api:user:${caller.userId}:${period}` : `api:address:${caller.address}:${period}`;
     const wait = await this.rates.hit(key, 1, limit, period);
     if (wait === 0) return null;
     const reset = new Date(this.clock.now().getTime() + wait * 1000);

@@ -187,7 +187,11 @@ export const IMPORT_SOURCES = [
 ] as const;
 
 /** GitLab's numeric visibility levels, which `restricted_visibility_levels` also takes. */
-const LEVEL_NUMBERS: Readonly<Record<string, Visibility>> = { '0': 'private', '10': 'internal', '20': 'public' };
+const LEVEL_NUMBERS: Readonly<Record<string, Visibility>> = {
+  '0': 'private',
+  '10': 'internal',
+  '20': 'public',
+};
 
 /** A visibility level given by name or by GitLab's number, or null when it is neither. */
 export function visibilityLevel(v: unknown): Visibility | null {
@@ -212,7 +216,9 @@ const intAtLeast =
 /** GitLab's `numericality: { greater_than: 0 }` on the throttles and sizes. */
 const positive = intAtLeast(1, 'must be greater than 0');
 const text: Check = (v) =>
-  typeof v === 'string' && v.length <= TEXT_LIMIT ? null : `must be a text of at most ${TEXT_LIMIT} characters`;
+  typeof v === 'string' && v.length <= TEXT_LIMIT
+    ? null
+    : `must be a text of at most ${TEXT_LIMIT} characters`;
 const nullableText: Check = (v) => (v === null ? null : text(v, []));
 const textList: Check = (v) =>
   Array.isArray(v) && v.length <= LIST_LIMIT && v.every((x) => typeof x === 'string' && x.length <= 255)

@@ -112,7 +112,8 @@ export class SettingsService {
     const input = { ...patch };
     // GitLab's older name of the setting, still accepted.
     if (input.allow_local_requests_from_web_hooks_and_services === undefined)
-      input.allow_local_requests_from_web_hooks_and_services = input.allow_local_requests_from_hooks_and_services;
+      input.allow_local_requests_from_web_hooks_and_services =
+        input.allow_local_requests_from_hooks_and_services;
     // Levels may be given by name or by GitLab's number (`20` is public).
     if (Array.isArray(input.restricted_visibility_levels)) {
       input.restricted_visibility_levels = [

@@ -256,7 +256,11 @@ export class UsersService {
     if (input.name !== undefined && input.name.trim() === '') errors.name = ["can't be blank"];
     if (
       input.projectsLimit !== undefined &&
-      !(Number.isInteger(input.projectsLimit) && input.projectsLimit >= 0 && input.projectsLimit <= 2_147_483_647)
+      !(
+        Number.isInteger(input.projectsLimit) &&
+        input.projectsLimit >= 0 &&
+        input.projectsLimit <= 2_147_483_647
+      )
     ) {
       errors.projects_limit = ['must be greater than or equal to 0'];
     }

@@ -85,7 +85,11 @@ export const SettingsEntity = Type.Object({
   help_text: Type.Optional(Str),
 });
 
-const VisibilityValue = Type.Union([Type.Literal('private'), Type.Literal('internal'), Type.Literal('public')]);
+const VisibilityValue = Type.Union([
+  Type.Literal('private'),
+  Type.Literal('internal'),
+  Type.Literal('public'),
+]);
 const Levels = (values: readonly number[]) => Type.Union(values.map((v) => Type.Literal(v)));
 
 /**
