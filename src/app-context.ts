@@ -31,6 +31,7 @@ import type { OncallService } from './oncall/oncall.service.js';
 import type { Access } from './projects/access.js';
 import type { ProjectsService } from './projects/projects.service.js';
 import type { RunnersService } from './runners/runners.service.js';
+import type { ApiThrottle } from './settings/api-throttle.js';
 import type { SettingsService } from './settings/settings.service.js';
 import type { SnippetsService } from './snippets/snippets.service.js';
 import type { StorageMovesService } from './storage-moves/storage-moves.service.js';
@@ -53,6 +54,8 @@ export interface AppContext {
   readonly members: MembersService;
   readonly snippets: SnippetsService;
   readonly settings: SettingsService;
+  /** The API's request throttles (application settings `throttle_*_api_*`). */
+  readonly apiThrottle: ApiThrottle;
   /** Git repositories on disk (the storages), not data access. */
   readonly git: GitRepositoriesService;
   /** Where new repositories go, by the weights in application settings. */

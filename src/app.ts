@@ -39,7 +39,7 @@ import { snippetRoutes } from './api/snippets/snippets.routes.js';
 import { storageMoveRoutes } from './api/storage-moves/storage-moves.routes.js';
 import { tokenRoutes } from './api/users/tokens.routes.js';
 import { userRoutes } from './api/users/users.routes.js';
-import { FORM_BODY, lazySerializers, parseForm, validatorCompiler } from './api/validation.js';
+import { FORM_BODY, lazySerializers, parseForm, parseQuery, validatorCompiler } from './api/validation.js';
 import { API_VERSIONS, type ApiApp } from './api/version.js';
 import type { AppContext } from './app-context.js';
 import { forbidden, paramError } from './errors.js';
@@ -120,7 +120,8 @@ export async function buildApp(
     // GitLab's router collapses repeated slashes and ignores a trailing one (python-gitlab asks for
     // `/features/` and `/features//name`); here before routing and before any hook reads the URL.
     rewriteUrl: (req) => collapseSlashes(req.url ?? '/'),
-    routerOptions: { ignoreTrailingSlash: true },
+    // Rails-style `iids[]=1&iids[]=2` arrays in the query string (python-gitlab, gitbeaker).
+    routerOptions: { ignoreTrailingSlash: true, querystringParser: parseQuery },
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
@@ -233,6 +234,14 @@ export async function buildApp(
       async (scope) => {
         scope.addHook('onRoute', (route) => openapi.add(route));
         scope.addHook('preHandler', authenticate(ctx.users));
+        // GitLab's Rack::Attack API throttles, once the caller is known: per user, or per address when anonymous.
+        scope.addHook('preHandler', async (request, reply) => {
+          const user = request.actor.user;
+          const throttled = await ctx.apiThrottle.hit(user ? { userId: user.id } : { address: request.ip });
+          if (!throttled) return;
+          reply.code(429).headers(throttled.headers).type('text/plain').send(throttled.text);
+          return reply;
+        });
         const s = scope as unknown as ApiApp;
         userRoutes(s, ctx, api);
         tokenRoutes(s, ctx, api);

@@ -57,11 +57,12 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   });
   // What (nearly) every feature takes: the database, the clock, the access policy, the caches' lifetime.
   const base = { kysely, dialect: db.dialect, clock, access, cacheTtlMs: config.cacheTtlMs };
-  const { settings } = wireSettings({
+  const { settings, apiThrottle } = wireSettings({
     ...base,
     storageWeights: configuredWeights(config.storages),
     // GitLab's PROCESS_MAX_ALERTS: at most 100 alerts per Alertmanager payload.
     maxAlertsPerPayload: DEFAULT_MAX_ALERTS,
+    rates: rates(),
   });
   const outbound = new OutboundHttp({
     allowLocal: async () => (await settings.get()).allow_local_requests_from_web_hooks_and_services,
@@ -90,6 +91,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     settings,
     storages,
     lifecycle,
+    users,
   });
   const repositories = { settings, pickStorage: storages.pick, lifecycle, jobs };
   const { groups } = wireGroups({ ...base, ...repositories, namespaces, members, permissions });
@@ -203,7 +205,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   ]);
   return {
     ...{ config, db, bus, clock, gates, access, outbox, jobs, users, groups, projects, members, snippets },
-    ...{ git, storagePicker, inventory, gitAccess, settings, issues, geo, audit, oncall },
+    ...{ git, storagePicker, inventory, gitAccess, settings, apiThrottle, issues, geo, audit, oncall },
     ...{ alertIntake, integrations, alerts, alertSearch, errorTracking, collector, notifications, hooks },
     escalations,
     accessTokens,

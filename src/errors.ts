@@ -26,14 +26,14 @@ export type ErrorKind =
  * What the answer's body says, independent of its status:
  * - `titled`: GitLab's status line, `{"message": "403 Forbidden - <reason>"}`;
  * - `resource`: `{"message": "404 <Resource> Not Found"}`;
- * - `message`: the message as is, `{"message": "<message>"}`;
+ * - `message`: the message as is, `{"message": "<message>"}` (or a list of messages, as Grape's `error!([...])`);
  * - `param`: `{"error": "<text>"}`; `fields`: `{"message": {"field": ["reason"]}}`;
  * - `oauth`: `{"error": "invalid_token", "error_description": ...}` (and `scope` when one is missing).
  */
 export type ErrorDetail =
   | { readonly shape: 'titled'; readonly reason?: string }
   | { readonly shape: 'resource'; readonly resource?: string }
-  | { readonly shape: 'message'; readonly message: string }
+  | { readonly shape: 'message'; readonly message: string | readonly string[] }
   | { readonly shape: 'param'; readonly text: string }
   | { readonly shape: 'fields'; readonly fields: Readonly<Record<string, string[]>> }
   | {
@@ -50,7 +50,7 @@ const describe = (d: ErrorDetail): string => {
     case 'resource':
       return d.resource ? `${d.resource} Not Found` : 'Not Found';
     case 'message':
-      return d.message;
+      return typeof d.message === 'string' ? d.message : d.message.join('; ');
     case 'param':
       return d.text;
     case 'fields':
@@ -115,6 +115,9 @@ export const invalidFields = (fields: Record<string, string[]>, kind: ErrorKind 
 /** `{"message": "<message>"}` with the status of `kind`: GitLab's plain messages (`SHA does not match ...`). */
 export const plainError = (kind: ErrorKind, message: string): AppError =>
   new AppError(kind, { shape: 'message', message });
+/** `{"message": ["<message>", ...]}` with the status of `kind`: a model's errors on one attribute, as a list. */
+export const messageList = (kind: ErrorKind, messages: readonly string[]): AppError =>
+  new AppError(kind, { shape: 'message', message: messages });
 
 /** Spec/GitLab: the message for pushes and content writes while a repository is being moved. */
 export const READ_ONLY_MESSAGE = 'The repository is temporarily read-only. Please try again later.';

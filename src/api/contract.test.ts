@@ -24,6 +24,7 @@ import type {
 import type { RotationView, ScheduleView, ShiftView } from '../oncall/oncall.service.js';
 import { ACCESS_LEVEL_FEATURES, type Project } from '../projects/projects.js';
 import type { Runner } from '../runners/runners.js';
+import { GITLAB_DEFAULTS } from '../settings/application-settings.js';
 import type { ApplicationSettings } from '../settings/settings.service.js';
 import type { Snippet } from '../snippets/snippets.js';
 import type { StorageMove } from '../storage-moves/storage-moves.js';
@@ -70,6 +71,7 @@ const admin: User = {
   state: 'active',
   privateProfile: false,
   botSource: null,
+  projectsLimit: 100000,
   bio: '',
   createdAt: at,
   updatedAt: at,
@@ -141,20 +143,16 @@ const snippet: Snippet = {
   updatedAt: at,
 };
 const settings: ApplicationSettings = {
-  default_project_visibility: 'private',
-  default_group_visibility: 'private',
-  default_snippet_visibility: 'private',
-  user_defaults_to_private_profile: false,
+  ...GITLAB_DEFAULTS,
+  restricted_visibility_levels: ['public'],
+  default_projects_limit: 10,
+  throttle_authenticated_api_enabled: true,
+  rate_limiting_response_text: 'Slow down',
   signup_enabled: true,
   repository_storages_weighted: { default: 100 },
-  throttle_incident_management_notification_enabled: false,
-  throttle_incident_management_notification_per_period: 3600,
-  throttle_incident_management_notification_period_in_seconds: 3600,
   incident_management_notification_max_alerts: 100,
   error_tracking_rate_limit_per_minute: 0,
   error_tracking_retention_days: 90,
-  allow_local_requests_from_web_hooks_and_services: false,
-  receive_max_input_size: 0,
   sign_in_text: 'Welcome',
   help_text: 'Ask the admins',
 };

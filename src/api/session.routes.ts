@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../app-context.js';
 import { forbidden, unauthorized } from '../errors.js';
@@ -35,20 +36,22 @@ export function sessionRoutes(app: ApiApp, ctx: Pick<AppContext, 'config' | 'use
   const external = new URL(ctx.config.externalUrl).origin;
   app.addHook('preHandler', authenticate(ctx.users));
 
+  // Before the body is validated: a cross-site post learns nothing but this refusal.
+  const sameOrigin = (what: string) => async (req: FastifyRequest) => {
+    const src = {
+      fetchSite: single(req.headers['sec-fetch-site']),
+      // A repeated Origin is no single origin: it never matches.
+      origin: req.headers.origin === undefined ? undefined : (single(req.headers.origin) ?? ''),
+      own: [external, `${req.protocol}://${req.host}`],
+    };
+    if (!sameOriginSignIn(src)) throw forbidden(`cross-site ${what} is not allowed`);
+  };
+
   app.post(
     '/-/session',
     {
       config: { public: true },
-      // Before the body is validated: a cross-site post learns nothing but this refusal.
-      preValidation: async (req) => {
-        const src = {
-          fetchSite: single(req.headers['sec-fetch-site']),
-          // A repeated Origin is no single origin: it never matches.
-          origin: req.headers.origin === undefined ? undefined : (single(req.headers.origin) ?? ''),
-          own: [external, `${req.protocol}://${req.host}`],
-        };
-        if (!sameOriginSignIn(src)) throw forbidden('cross-site sign-in is not allowed');
-      },
+      preValidation: sameOrigin('sign-in'),
       schema: {
         body: Type.Object({ login: Type.String({ minLength: 1 }), password: Type.String({ minLength: 1 }) }),
         response: { 200: SessionEntity },
@@ -67,6 +70,31 @@ export function sessionRoutes(app: ApiApp, ctx: Pick<AppContext, 'config' | 'use
         user: { id: s.user.id, username: s.user.username, name: s.user.name, is_admin: s.user.admin },
         csrf_token: s.csrfToken,
       };
+    },
+  );
+
+  // Self-service sign-up while the application setting `signup_enabled` is on (404 otherwise); the new user then
+  // signs in with POST /-/session.
+  app.post(
+    '/-/sign_up',
+    {
+      config: { public: true },
+      preValidation: sameOrigin('sign-up'),
+      schema: {
+        body: Type.Object({
+          username: Type.String({ minLength: 1 }),
+          name: Type.String({ minLength: 1 }),
+          email: Type.String({ minLength: 1 }),
+          password: Type.String({ minLength: 1 }),
+        }),
+        response: { 201: SessionEntity.properties.user },
+      },
+    },
+    async (req, reply) => {
+      const user = await ctx.users.signUp(req.body);
+      return reply
+        .status(201)
+        .send({ id: user.id, username: user.username, name: user.name, is_admin: user.admin });
     },
   );
 

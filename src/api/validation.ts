@@ -146,6 +146,25 @@ const accepts = (s: Node | undefined, type: string): boolean =>
     (Array.isArray(s.type) && s.type.includes(type)) ||
     (s.anyOf ?? []).some((x) => accepts(x, type)));
 
+/** The element schema of an array of scalars the parameter takes, when it takes no string itself. */
+function scalarItems(s: Node): Node | null {
+  if (accepts(s, 'string')) return null;
+  const array = s.type === 'array' ? s : (s.anyOf ?? []).find((x) => x.type === 'array');
+  const items = array?.items;
+  if (!items || accepts(items, 'object') || accepts(items, 'array')) return null;
+  return items;
+}
+
+/**
+ * Grape's `CommaSeparatedToArray`: `"api,read_user"` is `["api", "read_user"]`, each part stripped; one value
+ * without a comma is a one-element array, an empty string an empty one (Ruby's `split` drops trailing empty parts).
+ */
+function commaSeparated(value: string, items: Node): unknown[] {
+  const parts = value.split(',').map((p) => p.trim());
+  while (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
+  return parts.map((p) => grapeScalar(items, p));
+}
+
 /** One value as Grape would coerce it to the parameter's declared type; anything else is left for the schema. */
 function grapeScalar(schema: Node, value: unknown): unknown {
   if (typeof value === 'string') {
@@ -173,7 +192,10 @@ function grapeScalar(schema: Node, value: unknown): unknown {
 /**
  * Grape's coercion of declared parameter types, in place: CLIs send every value as a string (`{"parent_id":"118"}`),
  * python-gitlab sends `True`, Perl clients `1`. Strings become the integer, number or boolean the schema takes (when it
- * takes no string); numbers become strings where only a string is taken; arrays element by element. `null` and
+ * takes no string); numbers become strings where only a string is taken; arrays element by element. A string where
+ * an array of scalars is taken is split at its commas (`"1,2"` is `[1, 2]`), in the body and the query alike: every
+ * array parameter reads as GitLab's `coerce_with: CommaSeparatedToArray` ones do (gitbeaker's CLI sends
+ * `--scopes api,read_user` that way). `null` and
  * anything that does not read as the declared type are left for the schema to refuse, as Grape refuses them.
  */
 function grapeScalars(schema: Node, data: unknown): void {
@@ -190,9 +212,28 @@ function grapeScalars(schema: Node, data: unknown): void {
   const record = data as Record<string, unknown>;
   for (const [key, prop] of Object.entries(schema.properties)) {
     const value = record[key];
-    if (typeof value === 'object') grapeScalars(prop, value);
+    const items = typeof value === 'string' ? scalarItems(prop) : null;
+    if (items) record[key] = commaSeparated(value as string, items);
+    else if (typeof value === 'object') grapeScalars(prop, value);
     else if (value !== undefined) record[key] = grapeScalar(prop, value);
   }
+}
+
+/**
+ * Parses a query string as Rails does: `key[]=a&key[]=b` is an array, and so is a repeated `key=a&key=b` (as
+ * Fastify's own parser has it); `key[]=a` alone is a one-element array.
+ */
+export function parseQuery(text: string): Record<string, unknown> {
+  const out: Record<string, unknown> = Object.create(null);
+  for (const [rawKey, value] of new URLSearchParams(text)) {
+    const list = rawKey.endsWith('[]');
+    const key = list ? rawKey.slice(0, -2) : rawKey;
+    const seen = out[key];
+    if (Array.isArray(seen)) seen.push(value);
+    else if (seen !== undefined) out[key] = [seen, value];
+    else out[key] = list ? [value] : value;
+  }
+  return out;
 }
 
 /** Parses `application/x-www-form-urlencoded`, with Rails-style `key[]=a&key[]=b` arrays. */

@@ -23,6 +23,7 @@ export interface UsersTable {
   /** A bot user's project ('project') or group ('namespace'); null for people. */
   bot_source_type: ColumnType<string | null, string | null | undefined, string | null>;
   bot_source_id: ColumnType<number | null, number | null | undefined, number | null>;
+  projects_limit: ColumnType<number, number | undefined, number>;
 }
 
 export interface PersonalAccessTokensTable {

@@ -11,7 +11,7 @@ import { PATH_PATTERN, pathFromName } from '../paths.js';
 import type { Access } from '../projects/access.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { User } from '../users/users.js';
-import { VISIBILITIES, type Visibility } from '../visibility.js';
+import { assertVisibilityAllowed, VISIBILITIES, type Visibility } from '../visibility.js';
 import type { GroupDeletionRepository, TreeRepository } from './group-deletion.repository.js';
 
 /** Deletes a group with its subgroups and projects (GitLab answers 202 and does it in the background). */
@@ -201,7 +201,9 @@ export class GroupsService {
       // GitLab's default subgroup creation level: Maintainer.
       parent = (await this.access.group(actor, String(input.parentId), AccessLevel.Maintainer)).group;
     }
-    const visibility = input.visibility ?? (await this.settings.get()).default_group_visibility;
+    const settings = await this.settings.get();
+    const visibility = input.visibility ?? settings.default_group_visibility;
+    assertVisibilityAllowed(visibility, settings.restricted_visibility_levels, this.access.isAdmin(actor));
     if (parent && VISIBILITY_RANK[visibility] > VISIBILITY_RANK[parent.visibility]) {
       throw invalidFields({
         visibility_level: [
@@ -249,6 +251,10 @@ export class GroupsService {
     this.access.forbidBelow(level, AccessLevel.Owner);
     if (patch.visibility !== undefined && !VISIBILITIES.includes(patch.visibility)) {
       throw invalidFields({ visibility: ['is not included in the list'] });
+    }
+    if (patch.visibility !== undefined && patch.visibility !== group.visibility) {
+      const restricted = (await this.settings.get()).restricted_visibility_levels;
+      assertVisibilityAllowed(patch.visibility, restricted, this.access.isAdmin(actor));
     }
     if (patch.name !== undefined && patch.name.trim() === '')
       throw invalidFields({ name: ["can't be blank"] });

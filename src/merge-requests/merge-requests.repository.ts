@@ -127,6 +127,8 @@ export class MergeRequestsRepository {
     if (filter.state !== 'all') base = base.where('state', '=', filter.state);
     if (filter.sourceBranch !== undefined) base = base.where('source_branch', '=', filter.sourceBranch);
     if (filter.targetBranch !== undefined) base = base.where('target_branch', '=', filter.targetBranch);
+    if (filter.iids !== undefined)
+      base = base.where('iid', 'in', filter.iids.length > 0 ? [...filter.iids] : [-1]);
     const { rows, total } = await fetchPage(base, (q) => q.selectAll().orderBy('iid', 'desc'), page);
     return { items: rows.map(toMr), total };
   }

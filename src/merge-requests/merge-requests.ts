@@ -30,6 +30,8 @@ export interface MergeRequestFilter {
   readonly state: 'opened' | 'closed' | 'merged' | 'all';
   readonly sourceBranch?: string;
   readonly targetBranch?: string;
+  /** Only these merge requests (GitLab's `iids[]`). */
+  readonly iids?: readonly number[];
 }
 
 /** A new merge request as stored. */

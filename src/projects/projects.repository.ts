@@ -170,6 +170,16 @@ export class ProjectsRepository {
     return row ? toProject(row) : null;
   }
 
+  /** How many projects a namespace holds (a user's personal projects, for its limit). */
+  async countInNamespace(namespaceId: number): Promise<number> {
+    const r = await this.db
+      .selectFrom('projects')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('namespace_id', '=', namespaceId)
+      .executeTakeFirst();
+    return readCount(r?.n as string | number | undefined);
+  }
+
   async nameTaken(namespaceId: number, name: string, exceptId?: number): Promise<boolean> {
     let q = this.db
       .selectFrom('projects')

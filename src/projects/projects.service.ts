@@ -1,5 +1,13 @@
 import type { Clock } from '../clock.js';
-import { conflict, forbidden, invalidFields, notFound, paramError, readOnlyError } from '../errors.js';
+import {
+  conflict,
+  forbidden,
+  invalidFields,
+  messageList,
+  notFound,
+  paramError,
+  readOnlyError,
+} from '../errors.js';
 import { AccessLevel } from '../members/members.js';
 import type { MembersService, SourceAccess } from '../members/members.service.js';
 import type { PermissionsService } from '../members/permissions.service.js';
@@ -9,7 +17,7 @@ import type { KeysetRequest, Paged, PageRequest } from '../pagination.js';
 import { PATH_PATTERN, pathFromName } from '../paths.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { User } from '../users/users.js';
-import type { Visibility } from '../visibility.js';
+import { assertVisibilityAllowed, type Visibility } from '../visibility.js';
 import type { Access } from './access.js';
 import type { Project, ProjectOrder, ProjectSettings, RepositoryLifecycle } from './projects.js';
 import type { ProjectFilter, ProjectsRepository } from './projects.repository.js';
@@ -68,6 +76,7 @@ export class ProjectsService {
     private readonly storages: { names: readonly string[]; pick: StoragePicker },
     private readonly repos: RepositoryLifecycle,
     private readonly clock: Clock,
+    private readonly users: { findById(id: number): Promise<User | null> },
   ) {}
 
   /** Finds a project by numeric id or full path (`group/sub/project`); 404 when the caller may not see it. */
@@ -193,7 +202,10 @@ export class ProjectsService {
         throw paramError('repository_storage does not have a valid value');
       }
     }
-    const visibility = input.visibility ?? (await this.settings.get()).default_project_visibility;
+    const settings = await this.settings.get();
+    const visibility = input.visibility ?? settings.default_project_visibility;
+    assertVisibilityAllowed(visibility, settings.restricted_visibility_levels, this.access.isAdmin(actor));
+    if (namespace.kind === 'user') await this.checkPersonalLimit(actor, namespace.id, namespace.ownerId);
     await this.validate(namespace.id, { name, path });
     const repositoryStorage = input.repositoryStorage ?? (await this.storages.pick());
     const defaultBranch = input.defaultBranch ?? 'main';
@@ -219,6 +231,22 @@ export class ProjectsService {
       throw err;
     }
     return (await this.projects.findById(id))!;
+  }
+
+  /**
+   * GitLab's personal project limit: a user owns at most `projects_limit` projects in its own namespace (group
+   * projects do not count; administrators are no exception). 403 with GitLab's message.
+   */
+  private async checkPersonalLimit(actor: User, namespaceId: number, ownerId: number | null): Promise<void> {
+    const owner = ownerId === null || ownerId === actor.id ? actor : await this.users.findById(ownerId);
+    if (!owner) return;
+    const limit = owner.projectsLimit;
+    if ((await this.projects.countInNamespace(namespaceId)) < limit) return;
+    throw messageList('forbidden', [
+      limit === 0
+        ? 'Personal project creation is not allowed. Please contact your administrator with questions'
+        : `Your project limit is ${limit} projects! Please contact your administrator to increase it`,
+    ]);
   }
 
   private async validate(namespaceId: number, p: { name?: string; path?: string }, exceptId?: number) {
@@ -258,6 +286,10 @@ export class ProjectsService {
 
   async update(actor: User | null, idOrPath: string, input: UpdateProjectInput): Promise<Project> {
     const { project } = await this.findWithLevel(actor, idOrPath, AccessLevel.Maintainer);
+    if (input.visibility !== undefined && input.visibility !== project.visibility) {
+      const restricted = (await this.settings.get()).restricted_visibility_levels;
+      assertVisibilityAllowed(input.visibility, restricted, this.access.isAdmin(actor));
+    }
     await this.validate(project.namespace.id, { name: input.name, path: input.path }, project.id);
     await this.projects.update(project.id, input, this.clock.now().toISOString());
     await this.changed();

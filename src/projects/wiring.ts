@@ -54,6 +54,8 @@ export function wireProjects(deps: {
   storages: { names: readonly string[]; pick: StoragePicker };
   lifecycle: RepositoryLifecycle;
   clock: Clock;
+  /** Whose personal project limit applies: the owner of a user namespace. */
+  users: { findById(id: number): Promise<User | null> };
 }): { projects: ProjectsService } {
   return {
     projects: new ProjectsService(
@@ -66,6 +68,7 @@ export function wireProjects(deps: {
       deps.storages,
       deps.lifecycle,
       deps.clock,
+      deps.users,
     ),
   };
 }

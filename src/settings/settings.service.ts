@@ -3,35 +3,17 @@ import type { Clock } from '../clock.js';
 import { invalidFields, notFound } from '../errors.js';
 import { TtlCache } from '../ttl-cache.js';
 import type { User } from '../users/users.js';
-import { VISIBILITIES, type Visibility } from '../visibility.js';
+import {
+  type ApplicationSettings,
+  crossChecks,
+  type SettingKey,
+  VALIDATORS,
+  visibilityLevel,
+} from './application-settings.js';
 import type { FeatureGates } from './settings.js';
 import type { SettingsRepository } from './settings.repository.js';
 
-/** Application settings with their defaults; the API exposes exactly these keys. */
-export interface ApplicationSettings {
-  default_project_visibility: Visibility;
-  default_group_visibility: Visibility;
-  default_snippet_visibility: Visibility;
-  user_defaults_to_private_profile: boolean;
-  signup_enabled: boolean;
-  repository_storages_weighted: Record<string, number>;
-  throttle_incident_management_notification_enabled: boolean;
-  throttle_incident_management_notification_per_period: number;
-  throttle_incident_management_notification_period_in_seconds: number;
-  /** Alerts one metrics-alerting (Alertmanager) payload may carry; 413 beyond (GitLab processes 100). */
-  incident_management_notification_max_alerts: number;
-  /** Events per minute per client key; 0 turns the limit off. */
-  error_tracking_rate_limit_per_minute: number;
-  /** Days error events are kept (spec: 90). */
-  error_tracking_retention_days: number;
-  /** Whether outbound requests (external Sentry) may go to loopback and private addresses. */
-  allow_local_requests_from_web_hooks_and_services: boolean;
-  /** GitLab's "Maximum push size (MB)": larger git pushes are refused; 0 means unlimited (GitLab's default). */
-  receive_max_input_size: number;
-  /** Deprecated in 16.2, removed in 17.0 (the Appearance API's description replaces them). */
-  sign_in_text: string;
-  help_text: string;
-}
+export type { ApplicationSettings } from './application-settings.js';
 
 /** The Appearance API's settings (GitLab's fields that svc shows). */
 export interface Appearance {
@@ -52,56 +34,6 @@ const DEFAULT_APPEARANCE: Appearance = {
   message_background_color: '#E75E40',
   message_font_color: '#FFFFFF',
   email_header_and_footer_enabled: false,
-};
-
-type SettingKey = keyof ApplicationSettings;
-
-/** Validators per key: each returns an error message or null. */
-const VALIDATORS: { [K in SettingKey]: (v: unknown, storages: readonly string[]) => string | null } = {
-  default_project_visibility: (v) =>
-    VISIBILITIES.includes(v as Visibility) ? null : 'is not included in the list',
-  default_group_visibility: (v) =>
-    VISIBILITIES.includes(v as Visibility) ? null : 'is not included in the list',
-  default_snippet_visibility: (v) =>
-    VISIBILITIES.includes(v as Visibility) ? null : 'is not included in the list',
-  user_defaults_to_private_profile: (v) => (typeof v === 'boolean' ? null : 'must be a boolean'),
-  signup_enabled: (v) => (typeof v === 'boolean' ? null : 'must be a boolean'),
-  throttle_incident_management_notification_enabled: (v) =>
-    typeof v === 'boolean' ? null : 'must be a boolean',
-  throttle_incident_management_notification_per_period: (v) =>
-    Number.isInteger(v) && (v as number) > 0 ? null : 'must be a positive integer',
-  throttle_incident_management_notification_period_in_seconds: (v) =>
-    Number.isInteger(v) && (v as number) > 0 ? null : 'must be a positive integer',
-  // At most 1000: one payload is processed in one transaction, which must stay short.
-  incident_management_notification_max_alerts: (v) =>
-    Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1000
-      ? null
-      : 'must be an integer from 1 to 1000',
-  error_tracking_rate_limit_per_minute: (v) =>
-    Number.isInteger(v) && (v as number) >= 0 ? null : 'must be an integer of 0 or more',
-  error_tracking_retention_days: (v) =>
-    Number.isInteger(v) && (v as number) >= 1 ? null : 'must be a positive integer',
-  allow_local_requests_from_web_hooks_and_services: (v) =>
-    typeof v === 'boolean' ? null : 'must be a boolean',
-  // Megabytes; 0 is unlimited. The cap keeps the byte count a safe integer.
-  receive_max_input_size: (v) =>
-    Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 1_048_576
-      ? null
-      : 'must be an integer from 0 to 1048576',
-  sign_in_text: (v) =>
-    typeof v === 'string' && v.length <= 10_000 ? null : 'must be a text of at most 10000 characters',
-  help_text: (v) =>
-    typeof v === 'string' && v.length <= 10_000 ? null : 'must be a text of at most 10000 characters',
-  repository_storages_weighted: (v, storages) => {
-    if (typeof v !== 'object' || v === null || Array.isArray(v))
-      return 'must be a map of storage names to weights';
-    for (const [name, w] of Object.entries(v)) {
-      if (!storages.includes(name)) return `storage "${name}" is not configured`;
-      if (!Number.isInteger(w) || (w as number) < 0 || (w as number) > 100)
-        return 'weights must be integers from 0 to 100';
-    }
-    return null;
-  },
 };
 
 /** A flag name: Flipper's rules, lower-case words with underscores. */
@@ -171,17 +103,34 @@ export class SettingsService {
     return this.get();
   }
 
-  /** Updates the given keys (admin only); unknown keys are ignored as GitLab does. */
+  /**
+   * Updates the given keys (admin only); unknown keys are ignored as GitLab does. Every value is checked first,
+   * and the settings as they would be after the change: one wrong value changes nothing.
+   */
   async update(actor: User | null, patch: Record<string, unknown>): Promise<ApplicationSettings> {
     this.requireAdmin(actor);
+    const input = { ...patch };
+    // GitLab's older name of the setting, still accepted.
+    if (input.allow_local_requests_from_web_hooks_and_services === undefined)
+      input.allow_local_requests_from_web_hooks_and_services =
+        input.allow_local_requests_from_hooks_and_services;
+    // Levels may be given by name or by GitLab's number (`20` is public).
+    if (Array.isArray(input.restricted_visibility_levels)) {
+      input.restricted_visibility_levels = [
+        ...new Set(input.restricted_visibility_levels.map((l) => visibilityLevel(l) ?? l)),
+      ];
+    }
     const storages = Object.keys(this.defaults.repository_storages_weighted);
     const changes: Record<string, unknown> = {};
     const errors: Record<string, string[]> = {};
-    for (const [key, value] of Object.entries(patch)) {
+    for (const [key, value] of Object.entries(input)) {
       if (!(key in VALIDATORS) || value === undefined) continue;
       const problem = VALIDATORS[key as SettingKey](value, storages);
       if (problem) errors[key] = [problem];
       else changes[key] = value;
+    }
+    if (Object.keys(errors).length === 0) {
+      Object.assign(errors, crossChecks({ ...(await this.load()), ...changes } as ApplicationSettings));
     }
     if (Object.keys(errors).length > 0) throw invalidFields(errors);
     if (Object.keys(changes).length > 0) await this.repo.put(changes);

@@ -1,8 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { InstancePolicy } from '../access/access.policy.js';
 import type { Clock } from '../clock.js';
+import type { RateCounter } from '../cluster/rate-counter.js';
 import type { Database } from '../db/schema.js';
 import type { User } from '../users/users.js';
+import { ApiThrottle } from './api-throttle.js';
+import { GITLAB_DEFAULTS } from './application-settings.js';
 import { SettingsRepository } from './settings.repository.js';
 import { SettingsService } from './settings.service.js';
 
@@ -16,32 +19,24 @@ export function wireSettings(deps: {
   storageWeights: Record<string, number>;
   /** The default of `incident_management_notification_max_alerts`. */
   maxAlertsPerPayload: number;
-}): { settings: SettingsService } {
+  /** Where the API throttles count (shared by every process on PostgreSQL). */
+  rates: RateCounter;
+}): { settings: SettingsService; apiThrottle: ApiThrottle } {
   const settings = new SettingsService(
     new SettingsRepository(deps.kysely),
     {
-      default_project_visibility: 'private',
-      default_group_visibility: 'private',
-      default_snippet_visibility: 'private',
-      user_defaults_to_private_profile: false,
+      ...GITLAB_DEFAULTS,
+      // GitLab opens sign-up by default, with an administrator's approval of each new account; svc has no such
+      // approval, so an instance starts closed and an administrator opens it.
       signup_enabled: false,
       repository_storages_weighted: deps.storageWeights,
-      // GitLab's defaults: the per-URL alert notification throttle is off, 3600 requests per 3600 s.
-      throttle_incident_management_notification_enabled: false,
-      throttle_incident_management_notification_per_period: 3600,
-      throttle_incident_management_notification_period_in_seconds: 3600,
       incident_management_notification_max_alerts: deps.maxAlertsPerPayload,
       error_tracking_rate_limit_per_minute: 0,
       error_tracking_retention_days: 90,
-      allow_local_requests_from_web_hooks_and_services: false,
-      // GitLab's default: no maximum push size.
-      receive_max_input_size: 0,
-      sign_in_text: '',
-      help_text: '',
     },
     deps.access,
     deps.clock,
     deps.cacheTtlMs,
   );
-  return { settings };
+  return { settings, apiThrottle: new ApiThrottle(settings, deps.rates, deps.clock) };
 }

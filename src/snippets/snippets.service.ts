@@ -7,7 +7,7 @@ import type { RepositoryLifecycle } from '../projects/projects.js';
 import type { StoragePicker } from '../projects/projects.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { User } from '../users/users.js';
-import type { Visibility } from '../visibility.js';
+import { assertVisibilityAllowed, type Visibility } from '../visibility.js';
 import { snippetFileNameProblem } from './snippet-file-name.js';
 import type { Snippet } from './snippets.js';
 import type { SnippetsRepository } from './snippets.repository.js';
@@ -94,6 +94,9 @@ export class SnippetsService {
       const { project } = await this.access.project(actor, projectIdOrPath, AccessLevel.Reporter);
       projectId = project.id;
     }
+    const settings = await this.settings.get();
+    const visibility = input.visibility ?? settings.default_snippet_visibility;
+    assertVisibilityAllowed(visibility, settings.restricted_visibility_levels, this.access.isAdmin(actor));
     const repositoryStorage = await this.pickStorage();
     const fileName = input.fileName ?? 'snippet.txt';
     const id = await this.snippets.insert(
@@ -104,7 +107,7 @@ export class SnippetsService {
         fileName,
         description: input.description ?? '',
         content: input.content!,
-        visibility: input.visibility ?? (await this.settings.get()).default_snippet_visibility,
+        visibility,
         repositoryStorage,
       },
       this.clock.now().toISOString(),
@@ -144,6 +147,10 @@ export class SnippetsService {
     const snippet = await this.findWritable(actor, id, projectIdOrPath);
     this.validate(input, false);
     if (input.content === '') throw invalidFields({ content: ["can't be blank"] });
+    if (input.visibility !== undefined && input.visibility !== snippet.visibility) {
+      const restricted = (await this.settings.get()).restricted_visibility_levels;
+      assertVisibilityAllowed(input.visibility, restricted, this.access.isAdmin(actor));
+    }
     if (snippet.repositoryReadOnly) throw readOnlyError();
     if (input.content !== undefined || input.fileName !== undefined) {
       const file = { name: input.fileName ?? snippet.fileName, content: input.content ?? snippet.content };

@@ -74,6 +74,7 @@ const ADMIN: User = {
   state: 'active',
   privateProfile: false,
   botSource: null,
+  projectsLimit: 100000,
   bio: '',
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',

@@ -18,6 +18,7 @@ export function toUser(row: Selectable<UsersTable>): User {
         ? { type: row.bot_source_type, id: row.bot_source_id }
         : null,
     bio: row.bio,
+    projectsLimit: row.projects_limit,
     createdAt: readTimestamp(row.created_at),
     updatedAt: readTimestamp(row.updated_at),
   };

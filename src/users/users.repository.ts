@@ -30,6 +30,7 @@ export interface NewUser {
   privateProfile: boolean;
   bio?: string;
   botSource?: BotSource | null;
+  projectsLimit: number;
 }
 
 export interface UserFilter {
@@ -63,6 +64,7 @@ export class UsersRepository {
         bio: u.bio ?? '',
         bot_source_type: u.botSource?.type ?? null,
         bot_source_id: u.botSource?.id ?? null,
+        projects_limit: u.projectsLimit,
         created_at: now,
         updated_at: now,
       })
@@ -262,6 +264,7 @@ export class UsersRepository {
       privateProfile: boolean;
       state: UserState;
       bio: string;
+      projectsLimit: number;
     }>,
     now: string,
   ): Promise<User | null> {
@@ -276,6 +279,7 @@ export class UsersRepository {
         ...(patch.privateProfile !== undefined && { private_profile: writeBool(patch.privateProfile) }),
         ...(patch.state !== undefined && { state: patch.state }),
         ...(patch.bio !== undefined && { bio: patch.bio }),
+        ...(patch.projectsLimit !== undefined && { projects_limit: patch.projectsLimit }),
         updated_at: now,
       })
       .where('id', '=', id)

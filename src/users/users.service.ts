@@ -44,6 +44,8 @@ export interface CreateUserInput {
   /** `null` applies the instance default (v4 only; v5 rejects null in its schema). */
   privateProfile?: boolean | null;
   bio?: string;
+  /** Personal projects the user may own; the instance's `default_projects_limit` when not given. */
+  projectsLimit?: number;
 }
 
 export type UpdateUserInput = Partial<Omit<CreateUserInput, 'password'>> & { password?: string };
@@ -98,7 +100,11 @@ export interface UserNamespaces {
 
 /** The application settings users read. */
 export interface UserSettings {
-  get(): Promise<{ readonly user_defaults_to_private_profile: boolean }>;
+  get(): Promise<{
+    readonly user_defaults_to_private_profile: boolean;
+    readonly default_projects_limit: number;
+    readonly signup_enabled: boolean;
+  }>;
 }
 
 /** Users, personal access tokens, sign-in and sessions. */
@@ -256,6 +262,16 @@ export class UsersService {
       errors.password = ['is too short (minimum is 8 characters)'];
     }
     if (input.name !== undefined && input.name.trim() === '') errors.name = ["can't be blank"];
+    if (
+      input.projectsLimit !== undefined &&
+      !(
+        Number.isInteger(input.projectsLimit) &&
+        input.projectsLimit >= 0 &&
+        input.projectsLimit <= 2_147_483_647
+      )
+    ) {
+      errors.projects_limit = ['must be greater than or equal to 0'];
+    }
     if (Object.keys(errors).length > 0) throw invalidFields(errors);
     if (input.username !== undefined) {
       const taken =
@@ -272,8 +288,8 @@ export class UsersService {
   async create(actor: User | null | 'system', input: CreateUserInput): Promise<User> {
     if (actor !== 'system') this.requireAdmin(actor);
     await this.validateUser(input);
-    const privateProfile =
-      input.privateProfile ?? (await this.settings.get()).user_defaults_to_private_profile;
+    const settings = await this.settings.get();
+    const privateProfile = input.privateProfile ?? settings.user_defaults_to_private_profile;
     const now = this.now();
     const user = await this.users.insert(
       {
@@ -284,11 +300,21 @@ export class UsersService {
         admin: input.admin ?? false,
         privateProfile,
         bio: input.bio ?? '',
+        projectsLimit: input.projectsLimit ?? settings.default_projects_limit,
       },
       now,
     );
     await this.namespaces.createUserNamespace(user, now);
     return user;
+  }
+
+  /**
+   * Someone creates their own account, while the instance's `signup_enabled` allows it (otherwise the sign-up does
+   * not exist: 404). The account is an ordinary user with the instance's defaults, as one an administrator creates.
+   */
+  async signUp(input: { username: string; name: string; email: string; password: string }): Promise<User> {
+    if (!(await this.settings.get()).signup_enabled) throw notFound();
+    return this.create('system', { ...input, admin: false });
   }
 
   /**
@@ -320,6 +346,7 @@ export class UsersService {
         admin: input.admin,
         privateProfile,
         bio: input.bio,
+        projectsLimit: input.projectsLimit,
         ...(input.password !== undefined && { passwordDigest: await hashPassword(input.password) }),
       },
       this.now(),

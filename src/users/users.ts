@@ -50,6 +50,8 @@ export interface User {
   /** The project or group of a bot user (a project or group access token's), or null for a person. */
   readonly botSource: BotSource | null;
   readonly bio: string;
+  /** Personal projects the user may own (GitLab's `projects_limit`; 0: none). */
+  readonly projectsLimit: number;
   readonly createdAt: string;
   readonly updatedAt: string;
 }

@@ -24,10 +24,20 @@ export interface TestServer {
  * `database: 'postgres'`) and a test clock.
  */
 export async function startTestServer(
-  opts: { env?: Record<string, string>; database?: DatabaseKind } = {},
+  opts: {
+    env?: Record<string, string>;
+    database?: DatabaseKind;
+    /** A PostgreSQL database another server already uses (a second process of one instance); not dropped. */
+    databaseUrl?: string;
+  } = {},
 ): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-test-'));
-  const pgdb = opts.database === 'postgres' ? await createPostgresDatabase() : null;
+  const pgdb =
+    opts.databaseUrl !== undefined
+      ? { url: opts.databaseUrl, drop: async () => undefined }
+      : opts.database === 'postgres'
+        ? await createPostgresDatabase()
+        : null;
   const rootPassword = 'root-password-1234';
   const rootToken = `svcpat-test-root-token-${randomBytes(8).toString('hex')}`;
   const config = loadConfig({

@@ -6,7 +6,9 @@ import { PushTracker } from '../../src/cluster/push-tracker.js';
 import { LocalRateCounter, type RateCounter, SharedRateCounter } from '../../src/cluster/rate-counter.js';
 import type { Db } from '../../src/db/db.js';
 import { TestClock } from '../helpers/clock.js';
-import { databases } from '../helpers/databases.js';
+import { createPostgresDatabase, databases, postgresAvailable } from '../helpers/databases.js';
+import { http } from '../helpers/http.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
 import { openTestDb } from '../helpers/test-db.js';
 import { until } from '../helpers/until.js';
 
@@ -124,4 +126,79 @@ describe.each(await databases())('shared state of several processes (%s)', (data
     },
     60_000,
   );
+});
+
+/**
+ * Two servers of one instance on one PostgreSQL database (two contexts, two buses, as two processes would have):
+ * caches live ten minutes here, so a setting changed through one server and applied by the other at once came
+ * through the invalidation bus; the API throttle counts a user's requests to both servers together.
+ */
+describe.skipIf(!(await postgresAvailable()))('application settings across two servers (postgres)', () => {
+  let a: TestServer | undefined;
+  let b: TestServer | undefined;
+  let drop: (() => Promise<void>) | undefined;
+  afterAll(async () => {
+    await b?.stop();
+    await a?.stop();
+    await drop?.();
+  });
+
+  it('a setting changed on one server applies on the other at once, and the API throttle counts on both', async () => {
+    const pg = await createPostgresDatabase();
+    drop = pg.drop;
+    const env = { SVC_CACHE_TTL_MS: '600000' };
+    a = await startTestServer({ databaseUrl: pg.url, env });
+    b = await startTestServer({ databaseUrl: pg.url, env });
+    const root = a.rootToken;
+    const [apiA, apiB] = [http(a.url), http(b.url)];
+    // B reads (and caches) the settings before the change.
+    const before = await b.server.ctx.settings.get();
+    expect(before).toMatchObject({
+      default_projects_limit: 100000,
+      throttle_authenticated_api_enabled: false,
+    });
+    const dave = await apiA.post('/api/v4/users', {
+      token: root,
+      body: { username: 'dave', name: 'Dave', email: 'dave@example.com', password: 'password-123' },
+    });
+    const daveToken = (
+      await apiA.post(`/api/v4/users/${dave.body.id}/personal_access_tokens`, {
+        token: root,
+        body: { name: 't', scopes: ['api'] },
+      })
+    ).body.token as string;
+
+    const changed = await apiA.put('/api/v4/application/settings', {
+      token: root,
+      body: {
+        default_projects_limit: 1,
+        throttle_authenticated_api_enabled: true,
+        throttle_authenticated_api_requests_per_period: 3,
+        throttle_authenticated_api_period_in_seconds: 60,
+      },
+    });
+    expect(changed.status).toBe(200);
+    await until(
+      async () => (await b!.server.ctx.settings.get()).throttle_authenticated_api_enabled,
+      'B to hear of the change',
+      5000,
+      10,
+    );
+    expect(await b.server.ctx.settings.get()).toMatchObject({ default_projects_limit: 1 });
+
+    // Dave's requests alternate between the servers; the fourth is over the limit of three.
+    expect((await apiA.get('/api/v4/user', { token: daveToken })).status).toBe(200);
+    expect((await apiB.get('/api/v4/user', { token: daveToken })).status).toBe(200);
+    expect((await apiA.get('/api/v4/user', { token: daveToken })).status).toBe(200);
+    const throttled = await apiB.get('/api/v4/user', { token: daveToken });
+    expect(throttled.status).toBe(429);
+    expect(throttled.body).toBe('Retry later\n');
+
+    // A user created through B takes the new default limit.
+    const erin = await apiB.post('/api/v4/users', {
+      token: root,
+      body: { username: 'erin', name: 'Erin', email: 'erin@example.com', password: 'password-123' },
+    });
+    expect(erin.body.projects_limit).toBe(1);
+  }, 60_000);
 });

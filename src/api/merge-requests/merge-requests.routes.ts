@@ -60,6 +60,9 @@ export function mergeRequestRoutes(
           state: Type.Optional(Type.Union(['opened', 'closed', 'merged', 'all'].map((s) => Type.Literal(s)))),
           source_branch: Type.Optional(Type.String()),
           target_branch: Type.Optional(Type.String()),
+          iids: Type.Optional(
+            Type.Array(Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), { maxItems: 100 }),
+          ),
         }),
         response: { 200: Type.Array(E.MergeRequestEntity) },
       },
@@ -74,6 +77,7 @@ export function mergeRequestRoutes(
           state: (q.state ?? 'all') as 'opened' | 'closed' | 'merged' | 'all',
           sourceBranch: q.source_branch,
           targetBranch: q.target_branch,
+          iids: q.iids,
         },
         page,
       );

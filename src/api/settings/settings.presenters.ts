@@ -6,7 +6,12 @@ import type { FeatureEntity, LicenseEntity, SettingsEntity } from './settings.en
 /** Application settings; `sign_in_text` and `help_text` only while they exist (removed in 17.0). */
 export function settings(s: ApplicationSettings, removedTexts: boolean): Static<typeof SettingsEntity> {
   const { sign_in_text, help_text, ...rest } = s;
-  return { id: 1, ...rest, ...(!removedTexts && { sign_in_text, help_text }) };
+  return {
+    id: 1,
+    ...rest,
+    allow_local_requests_from_hooks_and_services: s.allow_local_requests_from_web_hooks_and_services,
+    ...(!removedTexts && { sign_in_text, help_text }),
+  };
 }
 
 export function feature(f: FeatureGates): Static<typeof FeatureEntity> {

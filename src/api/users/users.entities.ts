@@ -25,6 +25,7 @@ export const UserDetail = Type.Object({
   email: Str,
   is_admin: Bool,
   private_profile: Bool,
+  projects_limit: Int,
   can_create_group: Bool,
   can_create_project: Bool,
   two_factor_enabled: Bool,

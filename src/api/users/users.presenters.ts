@@ -42,8 +42,9 @@ export function userDetail(u: User, v: View): Static<typeof UserDetail> {
     email: u.email,
     is_admin: u.admin,
     private_profile: u.privateProfile,
+    projects_limit: u.projectsLimit,
     can_create_group: true,
-    can_create_project: true,
+    can_create_project: u.projectsLimit > 0,
     two_factor_enabled: false,
     external: false,
   };

@@ -133,6 +133,7 @@ export function userRoutes(
     admin: Type.Optional(Type.Boolean()),
     bio: Type.Optional(Type.String()),
     skip_confirmation: Type.Optional(Type.Boolean()),
+    projects_limit: Type.Optional(Type.Integer()),
   };
 
   app.post(
@@ -156,6 +157,7 @@ export function userRoutes(
         admin: b.admin,
         bio: b.bio,
         privateProfile: b.private_profile,
+        projectsLimit: b.projects_limit,
       });
       return reply.status(201).send(P.userDetail(user, viewOf(req, url)));
     },
@@ -188,6 +190,7 @@ export function userRoutes(
           admin: b.admin,
           bio: b.bio,
           privateProfile: b.private_profile,
+          projectsLimit: b.projects_limit,
         },
         currentSession,
       );

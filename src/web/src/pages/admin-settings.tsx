@@ -7,7 +7,7 @@ import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
 import { AdminNav } from './admin';
 
-type SettingValue = string | number | boolean | Record<string, number>;
+type SettingValue = string | number | boolean | null | readonly string[] | Record<string, number>;
 /** The settings as the form edits them: each key the API answered, with its value. */
 type SettingsDraft = Record<string, SettingValue>;
 
@@ -25,7 +25,48 @@ const DESCRIPTIONS: Readonly<
     label: 'New users have a private profile',
     help: 'Applies to users created from now on.',
   },
+  restricted_visibility_levels: {
+    label: 'Restricted visibility levels',
+    help: 'Levels (private, internal, public) only administrators may give projects, groups and snippets.',
+  },
+  default_projects_limit: {
+    label: 'Default projects limit',
+    help: 'Personal projects a new user may create (0: none).',
+    min: 0,
+  },
   signup_enabled: { label: 'Sign-up enabled', help: 'Whether people may create their own accounts.' },
+  throttle_authenticated_api_enabled: {
+    label: 'Limit authenticated API requests',
+    help: 'Per user; beyond the limit the API answers 429 with Retry-After.',
+  },
+  throttle_authenticated_api_requests_per_period: {
+    label: 'Authenticated API requests per period',
+    help: 'Per user.',
+    min: 1,
+  },
+  throttle_authenticated_api_period_in_seconds: {
+    label: 'Authenticated API period (seconds)',
+    help: 'Length of the period above.',
+    min: 1,
+  },
+  throttle_unauthenticated_api_enabled: {
+    label: 'Limit unauthenticated API requests',
+    help: 'Per client address; beyond the limit the API answers 429 with Retry-After.',
+  },
+  throttle_unauthenticated_api_requests_per_period: {
+    label: 'Unauthenticated API requests per period',
+    help: 'Per client address.',
+    min: 1,
+  },
+  throttle_unauthenticated_api_period_in_seconds: {
+    label: 'Unauthenticated API period (seconds)',
+    help: 'Length of the period above.',
+    min: 1,
+  },
+  rate_limiting_response_text: {
+    label: 'Rate limit response text',
+    help: 'The body of a throttled answer; empty is "Retry later".',
+  },
   repository_storages_weighted: {
     label: 'Repository storage weights',
     help: 'Share of new repositories each storage receives (0 to 100; 0 receives none).',
@@ -103,7 +144,10 @@ function SettingsForm({ initial }: { readonly initial: SettingsDraft }) {
   const [saved, setSaved] = useState(initial);
   const [draft, setDraft] = useState(initial);
   const action = useAction();
-  const keys = Object.keys(initial).filter((k) => k !== 'id');
+  // GitLab's older name of a setting is shown beside the new one; only the new one is edited.
+  const keys = Object.keys(initial).filter(
+    (k) => k !== 'id' && k !== 'allow_local_requests_from_hooks_and_services',
+  );
   const set = (key: string, value: SettingValue): void => {
     setDraft((d) => ({ ...d, [key]: value }));
     action.reset();
@@ -201,12 +245,33 @@ function SettingField({
       />
     );
   }
+  if (value === null) {
+    // Unset (GitLab's null): typing a text sets it.
+    return <TextField label={d.label} value="" onChange={onChange} help={help} />;
+  }
+  if (Array.isArray(value)) {
+    return (
+      <TextField
+        label={d.label}
+        value={value.join(', ')}
+        onChange={(v) =>
+          onChange(
+            v
+              .split(',')
+              .map((x) => x.trim())
+              .filter((x) => x !== ''),
+          )
+        }
+        help={<>Separated by commas. {help}</>}
+      />
+    );
+  }
   if (typeof value === 'object') {
     return (
       <fieldset className="fieldset" aria-labelledby={headingId}>
         <legend id={headingId}>{d.label}</legend>
         <p className="help">{help}</p>
-        {Object.entries(value).map(([storage, weight]) => (
+        {Object.entries(value as Record<string, number>).map(([storage, weight]) => (
           <TextField
             key={storage}
             label={`Weight of ${storage}`}
@@ -222,5 +287,5 @@ function SettingField({
       </fieldset>
     );
   }
-  return <TextField label={d.label} value={value} onChange={onChange} help={help} />;
+  return <TextField label={d.label} value={String(value)} onChange={onChange} help={help} />;
 }
