@@ -76,7 +76,7 @@ export class ProjectsService {
     private readonly storages: { names: readonly string[]; pick: StoragePicker },
     private readonly repos: RepositoryLifecycle,
     private readonly clock: Clock,
-    private readonly users: { findById(id: number): Promise<User | null> },
+    private readonly userLookup: { findById(id: number): Promise<User | null> },
   ) {}
 
   /** Finds a project by numeric id or full path (`group/sub/project`); 404 when the caller may not see it. */
@@ -238,7 +238,7 @@ export class ProjectsService {
    * projects do not count; administrators are no exception). 403 with GitLab's message.
    */
   private async checkPersonalLimit(actor: User, namespaceId: number, ownerId: number | null): Promise<void> {
-    const owner = ownerId === null || ownerId === actor.id ? actor : await this.users.findById(ownerId);
+    const owner = ownerId === null || ownerId === actor.id ? actor : await this.userLookup.findById(ownerId);
     if (!owner) return;
     const limit = owner.projectsLimit;
     if ((await this.projects.countInNamespace(namespaceId)) < limit) return;

@@ -400,6 +400,8 @@ export class UsersService {
         passwordDigest: null,
         admin: false,
         privateProfile: false,
+        // A bot acts only inside its project or group: it has no personal projects.
+        projectsLimit: 0,
         botSource: source,
       },
       now,
