@@ -291,6 +291,7 @@ export class IntakeService {
           title: alert.title,
           description: incidentDescription(alert, p),
           authorId: null,
+          severity: alert.severity,
         },
         now,
       );

@@ -227,6 +227,7 @@ export function alertRoutes(
           createIncident: req.body?.create_incident,
           autoCloseIncident: req.body?.auto_close_incident,
           sendEmail: req.body?.send_email,
+          autoResolveAlerts: req.body?.auto_resolve_alerts,
         }),
       ),
   );
