@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { forbidden, invalidFields, notFound, paramError, unprocessable } from '../errors.js';
+import { forbidden, invalidFields, notFound, paramError } from '../errors.js';
 import type { Outbox, OutboxWriter } from '../ingest/outbox.js';
 import { AccessLevel } from '../members/members.js';
 import { type Noteable, type NoteOrder, toSentence } from '../notes/notes.js';
@@ -686,7 +686,7 @@ export class IssuesService {
       tags = await this.repo.tags(projectId, trx);
     }
     const missing = wanted.filter((n) => !has(n));
-    if (missing.length > 0) throw unprocessable(`Following tags don't exist: ${JSON.stringify(missing)}`);
+    if (missing.length > 0) throw paramError(`Following tags don't exist: ${JSON.stringify(missing)}`);
     return wanted.map((n) => tags.find((t) => t.name.toLowerCase() === n.toLowerCase())!);
   }
 
