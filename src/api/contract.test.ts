@@ -640,7 +640,12 @@ function cases(api: ApiVersion): Record<string, { schema: TSchema; outputs: unkn
     alertSettings: {
       schema: E.AlertSettingsEntity,
       outputs: [
-        P.alertSettings({ createIncident: true, autoCloseIncident: false, sendEmail: true, autoResolveAlerts: true }),
+        P.alertSettings({
+          createIncident: true,
+          autoCloseIncident: false,
+          sendEmail: true,
+          autoResolveAlerts: true,
+        }),
       ],
     },
     issue: {
@@ -668,7 +673,14 @@ function cases(api: ApiVersion): Record<string, { schema: TSchema; outputs: unkn
       outputs: [
         P.timelineEvent(timelineEvent, anonymous),
         P.timelineEvent(
-          { ...timelineEvent, action: 'status', promotedFromNoteId: null, tags: [], author: null, authorId: null },
+          {
+            ...timelineEvent,
+            action: 'status',
+            promotedFromNoteId: null,
+            tags: [],
+            author: null,
+            authorId: null,
+          },
           anonymous,
         ),
       ],
