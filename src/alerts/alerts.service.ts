@@ -285,7 +285,7 @@ export class AlertsService {
           projectId: project.id,
           title: alert.title,
           description: incidentDescription(alert, storedIncidentExtras(alert.payload)),
-          authorId: actor?.id ?? null,
+          author: actor,
           severity: alert.severity,
         },
         now,

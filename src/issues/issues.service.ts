@@ -341,6 +341,13 @@ export class IssuesService {
       metadata && input.assigneeIds !== undefined
         ? await this.assignable(project, input.assigneeIds)
         : undefined;
+    // Read before the transaction: on SQLite a read outside it would wait for it to end.
+    const previous =
+      assignees === undefined
+        ? []
+        : (await Promise.all(current.assigneeIds.map((id) => this.d.users.findById(id)))).filter(
+            (u): u is User => u !== null,
+          );
     const updated = await this.d.outbox.transaction(
       (fn) => this.repo.transaction(fn),
       async (trx, outbox) => {
@@ -348,7 +355,16 @@ export class IssuesService {
         if (!before) throw notFound('Issue');
         await this.repo.lock(trx, before.id);
         const issue = (await this.repo.find(project.id, iid, trx))!;
-        await this.applyChanges(trx, outbox, user, issue, { ...input, severity }, assignees, metadata);
+        await this.applyChanges(
+          trx,
+          outbox,
+          user,
+          issue,
+          { ...input, severity },
+          assignees,
+          previous,
+          metadata,
+        );
         return (await this.repo.find(project.id, iid, trx))!;
       },
     );
@@ -362,6 +378,7 @@ export class IssuesService {
     issue: Issue,
     input: Omit<IssueInput, 'severity'> & { severity?: IssueSeverity },
     assignees: readonly User[] | undefined,
+    previous: readonly User[],
     metadata: boolean,
   ): Promise<void> {
     const noteable = issueNoteable(issue);
@@ -411,9 +428,7 @@ export class IssuesService {
       const added = assignees.filter((u) => !before.has(u.id));
       const removedIds = issue.assigneeIds.filter((id) => !after.has(id));
       if (added.length > 0 || removedIds.length > 0) {
-        const removed = (await Promise.all(removedIds.map((id) => this.d.users.findById(id)))).filter(
-          (u): u is User => u !== null,
-        );
+        const removed = previous.filter((u) => removedIds.includes(u.id));
         await this.repo.setAssignees(trx, issue.id, [...after]);
         await this.repo.update(trx, issue.id, {}, now);
         await note(IssueNoteText.assignees(added, removed));
@@ -511,7 +526,8 @@ export class IssuesService {
       projectId: number;
       title: string;
       description: string;
-      authorId: number | null;
+      /** Who opened it (on demand); null for alert intake (GitLab's alert bot). */
+      author: User | null;
       /** The alert's severity: the incident's, `info` as `unknown` (issues have no `info`). */
       severity?: string;
     },
@@ -520,15 +536,23 @@ export class IssuesService {
     const created = await this.repo.insert(
       trx,
       {
-        ...incident,
+        projectId: incident.projectId,
         title: incident.title.slice(0, MAX_TITLE_LENGTH),
+        description: incident.description,
+        authorId: incident.author?.id ?? null,
         issueType: 'incident',
         severity: incident.severity === undefined ? undefined : incidentSeverityOf(incident.severity),
       },
       now,
     );
-    const author = incident.authorId === null ? null : await this.d.users.findById(incident.authorId);
-    await this.timeline(trx, created, author, 'issues', TimelineText.created(who(author)), now);
+    await this.timeline(
+      trx,
+      created,
+      incident.author,
+      'issues',
+      TimelineText.created(who(incident.author)),
+      now,
+    );
     return created;
   }
 

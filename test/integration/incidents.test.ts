@@ -127,6 +127,9 @@ describe.each(await databases())('incidents (%s)', (database) => {
 
     const assigned = await change('reporter', iid, { assignee_ids: [ids.dev, ids.maint] });
     expect(assigned.body.assignees.map((u) => u.username).sort()).toEqual(['dev', 'maint']);
+    const unassigned = await change('reporter', iid, { assignee_ids: [ids.maint] });
+    expect(unassigned.body.assignees.map((u) => u.username)).toEqual(['maint']);
+    expect((await change('reporter', iid, { assignee_ids: [ids.dev, ids.maint] })).status).toBe(200);
     const comment = await api.post<NoteBody>(`${base()}/issues/${iid}/notes`, {
       ...tok('guest'),
       body: { body: 'Rolled back the **deploy**' },
@@ -162,6 +165,8 @@ describe.each(await databases())('incidents (%s)', (database) => {
 
     expect(await systemNotes(iid)).toEqual([
       ['assigned to @maint', 'reporter'],
+      ['unassigned @dev', 'reporter'],
+      ['assigned to @dev', 'reporter'],
       ['changed the severity to **Critical - S1**', 'dev'],
       ['changed the incident status to **Acknowledged**', 'dev'],
       ['added ~cause label and removed ~payments label', 'dev'],
@@ -190,7 +195,7 @@ describe.each(await databases())('incidents (%s)', (database) => {
     expect(resolved.body).toMatchObject({ state: 'closed', escalation_status: 'resolved' });
     const triggered = await change('dev', iid, { escalation_status: 'triggered' });
     expect(triggered.body).toMatchObject({ state: 'opened', escalation_status: 'triggered' });
-    expect((await systemNotes(iid)).slice(8)).toEqual([
+    expect((await systemNotes(iid)).slice(10)).toEqual([
       ['changed the incident status to **Acknowledged**', 'dev'],
       ['changed the incident status to **Resolved**', 'dev'],
       ['closed', 'dev'],
