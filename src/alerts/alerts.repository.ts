@@ -105,6 +105,8 @@ export interface AlertFilter {
   /** A status, or `open` for triggered and acknowledged. */
   status?: AlertStatus | 'open';
   search?: string;
+  /** The alerts of one incident (by its iid). */
+  incidentIid?: number;
 }
 /** A project's alert settings. */
 export interface AlertSettings {
@@ -575,6 +577,7 @@ export class AlertsRepository {
     let base = this.db.selectFrom('alerts').where('project_id', '=', projectId);
     if (f.status === 'open') base = base.where('status', 'in', ['triggered', 'acknowledged']);
     else if (f.status) base = base.where('status', '=', f.status);
+    if (f.incidentIid !== undefined) base = base.where('incident_iid', '=', f.incidentIid);
     // The page and the count may read the matches differently (see `matching`); the filter is the same.
     let pageBase = base;
     if (f.search) {

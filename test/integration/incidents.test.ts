@@ -515,6 +515,20 @@ describe.each(await databases())('incidents (%s)', (database) => {
       const alertUrl = `/api/v4/projects/${pid}/alert_management/alerts/${sent.body[0].iid}`;
       const alert = (await api.get(alertUrl, tok('dev'))).body;
       expect(alert.incident).not.toBeNull();
+      // The incident's alerts, from the alert list.
+      const ofIncident = await api.get(
+        `/api/v4/projects/${pid}/alert_management/alerts?incident_iid=${alert.incident}`,
+        tok('dev'),
+      );
+      expect(ofIncident.body.map((a: { iid: number }) => a.iid)).toEqual([alert.iid]);
+      expect(
+        (
+          await api.get(
+            `/api/v4/projects/${pid}/alert_management/alerts?incident_iid=${alert.incident + 100}`,
+            tok('dev'),
+          )
+        ).body,
+      ).toEqual([]);
       return { pid, alertUrl, iid: alert.incident as number, send };
     }
 
@@ -570,6 +584,10 @@ describe.each(await databases())('incidents (%s)', (database) => {
       const { pid, alertUrl, iid } = await alertIncident('deleted', true);
       expect((await api.delete(`/api/v4/projects/${pid}/issues/${iid}`, tok('owner'))).status).toBe(204);
       expect((await api.get(alertUrl, tok('dev'))).body.incident).toBeNull();
+      expect(
+        (await api.get(`/api/v4/projects/${pid}/alert_management/alerts?incident_iid=${iid}`, tok('dev')))
+          .body,
+      ).toEqual([]);
     });
   });
 });
