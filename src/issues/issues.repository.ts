@@ -184,6 +184,25 @@ export class IssuesRepository {
     await trx.deleteFrom('issues').where('id', '=', id).execute();
   }
 
+  /** The projects that have issues authored by, or assigned to, a user (or any issues: neither given). */
+  async projectIdsWithIssues(by: { authorId?: number; assigneeId?: number }): Promise<number[]> {
+    let q = this.db.selectFrom('issues').select('project_id').distinct();
+    if (by.authorId !== undefined) q = q.where('author_id', '=', by.authorId);
+    if (by.assigneeId !== undefined) {
+      const userId = by.assigneeId;
+      q = q.where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('issue_assignees as ia')
+            .select('ia.user_id')
+            .whereRef('ia.issue_id', '=', 'issues.id')
+            .where('ia.user_id', '=', userId),
+        ),
+      );
+    }
+    return (await q.execute()).map((r) => r.project_id);
+  }
+
   /** Issues of some projects (one, or those a user may read) that match the filter, a page of them. */
   async list(
     scope: { projectIds: readonly number[] },

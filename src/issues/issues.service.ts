@@ -216,14 +216,67 @@ export class IssuesService {
     page: PageRequest,
   ): Promise<Paged<IssueView> & { projectId: number }> {
     const { project } = await this.d.access.project(actor, projectIdOrPath);
-    const { assigneeUsername, ...f } = filter;
-    if (assigneeUsername !== undefined && f.assigneeId === undefined) {
-      const named = await this.d.users.findByUsername(assigneeUsername.trim());
-      if (!named) return { items: [], total: 0, projectId: project.id };
-      f.assigneeId = named.id;
-    }
+    const f = await this.withAssignee(filter);
+    if (!f) return { items: [], total: 0, projectId: project.id };
     const { items, total } = await this.repo.list({ projectIds: [project.id] }, f, page);
     return { items: await this.views(project, items), total, projectId: project.id };
+  }
+
+  /** The filter with `assignee_username` as an assignee id; null when nobody has that username (nothing matches). */
+  private async withAssignee(
+    filter: IssueFilter & { assigneeUsername?: string },
+  ): Promise<IssueFilter | null> {
+    const { assigneeUsername, ...f } = filter;
+    if (assigneeUsername === undefined || f.assigneeId !== undefined) return f;
+    const named = await this.d.users.findByUsername(assigneeUsername.trim());
+    return named ? { ...f, assigneeId: named.id } : null;
+  }
+
+  /**
+   * `GET /issues`: the caller's issues in every project they may read, by GitLab's `scope`: `created_by_me` (the
+   * default), `assigned_to_me`, or `all`. The projects are those holding matching issues, each checked by the
+   * access policy (so `all` costs a check per project with issues).
+   */
+  async listForUser(
+    actor: User | null,
+    scope: 'created_by_me' | 'assigned_to_me' | 'all',
+    filter: IssueFilter & { assigneeUsername?: string },
+    page: PageRequest,
+  ): Promise<Paged<IssueView>> {
+    // As GitLab: anonymous callers may list `all` (the public projects' issues), nothing else.
+    if (scope === 'all' && actor === null) return this.listVisible(null, filter, page, {});
+    const user = this.d.access.signedIn(actor);
+    return this.listVisible(user, filter, page, {
+      authorId: scope === 'created_by_me' ? user.id : undefined,
+      assigneeId: scope === 'assigned_to_me' ? user.id : undefined,
+    });
+  }
+
+  private async listVisible(
+    user: User | null,
+    filter: IssueFilter & { assigneeUsername?: string },
+    page: PageRequest,
+    by: { authorId?: number; assigneeId?: number },
+  ): Promise<Paged<IssueView>> {
+    const given = await this.withAssignee(filter);
+    if (!given) return { items: [], total: 0 };
+    const f: IssueFilter = {
+      ...given,
+      ...(by.authorId !== undefined && { authorId: by.authorId }),
+      ...(by.assigneeId !== undefined && { assigneeId: by.assigneeId }),
+    };
+    const candidates = await this.repo.projectIdsWithIssues(by);
+    const projects = new Map<number, Project>();
+    for (const id of candidates) {
+      const seen = await this.d.access.project(user, String(id)).then(
+        (a) => a.project,
+        () => null,
+      );
+      if (seen) projects.set(id, seen);
+    }
+    const { items, total } = await this.repo.list({ projectIds: [...projects.keys()] }, f, page);
+    const views = await Promise.all(items.map((i) => this.view(projects.get(i.projectId)!, i)));
+    return { items: views, total };
   }
 
   async get(actor: User | null, projectIdOrPath: string, iid: number): Promise<IssueView> {

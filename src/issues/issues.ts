@@ -63,7 +63,7 @@ export interface IssueFilter {
   readonly state?: 'opened' | 'closed';
   /** Every label named (GitLab's `labels`: AND), or `None` / `Any`. */
   readonly labels?: readonly string[] | 'none' | 'any';
-  assigneeId?: number | 'none' | 'any';
+  readonly assigneeId?: number | 'none' | 'any';
   readonly authorId?: number;
   /** Text in the title or description. */
   readonly search?: string;

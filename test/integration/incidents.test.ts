@@ -429,6 +429,43 @@ describe.each(await databases())('incidents (%s)', (database) => {
     expect((await api.get(`${url}?state=open`, tok('reporter'))).status).toBe(400);
   });
 
+  it("lists the caller's issues across the projects they may read (GET /issues, GitLab's scopes)", async () => {
+    const lister = await createUser(s, 'lister');
+    const other = await createUser(s, 'other');
+    const mine = (await api.post('/api/v4/projects', { token: lister.token, body: { name: 'mine' } })).body
+      .id;
+    const theirs = (await api.post('/api/v4/projects', { token: other.token, body: { name: 'theirs' } })).body
+      .id;
+    const member = `/api/v4/projects/${theirs}/members`;
+    await api.post(member, { token: other.token, body: { user_id: lister.id, access_level: 20 } });
+    const make = async (token: string, pid: number, body: Record<string, unknown>) =>
+      (await api.post<IssueBody>(`/api/v4/projects/${pid}/issues`, { token, body })).body.id;
+    const a = await make(lister.token, mine, {
+      title: 'A',
+      issue_type: 'incident',
+      assignee_ids: [lister.id],
+    });
+    const b = await make(lister.token, mine, { title: 'B' });
+    const c = await make(other.token, theirs, { title: 'C', assignee_ids: [lister.id] });
+    const d = await make(other.token, theirs, { title: 'D', issue_type: 'incident' });
+    const ids = async (q: string, token?: string) => {
+      const r = await api.get<IssueBody[]>(`/api/v4/issues${q}`, { token });
+      return r.status === 200 ? r.body.map((i) => i.id) : r.status;
+    };
+    expect(await ids('', lister.token)).toEqual([b, a]);
+    expect(await ids('?scope=assigned_to_me', lister.token)).toEqual([c, a]);
+    expect(await ids('?scope=assigned-to-me&issue_type=incident', lister.token)).toEqual([a]);
+    expect(await ids('?scope=all', lister.token)).toEqual([d, c, b, a]);
+    expect(await ids('?scope=all&assignee_username=lister', lister.token)).toEqual([c, a]);
+    // Someone who leaves a project no longer sees its issues, even those assigned to them.
+    expect((await api.delete(`${member}/${lister.id}`, { token: other.token })).status).toBe(204);
+    expect(await ids('?scope=assigned_to_me', lister.token)).toEqual([a]);
+    expect(await ids('?scope=all', lister.token)).toEqual([b, a]);
+    // Anonymous: `all` only, and only what is public.
+    expect(await ids('')).toBe(401);
+    expect(await ids('?scope=all')).toEqual([]);
+  });
+
   it('refuses bad input with GitLab-shaped 400s and changes nothing', async () => {
     const incident = await open('dev', { title: 'Steady', issue_type: 'incident', severity: 'medium' });
     const url = `${base()}/issues/${incident.iid}`;

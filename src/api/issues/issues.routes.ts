@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { AppContext } from '../../app-context.js';
 import { MAX_NOTE_LENGTH } from '../../notes/notes.js';
 import { Literals } from '../common/common.entities.js';
@@ -23,6 +23,44 @@ const EscalationStatus = Type.Optional(Literals(['triggered', 'acknowledged', 'r
 const IssueType = Type.Optional(Literals(['issue', 'incident'] as const));
 const NoteBody = Type.String({ description: `the note's text, at most ${MAX_NOTE_LENGTH} characters` });
 
+/** GitLab's issue list filters (`GET /projects/:id/issues`, `GET /issues`). */
+const ListQuery = Type.Object({
+  ...PageQuery.properties,
+  issue_type: IssueType,
+  state: Type.Optional(Literals(['opened', 'closed', 'all'] as const)),
+  labels: Type.Optional(Type.String({ description: 'comma-separated; every one must match; None, Any' })),
+  assignee_id: Type.Optional(
+    Type.Union([
+      Type.Integer(),
+      Type.Literal('None'),
+      Type.Literal('Any'),
+      Type.Literal('none'),
+      Type.Literal('any'),
+    ]),
+  ),
+  assignee_username: Type.Optional(Type.String()),
+  author_id: Type.Optional(Type.Integer()),
+  search: Type.Optional(Type.String({ maxLength: 255 })),
+  order_by: Type.Optional(Literals(['created_at', 'updated_at'] as const)),
+  sort: Type.Optional(Literals(['asc', 'desc'] as const)),
+});
+
+function filterOf(q: Static<typeof ListQuery>) {
+  const labels = q.labels?.trim().toLowerCase();
+  return {
+    issueType: q.issue_type,
+    state: q.state === 'all' ? undefined : q.state,
+    labels: labels === 'none' || labels === 'any' ? labels : labelList(q.labels),
+    assigneeId:
+      typeof q.assignee_id === 'string' ? (q.assignee_id.toLowerCase() as 'none' | 'any') : q.assignee_id,
+    assigneeUsername: q.assignee_username,
+    authorId: q.author_id,
+    search: q.search?.trim() || undefined,
+    orderBy: q.order_by ?? 'created_at',
+    sort: q.sort ?? 'desc',
+  } as const;
+}
+
 /** The assignees of a request: `assignee_ids`, or GitLab's deprecated single `assignee_id` (0 unassigns). */
 const assigneesOf = (b: { assignee_ids?: number[]; assignee_id?: number }) =>
   b.assignee_ids ?? (b.assignee_id === undefined ? undefined : [b.assignee_id]);
@@ -46,53 +84,41 @@ export function issueRoutes(app: ApiApp, ctx: Pick<AppContext, 'config' | 'issue
         tags,
         summary: 'List issues and incidents',
         params: Params,
+        querystring: ListQuery,
+        response: { 200: Type.Array(E.IssueEntity) },
+      },
+    },
+    async (req, reply) => {
+      const page = pageRequest(req.query);
+      const result = await issues.list(req.actor.user, req.params.id, filterOf(req.query), page);
+      setPageHeaders(reply, req, url, page, result.total);
+      return result.items.map((i) => P.issue(i, viewOf(req, url)));
+    },
+  );
+
+  app.get(
+    '/issues',
+    {
+      schema: {
+        tags,
+        summary:
+          "The caller's issues in every project they may read (scope: created_by_me, assigned_to_me, all)",
         querystring: Type.Object({
-          ...PageQuery.properties,
-          issue_type: IssueType,
-          state: Type.Optional(Literals(['opened', 'closed', 'all'] as const)),
-          labels: Type.Optional(
-            Type.String({ description: 'comma-separated; every one must match; None, Any' }),
+          ...ListQuery.properties,
+          scope: Type.Optional(
+            Literals(['created_by_me', 'assigned_to_me', 'created-by-me', 'assigned-to-me', 'all'] as const),
           ),
-          assignee_id: Type.Optional(
-            Type.Union([
-              Type.Integer(),
-              Type.Literal('None'),
-              Type.Literal('Any'),
-              Type.Literal('none'),
-              Type.Literal('any'),
-            ]),
-          ),
-          assignee_username: Type.Optional(Type.String()),
-          author_id: Type.Optional(Type.Integer()),
-          search: Type.Optional(Type.String({ maxLength: 255 })),
-          order_by: Type.Optional(Literals(['created_at', 'updated_at'] as const)),
-          sort: Type.Optional(Literals(['asc', 'desc'] as const)),
         }),
         response: { 200: Type.Array(E.IssueEntity) },
       },
     },
     async (req, reply) => {
-      const q = req.query;
-      const page = pageRequest(q);
-      const labels = q.labels?.trim().toLowerCase();
-      const assignee =
-        typeof q.assignee_id === 'string' ? (q.assignee_id.toLowerCase() as 'none' | 'any') : q.assignee_id;
-      const result = await issues.list(
-        req.actor.user,
-        req.params.id,
-        {
-          issueType: q.issue_type,
-          state: q.state === 'all' ? undefined : q.state,
-          labels: labels === 'none' || labels === 'any' ? labels : labelList(q.labels),
-          assigneeId: assignee,
-          assigneeUsername: q.assignee_username,
-          authorId: q.author_id,
-          search: q.search?.trim() || undefined,
-          orderBy: q.order_by ?? 'created_at',
-          sort: q.sort ?? 'desc',
-        },
-        page,
-      );
+      const page = pageRequest(req.query);
+      const scope = (req.query.scope ?? 'created_by_me').replaceAll('-', '_') as
+        | 'created_by_me'
+        | 'assigned_to_me'
+        | 'all';
+      const result = await issues.listForUser(req.actor.user, scope, filterOf(req.query), page);
       setPageHeaders(reply, req, url, page, result.total);
       return result.items.map((i) => P.issue(i, viewOf(req, url)));
     },
