@@ -98,7 +98,16 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   const { snippets } = wireSnippets({ ...base, ...repositories });
   const { audit } = wireAudit({ ...base, jobs, gates, outbound, cipher });
   const { geo } = wireGeo(base);
-  const { issues } = wireIssues({ kysely, projects });
+  const { issues } = wireIssues({
+    ...{ kysely, access, users, outbox, clock },
+    // Called per request only, once alerts exist.
+    alerts: {
+      closeResolvesAlerts: (trx, projectId) => alerts.closeResolvesAlerts(trx, projectId),
+      resolveFor: (trx, writer, incident, closer, now) =>
+        alerts.resolveFor(trx, writer, incident, closer, now),
+      unlink: (trx, projectId, iid) => alerts.unlinkIncident(trx, projectId, iid),
+    },
+  });
   const mrs = wireMergeRequests({ ...base, projects, git, users, namespaces, members });
   const { gitAccess } = wireGitAccess({
     ...{ users, groups, projects, snippets, settings, git, audit, pushes },

@@ -105,7 +105,18 @@ export interface AlertFilter {
   /** A status, or `open` for triggered and acknowledged. */
   status?: AlertStatus | 'open';
   search?: string;
+  /** The alerts of one incident (by its iid). */
+  incidentIid?: number;
 }
+/** A project's alert settings. */
+export interface AlertSettings {
+  readonly createIncident: boolean;
+  readonly autoCloseIncident: boolean;
+  readonly sendEmail: boolean;
+  /** svc's: closing an incident by hand resolves its alerts (GitLab always does). */
+  readonly autoResolveAlerts: boolean;
+}
+
 export type AlertOrder =
   | 'started_at'
   | 'ended_at'
@@ -455,6 +466,28 @@ export class AlertsRepository {
       .execute();
   }
 
+  /** The alerts linked to an incident that are not resolved yet. */
+  async openAlertsOfIncident(trx: Queryable, projectId: number, incidentIid: number): Promise<Alert[]> {
+    const rows = await trx
+      .selectFrom('alerts')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('incident_iid', '=', incidentIid)
+      .where('status', '!=', 'resolved')
+      .orderBy('iid')
+      .execute();
+    return rows.map(toAlert);
+  }
+
+  async unlinkIncident(trx: Queryable, projectId: number, incidentIid: number): Promise<void> {
+    await trx
+      .updateTable('alerts')
+      .set({ incident_iid: null })
+      .where('project_id', '=', projectId)
+      .where('incident_iid', '=', incidentIid)
+      .execute();
+  }
+
   async linkIncident(trx: Queryable, id: number, incidentIid: number): Promise<void> {
     await trx.updateTable('alerts').set({ incident_iid: incidentIid }).where('id', '=', id).execute();
   }
@@ -544,6 +577,7 @@ export class AlertsRepository {
     let base = this.db.selectFrom('alerts').where('project_id', '=', projectId);
     if (f.status === 'open') base = base.where('status', 'in', ['triggered', 'acknowledged']);
     else if (f.status) base = base.where('status', '=', f.status);
+    if (f.incidentIid !== undefined) base = base.where('incident_iid', '=', f.incidentIid);
     // The page and the count may read the matches differently (see `matching`); the filter is the same.
     let pageBase = base;
     if (f.search) {
@@ -661,29 +695,26 @@ export class AlertsRepository {
 
   // Settings
 
-  async settings(
-    projectId: number,
-    trx: Queryable = this.db,
-  ): Promise<{ createIncident: boolean; autoCloseIncident: boolean; sendEmail: boolean }> {
+  async settings(projectId: number, trx: Queryable = this.db): Promise<AlertSettings> {
     const r = await this.q.settings.first(trx, { projectId });
-    // Defaults (GitLab): no incident per alert; close the incident on recovery; no e-mail.
+    // Defaults (GitLab): no incident per alert; close the incident on recovery; no e-mail; closing an incident
+    // resolves its alerts.
     return r
       ? {
           createIncident: readBool(r.create_incident),
           autoCloseIncident: readBool(r.auto_close_incident),
           sendEmail: readBool(r.send_email),
+          autoResolveAlerts: readBool(r.auto_resolve_alerts),
         }
-      : { createIncident: false, autoCloseIncident: true, sendEmail: false };
+      : { createIncident: false, autoCloseIncident: true, sendEmail: false, autoResolveAlerts: true };
   }
 
-  async putSettings(
-    projectId: number,
-    s: { createIncident: boolean; autoCloseIncident: boolean; sendEmail: boolean },
-  ): Promise<void> {
+  async putSettings(projectId: number, s: AlertSettings): Promise<void> {
     const values = {
       create_incident: writeBool(s.createIncident),
       auto_close_incident: writeBool(s.autoCloseIncident),
       send_email: writeBool(s.sendEmail),
+      auto_resolve_alerts: writeBool(s.autoResolveAlerts),
     };
     await this.db
       .insertInto('project_alert_settings')

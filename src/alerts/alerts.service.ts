@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import { type AppError, badRequest, conflict, notFound, paramError } from '../errors.js';
-import type { Outbox } from '../ingest/outbox.js';
+import type { Outbox, OutboxWriter } from '../ingest/outbox.js';
 import type { IssuesService } from '../issues/issues.service.js';
 import { AccessLevel } from '../members/members.js';
 import type { Paged, PageRequest } from '../pagination.js';
@@ -8,6 +8,7 @@ import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import { type Bucket, bucketWindow, type StatsPeriod } from '../time-buckets.js';
+import type { UnitOfWork } from '../unit-of-work.js';
 import type { User } from '../users/users.js';
 import type { UsersService } from '../users/users.service.js';
 import { type Alert, type AlertNote, type AlertStatus, storedIncidentExtras } from './alerts.js';
@@ -53,6 +54,47 @@ export class AlertsService {
   /** An alert by project and iid, for work the system does on its own (notifications, escalation): no caller. */
   alertForSystem(projectId: number, iid: number): Promise<Alert | null> {
     return this.repo.alert(projectId, iid);
+  }
+
+  /** Whether closing an incident resolves its alerts in the project (the alert setting `auto_resolve_alerts`). */
+  async closeResolvesAlerts(trx: UnitOfWork, projectId: number): Promise<boolean> {
+    return (await this.repo.settings(projectId, trx)).autoResolveAlerts;
+  }
+
+  /**
+   * Resolves an incident's open alerts in the caller's transaction, because `closer` closed the incident: as
+   * GitLab's `Issues::CloseService#resolve_alert`, the status note is the alert bot's and names who closed it. Each
+   * resolution ends the alert's escalation (the `alert.changed` event).
+   */
+  async resolveFor(
+    trx: UnitOfWork,
+    outbox: OutboxWriter,
+    incident: { projectId: number; iid: number },
+    closer: User,
+    now: string,
+  ): Promise<void> {
+    for (const alert of await this.repo.openAlertsOfIncident(trx, incident.projectId, incident.iid)) {
+      await this.repo.setStatus(trx, alert.id, 'resolved', now, now);
+      await this.repo.addNote(
+        trx,
+        alert.id,
+        `changed the status to **Resolved** because @${closer.username} closed incident #${incident.iid}`,
+        null,
+        now,
+      );
+      await outbox.add('alert.changed', {
+        projectId: incident.projectId,
+        alertId: alert.id,
+        iid: alert.iid,
+        event: 'resolved',
+        at: now,
+      });
+    }
+  }
+
+  /** Forgets a deleted incident on its alerts (an alert may then open a new one). */
+  unlinkIncident(trx: UnitOfWork, projectId: number, iid: number): Promise<void> {
+    return this.repo.unlinkIncident(trx, projectId, iid);
   }
 
   /** Whether a project's alert settings send e-mail on new alerts. */
@@ -243,7 +285,8 @@ export class AlertsService {
           projectId: project.id,
           title: alert.title,
           description: incidentDescription(alert, storedIncidentExtras(alert.payload)),
-          authorId: actor?.id ?? null,
+          author: actor,
+          severity: alert.severity,
         },
         now,
       );
@@ -279,7 +322,12 @@ export class AlertsService {
   async updateSettings(
     actor: User | null,
     idOrPath: string,
-    patch: { createIncident?: boolean; autoCloseIncident?: boolean; sendEmail?: boolean },
+    patch: {
+      createIncident?: boolean;
+      autoCloseIncident?: boolean;
+      sendEmail?: boolean;
+      autoResolveAlerts?: boolean;
+    },
   ) {
     const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
     const current = await this.repo.settings(project.id);
@@ -287,6 +335,7 @@ export class AlertsService {
       createIncident: patch.createIncident ?? current.createIncident,
       autoCloseIncident: patch.autoCloseIncident ?? current.autoCloseIncident,
       sendEmail: patch.sendEmail ?? current.sendEmail,
+      autoResolveAlerts: patch.autoResolveAlerts ?? current.autoResolveAlerts,
     };
     await this.repo.putSettings(project.id, next);
     if (next.sendEmail !== current.sendEmail) await this.notifier.settingsChanged();

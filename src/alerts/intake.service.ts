@@ -290,7 +290,8 @@ export class IntakeService {
           projectId: project.id,
           title: alert.title,
           description: incidentDescription(alert, p),
-          authorId: null,
+          author: null,
+          severity: alert.severity,
         },
         now,
       );

@@ -8,7 +8,7 @@ import type { AuditEvent } from '../audit/audit.js';
 import type { ClientKey, ErrorEvent, StackTrace, TrackedError } from '../error-tracking/error-tracking.js';
 import type { PolicyView, RuleView } from '../escalation/escalation.service.js';
 import type { GeoSite } from '../geo/geo.js';
-import type { Issue } from '../issues/issues.js';
+import type { IssueView, TimelineEventView } from '../issues/issues.js';
 import type { FileDiff } from '../merge-requests/diff.js';
 import type { ApprovalState } from '../merge-requests/merge-request-approvals.service.js';
 import type { MergeRequestVersion } from '../merge-requests/merge-requests.js';
@@ -257,7 +257,7 @@ const email: NotificationEmail = {
   createdAt: at,
   sentAt: at,
 };
-const issue: Issue = {
+const issue: IssueView = {
   id: 70,
   projectId: project.id,
   iid: 1,
@@ -269,6 +269,33 @@ const issue: Issue = {
   createdAt: at,
   updatedAt: at,
   closedAt: null,
+  closedById: null,
+  severity: 'high',
+  escalationStatus: 'triggered',
+  assigneeIds: [alice.id],
+  labels: ['database', 'sev 2'],
+  projectPath: 'acme/shop',
+  author: null,
+  assignees: [alice],
+  closedBy: null,
+  userNotesCount: 2,
+};
+const timelineEvent: TimelineEventView = {
+  id: 71,
+  projectId: project.id,
+  issueId: issue.id,
+  incidentIid: issue.iid,
+  authorId: alice.id,
+  updatedById: null,
+  promotedFromNoteId: 5,
+  note: 'Database failover started',
+  action: 'comment',
+  occurredAt: at,
+  createdAt: at,
+  updatedAt: at,
+  tags: [{ id: 1, projectId: project.id, name: 'Start time' }],
+  author: alice,
+  updatedBy: null,
 };
 const trackedError: TrackedError = {
   id: 80,
@@ -679,9 +706,56 @@ function cases(api: ApiVersion): Record<string, { schema: TSchema; outputs: unkn
     },
     alertSettings: {
       schema: E.AlertSettingsEntity,
-      outputs: [P.alertSettings({ createIncident: true, autoCloseIncident: false, sendEmail: true })],
+      outputs: [
+        P.alertSettings({
+          createIncident: true,
+          autoCloseIncident: false,
+          sendEmail: true,
+          autoResolveAlerts: true,
+        }),
+      ],
     },
-    issue: { schema: E.IssueEntity, outputs: [P.issue(issue, anonymous)] },
+    issue: {
+      schema: E.IssueEntity,
+      outputs: [
+        P.issue(issue, anonymous),
+        P.issue(
+          {
+            ...issue,
+            issueType: 'issue',
+            severity: 'unknown',
+            escalationStatus: null,
+            state: 'closed',
+            closedAt: at,
+            closedById: alice.id,
+            closedBy: alice,
+            author: alice,
+          },
+          anonymous,
+        ),
+      ],
+    },
+    timelineEvent: {
+      schema: E.TimelineEventEntity,
+      outputs: [
+        P.timelineEvent(timelineEvent, anonymous),
+        P.timelineEvent(
+          {
+            ...timelineEvent,
+            action: 'status',
+            promotedFromNoteId: null,
+            tags: [],
+            author: null,
+            authorId: null,
+          },
+          anonymous,
+        ),
+      ],
+    },
+    timelineEventTag: {
+      schema: E.TimelineEventTagEntity,
+      outputs: [P.timelineEventTag({ id: 1, projectId: project.id, name: 'Impact detected' })],
+    },
     projectHook: {
       schema: E.ProjectHookEntity,
       outputs: [

@@ -221,6 +221,7 @@ export interface ProjectAlertSettingsTable {
   create_incident: Bool;
   auto_close_incident: Bool;
   send_email: ColumnType<number | boolean, number | undefined, number>;
+  auto_resolve_alerts: ColumnType<number | boolean, number | undefined, number>;
 }
 
 export interface IssuesTable {
@@ -235,6 +236,47 @@ export interface IssuesTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   closed_at: NullableTimestamp;
+  severity: ColumnType<string, string | undefined, string>;
+  escalation_status: string | null;
+  closed_by_id: number | null;
+}
+
+export interface IssueAssigneesTable {
+  issue_id: number;
+  user_id: number;
+}
+
+export interface IssueLabelsTable {
+  issue_id: number;
+  name: string;
+}
+
+/** The incident timeline (GitLab's `incident_management_timeline_events`). */
+export interface IncidentTimelineEventsTable {
+  id: Generated<number>;
+  project_id: number;
+  issue_id: number;
+  author_id: number | null;
+  updated_by_id: number | null;
+  promoted_from_note_id: number | null;
+  note: string;
+  action: string;
+  occurred_at: Timestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface IncidentTimelineEventTagsTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  lower_name: string;
+  created_at: Timestamp;
+}
+
+export interface IncidentTimelineEventTagLinksTable {
+  timeline_event_id: number;
+  tag_id: number;
 }
 
 export interface ErrorTrackingSettingsTable {
@@ -653,6 +695,11 @@ export interface Database {
   alert_status_counts: AlertStatusCountsTable;
   project_alert_settings: ProjectAlertSettingsTable;
   issues: IssuesTable;
+  issue_assignees: IssueAssigneesTable;
+  issue_labels: IssueLabelsTable;
+  incident_timeline_events: IncidentTimelineEventsTable;
+  incident_timeline_event_tags: IncidentTimelineEventTagsTable;
+  incident_timeline_event_tag_links: IncidentTimelineEventTagLinksTable;
   error_tracking_settings: ErrorTrackingSettingsTable;
   error_tracking_client_keys: ErrorTrackingClientKeysTable;
   error_tracking_errors: ErrorTrackingErrorsTable;

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import { readBool, readTimestamp, writeBool } from '../db/dialect.js';
+import { readBool, readCount, readTimestamp, writeBool } from '../db/dialect.js';
 import { fetchPage } from '../db/pagination.js';
 import type { Database, NotesTable, Queryable } from '../db/schema.js';
 import type { Paged, PageRequest } from '../pagination.js';
@@ -92,6 +92,20 @@ export class NotesRepository {
 
   async delete(id: number): Promise<void> {
     await this.db.deleteFrom('notes').where('id', '=', id).where('system', '=', writeBool(false)).execute();
+  }
+
+  /** How many comments (not system notes) each of some noteables of one type has; absent ones have none. */
+  async countComments(type: NoteableType, ids: readonly number[]): Promise<Map<number, number>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('notes')
+      .select((eb) => ['noteable_id', eb.fn.countAll().as('n')])
+      .where('noteable_type', '=', type)
+      .where('noteable_id', 'in', ids)
+      .where('system', '=', writeBool(false))
+      .groupBy('noteable_id')
+      .execute();
+    return new Map(rows.map((r) => [r.noteable_id, readCount(r.n as string | number)]));
   }
 
   /** Deletes every note of a noteable (which is being deleted). */

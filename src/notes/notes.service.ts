@@ -5,7 +5,7 @@ import type { Paged, PageRequest } from '../pagination.js';
 import type { UnitOfWork } from '../unit-of-work.js';
 import type { User } from '../users/users.js';
 import type { UsersService } from '../users/users.service.js';
-import { MAX_NOTE_LENGTH, type Note, type Noteable, type NoteOrder } from './notes.js';
+import { MAX_NOTE_LENGTH, type Note, type Noteable, type NoteableType, type NoteOrder } from './notes.js';
 import type { NotesRepository } from './notes.repository.js';
 
 /** A transaction of the caller's: a system note commits with the change it records. */
@@ -129,6 +129,11 @@ export class NotesService {
       },
       this.clock.now().toISOString(),
     );
+  }
+
+  /** GitLab's `user_notes_count` of some noteables of one type: their comments, system notes aside. */
+  countComments(type: NoteableType, ids: readonly number[]): Promise<Map<number, number>> {
+    return this.repo.countComments(type, ids);
   }
 
   /** Deletes a noteable's notes with it (no foreign key can: the table holds notes of several kinds). */

@@ -1,4 +1,4 @@
-/** What a note is attached to: GitLab's `noteable_type` ('Issue' will follow, for incidents). */
+/** What a note is attached to: GitLab's `noteable_type`. */
 export type NoteableType = 'MergeRequest' | 'Issue';
 
 /** A noteable as notes need it: its table's id, its iid in the project (`noteable_iid`) and its project. */

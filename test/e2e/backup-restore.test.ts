@@ -145,6 +145,33 @@ describe(`backup on SQLite, restore into a fresh instance on ${target} with anot
     });
     expect(rotation.status).toBe(201);
     const scheduleBefore = (await a.api.get(`${schedules}/${schedule.body.iid}`, { token: TOKEN })).body;
+    // An incident worked in: assignee, labels, a comment, a tagged timeline event.
+    const issues = `/api/v4/projects/${project.body.id}/issues`;
+    const incident = await a.api.post(issues, {
+      token: TOKEN,
+      body: {
+        title: 'Outage',
+        issue_type: 'incident',
+        severity: 'HIGH',
+        assignee_ids: [1],
+        labels: 'db,sev 1',
+      },
+    });
+    expect(incident.status).toBe(201);
+    await a.api.post(`${issues}/${incident.body.iid}/notes`, { token: TOKEN, body: { body: 'on it' } });
+    const tagged = await a.api.post(`${issues}/${incident.body.iid}/timeline_events`, {
+      token: TOKEN,
+      body: {
+        note: 'Failover',
+        occurred_at: '2026-03-27T09:00:00Z',
+        timeline_event_tag_names: ['Start time'],
+      },
+    });
+    expect(tagged.status).toBe(201);
+    const incidentBefore = (await a.api.get(`${issues}/${incident.body.iid}`, { token: TOKEN })).body;
+    const timelineBefore = (
+      await a.api.get(`${issues}/${incident.body.iid}/timeline_events`, { token: TOKEN })
+    ).body;
     // Secrets encrypted with the instance key: a hook's secret token and an external Sentry's token.
     expect(
       (
@@ -254,6 +281,12 @@ describe(`backup on SQLite, restore into a fresh instance on ${target} with anot
       // On-call schedules with their rotations and participants; the next schedule takes the next iid.
       // (Users' web_url names the new instance's address.)
       const scheduleAfter = (await b.api.get(`${schedules}/${schedule.body.iid}`, { token: TOKEN })).body;
+      const incidentAfter = (await b.api.get(`${issues}/${incident.body.iid}`, { token: TOKEN })).body;
+      expect(JSON.stringify(incidentAfter)).toBe(JSON.stringify(incidentBefore).replaceAll(a.url, b.url));
+      const timelineAfter = (
+        await b.api.get(`${issues}/${incident.body.iid}/timeline_events`, { token: TOKEN })
+      ).body;
+      expect(JSON.stringify(timelineAfter)).toBe(JSON.stringify(timelineBefore).replaceAll(a.url, b.url));
       expect(JSON.stringify(scheduleAfter)).toBe(JSON.stringify(scheduleBefore).replaceAll(a.url, b.url));
       const onCall = await b.api.get(`${schedules}/${schedule.body.iid}/on_call?at=2026-03-29T07:30:00Z`, {
         token: TOKEN,

@@ -79,7 +79,12 @@ describe.each(await databases())('alert e-mail and project webhooks (%s)', (data
     const { api, projectId, tokens, emails, send } = await setup(s, 'mail');
     const settings = `/api/v4/projects/${projectId}/alert_management/settings`;
     const before = await api.get(settings, { token: tokens.maintainer });
-    expect(before.body).toEqual({ create_incident: false, auto_close_incident: true, send_email: false });
+    expect(before.body).toEqual({
+      create_incident: false,
+      auto_close_incident: true,
+      send_email: false,
+      auto_resolve_alerts: true,
+    });
     expect((await api.put(settings, { token: tokens.developer, body: { send_email: true } })).status).toBe(
       403,
     );
@@ -101,7 +106,12 @@ describe.each(await databases())('alert e-mail and project webhooks (%s)', (data
     expect(mailsTo(emails.maintainer)).toHaveLength(0);
 
     const put = await api.put(settings, { token: tokens.maintainer, body: { send_email: true } });
-    expect(put.body).toEqual({ create_incident: false, auto_close_incident: true, send_email: true });
+    expect(put.body).toEqual({
+      create_incident: false,
+      auto_close_incident: true,
+      send_email: true,
+      auto_resolve_alerts: true,
+    });
     expect((await api.get(settings, { token: tokens.maintainer })).body.send_email).toBe(true);
 
     expect((await send({ title: 'Disk <full> on db-1', fingerprint: 'disk', severity: 'high' })).status).toBe(

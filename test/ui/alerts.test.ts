@@ -354,7 +354,12 @@ describe('alert management UI (Chromium)', () => {
       await settings.getByRole('button', { name: 'Save alert settings' }).click();
       await settings.getByText('Alert settings saved.').waitFor();
       const saved = await (await api('GET', `/projects/${projectId}/alert_management/settings`)).json();
-      expect(saved).toEqual({ create_incident: false, auto_close_incident: false, send_email: true });
+      expect(saved).toEqual({
+        create_incident: false,
+        auto_close_incident: false,
+        send_email: true,
+        auto_resolve_alerts: true,
+      });
 
       // Reset key asks first; cancelling keeps the key.
       await page.getByRole('tab', { name: 'View credentials' }).click();

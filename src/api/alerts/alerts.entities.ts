@@ -59,6 +59,11 @@ export const AlertSettingsEntity = Type.Object({
   auto_close_incident: Bool,
   /** GitLab's `send_email`: e-mail the Owners and Maintainers about each new alert (and a paged alert's recovery). */
   send_email: Bool,
+  /**
+   * svc's: closing an incident resolves its alerts (and ends their escalation). GitLab always does; on by default,
+   * off keeps the alerts as they are.
+   */
+  auto_resolve_alerts: Bool,
 });
 
 /** Alerts of a project per status, with `open` and `all` (`GET .../alerts/counts`). */

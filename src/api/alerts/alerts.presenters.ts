@@ -86,16 +86,21 @@ export function alertNote(n: AlertNote, author: User | null): Static<typeof Aler
   };
 }
 
-/** A project's alert settings: whether alerts open incidents, and whether resolving closes them. */
+/**
+ * A project's alert settings: whether alerts open incidents, whether resolving closes them, and whether closing an
+ * incident resolves its alerts.
+ */
 export function alertSettings(s: {
   readonly createIncident: boolean;
   readonly autoCloseIncident: boolean;
   readonly sendEmail: boolean;
+  readonly autoResolveAlerts: boolean;
 }): Static<typeof AlertSettingsEntity> {
   return {
     create_incident: s.createIncident,
     auto_close_incident: s.autoCloseIncident,
     send_email: s.sendEmail,
+    auto_resolve_alerts: s.autoResolveAlerts,
   };
 }
 

@@ -44,6 +44,8 @@ export function alertRoutes(
           search: Type.Optional(Type.String({ pattern: '^[^\\u0000]*$' })),
           order_by: Type.Optional(AlertOrderBy),
           sort: Type.Optional(SortInput),
+          /** svc's: the alerts of one incident (GitLab's incident page lists them from GraphQL). */
+          incident_iid: Type.Optional(Type.Integer()),
         }),
         response: { 200: Type.Array(E.AlertEntity) },
       },
@@ -54,7 +56,7 @@ export function alertRoutes(
       const result = await ctx.alerts.list(
         req.actor.user,
         req.params.id,
-        { status: req.query.status, search: req.query.search },
+        { status: req.query.status, search: req.query.search, incidentIid: req.query.incident_iid },
         order,
         req.query.sort ?? 'desc',
         page,
@@ -227,6 +229,7 @@ export function alertRoutes(
           createIncident: req.body?.create_incident,
           autoCloseIncident: req.body?.auto_close_incident,
           sendEmail: req.body?.send_email,
+          autoResolveAlerts: req.body?.auto_resolve_alerts,
         }),
       ),
   );
