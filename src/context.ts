@@ -166,7 +166,11 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     },
     {
       topic: 'projects',
-      changedBy: [(f) => projects.onChange(f), (f) => groups.onTreeDeleted(f)],
+      changedBy: [
+        (f) => projects.onChange(f),
+        (f) => groups.onTreeDeleted(f),
+        (f) => groups.onTreeMoved(f),
+      ],
       invalidates: [() => alertIntake.invalidate(), () => collector.invalidate()],
     },
     {
