@@ -166,11 +166,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     },
     {
       topic: 'projects',
-      changedBy: [
-        (f) => projects.onChange(f),
-        (f) => groups.onTreeDeleted(f),
-        (f) => groups.onTreeMoved(f),
-      ],
+      changedBy: [(f) => projects.onChange(f), (f) => groups.onTreeDeleted(f), (f) => groups.onTreeMoved(f)],
       invalidates: [() => alertIntake.invalidate(), () => collector.invalidate()],
     },
     {

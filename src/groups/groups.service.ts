@@ -247,8 +247,7 @@ export class GroupsService {
     const actor = this.access.signedIn(caller);
     const { group, level } = await this.find(actor, idOrPath);
     this.access.forbidBelow(level, AccessLevel.Owner);
-    const parent =
-      parentId === undefined ? null : (await this.access.group(actor, String(parentId))).group;
+    const parent = parentId === undefined ? null : (await this.access.group(actor, String(parentId))).group;
     if (!parent && group.parentId === null) throw transferFailed('Group is already a root group.');
     if (parent && parent.id === group.parentId)
       throw transferFailed('Group is already associated to the parent group.');
