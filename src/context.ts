@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { DEFAULT_MAX_ALERTS } from './alerts/alerts.js';
 import { wireAlerts } from './alerts/wiring.js';
 import { eventPresenter } from './api/event-payloads.js';
@@ -95,7 +96,10 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   const { audit } = wireAudit({ ...base, jobs, gates, outbound, cipher });
   const { geo } = wireGeo(base);
   const { issues } = wireIssues({ kysely, projects });
-  const mrs = wireMergeRequests({ ...base, projects, git, users, namespaces, members });
+  const mrs = wireMergeRequests({
+    ...{ ...base, projects, git, users, namespaces, members, pushes, jobs },
+    scratchDir: join(config.dataDir, 'tmp'),
+  });
   const { gitAccess } = wireGitAccess({
     ...{ users, groups, projects, snippets, settings, git, audit, pushes },
     mergeRequests: mrs.mergeRequests,

@@ -6,6 +6,8 @@ export {
   DiffEntity,
   MergeRequestVersionEntity,
   MergeRequestVersionFullEntity,
+  MergeRefEntity,
+  RebaseEntity,
 } from './merge-requests.entities.js';
 
 /** Spec (v4 to v5): "merged_by field … Removed (merge_user)"; "merge_status field … Removed (detailed_merge_status)". */
