@@ -16,10 +16,10 @@ import {
 } from '../errors.js';
 import { GitError } from '../git/git.js';
 import type { GitRepositoriesService } from '../git/git-repositories.service.js';
+import type { JobQueue } from '../jobs/queue.js';
 import { AccessLevel } from '../members/members.js';
 import type { Noteable } from '../notes/notes.js';
 import type { NotesService } from '../notes/notes.service.js';
-import type { JobQueue } from '../jobs/queue.js';
 import type { Paged, PageRequest } from '../pagination.js';
 import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
@@ -404,8 +404,7 @@ export class MergeRequestsService {
     const path = this.path(project);
     const base = (await this.repos.git.run(['merge-base', target, source], { cwd: path })).trim();
     const merger = actor!;
-    const message =
-      input.merge_commit_message ?? this.mergeMessage(mr);
+    const message = input.merge_commit_message ?? this.mergeMessage(mr);
     const env = {
       GIT_AUTHOR_NAME: merger.name,
       GIT_AUTHOR_EMAIL: merger.email,
@@ -580,10 +579,13 @@ export class MergeRequestsService {
     };
     return this.writing(project, async () => {
       const commit = (
-        await this.repos.git.run(['commit-tree', tree, '-p', target, '-p', source, '-m', this.mergeMessage(mr)], {
-          cwd,
-          env,
-        })
+        await this.repos.git.run(
+          ['commit-tree', tree, '-p', target, '-p', source, '-m', this.mergeMessage(mr)],
+          {
+            cwd,
+            env,
+          },
+        )
       ).trim();
       // Compare-and-swap on the value read: a concurrent request that wrote it first wins, and its ref is answered.
       const old = existing?.id ?? '0'.repeat(commit.length);
@@ -609,7 +611,11 @@ export class MergeRequestsService {
     const noteable = noteableOf(mr);
     const notes = [];
     for (let page = 1; ; page++) {
-      const batch = await this.notes.list(noteable, { orderBy: 'created_at', sort: 'asc' }, { page, perPage: 100 });
+      const batch = await this.notes.list(
+        noteable,
+        { orderBy: 'created_at', sort: 'asc' },
+        { page, perPage: 100 },
+      );
       notes.push(...batch.items);
       if (batch.items.length < 100) break;
     }
@@ -656,8 +662,8 @@ export class MergeRequestsService {
 
   /**
    * The rebase job: replays the source branch's own commits onto the target head in a temporary clone under the data
-   * directory (sharing the repository's objects; removed afterwards), then moves the branch with a push that only
-   * succeeds if nobody pushed to it meanwhile. Commits keep their authors; the user who asked is their committer.
+   * directory (sharing the repository's objects; removed afterwards), then moves the branch only if nobody pushed to
+   * it meanwhile. Commits keep their authors; the user who asked is their committer.
    * Conflicts (or any git failure) leave the branch as it was and set GitLab's `merge_error`; success clears it and,
    * like a push, records the merge request's new diff version.
    */
@@ -682,7 +688,10 @@ export class MergeRequestsService {
 
   /** Rebases the source branch (see runRebase); whether the branch moved. */
   private async replaySource(p: Project, mr: MergeRequest, user: User): Promise<boolean> {
-    const [target, source] = await Promise.all([this.head(p, mr.targetBranch), this.head(p, mr.sourceBranch)]);
+    const [target, source] = await Promise.all([
+      this.head(p, mr.targetBranch),
+      this.head(p, mr.sourceBranch),
+    ]);
     if (!target || !source) throw new GitError('a branch is missing');
     await mkdir(this.scratchDir, { recursive: true, mode: 0o700 });
     const dir = await mkdtemp(join(this.scratchDir, 'rebase-'));
@@ -695,12 +704,13 @@ export class MergeRequestsService {
       await git.run(['-c', 'core.hooksPath=/dev/null', 'rebase', '--quiet', target], { cwd: dir, env });
       const rebased = (await git.run(['rev-parse', 'HEAD'], { cwd: dir })).trim();
       if (rebased === source) return false;
-      const branch = `refs/heads/${mr.sourceBranch}`;
-      await this.writing(p, () =>
-        git.run(['push', '--quiet', `--force-with-lease=${branch}:${source}`, repo, `HEAD:${branch}`], {
-          cwd: dir,
-        }),
-      );
+      await this.writing(p, async () => {
+        // The new commits go to the repository under a keep-around ref (svc's own, hidden from clients, as the
+        // commits of every diff version are), then the branch moves by compare-and-swap: a push to it meanwhile
+        // makes the rebase fail rather than lose that push.
+        await git.run(['push', '--quiet', repo, `HEAD:refs/keep-around/${rebased}`], { cwd: dir });
+        await git.run(['update-ref', `refs/heads/${mr.sourceBranch}`, rebased, source], { cwd: repo });
+      });
       return true;
     } finally {
       await rm(dir, { recursive: true, force: true });

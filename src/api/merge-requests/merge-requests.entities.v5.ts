@@ -4,9 +4,9 @@ import * as v4 from './merge-requests.entities.js';
 export {
   CommitEntity,
   DiffEntity,
+  MergeRefEntity,
   MergeRequestVersionEntity,
   MergeRequestVersionFullEntity,
-  MergeRefEntity,
   RebaseEntity,
 } from './merge-requests.entities.js';
 

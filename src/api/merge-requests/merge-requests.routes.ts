@@ -136,7 +136,11 @@ export function mergeRequestRoutes(
       },
     },
     async (req) => ({
-      commit_id: await ctx.mergeRequests.mergeRef(req.actor.user, req.params.id, req.params.merge_request_iid),
+      commit_id: await ctx.mergeRequests.mergeRef(
+        req.actor.user,
+        req.params.id,
+        req.params.merge_request_iid,
+      ),
     }),
   );
   app.put(
