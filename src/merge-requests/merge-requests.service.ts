@@ -156,12 +156,15 @@ export class MergeRequestsService {
    * Runs `write` as a push would: refused while a storage move makes the repository read-only, and recorded for the
    * moves of every process while it runs (a move scheduled meanwhile waits for it; see PushTracker).
    */
-  private async writing<T>(p: Project, write: () => Promise<T>): Promise<T> {
+  private async writing<T>(p: Project, write: (path: string) => Promise<T>): Promise<T> {
     if (p.repositoryReadOnly) throw readOnlyError();
     const end = await this.pushes.begin(`project:${p.id}`);
     if (!end) throw readOnlyError();
     try {
-      return await write();
+      // Read again once recorded: a move that ended since `p` was read switched the storage, and none can start now.
+      const now = await this.projects.findById(p.id);
+      if (!now) throw notFound('Project');
+      return await write(this.path(now));
     } finally {
       await end();
     }
@@ -179,10 +182,15 @@ export class MergeRequestsService {
   }
 
   /** Merges `source` into `target` in memory (git merge-tree): the tree, or null on conflicts. */
-  private async mergeTree(p: Project, target: string, source: string): Promise<string | null> {
+  private mergeTree(p: Project, target: string, source: string): Promise<string | null> {
+    return this.mergeTreeIn(this.path(p), target, source);
+  }
+
+  /** `mergeTree` in the repository at `path` (the one a write goes to: its objects must hold the tree). */
+  private async mergeTreeIn(path: string, target: string, source: string): Promise<string | null> {
     try {
       const out = await this.repos.git.run(['merge-tree', '--write-tree', target, source], {
-        cwd: this.path(p),
+        cwd: path,
       });
       return out.split('\n')[0]!.trim();
     } catch (err) {
@@ -412,9 +420,12 @@ export class MergeRequestsService {
       GIT_COMMITTER_EMAIL: merger.email,
     };
     const removeSource = input.should_remove_source_branch ?? mr.forceRemoveSourceBranch ?? false;
-    const commit = await this.writing(project, async () => {
+    const commit = await this.writing(project, async (path) => {
+      // Written again where the write goes (a storage move may have switched the repository since).
+      const merged = await this.mergeTreeIn(path, target, source);
+      if (merged === null) throw new MergeRefusedError('conflicts');
       const made = (
-        await this.repos.git.run(['commit-tree', tree, '-p', target, '-p', source, '-m', message], {
+        await this.repos.git.run(['commit-tree', merged, '-p', target, '-p', source, '-m', message], {
           cwd: path,
           env,
         })
@@ -570,17 +581,18 @@ export class MergeRequestsService {
     if (tree === null) throw plainError('bad_request', NOT_MERGEABLE);
     const by = (await this.user(mr.authorId)) ?? actor;
     if (!by) throw plainError('bad_request', REF_NOT_UPDATED);
-    const cwd = this.path(project);
     const env = {
       GIT_AUTHOR_NAME: by.name,
       GIT_AUTHOR_EMAIL: by.email,
       GIT_COMMITTER_NAME: by.name,
       GIT_COMMITTER_EMAIL: by.email,
     };
-    return this.writing(project, async () => {
+    return this.writing(project, async (cwd) => {
+      const merged = await this.mergeTreeIn(cwd, target, source);
+      if (merged === null) throw plainError('bad_request', NOT_MERGEABLE);
       const commit = (
         await this.repos.git.run(
-          ['commit-tree', tree, '-p', target, '-p', source, '-m', this.mergeMessage(mr)],
+          ['commit-tree', merged, '-p', target, '-p', source, '-m', this.mergeMessage(mr)],
           {
             cwd,
             env,
@@ -704,12 +716,12 @@ export class MergeRequestsService {
       await git.run(['-c', 'core.hooksPath=/dev/null', 'rebase', '--quiet', target], { cwd: dir, env });
       const rebased = (await git.run(['rev-parse', 'HEAD'], { cwd: dir })).trim();
       if (rebased === source) return false;
-      await this.writing(p, async () => {
+      await this.writing(p, async (target) => {
         // The new commits go to the repository under a keep-around ref (svc's own, hidden from clients, as the
         // commits of every diff version are), then the branch moves by compare-and-swap: a push to it meanwhile
         // makes the rebase fail rather than lose that push.
-        await git.run(['push', '--quiet', repo, `HEAD:refs/keep-around/${rebased}`], { cwd: dir });
-        await git.run(['update-ref', `refs/heads/${mr.sourceBranch}`, rebased, source], { cwd: repo });
+        await git.run(['push', '--quiet', target, `HEAD:refs/keep-around/${rebased}`], { cwd: dir });
+        await git.run(['update-ref', `refs/heads/${mr.sourceBranch}`, rebased, source], { cwd: target });
       });
       return true;
     } finally {
