@@ -23,6 +23,7 @@ export const LATER_TABLES: ReadonlySet<string> = new Set([
   'escalation_policies',
   'escalation_rules',
   'notes',
+  'redirect_routes',
 ]);
 
 /**
@@ -78,6 +79,7 @@ export const BACKUP_TABLES = [
   'oncall_participants',
   'escalation_policies',
   'escalation_rules',
+  'redirect_routes',
 ] as const satisfies readonly (keyof Database)[];
 
 /** Tables keyed by something other than a serial id (no sequence to move on after a restore). */
@@ -186,6 +188,12 @@ export class BackupRepository {
         }
         tableDone();
       }
+      // A rebase in progress when the backup was taken ran in a job, and jobs are not restored: none runs now.
+      await trx
+        .updateTable('merge_requests')
+        .set({ rebase_jid: null })
+        .where('rebase_jid', 'is not', null)
+        .execute();
       for (const r of moved) {
         await trx
           .updateTable(TABLE[r.kind])
