@@ -295,6 +295,20 @@ describe.each(await databases())('transfers (%s)', (database) => {
     ).toBe(404);
   });
 
+  it('a renamed project (new path) is found by its old path too, as GitLab', async () => {
+    const p = await created('/api/v4/projects', owner.token, { name: 'before' });
+    const renamed = await api.put(`/api/v4/projects/${p.id}`, {
+      token: owner.token,
+      body: { path: 'after' },
+    });
+    expect(renamed.body.path_with_namespace).toBe('owner/after');
+    const byOld = await api.get(`/api/v4/projects/${encodeURIComponent('owner/before')}`, {
+      token: owner.token,
+    });
+    expect(byOld.status).toBe(200);
+    expect(byOld.body.id).toBe(p.id);
+  });
+
   it('asks Owner of the group and Maintainer of the new parent', async () => {
     const mine = await created('/api/v4/groups', owner.token, { name: 'Mine', path: 'mine' });
     const theirs = await created('/api/v4/groups', other.token, { name: 'Other side', path: 'other-side' });
