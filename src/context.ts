@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { wireAccessTokens } from './access-tokens/wiring.js';
 import { DEFAULT_MAX_ALERTS } from './alerts/alerts.js';
 import { wireAlerts } from './alerts/wiring.js';
@@ -108,7 +109,10 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       unlink: (trx, projectId, iid) => alerts.unlinkIncident(trx, projectId, iid),
     },
   });
-  const mrs = wireMergeRequests({ ...base, projects, git, users, namespaces, members });
+  const mrs = wireMergeRequests({
+    ...{ ...base, projects, git, users, namespaces, members, pushes, jobs },
+    scratchDir: join(config.dataDir, 'tmp'),
+  });
   const { gitAccess } = wireGitAccess({
     ...{ users, groups, projects, snippets, settings, git, audit, pushes },
     mergeRequests: mrs.mergeRequests,
@@ -179,7 +183,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     },
     {
       topic: 'projects',
-      changedBy: [(f) => projects.onChange(f), (f) => groups.onTreeDeleted(f)],
+      changedBy: [(f) => projects.onChange(f), (f) => groups.onTreeDeleted(f), (f) => groups.onTreeMoved(f)],
       invalidates: [() => alertIntake.invalidate(), () => collector.invalidate()],
     },
     {

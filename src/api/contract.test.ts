@@ -389,6 +389,8 @@ const mergeRequest = (state: MergeRequestView['state']): MergeRequestView => ({
   targetBranch: 'main',
   state,
   draft: false,
+  mergeError: null,
+  rebaseInProgress: false,
   authorId: 2,
   mergeUserId: state === 'merged' ? 1 : null,
   mergedAt: state === 'merged' ? at : null,

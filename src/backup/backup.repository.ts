@@ -28,6 +28,7 @@ export const LATER_TABLES: ReadonlySet<string> = new Set([
   'incident_timeline_event_tags',
   'incident_timeline_events',
   'incident_timeline_event_tag_links',
+  'redirect_routes',
 ]);
 
 /**
@@ -88,6 +89,7 @@ export const BACKUP_TABLES = [
   'oncall_participants',
   'escalation_policies',
   'escalation_rules',
+  'redirect_routes',
 ] as const satisfies readonly (keyof Database)[];
 
 /** Tables keyed by something other than a serial id (no sequence to move on after a restore). */
@@ -199,6 +201,12 @@ export class BackupRepository {
         }
         tableDone();
       }
+      // A rebase in progress when the backup was taken ran in a job, and jobs are not restored: none runs now.
+      await trx
+        .updateTable('merge_requests')
+        .set({ rebase_jid: null })
+        .where('rebase_jid', 'is not', null)
+        .execute();
       for (const r of moved) {
         await trx
           .updateTable(TABLE[r.kind])

@@ -479,8 +479,21 @@ export interface MergeRequestsTable {
   diff_base_sha: string | null;
   diff_head_sha: string | null;
   approval_rules_overwritten: ColumnType<number | boolean, number | undefined, number>;
+  /** Why the last rebase failed (GitLab's `merge_error`); null after a rebase that succeeded. */
+  merge_error: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The rebase job in progress (GitLab's `rebase_jid`); null when none runs. */
+  rebase_jid: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** Old full paths of projects and namespaces after a transfer or rename (GitLab's `redirect_routes`). */
+export interface RedirectRoutesTable {
+  id: Generated<number>;
+  source_type: string;
+  source_id: number;
+  path: string;
+  created_at: Timestamp;
 }
 
 export interface ApprovalRulesTable {
@@ -720,6 +733,7 @@ export interface Database {
   managed_licenses: ManagedLicensesTable;
   rate_limit_windows: RateLimitWindowsTable;
   git_pushes: GitPushesTable;
+  redirect_routes: RedirectRoutesTable;
 }
 
 /** Where a query runs: the database or one of its transactions (`Db` is an open database, db/db.ts). */

@@ -51,9 +51,15 @@ export function requestLimit(write: boolean, maxPushMb: number): { limit: number
 /** `receive.maxInputSize` for git: the push limit in bytes (MB, 0 = unlimited). */
 /**
  * Refs svc keeps for itself (`refs/keep-around/*`: the commits of merge request diff versions): never advertised
- * to clients, and so never updated or deleted by a push either.
+ * to clients, and so never updated or deleted by a push either. The merge requests' refs (`refs/merge-requests/*`,
+ * the merge ref) are fetched as in GitLab but written by svc only: hidden from pushes.
  */
-export const HIDDEN_REFS_ARGS = ['-c', 'transfer.hideRefs=refs/keep-around'] as const;
+export const HIDDEN_REFS_ARGS = [
+  '-c',
+  'transfer.hideRefs=refs/keep-around',
+  '-c',
+  'receive.hideRefs=refs/merge-requests',
+] as const;
 
 export const maxInputSizeArgs = (maxPushMb: number): string[] =>
   maxPushMb > 0 ? ['-c', `receive.maxInputSize=${maxPushMb * MIB}`] : [];

@@ -1,6 +1,7 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { type DialectName, readBool } from '../db/dialect.js';
 import { like, prefixPattern } from '../db/like.js';
+import { deleteRedirectsOf } from '../db/redirect-routes.js';
 import type { Database } from '../db/schema.js';
 
 /** A repository under a group being deleted: its wiki, its subgroups' wikis, its projects and their snippets. */
@@ -75,6 +76,8 @@ export class GroupDeletionRepository {
       await sources('namespace', groupIds);
       await sources('project', projectIds);
       await trx.deleteFrom('namespaces').where('id', '=', groupId).execute();
+      await deleteRedirectsOf(trx, 'Namespace', groupIds);
+      await deleteRedirectsOf(trx, 'Project', projectIds);
       const repositories: TreeRepository[] = [
         ...groups.flatMap((g) =>
           g.repository_storage ? [{ kind: 'group' as const, id: g.id, storage: g.repository_storage }] : [],

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { conflict, invalidFields, notFound, readOnlyError } from '../errors.js';
+import { conflict, invalidFields, notFound, plainError, readOnlyError } from '../errors.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { AccessLevel } from '../members/members.js';
 import type { MembersService, SourceAccess } from '../members/members.service.js';
@@ -13,6 +13,7 @@ import type { SettingsService } from '../settings/settings.service.js';
 import type { User } from '../users/users.js';
 import { assertVisibilityAllowed, VISIBILITIES, type Visibility } from '../visibility.js';
 import type { GroupDeletionRepository, TreeRepository } from './group-deletion.repository.js';
+import type { GroupTransferRepository } from './group-transfer.repository.js';
 
 /** Deletes a group with its subgroups and projects (GitLab answers 202 and does it in the background). */
 export const GROUP_DELETE_JOB = 'group.delete';
@@ -29,6 +30,9 @@ export interface CreateGroupInput {
 
 const VISIBILITY_RANK: Record<Visibility, number> = { private: 0, internal: 1, public: 2 };
 
+/** GitLab's answer to a refused group transfer: 400 `Transfer failed: <reason>`. */
+const transferFailed = (reason: string) => plainError('bad_request', `Transfer failed: ${reason}`);
+
 /**
  * Creates and removes repositories on disk: a new group's wiki, and when a tree is deleted every repository in it.
  * The git adapter implements it (the composition root passes it); declared here so groups need not import projects.
@@ -42,7 +46,7 @@ export interface GroupRepositories {
 export class GroupsService {
   constructor(
     private readonly namespaces: NamespacesService,
-    private readonly members: Pick<MembersService, 'memberships' | 'addOwner'>,
+    private readonly members: Pick<MembersService, 'memberships' | 'addOwner' | 'listAllOf'>,
     private readonly permissions: PermissionsService,
     private readonly access: Access,
     private readonly settings: SettingsService,
@@ -51,6 +55,7 @@ export class GroupsService {
     private readonly clock: Clock,
     private readonly deletion: GroupDeletionRepository,
     private readonly jobs: JobQueue,
+    private readonly transfers: GroupTransferRepository,
   ) {
     jobs.register(GROUP_DELETE_JOB, async (job) =>
       this.destroy((job.payload as { groupId: number }).groupId),
@@ -239,6 +244,7 @@ export class GroupsService {
     }
     // The creator becomes the group's Owner (admins too, as in GitLab).
     await this.members.addOwner({ type: 'namespace', id: group.id }, actor.id, now);
+    await this.namespaces.claimPath(fullPath);
     return group as Group;
   }
 
@@ -260,6 +266,60 @@ export class GroupsService {
       throw invalidFields({ name: ["can't be blank"] });
     await this.namespaces.update(group.id, patch, this.clock.now().toISOString());
     return (await this.namespaces.findById(group.id)) as Group;
+  }
+
+  /**
+   * `POST /groups/:id/transfer`: moves the group, its subgroups and their projects under another group (`parentId`)
+   * or to the top level (none), as GitLab's Groups::TransferService: Owner of the group, and allowed to create a
+   * subgroup in the new parent (Maintainer) or a top-level group (anyone signed in). Refusals are 400
+   * `Transfer failed: <reason>` with GitLab's reasons; a tree with a repository being moved is refused with the
+   * read-only error. Repositories stay on disk where they are (by id); every old path redirects (see
+   * GroupTransferRepository). A group moved to the top level without an Owner of its own gets the caller as Owner.
+   */
+  async transfer(caller: User | null, idOrPath: string, parentId: number | undefined): Promise<Group> {
+    const actor = this.access.signedIn(caller);
+    const { group, level } = await this.find(actor, idOrPath);
+    this.access.forbidBelow(level, AccessLevel.Owner);
+    const parent = parentId === undefined ? null : (await this.access.group(actor, String(parentId))).group;
+    if (!parent && group.parentId === null) throw transferFailed('Group is already a root group.');
+    if (parent && parent.id === group.parentId)
+      throw transferFailed('Group is already associated to the parent group.');
+    if (parent && (await this.access.groupLevel(actor, parent)) < AccessLevel.Maintainer)
+      throw transferFailed("You don't have enough permissions.");
+    const newPath = parent ? `${parent.fullPath}/${group.path}` : group.path;
+    const samePath = 'The parent group already has a subgroup or a project with the same path.';
+    const there = await this.namespaces.findByFullPath(newPath);
+    if (there && there.id !== group.id) throw transferFailed(samePath);
+    const inside = (p: Namespace) =>
+      p.id === group.id || p.fullPath.toLowerCase().startsWith(`${group.fullPath.toLowerCase()}/`);
+    if (parent && inside(parent)) throw transferFailed('Cannot transfer group to one of its subgroup.');
+    if (group.repositoryReadOnly) throw readOnlyError();
+    const now = this.clock.now().toISOString();
+    const outcome = await this.transfers.transferTree(
+      group.id,
+      parent && { id: parent.id, fullPath: parent.fullPath, visibility: parent.visibility },
+      now,
+    );
+    if (outcome === 'gone') throw notFound('Group');
+    if (outcome === 'read_only') throw readOnlyError();
+    if (outcome === 'taken') throw transferFailed(samePath);
+    if (!parent) {
+      const members = await this.members.listAllOf([{ type: 'namespace', id: group.id }], {
+        page: 1,
+        perPage: 100,
+      });
+      if (!members.items.some((m) => m.accessLevel >= AccessLevel.Owner))
+        await this.members.addOwner({ type: 'namespace', id: group.id }, actor.id, now);
+    }
+    await Promise.all(this.movedListeners.map((fn) => fn()));
+    return (await this.namespaces.findById(group.id)) as Group;
+  }
+
+  private readonly movedListeners: (() => void | Promise<void>)[] = [];
+
+  /** Registers a function called after a group's tree moved (its projects' full paths changed: caches of projects). */
+  onTreeMoved(fn: () => void | Promise<void>): void {
+    this.movedListeners.push(fn);
   }
 
   /**

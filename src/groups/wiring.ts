@@ -10,6 +10,7 @@ import type { Access } from '../projects/access.js';
 import type { RepositoryLifecycle } from '../projects/projects.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import { GroupDeletionRepository } from './group-deletion.repository.js';
+import { GroupTransferRepository } from './group-transfer.repository.js';
 import { GroupsService } from './groups.service.js';
 
 /** Groups: creation, the namespaces API and the deletion job. */
@@ -39,6 +40,7 @@ export function wireGroups(deps: {
       deps.clock,
       new GroupDeletionRepository(deps.kysely, deps.dialect),
       deps.jobs,
+      new GroupTransferRepository(deps.kysely, deps.dialect),
     ),
   };
 }

@@ -148,6 +148,20 @@ export class MergeRequestApprovalsService {
     return this.state(user, idOrPath, iid);
   }
 
+  /**
+   * `PUT .../reset_approvals`: withdraws every approval (202 in GitLab). GitLab allows it only to bot users of project
+   * or group access tokens (`reset_merge_request_approvals`), and never on a merged request: anyone else gets 401.
+   * svc has no bot users, so the rule here is the nearest it can state: Maintainers and up (admins are Owners), on a
+   * request not merged.
+   */
+  async resetApprovals(actor: User | null, idOrPath: string, iid: number): Promise<void> {
+    const { mr, level } = await this.mergeRequests.readable(actor, idOrPath, iid);
+    // GitLab lets only the bot of a project or group access token reset approvals (automation re-requesting
+    // review); a person, even a Maintainer, gets 401.
+    if (!actor?.botSource || level < AccessLevel.Developer || mr.state === 'merged') throw unauthorized();
+    await this.repo.transaction((trx) => this.repo.removeAll(trx, mr.id));
+  }
+
   /** `POST .../unapprove`: 404 when the caller had not approved. */
   async unapprove(actor: User | null, idOrPath: string, iid: number): Promise<ApprovalState> {
     const user = this.access.signedIn(actor);

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import {
   isUniqueViolation,
   readBool,
@@ -47,6 +47,8 @@ function toMr(r: Selectable<MergeRequestsTable>): MergeRequest {
       r.should_remove_source_branch === null ? null : readBool(r.should_remove_source_branch),
     mergedDiff:
       r.diff_base_sha && r.diff_head_sha ? { baseSha: r.diff_base_sha, headSha: r.diff_head_sha } : null,
+    mergeError: r.merge_error ?? null,
+    rebaseInProgress: r.rebase_jid !== null && r.rebase_jid !== undefined,
     createdAt: readTimestamp(r.created_at),
     updatedAt: readTimestamp(r.updated_at),
   };
@@ -158,7 +160,12 @@ export class MergeRequestsRepository {
         ...(change.forceRemoveSourceBranch !== undefined && {
           force_remove_source_branch: writeBool(change.forceRemoveSourceBranch),
         }),
-        ...(change.close && { state: 'closed', closed_at: now, closed_by_id: change.close.byId }),
+        ...(change.close && {
+          state: 'closed',
+          closed_at: now,
+          closed_by_id: change.close.byId,
+          merge_error: null,
+        }),
         ...(change.reopen && { state: 'opened', closed_at: null, closed_by_id: null }),
         updated_at: now,
       })
@@ -196,6 +203,7 @@ export class MergeRequestsRepository {
           m.shouldRemoveSourceBranch === null ? null : writeBool(m.shouldRemoveSourceBranch),
         diff_base_sha: m.baseSha,
         diff_head_sha: m.headSha,
+        merge_error: null,
         updated_at: now,
       })
       .where('id', '=', id)
@@ -204,5 +212,53 @@ export class MergeRequestsRepository {
 
   async delete(id: number): Promise<void> {
     await this.db.deleteFrom('merge_requests').where('id', '=', id).execute();
+  }
+
+  async findById(id: number): Promise<MergeRequest | null> {
+    const r = await this.db.selectFrom('merge_requests').selectAll().where('id', '=', id).executeTakeFirst();
+    return r ? toMr(r) : null;
+  }
+
+  /**
+   * Marks a rebase in progress (GitLab's `rebase_jid`) on an open merge request that has none, and enqueues its job
+   * (`enqueue`, in the same transaction): false when the request is not open or a rebase already runs.
+   */
+  async startRebase(
+    id: number,
+    jid: string,
+    enqueue: (trx: Transaction<Database>) => Promise<void>,
+  ): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const r = await trx
+        .updateTable('merge_requests')
+        .set({ rebase_jid: jid })
+        .where('id', '=', id)
+        .where('state', '=', 'opened')
+        .where('rebase_jid', 'is', null)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 0) return false;
+      await enqueue(trx);
+      return true;
+    });
+  }
+
+  /** The id of the rebase in progress, if any. */
+  async rebaseJid(id: number): Promise<string | null> {
+    const r = await this.db
+      .selectFrom('merge_requests')
+      .select('rebase_jid')
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return r?.rebase_jid ?? null;
+  }
+
+  /** Ends the rebase `jid` (if it is still the one in progress) with its error, null when it succeeded. */
+  async endRebase(id: number, jid: string, mergeError: string | null, now: string): Promise<void> {
+    await this.db
+      .updateTable('merge_requests')
+      .set({ rebase_jid: null, merge_error: mergeError, updated_at: now })
+      .where('id', '=', id)
+      .where('rebase_jid', '=', jid)
+      .execute();
   }
 }

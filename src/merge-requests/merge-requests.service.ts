@@ -1,7 +1,22 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Clock } from '../clock.js';
-import { conflict, invalidFields, notFound, readOnlyError } from '../errors.js';
+import type { PushTracker } from '../cluster/push-tracker.js';
+import {
+  AppError,
+  conflict,
+  forbidden,
+  invalidFields,
+  notFound,
+  plainError,
+  READ_ONLY_MESSAGE,
+  readOnlyError,
+  unauthorized,
+} from '../errors.js';
 import { GitError } from '../git/git.js';
 import type { GitRepositoriesService } from '../git/git-repositories.service.js';
+import type { JobQueue } from '../jobs/queue.js';
 import { AccessLevel } from '../members/members.js';
 import type { Noteable } from '../notes/notes.js';
 import type { NotesService } from '../notes/notes.service.js';
@@ -69,6 +84,32 @@ export interface Commit {
 const duplicateOpen = (iid: number | null) =>
   conflict(`Another open merge request already exists for this source branch: !${iid ?? '?'}`);
 
+/** Rebases a merge request's source branch onto its target (GitLab's RebaseWorker). */
+export const REBASE_JOB = 'merge_request.rebase';
+
+/** GitLab's `merge_error` after a rebase git could not do (RebaseService::REBASE_ERROR). */
+export const REBASE_ERROR = 'Rebase failed: Rebase locally, resolve all conflicts, then push the branch.';
+
+/** GitLab's MergeabilityCheckService answers (400 from `GET .../merge_ref`). */
+const NOT_MERGEABLE = 'Merge request is not mergeable';
+const REF_NOT_UPDATED = 'Merge ref cannot be updated';
+
+/** GitLab's answer when a rebase cannot start: the request is not open, or a rebase already runs. */
+const resourceLock = () => plainError('conflict', '409 Conflict: Resource lock');
+
+/** `@username` mentions outside code (GitLab's user references, roughly: the markdown renderer skips code). */
+function mentionedUsernames(text: string): string[] {
+  const prose = text.replace(/```[\s\S]*?```/g, ' ').replace(/`[^`\n]*`/g, ' ');
+  return [...prose.matchAll(/(?<![\w@.])@([a-zA-Z0-9_][a-zA-Z0-9_.-]*[a-zA-Z0-9_])/g)].map((m) => m[1]!);
+}
+
+/** What a rebase job carries: the merge request, who asked, and the id marking it in progress. */
+interface RebaseJob {
+  readonly mergeRequestId: number;
+  readonly userId: number;
+  readonly jid: string;
+}
+
 /** A merge request as the notes feature knows it. */
 export const noteableOf = (mr: MergeRequest): Noteable => ({
   type: 'MergeRequest',
@@ -99,10 +140,35 @@ export class MergeRequestsService {
     private readonly projects: ProjectsService,
     private readonly access: Access,
     private readonly repos: GitRepositoriesService,
-    private readonly users: Pick<UsersService, 'findById'>,
+    private readonly users: Pick<UsersService, 'findById' | 'findByUsername'>,
     private readonly notes: NotesService,
     private readonly clock: Clock,
-  ) {}
+    /** Pushes in progress: every write to a repository here is recorded as a push is (storage moves wait for it). */
+    private readonly pushes: Pick<PushTracker, 'begin'>,
+    private readonly jobs: JobQueue,
+    /** Where temporary work trees (rebases) live: under svc's data directory. */
+    private readonly scratchDir: string,
+  ) {
+    jobs.register(REBASE_JOB, async (job) => this.runRebase(job.payload as RebaseJob));
+  }
+
+  /**
+   * Runs `write` as a push would: refused while a storage move makes the repository read-only, and recorded for the
+   * moves of every process while it runs (a move scheduled meanwhile waits for it; see PushTracker).
+   */
+  private async writing<T>(p: Project, write: (path: string) => Promise<T>): Promise<T> {
+    if (p.repositoryReadOnly) throw readOnlyError();
+    const end = await this.pushes.begin(`project:${p.id}`);
+    if (!end) throw readOnlyError();
+    try {
+      // Read again once recorded: a move that ended since `p` was read switched the storage, and none can start now.
+      const now = await this.projects.findById(p.id);
+      if (!now) throw notFound('Project');
+      return await write(this.path(now));
+    } finally {
+      await end();
+    }
+  }
 
   private path(p: Project): string {
     return this.repos.path('project', p.id, p.repositoryStorage);
@@ -116,10 +182,15 @@ export class MergeRequestsService {
   }
 
   /** Merges `source` into `target` in memory (git merge-tree): the tree, or null on conflicts. */
-  private async mergeTree(p: Project, target: string, source: string): Promise<string | null> {
+  private mergeTree(p: Project, target: string, source: string): Promise<string | null> {
+    return this.mergeTreeIn(this.path(p), target, source);
+  }
+
+  /** `mergeTree` in the repository at `path` (the one a write goes to: its objects must hold the tree). */
+  private async mergeTreeIn(path: string, target: string, source: string): Promise<string | null> {
     try {
       const out = await this.repos.git.run(['merge-tree', '--write-tree', target, source], {
-        cwd: this.path(p),
+        cwd: path,
       });
       return out.split('\n')[0]!.trim();
     } catch (err) {
@@ -341,35 +412,39 @@ export class MergeRequestsService {
     const path = this.path(project);
     const base = (await this.repos.git.run(['merge-base', target, source], { cwd: path })).trim();
     const merger = actor!;
-    const message =
-      input.merge_commit_message ??
-      `Merge branch '${mr.sourceBranch}' into '${mr.targetBranch}'\n\n${mr.title}\n\nSee merge request !${mr.iid}`;
+    const message = input.merge_commit_message ?? this.mergeMessage(mr);
     const env = {
       GIT_AUTHOR_NAME: merger.name,
       GIT_AUTHOR_EMAIL: merger.email,
       GIT_COMMITTER_NAME: merger.name,
       GIT_COMMITTER_EMAIL: merger.email,
     };
-    const commit = (
-      await this.repos.git.run(['commit-tree', tree, '-p', target, '-p', source, '-m', message], {
-        cwd: path,
-        env,
-      })
-    ).trim();
-    // Compare-and-swap: a push to the target since we read it makes this fail rather than lose that push.
-    try {
-      await this.repos.git.run(['update-ref', `refs/heads/${mr.targetBranch}`, commit, target], {
-        cwd: path,
-      });
-    } catch {
-      throw new MergeRefusedError('target_changed');
-    }
     const removeSource = input.should_remove_source_branch ?? mr.forceRemoveSourceBranch ?? false;
-    // Deleted only if nobody pushed to it meanwhile (old value given): their commits are not lost.
-    if (removeSource)
-      await this.repos.git
-        .run(['update-ref', '-d', `refs/heads/${mr.sourceBranch}`, source], { cwd: path })
-        .catch(() => undefined);
+    const commit = await this.writing(project, async (path) => {
+      // Written again where the write goes (a storage move may have switched the repository since).
+      const merged = await this.mergeTreeIn(path, target, source);
+      if (merged === null) throw new MergeRefusedError('conflicts');
+      const made = (
+        await this.repos.git.run(['commit-tree', merged, '-p', target, '-p', source, '-m', message], {
+          cwd: path,
+          env,
+        })
+      ).trim();
+      // Compare-and-swap: a push to the target since we read it makes this fail rather than lose that push.
+      try {
+        await this.repos.git.run(['update-ref', `refs/heads/${mr.targetBranch}`, made, target], {
+          cwd: path,
+        });
+      } catch {
+        throw new MergeRefusedError('target_changed');
+      }
+      // Deleted only if nobody pushed to it meanwhile (old value given): their commits are not lost.
+      if (removeSource)
+        await this.repos.git
+          .run(['update-ref', '-d', `refs/heads/${mr.sourceBranch}`, source], { cwd: path })
+          .catch(() => undefined);
+      return made;
+    });
     await this.mrs.markMerged(
       mr.id,
       {
@@ -461,6 +536,197 @@ export class MergeRequestsService {
           committedDate: cd!,
         };
       });
+  }
+
+  /** The default merge commit message (GitLab's `default_merge_commit_message`). */
+  private mergeMessage(mr: MergeRequest): string {
+    return `Merge branch '${mr.sourceBranch}' into '${mr.targetBranch}'\n\n${mr.title}\n\nSee merge request !${mr.iid}`;
+  }
+
+  /** A commit's id and parents, or null when `ref` names none. */
+  private async commitAt(p: Project, ref: string): Promise<{ id: string; parents: string[] } | null> {
+    const out = await this.repos.git
+      .run(['rev-list', '--parents', '-n', '1', ref, '--'], { cwd: this.path(p) })
+      .catch(() => '');
+    const [id, ...parents] = out.trim().split(' ');
+    return id ? { id, parents } : null;
+  }
+
+  /**
+   * `GET .../merge_ref`: the merge commit of the source head into the target head at `refs/merge-requests/:iid/merge`
+   * (GitLab's MergeToRefService through MergeabilityCheckService with `recheck`), written when missing or out of date,
+   * as the merge request's author (GitLab's choice), with the default merge message. 400 with GitLab's messages when
+   * git cannot merge the branches or the ref cannot be written. The write is a push for storage moves (read-only:
+   * refused; in progress: recorded).
+   */
+  async mergeRef(actor: User | null, idOrPath: string, iid: number): Promise<string> {
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Reporter);
+    const mr = await this.find(project, iid);
+    const ref = `refs/merge-requests/${mr.iid}/merge`;
+    const existing = await this.commitAt(project, ref);
+    if (mr.state !== 'opened') {
+      // A closed or merged request keeps the ref it had; none is written any more.
+      if (existing) return existing.id;
+      throw plainError('bad_request', NOT_MERGEABLE);
+    }
+    const [target, source] = await Promise.all([
+      this.head(project, mr.targetBranch),
+      this.head(project, mr.sourceBranch),
+    ]);
+    if (!target || !source) throw plainError('bad_request', NOT_MERGEABLE);
+    const upToDate = (c: { parents: string[] } | null) =>
+      c !== null && c.parents.length === 2 && c.parents[0] === target && c.parents[1] === source;
+    if (upToDate(existing)) return existing!.id;
+    const tree = await this.mergeTree(project, target, source);
+    if (tree === null) throw plainError('bad_request', NOT_MERGEABLE);
+    const by = (await this.user(mr.authorId)) ?? actor;
+    if (!by) throw plainError('bad_request', REF_NOT_UPDATED);
+    const env = {
+      GIT_AUTHOR_NAME: by.name,
+      GIT_AUTHOR_EMAIL: by.email,
+      GIT_COMMITTER_NAME: by.name,
+      GIT_COMMITTER_EMAIL: by.email,
+    };
+    return this.writing(project, async (cwd) => {
+      const merged = await this.mergeTreeIn(cwd, target, source);
+      if (merged === null) throw plainError('bad_request', NOT_MERGEABLE);
+      const commit = (
+        await this.repos.git.run(
+          ['commit-tree', merged, '-p', target, '-p', source, '-m', this.mergeMessage(mr)],
+          {
+            cwd,
+            env,
+          },
+        )
+      ).trim();
+      // Compare-and-swap on the value read: a concurrent request that wrote it first wins, and its ref is answered.
+      const old = existing?.id ?? '0'.repeat(commit.length);
+      const swapped = await this.repos.git.run(['update-ref', ref, commit, old], { cwd }).then(
+        () => true,
+        () => false,
+      );
+      if (swapped) return commit;
+      const now = await this.commitAt(project, ref);
+      if (upToDate(now)) return now!.id;
+      throw plainError('bad_request', REF_NOT_UPDATED);
+    });
+  }
+
+  /**
+   * `GET .../participants`: GitLab's Participable order (reviewers, assignees, the authors of the notes oldest first,
+   * the author, then the users mentioned in the title, description and notes), each once, keeping only users who may
+   * read the merge request. svc's merge requests have no assignees or reviewers yet.
+   */
+  async participants(actor: User | null, idOrPath: string, iid: number): Promise<User[]> {
+    const { project } = await this.access.project(actor, idOrPath, AccessLevel.Reporter);
+    const mr = await this.find(project, iid);
+    const noteable = noteableOf(mr);
+    const notes = [];
+    for (let page = 1; ; page++) {
+      const batch = await this.notes.list(
+        noteable,
+        { orderBy: 'created_at', sort: 'asc' },
+        { page, perPage: 100 },
+      );
+      notes.push(...batch.items);
+      if (batch.items.length < 100) break;
+    }
+    const seen = new Set<number>();
+    const found: User[] = [];
+    const add = (u: User | null) => {
+      if (u && !seen.has(u.id)) {
+        seen.add(u.id);
+        found.push(u);
+      }
+    };
+    for (const n of notes) add(n.author);
+    add(await this.user(mr.authorId));
+    const names = [mr.title, mr.description, ...notes.map((n) => n.body)].flatMap(mentionedUsernames);
+    for (const name of new Set(names.map((n) => n.toLowerCase()))) add(await this.users.findByUsername(name));
+    const readers = await Promise.all(
+      found.map((u) => this.access.allowsProject(u, String(project.id), AccessLevel.Reporter)),
+    );
+    return found.filter((_, i) => readers[i]);
+  }
+
+  /**
+   * `PUT .../rebase`: starts a rebase of the source branch onto the target head (GitLab's `rebase_async`) and answers
+   * whether it is still in progress. The caller must be able to push to the source branch (Developer): 403 with
+   * GitLab's messages otherwise, or when the branch is gone; 409 `Resource lock` when the request is not open or a
+   * rebase already runs; the read-only error during a storage move. `skip_ci` is taken and has nothing to skip.
+   */
+  async rebase(actor: User | null, idOrPath: string, iid: number, _skipCi = false): Promise<boolean> {
+    const { project, level } = await this.access.project(actor, idOrPath, AccessLevel.Reporter);
+    const mr = await this.find(project, iid);
+    if (!actor) throw unauthorized();
+    if (!(await this.head(project, mr.sourceBranch))) throw forbidden('Source branch does not exist');
+    if (level < AccessLevel.Developer) throw forbidden('Cannot push to source branch');
+    if (project.repositoryReadOnly) throw readOnlyError();
+    const jid = randomUUID();
+    const started = await this.mrs.startRebase(mr.id, jid, (trx) =>
+      this.jobs.enqueue(REBASE_JOB, { mergeRequestId: mr.id, userId: actor.id, jid } satisfies RebaseJob, {
+        trx,
+      }),
+    );
+    if (!started) throw resourceLock();
+    return (await this.mrs.rebaseJid(mr.id)) !== null;
+  }
+
+  /**
+   * The rebase job: replays the source branch's own commits onto the target head in a temporary clone under the data
+   * directory (sharing the repository's objects; removed afterwards), then moves the branch only if nobody pushed to
+   * it meanwhile. Commits keep their authors; the user who asked is their committer.
+   * Conflicts (or any git failure) leave the branch as it was and set GitLab's `merge_error`; success clears it and,
+   * like a push, records the merge request's new diff version.
+   */
+  private async runRebase(job: RebaseJob): Promise<void> {
+    const mr = await this.mrs.findById(job.mergeRequestId);
+    if (!mr || (await this.mrs.rebaseJid(mr.id)) !== job.jid) return;
+    const project = await this.projects.findById(mr.projectId);
+    const user = await this.users.findById(job.userId);
+    let error: string | null = null;
+    try {
+      if (!project || !user) throw new GitError('the project or the user is gone');
+      if (await this.replaySource(project, mr, user)) {
+        await this.recordVersions(project.id, user).catch(() => undefined);
+        await this.projects.touchActivity(project.id);
+      }
+    } catch (err) {
+      error = err instanceof AppError && err.kind === 'read_only' ? READ_ONLY_MESSAGE : REBASE_ERROR;
+    } finally {
+      await this.mrs.endRebase(mr.id, job.jid, error, this.clock.now().toISOString());
+    }
+  }
+
+  /** Rebases the source branch (see runRebase); whether the branch moved. */
+  private async replaySource(p: Project, mr: MergeRequest, user: User): Promise<boolean> {
+    const [target, source] = await Promise.all([
+      this.head(p, mr.targetBranch),
+      this.head(p, mr.sourceBranch),
+    ]);
+    if (!target || !source) throw new GitError('a branch is missing');
+    await mkdir(this.scratchDir, { recursive: true, mode: 0o700 });
+    const dir = await mkdtemp(join(this.scratchDir, 'rebase-'));
+    const git = this.repos.git;
+    const repo = this.path(p);
+    try {
+      await git.run(['clone', '--quiet', '--shared', '--no-checkout', repo, dir]);
+      await git.run(['checkout', '--quiet', '--detach', source], { cwd: dir });
+      const env = { GIT_COMMITTER_NAME: user.name, GIT_COMMITTER_EMAIL: user.email };
+      await git.run(['-c', 'core.hooksPath=/dev/null', 'rebase', '--quiet', target], { cwd: dir, env });
+      const rebased = (await git.run(['rev-parse', 'HEAD'], { cwd: dir })).trim();
+      if (rebased === source) return false;
+      await this.writing(p, async (target) => {
+        // The new commits go to the repository under a keep-around ref (svc's own, hidden from clients, as the
+        // commits of every diff version are), then the branch moves by compare-and-swap: a push to it meanwhile
+        // makes the rebase fail rather than lose that push.
+        await git.run(['push', '--quiet', target, `HEAD:refs/keep-around/${rebased}`], { cwd: dir });
+        await git.run(['update-ref', `refs/heads/${mr.sourceBranch}`, rebased, source], { cwd: target });
+      });
+      return true;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }
 
   // Diff versions

@@ -22,6 +22,10 @@ export interface MergeRequest {
   readonly shouldRemoveSourceBranch: boolean | null;
   /** Kept at merge time: the merge base and the source head that were merged. */
   readonly mergedDiff: { readonly baseSha: string; readonly headSha: string } | null;
+  /** Why the last rebase failed (GitLab's `merge_error`); null after one that succeeded, or none. */
+  readonly mergeError: string | null;
+  /** A rebase of the source branch is running (GitLab's `rebase_in_progress?`). */
+  readonly rebaseInProgress: boolean;
   readonly createdAt: string;
   readonly updatedAt: string;
 }

@@ -1,7 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
+import type { PushTracker } from '../cluster/push-tracker.js';
 import type { Database } from '../db/schema.js';
 import type { GitRepositoriesService } from '../git/git-repositories.service.js';
+import type { JobQueue } from '../jobs/queue.js';
 import type { MembersService } from '../members/members.service.js';
 import type { NamespacesService } from '../namespaces/namespaces.service.js';
 import { wireNotes } from '../notes/wiring.js';
@@ -30,6 +32,11 @@ export function wireMergeRequests(deps: {
   members: MembersService;
   access: Access;
   clock: Clock;
+  /** Pushes in progress: the writes merge requests make to repositories are recorded as pushes. */
+  pushes: PushTracker;
+  jobs: JobQueue;
+  /** Where temporary work trees (rebases) go. */
+  scratchDir: string;
 }): {
   mergeRequests: MergeRequestsService;
   projectApprovalRules: ProjectApprovalRulesService;
@@ -47,6 +54,9 @@ export function wireMergeRequests(deps: {
     users,
     notes,
     clock,
+    deps.pushes,
+    deps.jobs,
+    deps.scratchDir,
   );
   const projectApprovalRules = new ProjectApprovalRulesService(
     new ProjectApprovalRulesRepository(k),

@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { writeBool } from '../db/dialect.js';
 import { containsText, like, prefixPattern } from '../db/like.js';
 import { fetchPage } from '../db/pagination.js';
+import { claimRedirectPaths } from '../db/redirect-routes.js';
 import type { Database } from '../db/schema.js';
 import type { Paged, PageRequest } from '../pagination.js';
 import type { Visibility } from '../visibility.js';
@@ -176,6 +177,11 @@ export class NamespacesRepository {
       })
       .where('id', '=', id)
       .execute();
+  }
+
+  /** A namespace now at `fullPath`: redirects of that path (and below it) end. */
+  async claimPath(fullPath: string): Promise<void> {
+    await claimRedirectPaths(this.db, [fullPath]);
   }
 
   async delete(id: number): Promise<void> {

@@ -65,6 +65,11 @@ export class NamespacesService {
     return this.namespaces.update(id, patch, now);
   }
 
+  /** A group now at `fullPath` (created, or moved there): the old paths redirected there and below end. */
+  claimPath(fullPath: string): Promise<void> {
+    return this.namespaces.claimPath(fullPath);
+  }
+
   delete(id: number): Promise<void> {
     return this.namespaces.delete(id);
   }

@@ -1,6 +1,7 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
-import { readBool, readCount, readTimestamp, writeBool } from '../db/dialect.js';
+import { isUniqueViolation, readBool, readCount, readTimestamp, writeBool } from '../db/dialect.js';
 import { containsText } from '../db/like.js';
+import { addRedirects, claimRedirectPaths, deleteRedirectsOf, redirectOf } from '../db/redirect-routes.js';
 import type { Database, NamespacesTable, ProjectsTable } from '../db/schema.js';
 import type { ProjectScope } from '../members/members.js';
 import { toNamespace } from '../namespaces/namespace-row.js';
@@ -83,6 +84,11 @@ function toProject(row: ProjectRow): Project {
   };
 }
 
+/** What a transfer came to: done, refused because the repository is being moved, or the path is taken there. */
+export type TransferOutcome = 'transferred' | 'read_only' | 'taken' | 'gone';
+
+const VISIBILITY_RANK: Record<Visibility, number> = { private: 0, internal: 1, public: 2 };
+
 export interface ProjectFilter {
   scope: ProjectScope | null;
   /** Only projects the caller is a member of (`membership=true`, `owned=true`). */
@@ -160,6 +166,97 @@ export class ProjectsRepository {
   async findById(id: number): Promise<Project | null> {
     const row = await this.select().where('p.id', '=', id).executeTakeFirst();
     return row ? toProject(row) : null;
+  }
+
+  /** The project an old full path redirects to (after a transfer or a rename), if any. */
+  async findByRedirect(fullPath: string): Promise<Project | null> {
+    const id = await redirectOf(this.db, 'Project', fullPath);
+    return id === null ? null : this.findById(id);
+  }
+
+  /** A renamed project: its old full path redirects to it, and redirects at the new one end. */
+  async recordRename(id: number, oldFullPath: string, newFullPath: string, now: string): Promise<void> {
+    if (oldFullPath === newFullPath) return;
+    await this.db.transaction().execute(async (trx) => {
+      await claimRedirectPaths(trx, [newFullPath]);
+      if (oldFullPath.toLowerCase() !== newFullPath.toLowerCase())
+        await addRedirects(trx, [{ type: 'Project', id, path: oldFullPath }], now);
+    });
+  }
+
+  /** A project now at `fullPath`: redirects of that path (and below it) end. */
+  async claimPath(fullPath: string): Promise<void> {
+    await claimRedirectPaths(this.db, [fullPath]);
+  }
+
+  /**
+   * Moves a project to another namespace in one transaction: the project's row is locked first (a storage move
+   * scheduled meanwhile waits, one already scheduled made it read-only and the transfer is refused), the name and
+   * path are checked free in the target (no project of that name or path, no namespace at the new full path), the
+   * visibility lowered to the target's when it is more open, the old full path recorded as a redirect and any
+   * redirect at the new one removed. The repository stays where it is: its directory is named by the project's id.
+   */
+  async transfer(
+    id: number,
+    target: { namespaceId: number; fullPath: string; visibility: Visibility; isUserNamespace: boolean },
+    now: string,
+  ): Promise<TransferOutcome> {
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const locked = await trx
+          .updateTable('projects')
+          .set({ repository_read_only: sql<number>`repository_read_only` })
+          .where('id', '=', id)
+          .returning(['repository_read_only', 'namespace_id', 'name', 'path', 'visibility'])
+          .executeTakeFirst();
+        if (!locked) return 'gone';
+        if (readBool(locked.repository_read_only)) return 'read_only';
+        const old = await trx
+          .selectFrom('namespaces')
+          .select('full_path')
+          .where('id', '=', locked.namespace_id)
+          .executeTakeFirstOrThrow();
+        const clash = await trx
+          .selectFrom('projects')
+          .select('id')
+          .where('namespace_id', '=', target.namespaceId)
+          .where('id', '!=', id)
+          .where((eb) =>
+            eb.or([
+              eb(sql`lower(path)`, '=', locked.path.toLowerCase()),
+              eb(sql`lower(name)`, '=', locked.name.toLowerCase()),
+            ]),
+          )
+          .executeTakeFirst();
+        const newPath = `${target.fullPath}/${locked.path}`;
+        const group = await trx
+          .selectFrom('namespaces')
+          .select('id')
+          .where(sql`lower(full_path)`, '=', newPath.toLowerCase())
+          .executeTakeFirst();
+        if (clash || group) return 'taken';
+        const visibility = locked.visibility as Visibility;
+        const lowered =
+          !target.isUserNamespace && VISIBILITY_RANK[visibility] > VISIBILITY_RANK[target.visibility];
+        await trx
+          .updateTable('projects')
+          .set({
+            namespace_id: target.namespaceId,
+            ...(lowered && { visibility: target.visibility }),
+            updated_at: now,
+            last_activity_at: now,
+          })
+          .where('id', '=', id)
+          .execute();
+        await claimRedirectPaths(trx, [newPath]);
+        await addRedirects(trx, [{ type: 'Project', id, path: `${old.full_path}/${locked.path}` }], now);
+        return 'transferred';
+      });
+    } catch (err) {
+      // A project created at the same path meanwhile: the unique index decided.
+      if (isUniqueViolation(err)) return 'taken';
+      throw err;
+    }
   }
 
   async findByPath(ns: Namespace, path: string): Promise<Project | null> {
@@ -336,6 +433,7 @@ export class ProjectsRepository {
 
   async delete(id: number): Promise<void> {
     await this.db.deleteFrom('projects').where('id', '=', id).execute();
+    await deleteRedirectsOf(this.db, 'Project', [id]);
   }
 
   async touch(id: number, now: string): Promise<void> {

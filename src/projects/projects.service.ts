@@ -6,6 +6,7 @@ import {
   messageList,
   notFound,
   paramError,
+  plainError,
   readOnlyError,
 } from '../errors.js';
 import { AccessLevel } from '../members/members.js';
@@ -59,6 +60,13 @@ export interface ProjectAccess {
   readonly level: number;
 }
 
+/**
+ * GitLab's answer to a refused transfer: 400 with the project's errors as Ruby prints the hash
+ * (`Failed to transfer project {:new_namespace=>["..."]}`).
+ */
+const transferError = (reason: string) =>
+  plainError('bad_request', `Failed to transfer project {:new_namespace=>[${JSON.stringify(reason)}]}`);
+
 /** Picks a storage for a new repository (weights from application settings). */
 export type StoragePicker = () => Promise<string>;
 
@@ -105,18 +113,23 @@ export class ProjectsService {
 
   /** A project by full path for the alert notify endpoints, which authenticate with the integration key. */
   async findForIntake(fullPath: string): Promise<Project | null> {
-    const project = await this.lookup(fullPath);
+    // GitLab follows redirects for GET requests only: an alert posted to an old path finds nothing.
+    const project = await this.lookup(fullPath, true);
     // A project with the Monitor feature disabled does not take alerts.
     return project?.monitorEnabled ? project : null;
   }
 
-  /** A project by numeric id or full path, whoever may see it (the access policy's finder). */
-  async lookup(idOrPath: string): Promise<Project | null> {
+  /**
+   * A project by numeric id or full path, whoever may see it (the access policy's finder). An old full path (before
+   * a transfer or a rename) finds the project it redirects to, as GitLab's API and git do, unless `exact`.
+   */
+  async lookup(idOrPath: string, exact = false): Promise<Project | null> {
     if (/^\d+$/.test(idOrPath)) return this.projects.findById(Number(idOrPath));
     const slash = idOrPath.lastIndexOf('/');
     if (slash <= 0) return null;
     const ns = await this.namespaces.findByFullPath(idOrPath.slice(0, slash));
-    return ns ? this.projects.findByPath(ns, idOrPath.slice(slash + 1)) : null;
+    const found = ns ? await this.projects.findByPath(ns, idOrPath.slice(slash + 1)) : null;
+    return found ?? (exact ? null : this.projects.findByRedirect(idOrPath));
   }
 
   private async filter(actor: User | null, input: ListProjectsInput): Promise<ProjectFilter> {
@@ -230,6 +243,7 @@ export class ProjectsService {
       await this.projects.delete(id);
       throw err;
     }
+    await this.projects.claimPath(`${namespace.fullPath}/${path}`);
     return (await this.projects.findById(id))!;
   }
 
@@ -291,7 +305,63 @@ export class ProjectsService {
       assertVisibilityAllowed(input.visibility, restricted, this.access.isAdmin(actor));
     }
     await this.validate(project.namespace.id, { name: input.name, path: input.path }, project.id);
-    await this.projects.update(project.id, input, this.clock.now().toISOString());
+    const now = this.clock.now().toISOString();
+    await this.projects.update(project.id, input, now);
+    // A new path, as in GitLab: the old one redirects to the project.
+    if (input.path !== undefined && input.path !== project.path)
+      await this.projects.recordRename(
+        project.id,
+        project.fullPath,
+        `${project.namespace.fullPath}/${input.path}`,
+        now,
+      );
+    await this.changed();
+    return (await this.projects.findById(project.id))!;
+  }
+
+  /**
+   * `PUT /projects/:id/transfer`: moves the project to another namespace (id or full path), as GitLab's
+   * Projects::TransferService. The caller must be an Owner of the project (admins are) and may create projects in
+   * the target: its own user namespace (any for admins) or a group where it is at least a Maintainer. Refusals of
+   * the transfer itself are 400 with GitLab's message; a project whose repository is being moved (read-only) is
+   * refused with the read-only error. The repository does not move on disk (its path is by id); the old full path
+   * redirects to the project for the API and git until another project or group takes it.
+   */
+  async transfer(actor: User | null, idOrPath: string, namespaceIdOrPath: string): Promise<Project> {
+    const { project } = await this.findWithLevel(actor, idOrPath, AccessLevel.Owner);
+    const user = actor!;
+    const target = /^\d+$/.test(namespaceIdOrPath)
+      ? await this.namespaces.findById(Number(namespaceIdOrPath))
+      : await this.namespaces.findByFullPath(namespaceIdOrPath);
+    if (!target) throw notFound('Namespace');
+    let mayCreate: boolean;
+    if (target.kind === 'user') {
+      // Another user's namespace is not the caller's to know of (GitLab: read_namespace).
+      if (target.ownerId !== user.id && !this.access.isAdmin(user)) throw notFound('Namespace');
+      mayCreate = true;
+    } else {
+      const level = await this.access.groupObject(user, target as Group, AccessLevel.None, 'Namespace');
+      // GitLab's transfer_projects: Maintainer with project creation in the group (svc's creation level).
+      mayCreate = level >= AccessLevel.Maintainer;
+    }
+    if (project.repositoryReadOnly) throw readOnlyError();
+    if (target.id === project.namespace.id) throw transferError('Project is already in this namespace.');
+    if (!mayCreate)
+      throw transferError("You don't have permission to transfer projects into that namespace.");
+    const outcome = await this.projects.transfer(
+      project.id,
+      {
+        namespaceId: target.id,
+        fullPath: target.fullPath,
+        visibility: target.visibility,
+        isUserNamespace: target.kind === 'user',
+      },
+      this.clock.now().toISOString(),
+    );
+    if (outcome === 'gone') throw notFound('Project');
+    if (outcome === 'read_only') throw readOnlyError();
+    if (outcome === 'taken')
+      throw transferError('Project with same name or path in target namespace already exists');
     await this.changed();
     return (await this.projects.findById(project.id))!;
   }

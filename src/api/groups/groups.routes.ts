@@ -57,6 +57,23 @@ export function groupRoutes(
     async (req) => P.group((await ctx.groups.find(req.actor.user, req.params.id)).group, viewOf(req, url)),
   );
 
+  app.post(
+    '/groups/:id/transfer',
+    {
+      schema: {
+        tags,
+        summary: 'Transfer a group under another group, or to the top level without group_id (Owner)',
+        params: Params,
+        body: Type.Optional(Type.Object({ group_id: Type.Optional(Type.Integer()) })),
+        response: { 201: E.GroupEntity },
+      },
+    },
+    async (req, reply) => {
+      const group = await ctx.groups.transfer(req.actor.user, req.params.id, req.body?.group_id);
+      return reply.status(201).send(P.group(group, viewOf(req, url)));
+    },
+  );
+
   app.get(
     '/groups/:id/subgroups',
     {

@@ -59,6 +59,26 @@ export function mergeRequestApprovalRoutes(
     },
   );
 
+  app.put(
+    `${path}/reset_approvals`,
+    {
+      schema: {
+        tags,
+        summary: 'Withdraw every approval (GitLab: bot users of access tokens; svc: Maintainers)',
+        params: IidParams,
+      },
+    },
+    async (req, reply) => {
+      await ctx.mergeRequestApprovals.resetApprovals(
+        req.actor.user,
+        req.params.id,
+        req.params.merge_request_iid,
+      );
+      // GitLab's endpoint ends with `status :accepted`, whose value Grape sends as the body: the JSON number 202.
+      return reply.status(202).type('application/json').send('202');
+    },
+  );
+
   app.post(
     `${path}/unapprove`,
     {

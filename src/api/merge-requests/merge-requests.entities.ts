@@ -48,7 +48,17 @@ export const MergeRequestShape = Type.Object({
   references: Type.Object({ short: Str, relative: Str, full: Str }),
   web_url: Str,
   diff_refs: Nullable(Type.Object({ base_sha: Str, head_sha: Str, start_sha: Str })),
+  /** Why the last rebase failed; null when it succeeded or none ran. */
+  merge_error: Nullable(Str),
+  /** Only with `include_rebase_in_progress=true` (GET of one merge request). */
+  rebase_in_progress: Type.Optional(Bool),
 });
+
+/** `PUT .../rebase` (202): whether the rebase still runs. */
+export const RebaseEntity = Type.Object({ rebase_in_progress: Bool });
+
+/** `GET .../merge_ref`: the merge ref's commit. */
+export const MergeRefEntity = Type.Object({ commit_id: Str });
 
 // Wrapped so that route typing does not instantiate the deep TypeBox type (TS2589); same JSON schema.
 export const MergeRequestEntity = Type.Unsafe<Static<typeof MergeRequestShape>>(MergeRequestShape);

@@ -4,8 +4,10 @@ import * as v4 from './merge-requests.entities.js';
 export {
   CommitEntity,
   DiffEntity,
+  MergeRefEntity,
   MergeRequestVersionEntity,
   MergeRequestVersionFullEntity,
+  RebaseEntity,
 } from './merge-requests.entities.js';
 
 /** Spec (v4 to v5): "merged_by field … Removed (merge_user)"; "merge_status field … Removed (detailed_merge_status)". */

@@ -68,6 +68,7 @@ export function mergeRequest(m: MergeRequestView, v: View): Static<typeof MergeR
       head_sha: m.diffRefs.headSha,
       start_sha: m.diffRefs.startSha,
     },
+    merge_error: m.mergeError,
   };
 }
 

@@ -93,13 +93,79 @@ export function mergeRequestRoutes(
         tags,
         summary: 'Get a merge request',
         params: IidParams,
+        querystring: Type.Object({ include_rebase_in_progress: Type.Optional(Type.Boolean()) }),
         response: { 200: E.MergeRequestEntity },
       },
     },
     async (req, reply) => {
       const mr = await ctx.mergeRequests.get(req.actor.user, req.params.id, req.params.merge_request_iid);
       signalFields(reply);
-      return P.mergeRequest(mr, viewOf(req, url));
+      const entity = P.mergeRequest(mr, viewOf(req, url));
+      return req.query.include_rebase_in_progress
+        ? { ...entity, rebase_in_progress: mr.rebaseInProgress }
+        : entity;
+    },
+  );
+  app.get(
+    `${path}/:merge_request_iid/participants`,
+    {
+      schema: {
+        tags,
+        summary: 'List the participants of a merge request (author, note authors, mentioned users)',
+        params: IidParams,
+        querystring: PageQuery,
+        response: { 200: Type.Array(E.UserBasic) },
+      },
+    },
+    async (req, reply) => {
+      const page = pageRequest(req.query);
+      const all = await ctx.mergeRequests.participants(
+        req.actor.user,
+        req.params.id,
+        req.params.merge_request_iid,
+      );
+      setPageHeaders(reply, req, url, page, all.length);
+      const from = (page.page - 1) * page.perPage;
+      return all.slice(from, from + page.perPage).map((u) => P.userBasic(u, viewOf(req, url)));
+    },
+  );
+  app.get(
+    `${path}/:merge_request_iid/merge_ref`,
+    {
+      schema: {
+        tags,
+        summary: 'The merge ref of a merge request (refs/merge-requests/:iid/merge), brought up to date',
+        params: IidParams,
+        response: { 200: E.MergeRefEntity },
+      },
+    },
+    async (req) => ({
+      commit_id: await ctx.mergeRequests.mergeRef(
+        req.actor.user,
+        req.params.id,
+        req.params.merge_request_iid,
+      ),
+    }),
+  );
+  app.put(
+    `${path}/:merge_request_iid/rebase`,
+    {
+      schema: {
+        tags,
+        summary: 'Rebase the source branch onto the target branch (in the background: 202)',
+        params: IidParams,
+        body: Type.Optional(Type.Object({ skip_ci: Type.Optional(Type.Boolean()) })),
+        response: { 202: E.RebaseEntity },
+      },
+    },
+    async (req, reply) => {
+      const inProgress = await ctx.mergeRequests.rebase(
+        req.actor.user,
+        req.params.id,
+        req.params.merge_request_iid,
+        req.body?.skip_ci ?? false,
+      );
+      return reply.status(202).send({ rebase_in_progress: inProgress });
     },
   );
   app.put(

@@ -260,6 +260,26 @@ export function projectRoutes(
     },
   );
 
+  app.put(
+    '/projects/:id/transfer',
+    {
+      schema: {
+        tags,
+        summary: 'Transfer a project to another namespace (Owner; the old path redirects)',
+        params: Params,
+        body: Type.Object({
+          /** The id or full path of the new namespace (a user namespace or a group). */
+          namespace: Type.Union([Type.Integer(), Type.String({ minLength: 1 })]),
+        }),
+        response: { 200: E.ProjectEntity },
+      },
+    },
+    async (req) =>
+      P.project(
+        await ctx.projects.transfer(req.actor.user, req.params.id, String(req.body.namespace)),
+        viewOf(req, url),
+      ),
+  );
   app.delete(
     '/projects/:id',
     {
