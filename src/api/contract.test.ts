@@ -9,7 +9,7 @@ import type { ClientKey, ErrorEvent, StackTrace, TrackedError } from '../error-t
 import type { PolicyView, RuleView } from '../escalation/escalation.service.js';
 import type { GeoSite } from '../geo/geo.js';
 import type { Issue } from '../issues/issues.js';
-import type { FileDiff } from '../merge-requests/diff.js';
+import type { FileDiff } from '../git/diff.js';
 import type { ApprovalState } from '../merge-requests/merge-request-approvals.service.js';
 import type { MergeRequestVersion } from '../merge-requests/merge-requests.js';
 import type { Commit, MergeRequestView } from '../merge-requests/merge-requests.service.js';
