@@ -35,6 +35,7 @@ export interface CommitStats {
 
 /** Options of a commit listing (`git log`). */
 export interface LogQuery {
+  /** ISO 8601 times (already validated). */
   readonly since?: string;
   readonly until?: string;
   /** Only commits that touch this path. */
@@ -72,7 +73,13 @@ export class RepositoryReader {
   /** The commit a ref names, or null (no such ref, or not a commit). */
   async resolve(repo: string, ref: string): Promise<string | null> {
     if (!usableRef(ref)) return null;
-    const out = await this.run(repo, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`])
+    const out = await this.run(repo, [
+      'rev-parse',
+      '--verify',
+      '--quiet',
+      '--end-of-options',
+      `${ref}^{commit}`,
+    ])
       .then((o) => o.trim())
       .catch(() => '');
     return /^[0-9a-f]{40,64}$/.test(out) ? out : null;
@@ -81,7 +88,12 @@ export class RepositoryReader {
   /** The commits of the given ids, in that order (ids must name commits). */
   async commits(repo: string, ids: readonly string[]): Promise<Commit[]> {
     if (ids.length === 0) return [];
-    const out = await this.run(repo, ['log', '--no-walk=unsorted', `--format=${LOG_FORMAT}`, ...new Set(ids)]);
+    const out = await this.run(repo, [
+      'log',
+      '--no-walk=unsorted',
+      `--format=${LOG_FORMAT}`,
+      ...new Set(ids),
+    ]);
     const byId = new Map(parseLog(out).map((c) => [c.id, c]));
     return ids.map((id) => byId.get(id)!);
   }
@@ -93,8 +105,10 @@ export class RepositoryReader {
   /** Commits reachable from `head`, newest first (git's order), filtered and paged as asked. */
   async log(repo: string, head: string, q: LogQuery): Promise<Commit[]> {
     const args = ['log', `--format=${LOG_FORMAT}`, `--skip=${q.skip}`, `--max-count=${q.limit}`];
-    if (q.since) args.push(`--since=${q.since}`);
-    if (q.until) args.push(`--until=${q.until}`);
+    // As seconds since the epoch: git's date parser reads some ISO 8601 times wrongly (years far ahead are ignored).
+    const at = (iso: string) => `@${Math.floor(Date.parse(iso) / 1000)}`;
+    if (q.since) args.push(`--since=${at(q.since)}`);
+    if (q.until) args.push(`--until=${at(q.until)}`);
     args.push(head);
     if (q.path) args.push('--', q.path);
     return parseLog(await this.run(repo, args));
@@ -164,13 +178,18 @@ export class RepositoryReader {
         return { id, name: path.slice(path.lastIndexOf('/') + 1), type, path, mode };
       });
     const rank = { tree: 0, blob: 1, commit: 2 } as const;
-    return entries.map((e, i) => ({ e, i })).sort((a, b) => rank[a.e.type] - rank[b.e.type] || a.i - b.i).map((x) => x.e);
+    return entries
+      .map((e, i) => ({ e, i }))
+      .sort((a, b) => rank[a.e.type] - rank[b.e.type] || a.i - b.i)
+      .map((x) => x.e);
   }
 
   /** The file at `path` in `commit` (a blob: regular, executable or symlink), or null. */
   async blobAt(repo: string, commit: string, path: string): Promise<BlobEntry | null> {
     if (path === '' || CONTROL.test(path)) return null;
-    const out = await this.run(repo, ['ls-tree', '-z', '-l', '--full-tree', commit, '--', path]).catch(() => '');
+    const out = await this.run(repo, ['ls-tree', '-z', '-l', '--full-tree', commit, '--', path]).catch(
+      () => '',
+    );
     for (const line of out.split('\0').filter(Boolean)) {
       const tab = line.indexOf('\t');
       if (line.slice(tab + 1) !== path) continue;
@@ -222,7 +241,12 @@ export class RepositoryReader {
 
   /** The names of the branches whose heads `into` contains (merged into it). */
   async mergedInto(repo: string, into: string): Promise<Set<string>> {
-    const out = await this.run(repo, ['for-each-ref', `--merged=${into}`, '--format=%(refname)', 'refs/heads/']);
+    const out = await this.run(repo, [
+      'for-each-ref',
+      `--merged=${into}`,
+      '--format=%(refname)',
+      'refs/heads/',
+    ]);
     return new Set(
       out
         .split('\n')

@@ -6,8 +6,18 @@ import type { Git } from './git.js';
 
 /** One change of a commit made through the API (GitLab's commit actions). */
 export type FileAction =
-  | { readonly action: 'create'; readonly path: string; readonly content: Buffer; readonly executable?: boolean }
-  | { readonly action: 'update'; readonly path: string; readonly content: Buffer; readonly executable?: boolean }
+  | {
+      readonly action: 'create';
+      readonly path: string;
+      readonly content: Buffer;
+      readonly executable?: boolean;
+    }
+  | {
+      readonly action: 'update';
+      readonly path: string;
+      readonly content: Buffer;
+      readonly executable?: boolean;
+    }
   | { readonly action: 'delete'; readonly path: string }
   | {
       readonly action: 'move';

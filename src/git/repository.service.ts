@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AppError, forbidden, notFound, plainError, readOnlyError } from '../errors.js';
+import { type AppError, forbidden, notFound, plainError, readOnlyError } from '../errors.js';
 import { AccessLevel } from '../members/members.js';
 import type { PageRequest } from '../pagination.js';
 import type { Access } from '../projects/access.js';
@@ -17,7 +17,8 @@ import { ActionRefused, type FileAction, RepositoryWriter } from './repository-w
  * protected (instance default "fully protected": Maintainers push, Developers neither push nor merge), every
  * other branch is not.
  */
-export const isProtectedBranch = (project: Project, branch: string): boolean => branch === project.defaultBranch;
+export const isProtectedBranch = (project: Project, branch: string): boolean =>
+  branch === project.defaultBranch;
 
 /** Whether someone at `level` may push to `branch` (GitLab's `can_push_to_branch?` with default protection). */
 export const canPushToBranch = (project: Project, level: number, branch: string): boolean =>
@@ -103,7 +104,10 @@ export class RepositoryService {
    * The project, for a caller who may read its code: anyone who sees a public project, any signed-in user for an
    * internal one, Reporters and up for a private one (a Guest sees the project, not its code). As git's fetch.
    */
-  async readable(actor: User | null, idOrPath: string): Promise<{ project: Project; level: number; repo: string }> {
+  async readable(
+    actor: User | null,
+    idOrPath: string,
+  ): Promise<{ project: Project; level: number; repo: string }> {
     const { project, level } = await this.access.project(actor, idOrPath);
     const open = project.visibility === 'public' || (project.visibility === 'internal' && actor !== null);
     if (!open) this.access.level(actor, level, AccessLevel.Reporter);
@@ -157,7 +161,11 @@ export class RepositoryService {
     };
   }
 
-  async blob(actor: User | null, idOrPath: string, sha: string): Promise<{ id: string; size: number; content: Buffer }> {
+  async blob(
+    actor: User | null,
+    idOrPath: string,
+    sha: string,
+  ): Promise<{ id: string; size: number; content: Buffer }> {
     const { repo } = await this.readable(actor, idOrPath);
     const blob = await this.reader.blob(repo, sha);
     if (!blob) throw notFound('Blob');
@@ -181,7 +189,11 @@ export class RepositoryService {
     return { project, branches: heads.map((h) => this.branchView(project, level, h.name, h.commit, merged)) };
   }
 
-  async branch(actor: User | null, idOrPath: string, name: string): Promise<{ project: Project; branch: BranchView }> {
+  async branch(
+    actor: User | null,
+    idOrPath: string,
+    name: string,
+  ): Promise<{ project: Project; branch: BranchView }> {
     const { project, level, repo } = await this.readable(actor, idOrPath);
     return { project, branch: await this.loadBranch(project, level, repo, name) };
   }
@@ -276,10 +288,16 @@ export class RepositoryService {
     q: { from: string; to: string; straight: boolean },
   ): Promise<{ project: Project; comparison: Comparison }> {
     const { project, repo } = await this.readable(actor, idOrPath);
-    const [from, to] = await Promise.all([this.reader.resolve(repo, q.from), this.reader.resolve(repo, q.to)]);
+    const [from, to] = await Promise.all([
+      this.reader.resolve(repo, q.from),
+      this.reader.resolve(repo, q.to),
+    ]);
     if (!from || !to) throw notFound('Ref');
     const base = q.straight ? from : ((await this.reader.mergeBase(repo, from, to)) ?? from);
-    const [commits, diffs] = await Promise.all([this.reader.between(repo, from, to), this.reader.diff(repo, base, to)]);
+    const [commits, diffs] = await Promise.all([
+      this.reader.between(repo, from, to),
+      this.reader.diff(repo, base, to),
+    ]);
     return { project, comparison: { commits, diffs, same: from === to, fromSha: from, toSha: to } };
   }
 
@@ -317,14 +335,12 @@ export class RepositoryService {
     if (isProtectedBranch(project, name) && !canPushToBranch(project, level, name))
       throw forbidden('You are not allowed to delete protected branches from this project.');
     await this.pushed(project, user, () =>
-      this.repos.git
-        .run(['update-ref', '-d', `refs/heads/${name}`, head], { cwd: repo })
-        .then(
-          () => undefined,
-          () => {
-            throw refused('Failed to remove branch');
-          },
-        ),
+      this.repos.git.run(['update-ref', '-d', `refs/heads/${name}`, head], { cwd: repo }).then(
+        () => undefined,
+        () => {
+          throw refused('Failed to remove branch');
+        },
+      ),
     );
   }
 
@@ -360,14 +376,17 @@ export class RepositoryService {
           `A branch called '${input.branch}' already exists. Switch to that branch in order to make changes`,
         );
       if (!(await this.reader.validBranchName(repo, input.branch)))
-        throw refused(`Something went wrong when we tried to create '${input.branch}' for you: Branch name is invalid`);
+        throw refused(
+          `Something went wrong when we tried to create '${input.branch}' for you: Branch name is invalid`,
+        );
     } else if (empty && !(await this.reader.validBranchName(repo, input.branch))) {
       throw refused('Branch name is invalid');
     }
     if (parent && input.lastCommitIds) {
       for (const [path, seen] of input.lastCommitIds) {
         const last = await this.reader.lastCommitFor(repo, parent, path.replace(/^\/+/, ''));
-        if (last !== null && last !== seen) throw refused((input.changedMessage ?? (() => FILE_CHANGED))(path));
+        if (last !== null && last !== seen)
+          throw refused((input.changedMessage ?? (() => FILE_CHANGED))(path));
       }
     }
     const sha = await this.pushed(project, user, async () => {
@@ -449,4 +468,3 @@ export function matchesSearch(name: string, search: string): boolean {
   if (suffix) return n.endsWith(s);
   return n.includes(s);
 }
-

@@ -3,8 +3,8 @@ import type { AuditService } from '../audit/audit.service.js';
 import type { PushTracker } from '../cluster/push-tracker.js';
 import type { StorageConfig } from '../config.js';
 import type { Database } from '../db/schema.js';
-import type { Access } from '../projects/access.js';
 import type { GroupsService } from '../groups/groups.service.js';
+import type { Access } from '../projects/access.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { SnippetsService } from '../snippets/snippets.service.js';
@@ -68,7 +68,11 @@ export function wireGitAccess(deps: {
 }
 
 /** Repository content through the API (files, branches, commits), written through the push path above. */
-export function wireRepository(deps: { access: Access; git: GitRepositoriesService; gitAccess: GitAccessService }): {
+export function wireRepository(deps: {
+  access: Access;
+  git: GitRepositoriesService;
+  gitAccess: GitAccessService;
+}): {
   repository: RepositoryService;
 } {
   return { repository: new RepositoryService(deps.access, deps.git, deps.gitAccess) };

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { conflict, invalidFields, notFound, readOnlyError } from '../errors.js';
 import { type Commit, LOG_FORMAT, parseLog } from '../git/commits.js';
+import { type FileDiff, parseDiff } from '../git/diff.js';
 import { GitError } from '../git/git.js';
 import type { GitRepositoriesService } from '../git/git-repositories.service.js';
 import { AccessLevel } from '../members/members.js';
@@ -12,7 +13,6 @@ import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { User } from '../users/users.js';
 import type { UsersService } from '../users/users.service.js';
-import { type FileDiff, parseDiff } from '../git/diff.js';
 import {
   MergeRefusedError,
   type MergeRequest,
@@ -424,9 +424,12 @@ export class MergeRequestsService {
 
   /** The commits of `base..head`, newest first. */
   private async commitsBetween(project: Project, refs: Omit<DiffRefs, 'startSha'>): Promise<Commit[]> {
-    const out = await this.repos.git.run(['log', `--format=${LOG_FORMAT}`, `${refs.baseSha}..${refs.headSha}`], {
-      cwd: this.path(project),
-    });
+    const out = await this.repos.git.run(
+      ['log', `--format=${LOG_FORMAT}`, `${refs.baseSha}..${refs.headSha}`],
+      {
+        cwd: this.path(project),
+      },
+    );
     return parseLog(out);
   }
 
