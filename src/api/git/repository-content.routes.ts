@@ -4,6 +4,7 @@ import type { AppContext } from '../../app-context.js';
 import { badRequest, paramError } from '../../errors.js';
 import type { CommitInput, FileView } from '../../git/repository.service.js';
 import type { FileAction } from '../../git/repository-writer.js';
+import { Nullable } from '../common/common.entities.js';
 import { linkTo, PageQuery, pageRequest, setPageHeaders } from '../pagination.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../version.js';
 import { repositoryFileMeta } from './repository.presenters.js';
@@ -77,44 +78,46 @@ function pageOf<T>(
   return all.slice(from, from + page.perPage);
 }
 
-function content(text: string, encoding: 'text' | 'base64' | undefined): Buffer {
+function content(text: string, encoding: 'text' | 'base64' | null | undefined): Buffer {
   return encoding === 'base64' ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
 }
 
+const isStr = (v: unknown): v is string => typeof v === 'string';
+
+// Optional fields may be null: python-gitlab sends `start_branch: null` when saving a file, and Grape takes it.
 const FileWriteBody = Type.Object({
   branch: Type.String({ minLength: 1 }),
   commit_message: Type.String({ minLength: 1 }),
-  start_branch: Type.Optional(Type.String({ minLength: 1 })),
-  author_email: Type.Optional(Type.String()),
-  author_name: Type.Optional(Type.String()),
+  start_branch: Type.Optional(Nullable(Type.String({ minLength: 1 }))),
+  author_email: Type.Optional(Nullable(Type.String())),
+  author_name: Type.Optional(Nullable(Type.String())),
+  last_commit_id: Type.Optional(Nullable(Type.String())),
 });
 const FileContentBody = Type.Object({
   ...FileWriteBody.properties,
   content: Type.String(),
-  encoding: Type.Optional(Type.Union([Type.Literal('text'), Type.Literal('base64')])),
-  last_commit_id: Type.Optional(Type.String()),
-  execute_filemode: Type.Optional(Type.Boolean()),
+  encoding: Type.Optional(Nullable(Type.Union([Type.Literal('text'), Type.Literal('base64')]))),
+  execute_filemode: Type.Optional(Nullable(Type.Boolean())),
 });
 
 /** The parts of a files API write that every commit has. */
 function commitBase(b: {
   branch: string;
   commit_message: string;
-  start_branch?: string;
-  author_email?: string;
-  author_name?: string;
+  start_branch?: string | null;
+  author_email?: string | null;
+  author_name?: string | null;
 }): Omit<CommitInput, 'actions'> {
   return {
     branch: b.branch,
     message: b.commit_message,
-    ...(b.start_branch !== undefined && { startBranch: b.start_branch }),
+    ...(isStr(b.start_branch) && { startBranch: b.start_branch }),
     ...(b.author_name && { authorName: b.author_name }),
     ...(b.author_email && { authorEmail: b.author_email }),
   };
 }
 
 const ACTIONS = ['create', 'update', 'move', 'delete', 'chmod'] as const;
-const isStr = (v: unknown): v is string => typeof v === 'string';
 const BOOL = new Map<unknown, boolean>([
   [true, true],
   [false, false],
@@ -300,7 +303,7 @@ export function repositoryContentRoutes(
         const b = req.body;
         const path = req.params.file_path;
         const bytes = content(b.content, b.encoding);
-        const executable = b.execute_filemode;
+        const executable = b.execute_filemode ?? undefined;
         const action: FileAction =
           method === 'post'
             ? { action: 'create', path, content: bytes, ...(executable !== undefined && { executable }) }
@@ -323,7 +326,7 @@ export function repositoryContentRoutes(
         tags,
         summary: 'Delete a file of the repository',
         params: FileParams,
-        body: Type.Object({ ...FileWriteBody.properties, last_commit_id: Type.Optional(Type.String()) }),
+        body: FileWriteBody,
       },
     },
     async (req, reply) => {

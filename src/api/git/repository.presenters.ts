@@ -35,7 +35,7 @@ export function repositoryFileMeta(f: FileView): Omit<Static<typeof RepositoryFi
   };
 }
 
-export const isExecutable = (b: BlobEntry): boolean => b.mode === '100755';
+const isExecutable = (b: BlobEntry): boolean => b.mode === '100755';
 
 export function repositoryFile(f: FileView): Static<typeof RepositoryFileEntity> {
   return { ...repositoryFileMeta(f), content: f.content.toString('base64') };
