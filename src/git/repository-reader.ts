@@ -44,6 +44,10 @@ export interface LogQuery {
   readonly limit: number;
 }
 
+/** The empty tree's id in SHA-1 and in SHA-256 repositories (what a root commit is compared to). */
+const EMPTY_TREE_SHA1 = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+const EMPTY_TREE_SHA256 = '6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321';
+
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
@@ -59,8 +63,6 @@ export const usableRef = (ref: string): boolean => ref !== '' && !CONTROL.test(r
  * method takes the repository's directory; access has been checked by the caller.
  */
 export class RepositoryReader {
-  private emptyTreeId: string | null = null;
-
   constructor(readonly git: Git) {}
 
   private run(repo: string, args: readonly string[], input?: string | Buffer): Promise<string> {
@@ -124,15 +126,9 @@ export class RepositoryReader {
     return out.trim() || null;
   }
 
-  /** The id of the empty tree in this repository's hash (SHA-1 or SHA-256): what a root commit is compared to. */
-  async emptyTree(repo: string): Promise<string> {
-    this.emptyTreeId ??= (await this.run(repo, ['hash-object', '-t', 'tree', '--stdin'], '')).trim();
-    return this.emptyTreeId;
-  }
-
   /** What a commit is compared to: its first parent, or the empty tree for a root commit (GitLab's commit diff). */
-  async parentOf(repo: string, commit: Commit): Promise<string> {
-    return commit.parentIds[0] ?? (await this.emptyTree(repo));
+  parentOf(commit: Commit): string {
+    return commit.parentIds[0] ?? (commit.id.length === 64 ? EMPTY_TREE_SHA256 : EMPTY_TREE_SHA1);
   }
 
   /** The file diffs from `from` to `to` (renames detected). */

@@ -268,14 +268,14 @@ export class RepositoryService {
 
   private async commitWithStats(repo: string, sha: string): Promise<{ commit: Commit; stats: CommitStats }> {
     const commit = await this.reader.commit(repo, sha);
-    return { commit, stats: await this.reader.stats(repo, await this.reader.parentOf(repo, commit), sha) };
+    return { commit, stats: await this.reader.stats(repo, this.reader.parentOf(commit), sha) };
   }
 
   /** A commit's file diffs against its first parent (the empty tree for a root commit). */
   async commitDiff(actor: User | null, idOrPath: string, ref: string): Promise<FileDiff[]> {
     const { repo } = await this.readable(actor, idOrPath);
     const commit = await this.reader.commit(repo, await this.commitOf(repo, ref));
-    return this.reader.diff(repo, await this.reader.parentOf(repo, commit), commit.id);
+    return this.reader.diff(repo, this.reader.parentOf(commit), commit.id);
   }
 
   /**
