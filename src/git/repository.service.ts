@@ -5,24 +5,13 @@ import type { PageRequest } from '../pagination.js';
 import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
 import type { User } from '../users/users.js';
+import { canPushToBranch, isProtectedBranch } from './branch-protection.js';
 import type { Commit } from './commits.js';
 import type { FileDiff } from './diff.js';
 import type { GitAccessService, GitTarget } from './git-access.service.js';
 import type { GitRepositoriesService } from './git-repositories.service.js';
 import { type BlobEntry, type CommitStats, RepositoryReader, type TreeEntry } from './repository-reader.js';
 import { ActionRefused, type FileAction, RepositoryWriter } from './repository-writer.js';
-
-/**
- * Branch protection. svc has no protected-branches settings, so GitLab's defaults apply: the default branch is
- * protected (instance default "fully protected": Maintainers push, Developers neither push nor merge), every
- * other branch is not.
- */
-export const isProtectedBranch = (project: Project, branch: string): boolean =>
-  branch === project.defaultBranch;
-
-/** Whether someone at `level` may push to `branch` (GitLab's `can_push_to_branch?` with default protection). */
-export const canPushToBranch = (project: Project, level: number, branch: string): boolean =>
-  level >= (isProtectedBranch(project, branch) ? AccessLevel.Maintainer : AccessLevel.Developer);
 
 /** GitLab's answer when a push would go to a branch the caller may not push to. */
 export const PUSH_REFUSED = 'You are not allowed to push into this branch';

@@ -113,6 +113,15 @@ describe.each(await databases())('repository files, branches and commits (%s)', 
     expect((await api.get(`${base()}/blobs/${blob}/raw`, { token: tokens.reporter })).body).toBe(
       'hello\nworld\n',
     );
+    // A read_repository token reads files (as GitLab allows), not the rest of the repository API.
+    const me = await api.get('/api/v4/user', { token: tokens.reporter });
+    const scoped = await api.post(`/api/v4/users/${me.body.id}/personal_access_tokens`, {
+      token: s.rootToken,
+      body: { name: 'code', scopes: ['read_repository'] },
+    });
+    expect((await api.get(`${files('README.md')}?ref=main`, { token: scoped.body.token })).status).toBe(200);
+    expect((await api.get(`${files('README.md')}/raw`, { token: scoped.body.token })).status).toBe(200);
+    expect((await api.get(`${base()}/tree`, { token: scoped.body.token })).status).toBe(403);
   });
 
   it('answers bad refs, paths and branches with GitLab 404 bodies', async () => {

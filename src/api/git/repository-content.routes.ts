@@ -250,9 +250,11 @@ export function repositoryContentRoutes(
   );
 
   // Files. The path is one URL segment (`lib%2Fclass.rb`), as GitLab requires.
+  // GitLab lets `read_repository` tokens read files (not the rest of the repository API).
   app.get(
     `${base}/files/:file_path`,
     {
+      config: { readScope: 'read_repository' },
       schema: {
         tags,
         summary: 'Get a file of the repository (content in base64); HEAD answers only its X-Gitlab headers',
@@ -270,6 +272,7 @@ export function repositoryContentRoutes(
   app.get(
     `${base}/files/:file_path/raw`,
     {
+      config: { readScope: 'read_repository' },
       schema: {
         tags,
         summary: 'Get the raw content of a file (ref defaults to the default branch)',
