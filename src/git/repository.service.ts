@@ -214,8 +214,10 @@ export class RepositoryService {
       // GitLab does not call the default branch merged into itself.
       merged: !isDefault && merged.has(name),
       protected: isProtected,
-      developersCanPush: !isProtected,
-      developersCanMerge: !isProtected,
+      // GitLab answers these from the protection rules matching the branch: an unprotected branch has none
+      // (false), and the default protection lets Developers neither push nor merge (false).
+      developersCanPush: false,
+      developersCanMerge: false,
       canPush: canPushToBranch(project, level, name),
       default: isDefault,
     };

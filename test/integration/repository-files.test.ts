@@ -215,6 +215,7 @@ describe.each(await databases())('repository files, branches and commits (%s)', 
       protected: false,
       default: false,
       can_push: true,
+      developers_can_push: false,
     });
     const asMaintainer = await api.get(`${base()}/branches/main`, { token: tokens.maintainer });
     expect(asMaintainer.body).toMatchObject({ can_push: true, commit: { title: 'Add README' } });
