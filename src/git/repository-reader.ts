@@ -40,6 +40,12 @@ export interface LogQuery {
   readonly until?: string;
   /** Only commits that touch this path. */
   readonly path?: string;
+  /** Only commits whose author name or e-mail contains this (case-insensitive, as a fixed string). */
+  readonly author?: string;
+  /** Follow only the first parent of merges. */
+  readonly firstParent?: boolean;
+  /** Topological order instead of git's default (reverse chronological). */
+  readonly topo?: boolean;
   readonly skip: number;
   readonly limit: number;
 }
@@ -104,15 +110,21 @@ export class RepositoryReader {
     return (await this.commits(repo, [id]))[0]!;
   }
 
-  /** Commits reachable from `head`, newest first (git's order), filtered and paged as asked. */
-  async log(repo: string, head: string, q: LogQuery): Promise<Commit[]> {
+  /** Commits reachable from `head` (every branch and tag when null), newest first, filtered and paged as asked. */
+  async log(repo: string, head: string | null, q: LogQuery): Promise<Commit[]> {
     const args = ['log', `--format=${LOG_FORMAT}`, `--skip=${q.skip}`, `--max-count=${q.limit}`];
     // As seconds since the epoch: git's date parser reads some ISO 8601 times wrongly (years far ahead are ignored).
     const at = (iso: string) => `@${Math.floor(Date.parse(iso) / 1000)}`;
     if (q.since) args.push(`--since=${at(q.since)}`);
     if (q.until) args.push(`--until=${at(q.until)}`);
-    args.push(head);
-    if (q.path) args.push('--', q.path);
+    if (q.author) args.push('--regexp-ignore-case', '--fixed-strings', `--author=${q.author}`);
+    if (q.firstParent) args.push('--first-parent');
+    if (q.topo) args.push('--topo-order');
+    // `null`: every branch and tag (GitLab's `all`).
+    if (head === null) args.push('--branches', '--tags');
+    else args.push(head);
+    args.push('--');
+    if (q.path) args.push(q.path);
     return parseLog(await this.run(repo, args));
   }
 

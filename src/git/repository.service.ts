@@ -224,23 +224,36 @@ export class RepositoryService {
   }
 
   /**
-   * A page of the commits of `ref_name` (the default branch when absent), newest first. The total is not counted
-   * (GitLab does not either); `more` says whether another page follows. An unknown ref has no commits.
+   * A page of the commits of `ref_name` (the default branch when absent; every branch and tag with `all`), newest
+   * first. The total is not counted (GitLab does not either); `more` says whether another page follows. An unknown
+   * ref has no commits.
    */
   async commits(
     actor: User | null,
     idOrPath: string,
-    q: { refName?: string; since?: string; until?: string; path?: string },
+    q: {
+      refName?: string;
+      since?: string;
+      until?: string;
+      path?: string;
+      author?: string;
+      firstParent?: boolean;
+      topo?: boolean;
+      all?: boolean;
+    },
     page: PageRequest,
   ): Promise<{ project: Project; commits: Commit[]; more: boolean }> {
     const { project, repo } = await this.readable(actor, idOrPath);
-    const head = await this.reader.resolve(repo, q.refName || project.defaultBranch);
-    if (!head) return { project, commits: [], more: false };
+    const head = q.all ? null : await this.reader.resolve(repo, q.refName || project.defaultBranch);
+    if (!q.all && !head) return { project, commits: [], more: false };
     const path = q.path?.replace(/^\/+/, '') || undefined;
     const rows = await this.reader.log(repo, head, {
       ...(q.since && { since: q.since }),
       ...(q.until && { until: q.until }),
       ...(path && { path }),
+      ...(q.author && { author: q.author }),
+      ...(q.firstParent && { firstParent: true }),
+      ...(q.topo && { topo: true }),
       skip: (page.page - 1) * page.perPage,
       limit: page.perPage + 1,
     });

@@ -428,6 +428,11 @@ describe.each(await databases())('repository files, branches and commits (%s)', 
     const future = await api.get(`${base()}/commits?ref_name=multi&since=2999-01-01T00:00:00Z`, { token: t });
     expect(future.body).toEqual([]);
     expect((await api.get(`${base()}/commits?ref_name=nope`, { token: t })).body).toEqual([]);
+    const byAuthor = await api.get(`${base()}/commits?ref_name=multi&author=GHOST`, { token: t });
+    expect(byAuthor.body.map((c: { title: string }) => c.title)).toEqual(['Edit the guide']);
+    // `all`: every branch, so main's commits and multi's.
+    const every = await api.get(`${base()}/commits?all=true&per_page=100`, { token: t });
+    expect(every.body.map((c: { title: string }) => c.title)).toContain('Many changes');
     const noStats = await api.get(`${base()}/commits/${made.body.id}?stats=false`, { token: t });
     expect(noStats.body).not.toHaveProperty('stats');
 
