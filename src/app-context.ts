@@ -15,6 +15,7 @@ import type { GeoService } from './geo/geo.service.js';
 import type { GitAccessService } from './git/git-access.service.js';
 import type { GitRepositoriesService } from './git/git-repositories.service.js';
 import type { InventoryService } from './git/inventory.service.js';
+import type { RepositoryService } from './git/repository.service.js';
 import type { WeightedStorages } from './git/storages.js';
 import type { GroupsService } from './groups/groups.service.js';
 import type { Outbox } from './ingest/outbox.js';
@@ -62,6 +63,8 @@ export interface AppContext {
   readonly storagePicker: WeightedStorages;
   readonly inventory: InventoryService;
   readonly gitAccess: GitAccessService;
+  /** Repository content through the API: trees, files, branches, commits, and commits made without a push. */
+  readonly repository: RepositoryService;
   readonly integrations: IntegrationsService;
   readonly alertIntake: IntakeService;
   readonly alerts: AlertsService;

@@ -18,6 +18,7 @@ import { frameworkErrors, installErrorHandling } from './api/errors.js';
 import { escalationRoutes } from './api/escalation/escalation.routes.js';
 import { geoRoutes } from './api/geo/geo.routes.js';
 import { repositoryRoutes } from './api/git/repositories.routes.js';
+import { repositoryContentRoutes } from './api/git/repository-content.routes.js';
 import { installSmartHttp } from './api/git/smart-http.routes.js';
 import { groupRoutes } from './api/groups/groups.routes.js';
 import { issueRoutes } from './api/issues/issues.routes.js';
@@ -259,6 +260,7 @@ export async function buildApp(
         escalationRoutes(s, ctx, api);
         storageMoveRoutes(s, ctx, api);
         repositoryRoutes(s, ctx);
+        repositoryContentRoutes(s, ctx, api);
         deprecationRoutes(s, ctx);
         geoRoutes(s, ctx, api);
         auditRoutes(s, ctx, api);

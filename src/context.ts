@@ -17,7 +17,7 @@ import { wireErrorTracking } from './error-tracking/wiring.js';
 import { wireEscalation } from './escalation/wiring.js';
 import { wireGeo } from './geo/wiring.js';
 import { configuredWeights } from './git/storages.js';
-import { wireGit, wireGitAccess } from './git/wiring.js';
+import { wireGit, wireGitAccess, wireRepository } from './git/wiring.js';
 import { wireGroups } from './groups/wiring.js';
 import { Outbox } from './ingest/outbox.js';
 import { wireIssues } from './issues/wiring.js';
@@ -223,6 +223,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     escalations,
     accessTokens,
     ...mrs,
+    ...wireRepository({ access, git, gitAccess }),
     release: parseRelease(config.release),
     ...wireRunners({
       kysely,

@@ -8,8 +8,9 @@ import type { AuditEvent } from '../audit/audit.js';
 import type { ClientKey, ErrorEvent, StackTrace, TrackedError } from '../error-tracking/error-tracking.js';
 import type { PolicyView, RuleView } from '../escalation/escalation.service.js';
 import type { GeoSite } from '../geo/geo.js';
+import type { FileDiff } from '../git/diff.js';
+import type { BranchView, FileView } from '../git/repository.service.js';
 import type { IssueView, TimelineEventView } from '../issues/issues.js';
-import type { FileDiff } from '../merge-requests/diff.js';
 import type { ApprovalState } from '../merge-requests/merge-request-approvals.service.js';
 import type { MergeRequestVersion } from '../merge-requests/merge-requests.js';
 import type { Commit, MergeRequestView } from '../merge-requests/merge-requests.service.js';
@@ -446,6 +447,24 @@ const commit: Commit = {
   committerName: 'Alice',
   committerEmail: 'a@example.com',
   committedDate: at,
+};
+const fileView: FileView = {
+  blob: { id: 'b'.repeat(40), path: 'docs/a.md', name: 'a.md', mode: '100644', size: 2 },
+  content: Buffer.from('a\n'),
+  contentSha256: 'e'.repeat(64),
+  ref: 'main',
+  commitId: commit.id,
+  lastCommitId: commit.id,
+};
+const branchView: BranchView = {
+  name: 'main',
+  commit,
+  merged: false,
+  protected: true,
+  developersCanPush: false,
+  developersCanMerge: false,
+  canPush: false,
+  default: true,
 };
 const approvalSettings: ApprovalSettings = {
   approvals_before_merge: 0,
@@ -928,6 +947,47 @@ function cases(api: ApiVersion): Record<string, { schema: TSchema; outputs: unkn
       outputs: [P.mergeRequestChanges(mergeRequest('opened'), [fileDiff], asAlice)],
     },
     commit: { schema: E.CommitEntity, outputs: [P.commit(commit, project, anonymous)] },
+    treeObject: {
+      schema: E.TreeObjectEntity,
+      outputs: [
+        P.treeObject({ id: 'a'.repeat(40), name: 'src', type: 'tree', path: 'src', mode: '040000' }),
+        P.treeObject({ id: 'b'.repeat(40), name: 'a.sh', type: 'blob', path: 'src/a.sh', mode: '100755' }),
+      ],
+    },
+    repositoryFile: { schema: E.RepositoryFileEntity, outputs: [P.repositoryFile(fileView)] },
+    repositoryBlob: {
+      schema: E.RepositoryBlobEntity,
+      outputs: [P.repositoryBlob({ id: 'b'.repeat(40), size: 2, content: Buffer.from('a\n') })],
+    },
+    branch: {
+      schema: E.BranchEntity,
+      outputs: [
+        P.branch(branchView, project, anonymous),
+        P.branch({ ...branchView, name: 'a/b' }, project, asAlice),
+      ],
+    },
+    commitDetail: {
+      schema: E.CommitDetailEntity,
+      outputs: [
+        P.commitDetail(commit, { additions: 1, deletions: 2, total: 3 }, project, anonymous),
+        P.commitDetail(commit, null, project, anonymous),
+      ],
+    },
+    compare: {
+      schema: E.CompareEntity,
+      outputs: [
+        P.compare(
+          { commits: [commit], diffs: [fileDiff], same: false, fromSha: 'a'.repeat(40), toSha: commit.id },
+          project,
+          anonymous,
+        ),
+        P.compare(
+          { commits: [], diffs: [], same: true, fromSha: commit.id, toSha: commit.id },
+          project,
+          anonymous,
+        ),
+      ],
+    },
     mergeRequestVersion: {
       schema: E.MergeRequestVersionEntity,
       outputs: [
@@ -1059,7 +1119,7 @@ function cases(api: ApiVersion): Record<string, { schema: TSchema; outputs: unkn
 }
 
 /** Exported functions of a version's presenters that are helpers, not presenters of an entity. */
-const HELPERS = new Set(['integrationUrl']);
+const HELPERS = new Set(['integrationUrl', 'repositoryFileMeta']);
 
 describe.each(
   API_VERSIONS.map((api) => [api.version, api] as const),

@@ -104,6 +104,25 @@ export class Git {
     return Buffer.concat(out).toString('utf8');
   }
 
+  /** Like `run`, for output that may not be text (blob contents): stdout as bytes. */
+  async runBuffer(args: readonly string[], opts: { cwd?: string } = {}): Promise<Buffer> {
+    try {
+      const { stdout } = await run('/bin/sh', this.argv(args), {
+        cwd: opts.cwd,
+        env: this.env,
+        encoding: 'buffer',
+        maxBuffer: 256 * 1024 * 1024,
+      });
+      return stdout;
+    } catch (err) {
+      const e = err as { stderr?: Buffer; message: string; code?: unknown };
+      throw new GitError(
+        (e.stderr?.toString('utf8') ?? e.message).trim() || `git ${args[0]} failed`,
+        typeof e.code === 'number' ? e.code : null,
+      );
+    }
+  }
+
   /**
    * Commits one file as the whole tree of `branch` in a bare repository (snippets keep their content this way),
    * with plumbing only: hash-object, mktree, commit-tree, update-ref.

@@ -4,6 +4,7 @@ import type { PushTracker } from '../cluster/push-tracker.js';
 import type { StorageConfig } from '../config.js';
 import type { Database } from '../db/schema.js';
 import type { GroupsService } from '../groups/groups.service.js';
+import type { Access } from '../projects/access.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { SnippetsService } from '../snippets/snippets.service.js';
@@ -13,6 +14,7 @@ import { GitAccessService, type PushRecorder } from './git-access.service.js';
 import { GitRepositoriesService, repositoryLifecycle } from './git-repositories.service.js';
 import { InventoryRepository } from './inventory.repository.js';
 import { InventoryService } from './inventory.service.js';
+import { RepositoryService } from './repository.service.js';
 import { WeightedStorages } from './storages.js';
 
 /** Git repositories on disk: the storages, where new repositories go, and their lifecycle and inventory. */
@@ -63,4 +65,15 @@ export function wireGitAccess(deps: {
       deps.pushes,
     ),
   };
+}
+
+/** Repository content through the API (files, branches, commits), written through the push path above. */
+export function wireRepository(deps: {
+  access: Access;
+  git: GitRepositoriesService;
+  gitAccess: GitAccessService;
+}): {
+  repository: RepositoryService;
+} {
+  return { repository: new RepositoryService(deps.access, deps.git, deps.gitAccess) };
 }

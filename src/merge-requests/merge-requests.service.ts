@@ -14,6 +14,8 @@ import {
   readOnlyError,
   unauthorized,
 } from '../errors.js';
+import { type Commit, LOG_FORMAT, parseLog } from '../git/commits.js';
+import { type FileDiff, parseDiff } from '../git/diff.js';
 import { GitError } from '../git/git.js';
 import type { GitRepositoriesService } from '../git/git-repositories.service.js';
 import type { JobQueue } from '../jobs/queue.js';
@@ -26,7 +28,6 @@ import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { User } from '../users/users.js';
 import type { UsersService } from '../users/users.service.js';
-import { type FileDiff, parseDiff } from './diff.js';
 import {
   MergeRefusedError,
   type MergeRequest,
@@ -66,19 +67,7 @@ export interface MergeRequestView extends MergeRequest {
   readonly closedBy: User | null;
 }
 
-/** A commit as `git log` reports it. */
-export interface Commit {
-  readonly id: string;
-  readonly parentIds: readonly string[];
-  readonly title: string;
-  readonly message: string;
-  readonly authorName: string;
-  readonly authorEmail: string;
-  readonly authoredDate: string;
-  readonly committerName: string;
-  readonly committerEmail: string;
-  readonly committedDate: string;
-}
+export type { Commit } from '../git/commits.js';
 
 /** GitLab's 409 for a second open merge request of a branch pair (`branch_conflict`). */
 const duplicateOpen = (iid: number | null) =>
@@ -510,32 +499,13 @@ export class MergeRequestsService {
 
   /** The commits of `base..head`, newest first. */
   private async commitsBetween(project: Project, refs: Omit<DiffRefs, 'startSha'>): Promise<Commit[]> {
-    // Fields separated by NUL, records by RS (0x1e): messages may hold any other character.
-    const format = ['%H', '%P', '%an', '%ae', '%aI', '%cn', '%ce', '%cI', '%B'].join('%x00');
     const out = await this.repos.git.run(
-      ['log', `--format=${format}%x1e`, `${refs.baseSha}..${refs.headSha}`],
-      { cwd: this.path(project) },
+      ['log', `--format=${LOG_FORMAT}`, `${refs.baseSha}..${refs.headSha}`],
+      {
+        cwd: this.path(project),
+      },
     );
-    return out
-      .split('\x1e')
-      .map((r) => r.replace(/^\n/, ''))
-      .filter((r) => r !== '')
-      .map((r) => {
-        const [id, parents, an, ae, ad, cn, ce, cd, body] = r.split('\0') as string[];
-        const message = body!.replace(/\n+$/, '\n');
-        return {
-          id: id!,
-          parentIds: parents ? parents.split(' ') : [],
-          title: message.split('\n')[0]!,
-          message,
-          authorName: an!,
-          authorEmail: ae!,
-          authoredDate: ad!,
-          committerName: cn!,
-          committerEmail: ce!,
-          committedDate: cd!,
-        };
-      });
+    return parseLog(out);
   }
 
   /** The default merge commit message (GitLab's `default_merge_commit_message`). */

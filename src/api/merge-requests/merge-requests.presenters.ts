@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { FileDiff } from '../../merge-requests/diff.js';
+import type { FileDiff } from '../../git/diff.js';
 import type { MergeRequestVersion } from '../../merge-requests/merge-requests.js';
 import type { Commit, MergeRequestView } from '../../merge-requests/merge-requests.service.js';
 import type { Project } from '../../projects/projects.js';

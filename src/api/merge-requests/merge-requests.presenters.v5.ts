@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { FileDiff } from '../../merge-requests/diff.js';
+import type { FileDiff } from '../../git/diff.js';
 import type { MergeRequestView } from '../../merge-requests/merge-requests.service.js';
 import type { View } from '../common/common.presenters.js';
 import type { MergeRequestChangesEntity, MergeRequestEntity } from './merge-requests.entities.v5.js';

@@ -9,6 +9,7 @@ export type { View } from '../common/common.presenters.js';
 export * from '../error-tracking/error-tracking.presenters.js';
 export * from '../escalation/escalation.presenters.js';
 export * from '../geo/geo.presenters.js';
+export * from '../git/repository.presenters.js';
 export * from '../groups/groups.presenters.js';
 export * from '../issues/issues.presenters.js';
 export * from '../members/members.presenters.js';

@@ -9,6 +9,7 @@ export { MessageEntity } from '../common/common.entities.js';
 export * from '../error-tracking/error-tracking.entities.js';
 export * from '../escalation/escalation.entities.js';
 export * from '../geo/geo.entities.js';
+export * from '../git/repository.entities.js';
 export * from '../groups/groups.entities.js';
 export * from '../issues/issues.entities.js';
 export * from '../members/members.entities.js';
