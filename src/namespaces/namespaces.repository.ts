@@ -178,6 +178,10 @@ export class NamespacesRepository {
       .execute();
   }
 
+  async setAvatar(id: number, avatar: string | null): Promise<void> {
+    await this.db.updateTable('namespaces').set({ avatar }).where('id', '=', id).execute();
+  }
+
   async delete(id: number): Promise<void> {
     await this.db.deleteFrom('namespaces').where('id', '=', id).execute();
   }

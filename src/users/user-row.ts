@@ -16,5 +16,6 @@ export function toUser(row: Selectable<UsersTable>): User {
     bio: row.bio,
     createdAt: readTimestamp(row.created_at),
     updatedAt: readTimestamp(row.updated_at),
+    avatar: row.avatar ?? null,
   };
 }

@@ -231,6 +231,7 @@ export class UsersRepository {
       privateProfile: boolean;
       state: 'active' | 'blocked';
       bio: string;
+      avatar: string | null;
     }>,
     now: string,
   ): Promise<User | null> {
@@ -245,6 +246,7 @@ export class UsersRepository {
         ...(patch.privateProfile !== undefined && { private_profile: writeBool(patch.privateProfile) }),
         ...(patch.state !== undefined && { state: patch.state }),
         ...(patch.bio !== undefined && { bio: patch.bio }),
+        ...(patch.avatar !== undefined && { avatar: patch.avatar }),
         updated_at: now,
       })
       .where('id', '=', id)

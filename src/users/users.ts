@@ -29,6 +29,8 @@ export interface User {
   readonly bio: string;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** The uploaded avatar's stored name; null: none (the identicon is shown). */
+  readonly avatar: string | null;
 }
 
 export interface PersonalAccessToken {

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../auth.js';
+import { AVATAR_UPLOAD, AvatarText, avatarParam } from '../avatars/avatars.routes.js';
 import { memberRoutes } from '../members/members.routes.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../pagination.js';
 import { VisibilityInput } from '../schemas.js';
@@ -132,6 +133,7 @@ export function groupRoutes(
   app.post(
     '/groups',
     {
+      config: { uploads: AVATAR_UPLOAD },
       schema: {
         tags,
         summary: 'Create a group',
@@ -141,6 +143,7 @@ export function groupRoutes(
           parent_id: Type.Optional(Type.Integer()),
           visibility: Type.Optional(VisibilityInput),
           description: Type.Optional(Type.String()),
+          avatar: AvatarText,
         }),
         response: { 201: E.GroupEntity },
       },
@@ -153,6 +156,7 @@ export function groupRoutes(
         parentId: b.parent_id,
         visibility: b.visibility,
         description: b.description,
+        avatar: avatarParam(b) ?? undefined,
       });
       return reply.status(201).send(P.group(group, viewOf(req, url)));
     },
@@ -161,6 +165,7 @@ export function groupRoutes(
   app.put(
     '/groups/:id',
     {
+      config: { uploads: AVATAR_UPLOAD },
       schema: {
         tags,
         summary: 'Update a group (Owner)',
@@ -171,16 +176,18 @@ export function groupRoutes(
             description: Type.String(),
             visibility: VisibilityInput,
             request_access_enabled: Type.Boolean(),
+            avatar: AvatarText,
           }),
         ),
         response: { 200: E.GroupEntity },
       },
     },
     async (req) => {
-      const { request_access_enabled, ...rest } = req.body ?? {};
+      const { request_access_enabled, avatar: _text, ...rest } = req.body ?? {};
       const group = await ctx.groups.update(req.actor.user, req.params.id, {
         ...rest,
         requestAccessEnabled: request_access_enabled,
+        avatar: avatarParam(req.body),
       });
       return P.group(group, viewOf(req, url));
     },

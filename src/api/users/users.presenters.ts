@@ -1,4 +1,5 @@
 import type { Static } from 'typebox';
+import { userAvatarPath } from '../../avatars/avatars.js';
 import type { PersonalAccessToken, User } from '../../users/users.js';
 import { isAdmin, type View } from '../common/common.presenters.js';
 import type { Token, UserBasic, UserDetail, UserPublic } from './users.entities.js';
@@ -11,7 +12,8 @@ export function userBasic(u: User, v: View): Static<typeof UserBasic> {
     name: u.name,
     state: u.state,
     locked: false,
-    avatar_url: null,
+    // GitLab always gives a user an image (Gravatar's identicon by default); svc draws its own identicon.
+    avatar_url: `${v.externalUrl}${userAvatarPath(u.id, u.avatar)}`,
     web_url: `${v.externalUrl}/${u.username}`,
   };
 }
