@@ -95,7 +95,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   });
   const repositories = { settings, pickStorage: storages.pick, lifecycle, jobs };
   const { groups } = wireGroups({ ...base, ...repositories, namespaces, members, permissions, avatars });
-  const { snippets } = wireSnippets({ ...base, ...repositories });
+  const { snippets } = wireSnippets({ ...base, ...repositories, permissions });
   const { audit } = wireAudit({ ...base, jobs, gates, outbound, cipher });
   const { geo } = wireGeo(base);
   const { issues } = wireIssues({ kysely, projects });

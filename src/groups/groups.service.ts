@@ -147,6 +147,8 @@ export class GroupsService {
       ownedOrMember?: boolean;
       parentId?: number;
       descendantsOf?: string;
+      /** Groups to leave out (GitLab's `skip_groups`). */
+      skipIds?: readonly number[];
     },
     page: PageRequest,
   ): Promise<Paged<Namespace>> {
@@ -164,6 +166,7 @@ export class GroupsService {
         topLevelOnly: opts.topLevelOnly,
         parentId: opts.parentId,
         descendantsOf: opts.descendantsOf,
+        skipIds: opts.skipIds,
       },
       page,
     );

@@ -26,6 +26,8 @@ export interface GroupFilter {
   descendantsOf?: string;
   /** User namespaces too (`/namespaces`), not only groups. */
   withUserNamespaces?: boolean;
+  /** Leave these out (`skip_groups`). */
+  skipIds?: readonly number[];
 }
 
 /** Namespaces: one per user and one per group (nested by `parent_id`). */
@@ -147,6 +149,7 @@ export class NamespacesRepository {
       );
     }
     if (f.topLevelOnly) base = base.where('parent_id', 'is', null);
+    if (f.skipIds && f.skipIds.length > 0) base = base.where('id', 'not in', f.skipIds);
     if (f.parentId !== undefined) base = base.where('parent_id', '=', f.parentId);
     if (f.descendantsOf !== undefined)
       base = base.where(like(sql`lower(full_path)`, prefixPattern(`${f.descendantsOf.toLowerCase()}/`)));

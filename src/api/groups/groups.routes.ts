@@ -32,6 +32,9 @@ export function groupRoutes(
           top_level_only: Type.Optional(Type.Boolean()),
           owned: Type.Optional(Type.Boolean()),
           min_access_level: Type.Optional(Type.Integer()),
+          // Rails' `skip_groups[]=1&skip_groups[]=2`, or the key repeated without brackets.
+          'skip_groups[]': Type.Optional(Type.Array(Type.Integer())),
+          skip_groups: Type.Optional(Type.Array(Type.Integer())),
         }),
         response: { 200: Type.Array(E.GroupEntity) },
       },
@@ -44,6 +47,7 @@ export function groupRoutes(
           search: req.query.search,
           topLevelOnly: req.query.top_level_only,
           ownedOrMember: req.query.owned === true || req.query.min_access_level !== undefined,
+          skipIds: [...(req.query['skip_groups[]'] ?? []), ...(req.query.skip_groups ?? [])],
         },
         page,
       );
