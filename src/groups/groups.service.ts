@@ -266,8 +266,8 @@ export class GroupsService {
     id: number,
     name: string,
   ): Promise<{ data: Buffer; contentType: string }> {
-    const group = (await this.lookup(String(id))) ? (await this.find(actor, String(id))).group : null;
-    const data = group?.avatar === name ? await this.avatars.read('group', id, name) : null;
+    const { group } = await this.find(actor, String(id));
+    const data = group.avatar === name ? await this.avatars.read('group', id, name) : null;
     const contentType = data ? imageType(data) : null;
     if (!data || !contentType) throw notFound();
     return { data, contentType };

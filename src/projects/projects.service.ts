@@ -293,8 +293,9 @@ export class ProjectsService {
     id: number,
     name: string,
   ): Promise<{ data: Buffer; contentType: string }> {
-    const project = (await this.projects.findById(id)) ? (await this.find(actor, String(id))).project : null;
-    const data = project?.avatar === name ? await this.avatars.read('project', id, name) : null;
+    // The access policy's 404 for a project the caller may not see (anonymous callers of a private one included).
+    const { project } = await this.find(actor, String(id));
+    const data = project.avatar === name ? await this.avatars.read('project', id, name) : null;
     const contentType = data ? imageType(data) : null;
     if (!data || !contentType) throw notFound();
     return { data, contentType };
