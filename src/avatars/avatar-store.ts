@@ -36,8 +36,9 @@ export class AvatarStore {
   }
 
   /**
-   * Stores `data` as the owner's avatar, complete before it appears under its name (written aside, then renamed),
-   * and removes the owner's other files.
+   * Stores `data` under `name` for the owner, complete before it appears under its name (written aside, then
+   * renamed). The owner's previous file stays until `keepOnly` (called once the owner's row names the new one), so
+   * the URL a row names always serves.
    */
   async save(kind: AvatarKind, id: number, name: string, data: Buffer): Promise<void> {
     const dir = this.dir(kind, id);
@@ -46,7 +47,14 @@ export class AvatarStore {
     await writeFile(partial, data, { mode: 0o600 });
     await chmod(partial, 0o600);
     await rename(partial, this.file(kind, id, name));
-    for (const other of await readdir(dir)) if (other !== name) await rm(join(dir, other), { force: true });
+  }
+
+  /** Removes the owner's files other than `name` (replaced avatars); with null, all of them. */
+  async keepOnly(kind: AvatarKind, id: number, name: string | null): Promise<void> {
+    if (name === null) return this.remove(kind, id);
+    const dir = this.dir(kind, id);
+    for (const other of await readdir(dir).catch(() => [] as string[]))
+      if (other !== name) await rm(join(dir, other), { force: true });
   }
 
   /** The stored bytes, or null when there is no such file. */

@@ -255,7 +255,7 @@ export class GroupsService {
     await this.namespaces.update(group.id, changes, this.clock.now().toISOString());
     if (upload !== undefined) {
       await this.namespaces.setAvatar(group.id, avatar?.name ?? null);
-      if (upload === null) await this.avatars.remove('group', group.id);
+      await this.avatars.keepOnly('group', group.id, avatar?.name ?? null);
     }
     return (await this.namespaces.findById(group.id)) as Group;
   }

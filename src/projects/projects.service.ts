@@ -348,7 +348,7 @@ export class ProjectsService {
     await this.projects.update(project.id, changes, this.clock.now().toISOString());
     if (upload !== undefined) {
       await this.projects.setAvatar(project.id, avatar?.name ?? null);
-      if (upload === null) await this.avatars.remove('project', project.id);
+      await this.avatars.keepOnly('project', project.id, avatar?.name ?? null);
     }
     await this.changed();
     const updated = (await this.projects.findById(project.id))!;

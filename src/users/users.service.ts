@@ -313,7 +313,7 @@ export class UsersService {
     if (!updated) throw notFound('User');
     const ns = await this.namespaces.findUserNamespace(user.id);
     if (ns) await this.namespaces.setAvatar(ns.id, name);
-    if (name === null) await this.avatars.remove('user', user.id);
+    await this.avatars.keepOnly('user', user.id, name);
     return updated;
   }
 
