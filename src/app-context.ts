@@ -4,6 +4,7 @@ import type { IntakeService } from './alerts/intake.service.js';
 import type { IntegrationsService } from './alerts/integrations.service.js';
 import type { AlertSearchIndex } from './alerts/search-index.js';
 import type { AuditService } from './audit/audit.service.js';
+import type { AvatarStore } from './avatars/avatar-store.js';
 import type { Clock } from './clock.js';
 import type { InvalidationBus } from './cluster/bus.js';
 import type { Config } from './config.js';
@@ -59,6 +60,8 @@ export interface AppContext {
   readonly apiThrottle: ApiThrottle;
   /** Git repositories on disk (the storages), not data access. */
   readonly git: GitRepositoriesService;
+  /** Avatar files under the data directory (backup reads and restores them). */
+  readonly avatars: AvatarStore;
   /** Where new repositories go, by the weights in application settings. */
   readonly storagePicker: WeightedStorages;
   readonly inventory: InventoryService;

@@ -11,6 +11,7 @@ import { intakeRoutes } from './api/alerts/intake.routes.js';
 import { integrationRoutes } from './api/alerts/integrations.routes.js';
 import { auditRoutes } from './api/audit/audit.routes.js';
 import { authenticate } from './api/auth.js';
+import { avatarRoutes } from './api/avatars/avatars.routes.js';
 import { deprecationRoutes, installDeprecationSignals } from './api/deprecations.js';
 import { collectorRoutes } from './api/error-tracking/collector.routes.js';
 import { errorTrackingRoutes } from './api/error-tracking/error-tracking.routes.js';
@@ -40,7 +41,16 @@ import { snippetRoutes } from './api/snippets/snippets.routes.js';
 import { storageMoveRoutes } from './api/storage-moves/storage-moves.routes.js';
 import { tokenRoutes } from './api/users/tokens.routes.js';
 import { userRoutes } from './api/users/users.routes.js';
-import { FORM_BODY, lazySerializers, parseForm, parseQuery, validatorCompiler } from './api/validation.js';
+import {
+  FORM_BODY,
+  lazySerializers,
+  parseForm,
+  parseQuery,
+  UPLOADS,
+  type UploadPart,
+  uploadFields,
+  validatorCompiler,
+} from './api/validation.js';
 import { API_VERSIONS, type ApiApp } from './api/version.js';
 import type { AppContext } from './app-context.js';
 import { forbidden, paramError } from './errors.js';
@@ -164,8 +174,9 @@ export async function buildApp(
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>
     done(null, parseForm(body as string)),
   );
-  // Multipart forms (gitbeaker sends some updates this way), parsed with Node's built-in FormData.
-  // File parts are refused rather than dropped: no endpoint of svc takes an upload.
+  // Multipart forms (gitbeaker sends some updates this way; python-gitlab and gitbeaker send avatars), parsed with
+  // Node's built-in FormData. File parts are kept beside the fields for the routes that take them (`config.uploads`);
+  // any other route refuses them (below) rather than dropping them.
   app.addContentTypeParser(
     'multipart/form-data',
     { parseAs: 'buffer' },
@@ -179,12 +190,14 @@ export async function buildApp(
         throw paramError('the multipart body could not be parsed');
       }
       const fields = new URLSearchParams();
+      const files = new Map<string, UploadPart>();
       for (const [key, value] of form) {
-        if (typeof value !== 'string')
-          throw paramError(`${key} is a file upload, which svc does not accept here`);
-        fields.append(key, value);
+        if (typeof value === 'string') fields.append(key, value);
+        else files.set(key, { filename: value.name, data: Buffer.from(await value.arrayBuffer()) });
       }
-      return parseForm(fields.toString());
+      const parsed = parseForm(fields.toString());
+      if (files.size > 0) Object.defineProperty(parsed, UPLOADS, { value: files, enumerable: false });
+      return parsed;
     },
   );
   // GitLab (Grape) reads the query string and the body as one set of parameters, the body winning on a conflict:
@@ -192,6 +205,9 @@ export async function buildApp(
   // `DELETE ...?key_id=3`.
   app.addHook('preValidation', async (request) => {
     if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return;
+    const taken = request.routeOptions.config.uploads ?? [];
+    for (const key of uploadFields(request.body))
+      if (!taken.includes(key)) throw paramError(`${key} is a file upload, which svc does not accept here`);
     const q = request.url.indexOf('?');
     const query = q >= 0 ? parseForm(request.url.slice(q + 1)) : null;
     if (request.body === undefined || request.body === null) {
@@ -224,6 +240,7 @@ export async function buildApp(
   });
 
   await app.register(async (scope) => sessionRoutes(scope as unknown as ApiApp, ctx));
+  await app.register(async (scope) => avatarRoutes(scope as unknown as ApiApp, ctx));
   await app.register(async (scope) => intakeRoutes(scope, ctx));
   await app.register(async (scope) => collectorRoutes(scope, ctx), {
     prefix: '/api/v4/error_tracking/collector',

@@ -5,6 +5,7 @@ import { wireAlerts } from './alerts/wiring.js';
 import { eventPresenter } from './api/event-payloads.js';
 import type { AppContext } from './app-context.js';
 import { wireAudit } from './audit/wiring.js';
+import { wireAvatars } from './avatars/wiring.js';
 import { BackupRepository } from './backup/backup.repository.js';
 import { BackupService } from './backup/backup.service.js';
 import { type Clock, systemClock } from './clock.js';
@@ -69,8 +70,10 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     allowLocal: async () => (await settings.get()).allow_local_requests_from_web_hooks_and_services,
     timeoutMs: config.outboundTimeoutMs,
   });
+  const { avatars } = wireAvatars({ dataDir: config.dataDir });
   const { users } = wireUsers({
     ...base,
+    avatars,
     namespaces,
     settings,
     limits: config,
@@ -93,10 +96,11 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     storages,
     lifecycle,
     users,
+    avatars,
   });
   const repositories = { settings, pickStorage: storages.pick, lifecycle, jobs };
-  const { groups } = wireGroups({ ...base, ...repositories, namespaces, members, permissions });
-  const { snippets } = wireSnippets({ ...base, ...repositories });
+  const { groups } = wireGroups({ ...base, ...repositories, namespaces, members, permissions, avatars });
+  const { snippets } = wireSnippets({ ...base, ...repositories, permissions });
   const { audit } = wireAudit({ ...base, jobs, gates, outbound, cipher });
   const { geo } = wireGeo(base);
   const { issues } = wireIssues({
@@ -218,7 +222,19 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   ]);
   return {
     ...{ config, db, bus, clock, gates, access, outbox, jobs, users, groups, projects, members, snippets },
-    ...{ git, storagePicker, inventory, gitAccess, settings, apiThrottle, issues, geo, audit, oncall },
+    ...{
+      git,
+      storagePicker,
+      inventory,
+      gitAccess,
+      settings,
+      apiThrottle,
+      issues,
+      geo,
+      audit,
+      oncall,
+      avatars,
+    },
     ...{ alertIntake, integrations, alerts, alertSearch, errorTracking, collector, notifications, hooks },
     escalations,
     accessTokens,
@@ -256,5 +272,6 @@ export function createBackupService(ctx: AppContext): BackupService {
     ctx.config.dataDir,
     ctx.config.release,
     ctx.storagePicker,
+    ctx.avatars,
   );
 }

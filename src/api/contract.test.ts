@@ -76,6 +76,7 @@ const admin: User = {
   bio: '',
   createdAt: at,
   updatedAt: at,
+  avatar: null,
 };
 const alice: User = {
   ...admin,
@@ -100,6 +101,7 @@ const group: Namespace = {
   repositoryReadOnly: false,
   requestAccessEnabled: true,
   createdAt: at,
+  avatar: null,
 };
 const project: Project = {
   id: 20,
@@ -128,6 +130,9 @@ const project: Project = {
     ) as Project['settings']['accessLevels'],
   },
   approvalsBeforeMerge: 2,
+  avatar: null,
+  emptyRepo: false,
+  readmePath: 'README.md',
 };
 const snippet: Snippet = {
   id: 30,

@@ -5,6 +5,33 @@ import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify';
 
 /** Marks a body parsed from a form or query string: its values are strings and may be coerced. */
 export const FORM_BODY: unique symbol = Symbol('svc.formBody');
+/** The file parts of a multipart body, by field name, beside its fields (schemas never see them). */
+export const UPLOADS: unique symbol = Symbol('svc.uploads');
+
+/** A file part of a multipart body. */
+export interface UploadPart {
+  readonly filename: string;
+  readonly data: Buffer;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The multipart fields this route takes as files (`avatar`); a file in any other field is refused. */
+    uploads?: readonly string[];
+  }
+}
+
+/** The file a multipart body carries in `field`, if any. */
+export function uploadOf(body: unknown, field: string): UploadPart | undefined {
+  if (typeof body !== 'object' || body === null || !(UPLOADS in body)) return undefined;
+  return (body as { [UPLOADS]: Map<string, UploadPart> })[UPLOADS].get(field);
+}
+
+/** The fields of `body` that carry files. */
+export function uploadFields(body: unknown): string[] {
+  if (typeof body !== 'object' || body === null || !(UPLOADS in body)) return [];
+  return [...(body as { [UPLOADS]: Map<string, UploadPart> })[UPLOADS].keys()];
+}
 
 const addFormats = addFormatsImport as unknown as (ajv: Ajv) => Ajv;
 

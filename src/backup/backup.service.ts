@@ -17,6 +17,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
+import type { AvatarStore } from '../avatars/avatar-store.js';
+import type { AvatarKind } from '../avatars/avatars.js';
 import { type Cipher, createCipher, randomToken } from '../crypto.js';
 import type { ContainerKind } from '../git/git.js';
 import type { GitRepositoriesService } from '../git/git-repositories.service.js';
@@ -191,7 +193,11 @@ async function walk(dir: string): Promise<string[]> {
 }
 
 const KINDS: readonly ContainerKind[] = ['project', 'snippet', 'group'];
-const FILE_NAME = /^(db\/[a-z_]+\.jsonl|secret\.key|repos\/(project|snippet|group)-[1-9]\d{0,15}\.bundle)$/;
+/** An avatar in an archive: `avatars/<kind>-<owner id>-<stored name>` (one directory, names as svc stores them). */
+const AVATAR_MEMBER = /^avatars\/(user|project|group)-([1-9]\d{0,15})-([A-Za-z0-9_+-][A-Za-z0-9._+-]{0,99})$/;
+const FILE_NAME = new RegExp(
+  `^(db\\/[a-z_]+\\.jsonl|secret\\.key|repos\\/(project|snippet|group)-[1-9]\\d{0,15}\\.bundle|${AVATAR_MEMBER.source.slice(1, -1)})$`,
+);
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) > 0;
@@ -280,8 +286,8 @@ export function parseManifest(text: string): Manifest {
   };
 }
 
-/** The directories an archive holds (`tar -cz -C work .`): its root, db/ and repos/. */
-const DIRECTORIES = new Set(['', 'db', 'repos']);
+/** The directories an archive holds (`tar -cz -C work .`): its root, db/, repos/ and avatars/ (newer archives). */
+const DIRECTORIES = new Set(['', 'db', 'repos', 'avatars']);
 
 /**
  * Lists an archive's members without unpacking anything (`tar -tv`, numeric owners so every line has one shape).
@@ -441,6 +447,7 @@ export class BackupService {
     private readonly dataDir: string,
     private readonly release: string,
     private readonly storagePicker: WeightedStorages,
+    private readonly avatars: AvatarStore,
   ) {}
 
   /**
@@ -462,6 +469,7 @@ export class BackupService {
       await chmod(work, 0o700);
       await mkdir(join(work, 'db'), { mode: 0o700 });
       await mkdir(join(work, 'repos'), { mode: 0o700 });
+      await mkdir(join(work, 'avatars'), { mode: 0o700 });
       const manifest: Manifest = {
         format: FORMAT,
         createdAt: new Date().toISOString(),
@@ -489,6 +497,12 @@ export class BackupService {
         progress.tick();
       }
       progress.stop();
+      // Avatar files (the rows name them): as they are on disk now, like the repositories.
+      for (const a of await this.avatars.list()) {
+        const member = `avatars/${a.kind}-${a.id}-${a.name}`;
+        if (!AVATAR_MEMBER.test(member)) continue;
+        await writePrivate(join(work, member), await readFile(a.file));
+      }
       for (const f of await walk(work)) {
         await chmod(f, 0o600);
         manifest.files[relative(work, f)] = await sha256(f);
@@ -537,6 +551,7 @@ export class BackupService {
     }
     const work = await mkdtemp(join(tmpdir(), 'svc-restore-'));
     const restored: string[] = [];
+    const placedAvatars: { kind: AvatarKind; id: number }[] = [];
     try {
       // Nothing is unpacked before the member list and the manifest say the archive is what a backup holds: a
       // small archive must not fill the disk with members the manifest does not list or larger than it says.
@@ -578,6 +593,15 @@ export class BackupService {
       }
       progress.stop();
 
+      // Avatar files next, also removed again if anything later fails.
+      for (const name of Object.keys(manifest.files)) {
+        const m = AVATAR_MEMBER.exec(name);
+        if (!m) continue;
+        const [kind, id] = [m[1] as AvatarKind, Number(m[2])];
+        placedAvatars.push({ kind, id });
+        await this.avatars.save(kind, id, m[3]!, await readFile(join(work, name)));
+      }
+
       const key = await this.restoreKey(work, manifest, opts.secretKey);
       const lost = new Map<string, number>();
       progress.start('database', BACKUP_TABLES.length);
@@ -606,6 +630,7 @@ export class BackupService {
       return { ...manifest, lostSecrets };
     } catch (err) {
       for (const path of restored) await rm(path, { recursive: true, force: true });
+      for (const a of placedAvatars) await this.avatars.remove(a.kind, a.id);
       throw err;
     } finally {
       await rm(work, { recursive: true, force: true });

@@ -24,6 +24,8 @@ export interface UsersTable {
   bot_source_type: ColumnType<string | null, string | null | undefined, string | null>;
   bot_source_id: ColumnType<number | null, number | null | undefined, number | null>;
   projects_limit: ColumnType<number, number | undefined, number>;
+  /** The uploaded avatar's file name (src/avatars/); null: none, an identicon is shown. */
+  avatar: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface PersonalAccessTokensTable {
@@ -63,6 +65,8 @@ export interface NamespacesTable {
   request_access_enabled: ColumnType<number | boolean, number | undefined, number>;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The avatar's file name: the group's own, or a user namespace's owner's; null: none. */
+  avatar: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ProjectsTable {
@@ -87,6 +91,11 @@ export interface ProjectsTable {
   only_allow_merge_if_pipeline_succeeds: ColumnType<number | boolean, number | undefined, number>;
   /** JSON: `*_access_level` values by feature (`issues`, `wiki`, ...); a missing key is `enabled`. */
   feature_access_levels: ColumnType<string, string | undefined, string>;
+  avatar: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Whether the repository has no branch; null: not known yet (read from the repository when first shown). */
+  empty_repo: ColumnType<number | boolean | null, number | null | undefined, number | null>;
+  /** The README at the root of the default branch, if any. */
+  readme_path: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface MembersTable {

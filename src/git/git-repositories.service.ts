@@ -64,5 +64,17 @@ export function repositoryLifecycle(repos: GitRepositoriesService) {
       await repos.git.init(path, 'main');
       await repos.git.commitFile(path, 'main', file, `Update ${file.name}`, author);
     },
+    commitProjectFile: async (
+      id: number,
+      storage: string,
+      branch: string,
+      file: { name: string; content: string },
+      message: string,
+      author: { name: string; email: string },
+    ) => {
+      await repos.git.commitFile(repos.path('project', id, storage), branch, file, message, author);
+    },
+    branchSummary: (id: number, storage: string, branch: string) =>
+      repos.git.branchSummary(repos.path('project', id, storage), branch),
   };
 }

@@ -164,6 +164,32 @@ export class Git {
     return commit;
   }
 
+  /**
+   * What a repository's page shows before its content: whether it has any branch, and the names of the files at the
+   * root of `branch` (none when that branch does not exist).
+   */
+  async branchSummary(path: string, branch: string): Promise<{ hasBranches: boolean; rootFiles: string[] }> {
+    const first = await this.run(['for-each-ref', '--count=1', '--format=%(refname)', 'refs/heads/'], {
+      cwd: path,
+    });
+    if (first.trim() === '') return { hasBranches: false, rootFiles: [] };
+    const ref = `refs/heads/${branch}`;
+    const tip = (
+      await this.run(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd: path }).catch(() => '')
+    ).trim();
+    if (!tip) return { hasBranches: true, rootFiles: [] };
+    // Blobs only (`-z`: names verbatim); directories and submodules are no README.
+    const listing = await this.run(['ls-tree', '-z', tip], { cwd: path });
+    const rootFiles = listing
+      .split('\0')
+      .filter(Boolean)
+      .flatMap((entry) => {
+        const tab = entry.indexOf('\t');
+        return entry.slice(0, tab).split(' ')[1] === 'blob' ? [entry.slice(tab + 1)] : [];
+      });
+    return { hasBranches: true, rootFiles };
+  }
+
   /** Starts git with piped stdio (smart HTTP streams pack data through it). */
   spawn(args: readonly string[], env: Record<string, string> = {}) {
     return spawn('/bin/sh', this.argv(args), {

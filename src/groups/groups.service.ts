@@ -1,3 +1,5 @@
+import type { AvatarStore } from '../avatars/avatar-store.js';
+import { checkAvatar, imageType, type UploadedFile } from '../avatars/avatars.js';
 import type { Clock } from '../clock.js';
 import { conflict, invalidFields, notFound, plainError, readOnlyError } from '../errors.js';
 import type { JobQueue } from '../jobs/queue.js';
@@ -26,6 +28,7 @@ export interface CreateGroupInput {
   parentId?: number;
   visibility?: Visibility;
   description?: string;
+  avatar?: UploadedFile;
 }
 
 const VISIBILITY_RANK: Record<Visibility, number> = { private: 0, internal: 1, public: 2 };
@@ -56,13 +59,17 @@ export class GroupsService {
     private readonly deletion: GroupDeletionRepository,
     private readonly jobs: JobQueue,
     private readonly transfers: GroupTransferRepository,
+    private readonly avatars: AvatarStore,
   ) {
     jobs.register(GROUP_DELETE_JOB, async (job) =>
       this.destroy((job.payload as { groupId: number }).groupId),
     );
     jobs.register(REPOSITORIES_REMOVE_JOB, async (job) => {
-      for (const r of (job.payload as { repositories: TreeRepository[] }).repositories)
+      for (const r of (job.payload as { repositories: TreeRepository[] }).repositories) {
         await this.repos.remove(r.kind, r.id, r.storage);
+        // The tree's projects and groups are listed by their repositories: their avatars go with them.
+        if (r.kind !== 'snippet') await this.avatars.remove(r.kind, r.id);
+      }
     });
   }
 
@@ -172,6 +179,8 @@ export class GroupsService {
       ownedOrMember?: boolean;
       parentId?: number;
       descendantsOf?: string;
+      /** Groups to leave out (GitLab's `skip_groups`). */
+      skipIds?: readonly number[];
     },
     page: PageRequest,
   ): Promise<Paged<Namespace>> {
@@ -189,6 +198,7 @@ export class GroupsService {
         topLevelOnly: opts.topLevelOnly,
         parentId: opts.parentId,
         descendantsOf: opts.descendantsOf,
+        skipIds: opts.skipIds,
       },
       page,
     );
@@ -216,6 +226,7 @@ export class GroupsService {
         ],
       });
     }
+    const avatar = input.avatar ? checkAvatar(input.avatar) : null;
     const fullPath = parent ? `${parent.fullPath}/${path}` : path;
     if (await this.namespaces.findByFullPath(fullPath))
       throw conflict('Failed to save group {:path=>["has already been taken"]}');
@@ -238,20 +249,33 @@ export class GroupsService {
     try {
       // The group wiki's repository.
       await this.repos.create('group', group.id, repositoryStorage);
+      if (avatar && input.avatar) {
+        await this.avatars.save('group', group.id, avatar.name, input.avatar.data);
+        await this.namespaces.setAvatar(group.id, avatar.name);
+      }
     } catch (err) {
       await this.namespaces.delete(group.id);
+      await this.repos.remove('group', group.id, repositoryStorage).catch(() => undefined);
+      await this.avatars.remove('group', group.id).catch(() => undefined);
       throw err;
     }
     // The creator becomes the group's Owner (admins too, as in GitLab).
     await this.members.addOwner({ type: 'namespace', id: group.id }, actor.id, now);
     await this.namespaces.claimPath(fullPath);
-    return group as Group;
+    return { ...group, avatar: avatar?.name ?? null } as Group;
   }
 
   async update(
     actor: User | null,
     idOrPath: string,
-    patch: { name?: string; description?: string; visibility?: Visibility; requestAccessEnabled?: boolean },
+    patch: {
+      name?: string;
+      description?: string;
+      visibility?: Visibility;
+      requestAccessEnabled?: boolean;
+      /** A new avatar; `null` removes it. */
+      avatar?: UploadedFile | null;
+    },
   ): Promise<Group> {
     const { group, level } = await this.find(actor, idOrPath);
     this.access.forbidBelow(level, AccessLevel.Owner);
@@ -264,8 +288,28 @@ export class GroupsService {
     }
     if (patch.name !== undefined && patch.name.trim() === '')
       throw invalidFields({ name: ["can't be blank"] });
-    await this.namespaces.update(group.id, patch, this.clock.now().toISOString());
+    const { avatar: upload, ...changes } = patch;
+    const avatar = upload ? checkAvatar(upload) : null;
+    if (upload && avatar) await this.avatars.save('group', group.id, avatar.name, upload.data);
+    await this.namespaces.update(group.id, changes, this.clock.now().toISOString());
+    if (upload !== undefined) {
+      await this.namespaces.setAvatar(group.id, avatar?.name ?? null);
+      await this.avatars.keepOnly('group', group.id, avatar?.name ?? null);
+    }
     return (await this.namespaces.findById(group.id)) as Group;
+  }
+
+  /** A group's uploaded avatar by the name its URL gives, for a caller who may see the group; 404 otherwise. */
+  async avatarFile(
+    actor: User | null,
+    id: number,
+    name: string,
+  ): Promise<{ data: Buffer; contentType: string }> {
+    const { group } = await this.find(actor, String(id));
+    const data = group.avatar === name ? await this.avatars.read('group', id, name) : null;
+    const contentType = data ? imageType(data) : null;
+    if (!data || !contentType) throw notFound();
+    return { data, contentType };
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { AvatarStore } from '../avatars/avatar-store.js';
 import type { Clock } from '../clock.js';
 import type { DialectName } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
@@ -26,6 +27,7 @@ export function wireGroups(deps: {
   pickStorage: () => Promise<string>;
   lifecycle: RepositoryLifecycle;
   jobs: JobQueue;
+  avatars: AvatarStore;
   clock: Clock;
 }): { groups: GroupsService } {
   return {
@@ -41,6 +43,7 @@ export function wireGroups(deps: {
       new GroupDeletionRepository(deps.kysely, deps.dialect),
       deps.jobs,
       new GroupTransferRepository(deps.kysely, deps.dialect),
+      deps.avatars,
     ),
   };
 }

@@ -20,5 +20,6 @@ export function toNamespace(row: Selectable<NamespacesTable>): Namespace {
     repositoryReadOnly: readBool(row.repository_read_only),
     requestAccessEnabled: readBool(row.request_access_enabled),
     createdAt: readTimestamp(row.created_at),
+    avatar: row.avatar ?? null,
   };
 }

@@ -27,6 +27,8 @@ export interface GroupFilter {
   descendantsOf?: string;
   /** User namespaces too (`/namespaces`), not only groups. */
   withUserNamespaces?: boolean;
+  /** Leave these out (`skip_groups`). */
+  skipIds?: readonly number[];
 }
 
 /** Namespaces: one per user and one per group (nested by `parent_id`). */
@@ -148,6 +150,7 @@ export class NamespacesRepository {
       );
     }
     if (f.topLevelOnly) base = base.where('parent_id', 'is', null);
+    if (f.skipIds && f.skipIds.length > 0) base = base.where('id', 'not in', f.skipIds);
     if (f.parentId !== undefined) base = base.where('parent_id', '=', f.parentId);
     if (f.descendantsOf !== undefined)
       base = base.where(like(sql`lower(full_path)`, prefixPattern(`${f.descendantsOf.toLowerCase()}/`)));
@@ -182,6 +185,10 @@ export class NamespacesRepository {
   /** A namespace now at `fullPath`: redirects of that path (and below it) end. */
   async claimPath(fullPath: string): Promise<void> {
     await claimRedirectPaths(this.db, [fullPath]);
+  }
+
+  async setAvatar(id: number, avatar: string | null): Promise<void> {
+    await this.db.updateTable('namespaces').set({ avatar }).where('id', '=', id).execute();
   }
 
   async delete(id: number): Promise<void> {

@@ -70,6 +70,11 @@ export class NamespacesService {
     return this.namespaces.claimPath(fullPath);
   }
 
+  /** Records a namespace's avatar name: a group's own, or a user namespace's owner's. */
+  setAvatar(id: number, avatar: string | null): Promise<void> {
+    return this.namespaces.setAvatar(id, avatar);
+  }
+
   delete(id: number): Promise<void> {
     return this.namespaces.delete(id);
   }

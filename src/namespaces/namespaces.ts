@@ -17,6 +17,8 @@ export interface Namespace {
   /** Groups: whether users may ask for access (GitLab's `request_access_enabled`). */
   readonly requestAccessEnabled: boolean;
   readonly createdAt: string;
+  /** The avatar's stored name (a group's own; a user namespace's is its owner's), or null. */
+  readonly avatar: string | null;
 }
 
 /** A group is a namespace of kind `group`. */

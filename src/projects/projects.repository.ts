@@ -15,6 +15,7 @@ import {
   type Project,
   type ProjectOrder,
   type ProjectSettings,
+  type RepositoryState,
 } from './projects.js';
 
 type NamespaceRow = Selectable<NamespacesTable>;
@@ -51,6 +52,7 @@ function toProject(row: ProjectRow): Project {
     request_access_enabled: row.ns_request_access_enabled,
     created_at: row.ns_created_at,
     updated_at: row.ns_updated_at,
+    avatar: row.ns_avatar,
   });
   return {
     id: row.id,
@@ -81,6 +83,9 @@ function toProject(row: ProjectRow): Project {
       accessLevels: accessLevels(row.feature_access_levels),
     },
     approvalsBeforeMerge: row.approvals_before_merge ?? 0,
+    avatar: row.avatar ?? null,
+    emptyRepo: row.empty_repo === null || row.empty_repo === undefined ? null : readBool(row.empty_repo),
+    readmePath: row.readme_path ?? null,
   };
 }
 
@@ -125,6 +130,7 @@ export class ProjectsRepository {
         'n.request_access_enabled as ns_request_access_enabled',
         'n.created_at as ns_created_at',
         'n.updated_at as ns_updated_at',
+        'n.avatar as ns_avatar',
       ]);
   }
 
@@ -438,5 +444,17 @@ export class ProjectsRepository {
 
   async touch(id: number, now: string): Promise<void> {
     await this.db.updateTable('projects').set({ last_activity_at: now }).where('id', '=', id).execute();
+  }
+
+  async setRepositoryState(id: number, state: RepositoryState): Promise<void> {
+    await this.db
+      .updateTable('projects')
+      .set({ empty_repo: writeBool(state.emptyRepo), readme_path: state.readmePath })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async setAvatar(id: number, avatar: string | null): Promise<void> {
+    await this.db.updateTable('projects').set({ avatar }).where('id', '=', id).execute();
   }
 }

@@ -1,3 +1,5 @@
+import type { AvatarStore } from '../avatars/avatar-store.js';
+import { checkAvatar, imageType, type UploadedFile } from '../avatars/avatars.js';
 import type { Clock } from '../clock.js';
 import {
   conflict,
@@ -20,7 +22,14 @@ import type { SettingsService } from '../settings/settings.service.js';
 import type { User } from '../users/users.js';
 import { assertVisibilityAllowed, type Visibility } from '../visibility.js';
 import type { Access } from './access.js';
-import type { Project, ProjectOrder, ProjectSettings, RepositoryLifecycle } from './projects.js';
+import {
+  type Project,
+  type ProjectOrder,
+  type ProjectSettings,
+  pickReadme,
+  type RepositoryLifecycle,
+  type RepositoryState,
+} from './projects.js';
 import type { ProjectFilter, ProjectsRepository } from './projects.repository.js';
 
 export interface CreateProjectInput {
@@ -32,6 +41,9 @@ export interface CreateProjectInput {
   defaultBranch?: string;
   monitorEnabled?: boolean;
   repositoryStorage?: string;
+  /** Commit a README.md to the default branch (GitLab's `initialize_with_readme`). */
+  initializeWithReadme?: boolean;
+  avatar?: UploadedFile;
 }
 
 export interface UpdateProjectInput {
@@ -44,6 +56,8 @@ export interface UpdateProjectInput {
   settings?: Partial<Omit<ProjectSettings, 'accessLevels'>> & {
     accessLevels?: Partial<ProjectSettings['accessLevels']>;
   };
+  /** A new avatar; `null` removes it. */
+  avatar?: UploadedFile | null;
 }
 
 export interface ListProjectsInput {
@@ -83,6 +97,7 @@ export class ProjectsService {
     private readonly settings: SettingsService,
     private readonly storages: { names: readonly string[]; pick: StoragePicker },
     private readonly repos: RepositoryLifecycle,
+    private readonly avatars: AvatarStore,
     private readonly clock: Clock,
     private readonly userLookup: { findById(id: number): Promise<User | null> },
   ) {}
@@ -98,7 +113,8 @@ export class ProjectsService {
     idOrPath: string,
   ): Promise<{ project: Project; memberships: { project: number | null; group: number | null } }> {
     const { project } = await this.find(actor, idOrPath);
-    return { project, memberships: await this.permissions.projectMemberships(actor, project) };
+    const [shown] = await this.withRepositoryState([project]);
+    return { project: shown!, memberships: await this.permissions.projectMemberships(actor, project) };
   }
 
   /** Finds a project the caller must have at least `min` access to: 404 if invisible, 403 if too low. */
@@ -157,11 +173,39 @@ export class ProjectsService {
     sort: 'asc' | 'desc',
     page: PageRequest,
   ): Promise<Paged<Project>> {
-    return this.projects.list(await this.filter(actor, input), order, sort, page);
+    return this.shown(await this.projects.list(await this.filter(actor, input), order, sort, page));
   }
 
   async listKeyset(actor: User | null, input: ListProjectsInput, k: KeysetRequest<'id'>): Promise<Project[]> {
-    return this.projects.listKeyset(await this.filter(actor, input), k);
+    return this.withRepositoryState(await this.projects.listKeyset(await this.filter(actor, input), k));
+  }
+
+  private async shown(page: Paged<Project>): Promise<Paged<Project>> {
+    return { ...page, items: await this.withRepositoryState(page.items) };
+  }
+
+  /**
+   * Projects as they are shown: a project whose repository state was never recorded (made before svc recorded it)
+   * has it read from its repository and recorded, once.
+   */
+  private async withRepositoryState(projects: readonly Project[]): Promise<Project[]> {
+    return Promise.all(
+      projects.map(async (p) =>
+        p.emptyRepo === null ? { ...p, ...(await this.recordRepositoryState(p)) } : p,
+      ),
+    );
+  }
+
+  /** Reads what the repository holds (branches, the README of the default branch) and records it on the project. */
+  private async recordRepositoryState(p: Project): Promise<RepositoryState> {
+    const summary = await this.repos
+      .branchSummary(p.id, p.repositoryStorage, p.defaultBranch)
+      // A repository that cannot be read (moved meanwhile, damaged) is shown as empty and read again next time.
+      .catch(() => null);
+    if (summary === null) return { emptyRepo: true, readmePath: null };
+    const state = { emptyRepo: !summary.hasBranches, readmePath: pickReadme(summary.rootFiles) };
+    await this.projects.setRepositoryState(p.id, state);
+    return state;
   }
 
   /** Projects of a group (and, with `includeSubgroups`, of its subgroups) that the caller may see. */
@@ -173,7 +217,7 @@ export class ProjectsService {
   ): Promise<Paged<Project>> {
     const namespaceIds = includeSubgroups ? await this.namespaces.withDescendants([group.id]) : [group.id];
     const scope = await this.permissions.projectScope(actor);
-    return this.projects.list({ scope, namespaceIds }, 'created_at', 'desc', page);
+    return this.shown(await this.projects.list({ scope, namespaceIds }, 'created_at', 'desc', page));
   }
 
   /** Projects in a user's personal namespace that the caller may see (`GET /users/:id/projects`). */
@@ -220,6 +264,7 @@ export class ProjectsService {
     assertVisibilityAllowed(visibility, settings.restricted_visibility_levels, this.access.isAdmin(actor));
     if (namespace.kind === 'user') await this.checkPersonalLimit(actor, namespace.id, namespace.ownerId);
     await this.validate(namespace.id, { name, path });
+    const avatar = input.avatar ? checkAvatar(input.avatar) : null;
     const repositoryStorage = input.repositoryStorage ?? (await this.storages.pick());
     const defaultBranch = input.defaultBranch ?? 'main';
     const id = await this.projects.insert(
@@ -238,9 +283,30 @@ export class ProjectsService {
     );
     try {
       await this.repos.create('project', id, repositoryStorage, defaultBranch);
+      if (input.initializeWithReadme) {
+        // GitLab's Projects::CreateService commits the README as the creator, "Initial commit".
+        await this.repos.commitProjectFile(
+          id,
+          repositoryStorage,
+          defaultBranch,
+          { name: 'README.md', content: readmeFor(name, description(input)) },
+          'Initial commit',
+          actor,
+        );
+      }
+      await this.projects.setRepositoryState(id, {
+        emptyRepo: !input.initializeWithReadme,
+        readmePath: input.initializeWithReadme ? 'README.md' : null,
+      });
+      if (avatar && input.avatar) {
+        await this.avatars.save('project', id, avatar.name, input.avatar.data);
+        await this.projects.setAvatar(id, avatar.name);
+      }
     } catch (err) {
-      // No project without its repository.
+      // No project without its repository (nor half of what was asked for).
       await this.projects.delete(id);
+      await this.repos.remove('project', id, repositoryStorage).catch(() => undefined);
+      await this.avatars.remove('project', id).catch(() => undefined);
       throw err;
     }
     await this.projects.claimPath(`${namespace.fullPath}/${path}`);
@@ -261,6 +327,20 @@ export class ProjectsService {
         ? 'Personal project creation is not allowed. Please contact your administrator with questions'
         : `Your project limit is ${limit} projects! Please contact your administrator to increase it`,
     ]);
+  }
+
+  /** A project's uploaded avatar by the name its URL gives, for a caller who may see the project; 404 otherwise. */
+  async avatarFile(
+    actor: User | null,
+    id: number,
+    name: string,
+  ): Promise<{ data: Buffer; contentType: string }> {
+    // The access policy's 404 for a project the caller may not see (anonymous callers of a private one included).
+    const { project } = await this.find(actor, String(id));
+    const data = project.avatar === name ? await this.avatars.read('project', id, name) : null;
+    const contentType = data ? imageType(data) : null;
+    if (!data || !contentType) throw notFound();
+    return { data, contentType };
   }
 
   private async validate(namespaceId: number, p: { name?: string; path?: string }, exceptId?: number) {
@@ -287,6 +367,9 @@ export class ProjectsService {
   /** Records activity (a push) on a project: `last_activity_at`, which `svc list-repos --since` reads. */
   async touchActivity(id: number): Promise<void> {
     await this.projects.touch(id, this.clock.now().toISOString());
+    // What the repository now holds (a push may have made its first branch, or a README).
+    const project = await this.projects.findById(id);
+    if (project) await this.recordRepositoryState(project);
   }
 
   /** Registers a function called after any project changes (caches of project data clear themselves). */
@@ -305,18 +388,29 @@ export class ProjectsService {
       assertVisibilityAllowed(input.visibility, restricted, this.access.isAdmin(actor));
     }
     await this.validate(project.namespace.id, { name: input.name, path: input.path }, project.id);
+    const { avatar: upload, ...changes } = input;
+    const avatar = upload ? checkAvatar(upload) : null;
+    if (upload && avatar) await this.avatars.save('project', project.id, avatar.name, upload.data);
     const now = this.clock.now().toISOString();
-    await this.projects.update(project.id, input, now);
+    await this.projects.update(project.id, changes, now);
+    if (upload !== undefined) {
+      await this.projects.setAvatar(project.id, avatar?.name ?? null);
+      await this.avatars.keepOnly('project', project.id, avatar?.name ?? null);
+    }
     // A new path, as in GitLab: the old one redirects to the project.
-    if (input.path !== undefined && input.path !== project.path)
+    if (changes.path !== undefined && changes.path !== project.path)
       await this.projects.recordRename(
         project.id,
         project.fullPath,
-        `${project.namespace.fullPath}/${input.path}`,
+        `${project.namespace.fullPath}/${changes.path}`,
         now,
       );
     await this.changed();
-    return (await this.projects.findById(project.id))!;
+    const updated = (await this.projects.findById(project.id))!;
+    // Another default branch may have another README.
+    if (changes.defaultBranch !== undefined && changes.defaultBranch !== project.defaultBranch)
+      return { ...updated, ...(await this.recordRepositoryState(updated)) };
+    return (await this.withRepositoryState([updated]))[0]!;
   }
 
   /**
@@ -363,7 +457,8 @@ export class ProjectsService {
     if (outcome === 'taken')
       throw transferError('Project with same name or path in target namespace already exists');
     await this.changed();
-    return (await this.projects.findById(project.id))!;
+    const moved = (await this.projects.findById(project.id))!;
+    return (await this.withRepositoryState([moved]))[0]!;
   }
 
   async delete(actor: User | null, idOrPath: string): Promise<void> {
@@ -372,6 +467,7 @@ export class ProjectsService {
     await this.members.deleteAllOf({ type: 'project', id: project.id });
     await this.projects.delete(project.id);
     await this.repos.remove('project', project.id, project.repositoryStorage);
+    await this.avatars.remove('project', project.id);
     await this.changed();
   }
 
@@ -430,4 +526,11 @@ export class ProjectsService {
       inherited: await this.permissions.inheritedSources(project.namespace, false),
     };
   }
+}
+
+const description = (input: CreateProjectInput) => input.description ?? '';
+
+/** The README.md a project made with `initialize_with_readme` starts with: its name and description, as GitLab's. */
+function readmeFor(name: string, text: string): string {
+  return `# ${name}\n\n${text.trim() === '' ? 'This project was created with a README.' : text.trim()}\n`;
 }

@@ -61,6 +61,18 @@ export interface Project {
   readonly settings: ProjectSettings;
   /** Approvals a merge request needs (the project's approval settings; 0 when none are set). */
   readonly approvalsBeforeMerge: number;
+  /** The avatar's stored name, or null. */
+  readonly avatar: string | null;
+  /** Whether the repository has no branch; null: not recorded yet (`ProjectsService` reads it when shown). */
+  readonly emptyRepo: boolean | null;
+  /** The README at the root of the default branch, if any. */
+  readonly readmePath: string | null;
+}
+
+/** What a project's repository holds, as the project records it. */
+export interface RepositoryState {
+  readonly emptyRepo: boolean;
+  readonly readmePath: string | null;
 }
 
 /** Orders offered for project lists. */
@@ -75,6 +87,21 @@ export interface RepositoryLifecycle {
     defaultBranch?: string,
   ): Promise<void>;
   remove(kind: 'project' | 'snippet' | 'group', id: number, storage: string): Promise<void>;
+  /** Commits one file as the whole tree of a branch of a project's repository (a new project's README). */
+  commitProjectFile(
+    id: number,
+    storage: string,
+    branch: string,
+    file: { name: string; content: string },
+    message: string,
+    author: User,
+  ): Promise<void>;
+  /** Whether a project's repository has branches, and the files at the root of `branch`. */
+  branchSummary(
+    id: number,
+    storage: string,
+    branch: string,
+  ): Promise<{ hasBranches: boolean; rootFiles: string[] }>;
   /** Records a snippet's content as a commit in its repository. */
   commitSnippet(
     id: number,
@@ -82,4 +109,39 @@ export interface RepositoryLifecycle {
     file: { name: string; content: string },
     author: User,
   ): Promise<void>;
+}
+
+/** Markup formats GitLab renders (`Gitlab::MarkupHelper`): a README in one of them is preferred to a plain one. */
+const MARKUP_EXTENSIONS = new Set([
+  'md',
+  'markdown',
+  'mdown',
+  'mkd',
+  'mkdn',
+  'rmd',
+  'adoc',
+  'ad',
+  'asciidoc',
+  'rdoc',
+  'org',
+  'creole',
+  'wiki',
+  'mediawiki',
+  'rst',
+  'textile',
+  'pod',
+]);
+
+/**
+ * The README of a tree's root files, as GitLab's `Tree#readme` picks it: names starting with `readme` (any case);
+ * a rendered format first, else a plain one (no extension or `.txt`); the first by name among them. Null: none.
+ */
+export function pickReadme(rootFiles: readonly string[]): string | null {
+  const readmes = rootFiles.filter((n) => /^readme/i.test(n)).sort();
+  const ext = (n: string) => (n.includes('.') ? n.slice(n.lastIndexOf('.') + 1).toLowerCase() : '');
+  return (
+    readmes.find((n) => MARKUP_EXTENSIONS.has(ext(n))) ??
+    readmes.find((n) => ext(n) === '' || ext(n) === 'txt') ??
+    null
+  );
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { AccessPolicy } from '../access/access.policy.js';
+import type { AvatarStore } from '../avatars/avatar-store.js';
 import type { Clock } from '../clock.js';
 import type { Tier } from '../config.js';
 import type { Database } from '../db/schema.js';
@@ -53,6 +54,7 @@ export function wireProjects(deps: {
   /** The configured storages' names, and where a new repository goes. */
   storages: { names: readonly string[]; pick: StoragePicker };
   lifecycle: RepositoryLifecycle;
+  avatars: AvatarStore;
   clock: Clock;
   /** Whose personal project limit applies: the owner of a user namespace. */
   users: { findById(id: number): Promise<User | null> };
@@ -67,6 +69,7 @@ export function wireProjects(deps: {
       deps.settings,
       deps.storages,
       deps.lifecycle,
+      deps.avatars,
       deps.clock,
       deps.users,
     ),

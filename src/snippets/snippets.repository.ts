@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { readBool, readCount, readTimestamp } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
 import type { Paged, PageRequest } from '../pagination.js';
@@ -10,6 +10,16 @@ export interface SnippetFilter {
   projectId?: number | null;
   authorId?: number;
   visibilities?: readonly Visibility[];
+  /** Only what this user may read, personal and project snippets alike (`GET /snippets/all`). */
+  readableBy?: SnippetReader;
+}
+
+/** Who reads (`GET /snippets/all`): a user, the visibilities open to it, and the projects it is a member of. */
+export interface SnippetReader {
+  readonly userId: number;
+  readonly visibilities: readonly Visibility[];
+  readonly projectIds: readonly number[];
+  readonly namespaceIds: readonly number[];
 }
 
 /** Personal snippets (`project_id` null) and project snippets. */
@@ -99,6 +109,43 @@ export class SnippetsRepository {
     if (f.authorId !== undefined) base = base.where('s.author_id', '=', f.authorId);
     if (f.visibilities)
       base = base.where('s.visibility', 'in', f.visibilities.length ? f.visibilities : ['none']);
+    const r = f.readableBy;
+    if (r) {
+      // Personal snippets: one's own, and those of an open visibility. Project snippets: every one of a project the
+      // user is a member of (directly or through its group), and in other projects it may see, the open ones.
+      const open = r.visibilities.length > 0 ? r.visibilities : ['none'];
+      const none = [-1];
+      base = base.where((eb) =>
+        eb.or([
+          eb.and([
+            eb('s.project_id', 'is', null),
+            eb.or([eb('s.author_id', '=', r.userId), eb('s.visibility', 'in', open)]),
+          ]),
+          eb(
+            's.project_id',
+            'in',
+            eb
+              .selectFrom('projects as p')
+              .select('p.id')
+              .where((pb) =>
+                pb.or([
+                  pb('p.id', 'in', r.projectIds.length > 0 ? r.projectIds : none),
+                  pb('p.namespace_id', 'in', r.namespaceIds.length > 0 ? r.namespaceIds : none),
+                ]),
+              ),
+          ),
+          eb.and([
+            eb('s.visibility', 'in', open),
+            eb(
+              's.project_id',
+              'in',
+              eb.selectFrom('projects as p').select('p.id').where('p.visibility', 'in', open),
+            ),
+          ]),
+          sql<boolean>`1 = 0`,
+        ]),
+      );
+    }
     const [rows, total] = await Promise.all([
       base
         .orderBy('s.id', 'desc')

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { forbidden, invalidFields, notFound, readOnlyError } from '../errors.js';
 import { AccessLevel } from '../members/members.js';
+import type { PermissionsService } from '../members/permissions.service.js';
 import type { Paged, PageRequest } from '../pagination.js';
 import type { Access } from '../projects/access.js';
 import type { RepositoryLifecycle } from '../projects/projects.js';
@@ -28,6 +29,7 @@ export class SnippetsService {
     private readonly settings: SettingsService,
     private readonly pickStorage: StoragePicker,
     private readonly repos: RepositoryLifecycle,
+    private readonly permissions: Pick<PermissionsService, 'projectScope'>,
     private readonly clock: Clock,
   ) {}
 
@@ -57,6 +59,17 @@ export class SnippetsService {
   async listOwn(actor: User | null, page: PageRequest): Promise<Paged<Snippet>> {
     const user = this.access.signedIn(actor);
     return this.snippets.list({ authorId: user.id, projectId: null }, page);
+  }
+
+  /**
+   * `GET /snippets/all`: every snippet the caller may read, personal and project ones (GitLab's SnippetsFinder with
+   * `all_available`); admins read all. Newest first, as the other lists.
+   */
+  async listAll(caller: User | null, page: PageRequest): Promise<Paged<Snippet>> {
+    const actor = this.access.signedIn(caller);
+    const scope = await this.permissions.projectScope(actor);
+    if (scope === null) return this.snippets.list({}, page);
+    return this.snippets.list({ readableBy: { userId: actor.id, ...scope } }, page);
   }
 
   listPublic(page: PageRequest): Promise<Paged<Snippet>> {

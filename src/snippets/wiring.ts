@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/schema.js';
+import type { PermissionsService } from '../members/permissions.service.js';
 import type { Access } from '../projects/access.js';
 import type { RepositoryLifecycle } from '../projects/projects.js';
 import type { StoragePicker } from '../projects/projects.service.js';
@@ -15,6 +16,7 @@ export function wireSnippets(deps: {
   settings: SettingsService;
   pickStorage: StoragePicker;
   lifecycle: RepositoryLifecycle;
+  permissions: PermissionsService;
   clock: Clock;
 }): { snippets: SnippetsService } {
   return {
@@ -24,6 +26,7 @@ export function wireSnippets(deps: {
       deps.settings,
       deps.pickStorage,
       deps.lifecycle,
+      deps.permissions,
       deps.clock,
     ),
   };

@@ -78,6 +78,7 @@ const ADMIN: User = {
   bio: '',
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
+  avatar: null,
 };
 
 const AUTHOR = { name: 't', email: 't@x' };

@@ -21,5 +21,6 @@ export function toUser(row: Selectable<UsersTable>): User {
     projectsLimit: row.projects_limit,
     createdAt: readTimestamp(row.created_at),
     updatedAt: readTimestamp(row.updated_at),
+    avatar: row.avatar ?? null,
   };
 }

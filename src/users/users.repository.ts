@@ -265,6 +265,7 @@ export class UsersRepository {
       state: UserState;
       bio: string;
       projectsLimit: number;
+      avatar: string | null;
     }>,
     now: string,
   ): Promise<User | null> {
@@ -280,6 +281,7 @@ export class UsersRepository {
         ...(patch.state !== undefined && { state: patch.state }),
         ...(patch.bio !== undefined && { bio: patch.bio }),
         ...(patch.projectsLimit !== undefined && { projects_limit: patch.projectsLimit }),
+        ...(patch.avatar !== undefined && { avatar: patch.avatar }),
         updated_at: now,
       })
       .where('id', '=', id)

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { InstancePolicy } from '../access/access.policy.js';
+import type { AvatarStore } from '../avatars/avatar-store.js';
+import { checkAvatar, imageType, type UploadedFile } from '../avatars/avatars.js';
 import type { Clock } from '../clock.js';
 import { digest, hashPassword, randomToken, verifyPassword } from '../crypto.js';
 import {
@@ -46,6 +48,8 @@ export interface CreateUserInput {
   bio?: string;
   /** Personal projects the user may own; the instance's `default_projects_limit` when not given. */
   projectsLimit?: number;
+  /** A new avatar; `null` removes it (the identicon is shown again). */
+  avatar?: UploadedFile | null;
 }
 
 export type UpdateUserInput = Partial<Omit<CreateUserInput, 'password'>> & { password?: string };
@@ -96,6 +100,8 @@ export interface UserNamespaces {
   hasChildren(id: number): Promise<boolean>;
   createUserNamespace(user: { id: number; name: string; username: string }, now: string): Promise<unknown>;
   delete(id: number): Promise<void>;
+  /** Records the owner's avatar on the user's namespace (which shows it). */
+  setAvatar(id: number, avatar: string | null): Promise<void>;
 }
 
 /** The application settings users read. */
@@ -116,6 +122,7 @@ export class UsersService {
     private readonly namespaces: UserNamespaces,
     private readonly settings: UserSettings,
     private readonly access: InstancePolicy<User>,
+    private readonly avatars: AvatarStore,
     private readonly clock: Clock,
     private readonly limits: SignInLimits = DEFAULT_LIMITS,
     /** The per-address guard; in this process's memory unless the composition root shares one. */
@@ -288,6 +295,7 @@ export class UsersService {
   async create(actor: User | null | 'system', input: CreateUserInput): Promise<User> {
     if (actor !== 'system') this.requireAdmin(actor);
     await this.validateUser(input);
+    if (input.avatar) checkAvatar(input.avatar);
     const settings = await this.settings.get();
     const privateProfile = input.privateProfile ?? settings.user_defaults_to_private_profile;
     const now = this.now();
@@ -305,6 +313,17 @@ export class UsersService {
       now,
     );
     await this.namespaces.createUserNamespace(user, now);
+    if (input.avatar) {
+      try {
+        return await this.applyAvatar(user, input.avatar);
+      } catch (err) {
+        // Checked before the user was made, so only the disk can fail here: no user without the avatar asked for.
+        const ns = await this.namespaces.findUserNamespace(user.id);
+        if (ns) await this.namespaces.delete(ns.id);
+        await this.users.delete(user.id);
+        throw err;
+      }
+    }
     return user;
   }
 
@@ -315,6 +334,37 @@ export class UsersService {
   async signUp(input: { username: string; name: string; email: string; password: string }): Promise<User> {
     if (!(await this.settings.get()).signup_enabled) throw notFound();
     return this.create('system', { ...input, admin: false });
+  }
+
+  /**
+   * Stores (or with null removes) a user's avatar and records it on the user and its namespace. The file is in place
+   * before a row names it; a replaced file is removed once the row names the new one.
+   */
+  private async applyAvatar(user: User, upload: UploadedFile | null): Promise<User> {
+    const name = upload === null ? null : checkAvatar(upload).name;
+    if (upload !== null && name !== null) await this.avatars.save('user', user.id, name, upload.data);
+    const updated = await this.users.update(user.id, { avatar: name }, this.now());
+    if (!updated) throw notFound('User');
+    const ns = await this.namespaces.findUserNamespace(user.id);
+    if (ns) await this.namespaces.setAvatar(ns.id, name);
+    await this.avatars.keepOnly('user', user.id, name);
+    return updated;
+  }
+
+  /** `PUT /user/avatar`: the signed-in user's own avatar. */
+  async setOwnAvatar(caller: User | null, upload: UploadedFile): Promise<User> {
+    const actor = this.access.signedIn(caller);
+    checkAvatar(upload);
+    return this.applyAvatar(actor, upload);
+  }
+
+  /** A user's uploaded avatar by the name its URL gives (user avatars are public, as in GitLab); 404 otherwise. */
+  async avatarFile(id: number, name: string): Promise<{ data: Buffer; contentType: string }> {
+    const user = await this.users.findById(id);
+    const data = user?.avatar === name ? await this.avatars.read('user', id, name) : null;
+    const contentType = data ? imageType(data) : null;
+    if (!data || !contentType) throw notFound();
+    return { data, contentType };
   }
 
   /**
@@ -334,6 +384,7 @@ export class UsersService {
       throw invalidFields({ username: ['cannot be changed through this API in svc'] });
     }
     await this.validateUser({ ...input, username: undefined }, id);
+    if (input.avatar) checkAvatar(input.avatar);
     const privateProfile =
       input.privateProfile === null
         ? (await this.settings.get()).user_defaults_to_private_profile
@@ -352,21 +403,36 @@ export class UsersService {
       this.now(),
     );
     if (!updated) throw notFound('User');
+    await this.afterPasswordChange(actor, id, input, currentSession);
+    return input.avatar === undefined ? updated : this.applyAvatar(updated, input.avatar);
+  }
+
+  private async afterPasswordChange(
+    actor: User,
+    id: number,
+    input: UpdateUserInput,
+    currentSession: string | null,
+  ): Promise<void> {
     if (input.password !== undefined) {
       const keep = currentSession !== null && actor.id === id ? digest(currentSession) : null;
       await this.users.deleteSessionsOf(id, keep);
       await this.users.clearAttempts(id);
     }
-    return updated;
   }
 
-  /** Blocks or unblocks a user (admin): a blocked user cannot sign in or use tokens. Not oneself. */
-  async setBlocked(actor: User | null, id: number, blocked: boolean): Promise<void> {
+  /**
+   * Blocks or unblocks a user (admin): a blocked user cannot sign in or use tokens. Not oneself. Whether the state
+   * changed: blocking a blocked user or unblocking an active one changes nothing (GitLab answers `null` and `false`).
+   */
+  async setBlocked(actor: User | null, id: number, blocked: boolean): Promise<boolean> {
     this.requireAdmin(actor);
     const existing = await this.users.findById(id);
     if (!existing) throw notFound('User');
     if (blocked && existing.id === actor.id) throw forbidden('You cannot block your own account');
-    await this.users.update(id, { state: blocked ? 'blocked' : 'active' }, this.now());
+    const state = blocked ? 'blocked' : 'active';
+    if (existing.state === state) return false;
+    await this.users.update(id, { state }, this.now());
+    return true;
   }
 
   /**
@@ -431,6 +497,7 @@ export class UsersService {
     }
     if (ns) await this.namespaces.delete(ns.id);
     await this.users.delete(id);
+    await this.avatars.remove('user', id);
   }
 
   async get(id: number): Promise<User> {

@@ -54,6 +54,8 @@ export interface User {
   readonly projectsLimit: number;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** The uploaded avatar's stored name; null: none (the identicon is shown). */
+  readonly avatar: string | null;
 }
 
 export interface PersonalAccessToken {

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { InstancePolicy } from '../access/access.policy.js';
+import type { AvatarStore } from '../avatars/avatar-store.js';
 import type { Clock } from '../clock.js';
 import type { RateCounter } from '../cluster/rate-counter.js';
 import type { Config } from '../config.js';
@@ -16,6 +17,7 @@ export function wireUsers(deps: {
   namespaces: UserNamespaces;
   settings: UserSettings;
   access: InstancePolicy<User>;
+  avatars: AvatarStore;
   clock: Clock;
   /** GitLab's limits on password guessing, from the configuration. */
   limits: Pick<
@@ -38,6 +40,7 @@ export function wireUsers(deps: {
       deps.namespaces,
       deps.settings,
       deps.access,
+      deps.avatars,
       deps.clock,
       signIn,
       deps.sharedRates

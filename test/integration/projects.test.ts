@@ -272,7 +272,7 @@ describe.each(await databases())('projects, groups, members and visibility (%s)'
     expect(form).toMatchObject({ status: 201, body: { name: 'Form Made', visibility: 'internal' } });
     const query = await api.post('/api/v4/projects?name=Query%20Made', { token: tok.outsider });
     expect(query).toMatchObject({ status: 201, body: { path: 'query-made' } });
-    // Multipart forms too; a file part is refused (no upload is taken here), and nothing is created.
+    // Multipart forms too; a file part in a field that takes none is refused, and nothing is created.
     const multipart = (fields: FormData) =>
       fetch(`${s.url}/api/v4/projects`, {
         method: 'POST',
@@ -287,11 +287,11 @@ describe.each(await databases())('projects, groups, members and visibility (%s)'
     expect(await made.json()).toMatchObject({ path: 'multi-part', description: 'from a form' });
     const withFile = new FormData();
     withFile.append('name', 'With File');
-    withFile.append('avatar', new Blob(['png']), 'a.png');
+    withFile.append('description', new Blob(['text']), 'a.txt');
     const refused = await multipart(withFile);
     expect(refused.status).toBe(400);
     expect(await refused.json()).toEqual({
-      error: 'avatar is a file upload, which svc does not accept here',
+      error: 'description is a file upload, which svc does not accept here',
     });
     expect((await api.get('/api/v4/projects/outsider%2Fwith-file', { token: tok.outsider })).status).toBe(
       404,

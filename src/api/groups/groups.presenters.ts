@@ -1,7 +1,15 @@
 import type { Static } from 'typebox';
+import { avatarPath, userAvatarPath } from '../../avatars/avatars.js';
 import type { Namespace } from '../../namespaces/namespaces.js';
 import type { View } from '../common/common.presenters.js';
 import type { GroupEntity, NamespaceEntity, PublicGroupEntity } from './groups.entities.js';
+
+/** A group's uploaded avatar, or null (GitLab shows no default image for groups). */
+function groupAvatarUrl(g: Namespace, v: View): string | null {
+  return g.kind === 'group' && g.avatar !== null
+    ? `${v.externalUrl}${avatarPath('group', g.id, g.avatar)}`
+    : null;
+}
 
 export function namespace(n: Namespace, v: View): Static<typeof NamespaceEntity> {
   return {
@@ -11,7 +19,11 @@ export function namespace(n: Namespace, v: View): Static<typeof NamespaceEntity>
     kind: n.kind,
     full_path: n.fullPath,
     parent_id: n.parentId,
-    avatar_url: null,
+    // A user namespace shows its owner's avatar (identicon included); a group its own, or null.
+    avatar_url:
+      n.kind === 'user' && n.ownerId !== null
+        ? `${v.externalUrl}${userAvatarPath(n.ownerId, n.avatar)}`
+        : groupAvatarUrl(n, v),
     web_url: n.kind === 'group' ? `${v.externalUrl}/groups/${n.fullPath}` : `${v.externalUrl}/${n.fullPath}`,
   };
 }
@@ -28,7 +40,7 @@ export function group(g: Namespace, v: View): Static<typeof GroupEntity> {
     full_path: g.fullPath,
     parent_id: g.parentId,
     created_at: g.createdAt,
-    avatar_url: null,
+    avatar_url: groupAvatarUrl(g, v),
     request_access_enabled: g.requestAccessEnabled,
   };
 }

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../../app-context.js';
 import { requireUser } from '../auth.js';
+import { AVATAR_UPLOAD, AvatarText, avatarParam } from '../avatars/avatars.routes.js';
 import { memberRoutes } from '../members/members.routes.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../pagination.js';
 import { VisibilityInput } from '../schemas.js';
@@ -31,6 +32,9 @@ export function groupRoutes(
           top_level_only: Type.Optional(Type.Boolean()),
           owned: Type.Optional(Type.Boolean()),
           min_access_level: Type.Optional(Type.Integer()),
+          // Rails' `skip_groups[]=1&skip_groups[]=2`, or the key repeated without brackets.
+          'skip_groups[]': Type.Optional(Type.Array(Type.Integer())),
+          skip_groups: Type.Optional(Type.Array(Type.Integer())),
         }),
         response: { 200: Type.Array(E.GroupEntity) },
       },
@@ -43,6 +47,7 @@ export function groupRoutes(
           search: req.query.search,
           topLevelOnly: req.query.top_level_only,
           ownedOrMember: req.query.owned === true || req.query.min_access_level !== undefined,
+          skipIds: [...(req.query['skip_groups[]'] ?? []), ...(req.query.skip_groups ?? [])],
         },
         page,
       );
@@ -149,6 +154,7 @@ export function groupRoutes(
   app.post(
     '/groups',
     {
+      config: { uploads: AVATAR_UPLOAD },
       schema: {
         tags,
         summary: 'Create a group',
@@ -158,6 +164,7 @@ export function groupRoutes(
           parent_id: Type.Optional(Type.Integer()),
           visibility: Type.Optional(VisibilityInput),
           description: Type.Optional(Type.String()),
+          avatar: AvatarText,
         }),
         response: { 201: E.GroupEntity },
       },
@@ -170,6 +177,7 @@ export function groupRoutes(
         parentId: b.parent_id,
         visibility: b.visibility,
         description: b.description,
+        avatar: avatarParam(b) ?? undefined,
       });
       return reply.status(201).send(P.group(group, viewOf(req, url)));
     },
@@ -178,6 +186,7 @@ export function groupRoutes(
   app.put(
     '/groups/:id',
     {
+      config: { uploads: AVATAR_UPLOAD },
       schema: {
         tags,
         summary: 'Update a group (Owner)',
@@ -188,16 +197,18 @@ export function groupRoutes(
             description: Type.String(),
             visibility: VisibilityInput,
             request_access_enabled: Type.Boolean(),
+            avatar: AvatarText,
           }),
         ),
         response: { 200: E.GroupEntity },
       },
     },
     async (req) => {
-      const { request_access_enabled, ...rest } = req.body ?? {};
+      const { request_access_enabled, avatar: _text, ...rest } = req.body ?? {};
       const group = await ctx.groups.update(req.actor.user, req.params.id, {
         ...rest,
         requestAccessEnabled: request_access_enabled,
+        avatar: avatarParam(req.body),
       });
       return P.group(group, viewOf(req, url));
     },

@@ -22,6 +22,7 @@ export const ProjectEntity = Type.Object({
   web_url: Str,
   readme_url: Nullable(Str),
   avatar_url: Nullable(Str),
+  empty_repo: Bool,
   forks_count: Int,
   star_count: Int,
   last_activity_at: Str,

@@ -1,9 +1,13 @@
 import type { Static } from 'typebox';
+import { avatarPath } from '../../avatars/avatars.js';
 import { relativePath } from '../../git/git.js';
 import type { Project } from '../../projects/projects.js';
 import { isAdmin, type View } from '../common/common.presenters.js';
 import { namespace } from '../groups/groups.presenters.js';
 import type { ProjectEntity, ProjectStorageEntity } from './projects.entities.js';
+
+/** A path in a URL: each segment encoded, the slashes kept. */
+const encodePath = (path: string) => path.split('/').map(encodeURIComponent).join('/');
 
 export function project(p: Project, v: View): Static<typeof ProjectEntity> {
   const web = `${v.externalUrl}/${p.fullPath}`;
@@ -23,8 +27,14 @@ export function project(p: Project, v: View): Static<typeof ProjectEntity> {
     ssh_url_to_repo: `git@${host}:${p.fullPath}.git`,
     http_url_to_repo: `${web}.git`,
     web_url: web,
-    readme_url: null,
-    avatar_url: null,
+    // GitLab's `project_blob_url(project, "<default branch>/<readme>")`.
+    readme_url:
+      p.readmePath === null
+        ? null
+        : `${web}/-/blob/${encodePath(p.defaultBranch)}/${encodePath(p.readmePath)}`,
+    avatar_url: p.avatar === null ? null : `${v.externalUrl}${avatarPath('project', p.id, p.avatar)}`,
+    // Until the repository has a branch (ProjectsService records it on every push and merge).
+    empty_repo: p.emptyRepo ?? true,
     forks_count: 0,
     star_count: 0,
     last_activity_at: p.lastActivityAt,

@@ -8,6 +8,7 @@ import {
   type MergeMethod,
   type ProjectOrder,
 } from '../../projects/projects.js';
+import { AVATAR_UPLOAD, AvatarText, avatarParam } from '../avatars/avatars.routes.js';
 import { memberRoutes } from '../members/members.routes.js';
 import { KeysetQuery, PageQuery, pageRequest, setKeysetHeaders, setPageHeaders } from '../pagination.js';
 import { SortInput, VisibilityInput } from '../schemas.js';
@@ -161,9 +162,17 @@ export function projectRoutes(
   });
 
   const CreateBody = Type.Partial(
-    Type.Object({ ...Editable, namespace_id: Type.Integer(), repository_storage: Type.String() }),
+    Type.Object({
+      ...Editable,
+      namespace_id: Type.Integer(),
+      repository_storage: Type.String(),
+      initialize_with_readme: Type.Boolean(),
+      avatar: AvatarText,
+    }),
   );
   const createInput = (b: Static<typeof CreateBody> = {}) => ({
+    initializeWithReadme: b.initialize_with_readme,
+    avatar: avatarParam(b) ?? undefined,
     name: b.name,
     path: b.path,
     namespaceId: b.namespace_id,
@@ -176,6 +185,7 @@ export function projectRoutes(
   app.post(
     '/projects',
     {
+      config: { uploads: AVATAR_UPLOAD },
       schema: { tags, summary: 'Create a project', body: CreateBody, response: { 201: E.ProjectEntity } },
     },
     async (req, reply) => {
@@ -186,6 +196,7 @@ export function projectRoutes(
   app.post(
     '/projects/user/:user_id',
     {
+      config: { uploads: AVATAR_UPLOAD },
       schema: {
         tags,
         summary: "Create a project in a user's namespace (admin)",
@@ -225,11 +236,19 @@ export function projectRoutes(
   app.put(
     '/projects/:id',
     {
+      config: { uploads: AVATAR_UPLOAD },
       schema: {
         tags,
         summary: 'Update a project (Maintainer)',
         params: Params,
-        body: Type.Partial(Type.Object({ ...Editable, ...SettingsBody, repository_storage: Type.String() })),
+        body: Type.Partial(
+          Type.Object({
+            ...Editable,
+            ...SettingsBody,
+            repository_storage: Type.String(),
+            avatar: AvatarText,
+          }),
+        ),
         response: { 200: E.ProjectEntity },
       },
     },
@@ -255,6 +274,7 @@ export function projectRoutes(
         defaultBranch: b.default_branch,
         monitorEnabled: monitor(b.monitor_access_level),
         settings: settingsInput(b),
+        avatar: avatarParam(b),
       });
       return P.project(project, viewOf(req, url));
     },

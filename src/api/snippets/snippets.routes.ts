@@ -93,6 +93,24 @@ export function snippetRoutes(
   );
 
   app.get(
+    '/snippets/all',
+    {
+      schema: {
+        tags,
+        summary: 'Every snippet the caller may read (all for admins)',
+        querystring: PageQuery,
+        response: { 200: Type.Array(E.SnippetEntity) },
+      },
+    },
+    async (req, reply) => {
+      const page = pageRequest(req.query);
+      const result = await ctx.snippets.listAll(req.actor.user, page);
+      setPageHeaders(reply, req, url, page, result.total);
+      return result.items.map((s) => P.snippet(s, viewOf(req, url)));
+    },
+  );
+
+  app.get(
     '/snippets/public',
     {
       schema: {

@@ -7,7 +7,8 @@ export const UserBasic = Type.Object({
   name: Str,
   state: Str,
   locked: Bool,
-  avatar_url: Nullable(Str),
+  /** Never null: the uploaded avatar or the user's identicon (clients' schemas require a string). */
+  avatar_url: Str,
   web_url: Str,
 });
 
@@ -31,6 +32,9 @@ export const UserDetail = Type.Object({
   two_factor_enabled: Bool,
   external: Bool,
 });
+
+/** `PUT /user/avatar`'s answer (GitLab's `Entities::Avatar`). */
+export const AvatarEntity = Type.Object({ avatar_url: Str });
 
 export const Token = Type.Object({
   id: Int,

@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
 import type { ResourceToken } from '../../access-tokens/access-tokens.service.js';
+import { userAvatarPath } from '../../avatars/avatars.js';
 import type { PersonalAccessToken, User } from '../../users/users.js';
 import { isAdmin, type View } from '../common/common.presenters.js';
 import type {
@@ -19,7 +20,8 @@ export function userBasic(u: User, v: View): Static<typeof UserBasic> {
     name: u.name,
     state: u.state,
     locked: false,
-    avatar_url: null,
+    // GitLab always gives a user an image (Gravatar's identicon by default); svc draws its own identicon.
+    avatar_url: `${v.externalUrl}${userAvatarPath(u.id, u.avatar)}`,
     web_url: `${v.externalUrl}/${u.username}`,
   };
 }

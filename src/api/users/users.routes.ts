@@ -3,6 +3,7 @@ import type { AppContext } from '../../app-context.js';
 import { forbidden, paramError } from '../../errors.js';
 import type { UserOrder } from '../../users/users.js';
 import { requireUser, SESSION_COOKIE } from '../auth.js';
+import { AVATAR_UPLOAD, AvatarText, avatarParam } from '../avatars/avatars.routes.js';
 import {
   decodeCursor,
   encodeCursor,
@@ -134,11 +135,13 @@ export function userRoutes(
     bio: Type.Optional(Type.String()),
     skip_confirmation: Type.Optional(Type.Boolean()),
     projects_limit: Type.Optional(Type.Integer()),
+    avatar: AvatarText,
   };
 
   app.post(
     '/users',
     {
+      config: { uploads: AVATAR_UPLOAD },
       schema: {
         tags,
         summary: 'Create a user (admin)',
@@ -158,6 +161,7 @@ export function userRoutes(
         bio: b.bio,
         privateProfile: b.private_profile,
         projectsLimit: b.projects_limit,
+        avatar: avatarParam(b) ?? undefined,
       });
       return reply.status(201).send(P.userDetail(user, viewOf(req, url)));
     },
@@ -166,6 +170,7 @@ export function userRoutes(
   app.put(
     '/users/:id',
     {
+      config: { uploads: AVATAR_UPLOAD },
       schema: {
         tags,
         summary: 'Update a user (admin)',
@@ -191,10 +196,26 @@ export function userRoutes(
           bio: b.bio,
           privateProfile: b.private_profile,
           projectsLimit: b.projects_limit,
+          avatar: avatarParam(b),
         },
         currentSession,
       );
       return P.userDetail(user, viewOf(req, url));
+    },
+  );
+
+  app.put(
+    '/user/avatar',
+    {
+      config: { uploads: AVATAR_UPLOAD },
+      schema: { tags, summary: "Set the signed-in user's avatar", response: { 200: E.AvatarEntity } },
+    },
+    async (req) => {
+      const file = avatarParam(req.body);
+      // Grape's `requires :avatar` (a file): text, even empty, is no avatar here.
+      if (!file) throw paramError(file === undefined ? 'avatar is missing' : 'avatar is invalid');
+      const user = await ctx.users.setOwnAvatar(req.actor.user, file);
+      return { avatar_url: P.userBasic(user, viewOf(req, url)).avatar_url };
     },
   );
 
@@ -217,9 +238,11 @@ export function userRoutes(
         schema: { tags, summary: `${verb[0]!.toUpperCase()}${verb.slice(1)} a user (admin)`, params: Id },
       },
       async (req, reply) => {
-        await ctx.users.setBlocked(req.actor.user, req.params.id, blocked);
-        // GitLab answers 201 with the body `true`.
-        return reply.status(201).type('application/json').send('true');
+        const changed = await ctx.users.setBlocked(req.actor.user, req.params.id, blocked);
+        // GitLab answers 201 with `true` when the state changed; for a user already blocked its endpoint ends early
+        // (`null`), and unblocking an active user fails its state transition (`false`).
+        const body = changed ? 'true' : blocked ? 'null' : 'false';
+        return reply.status(201).type('application/json').send(body);
       },
     );
   }

@@ -23,6 +23,7 @@ import * as m0023 from './0023_job_lanes.js';
 import * as m0024 from './0024_hook_backoff.js';
 import * as m0025 from './0025_notes.js';
 import * as m0027 from './0027_projects_limit.js';
+import * as m0028 from './0028_avatars_repository_state.js';
 import * as m0029 from './0029_access_tokens.js';
 import * as m0030 from './0030_redirect_routes_rebase.js';
 import * as m0033 from './0033_incidents.js';
@@ -56,6 +57,7 @@ export const MIGRATIONS: ReadonlyArray<
   ['0024_hook_backoff', m0024.up],
   ['0025_notes', m0025.up],
   ['0027_projects_limit', m0027.up],
+  ['0028_avatars_repository_state', m0028.up],
   ['0029_access_tokens', m0029.up],
   ['0030_redirect_routes_rebase', m0030.up],
   ['0033_incidents', m0033.up],
