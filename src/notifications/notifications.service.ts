@@ -439,7 +439,7 @@ export class NotificationsService {
           {
             hookId: h.hook.id,
             objectKind: payload.object_kind,
-            eventType: payload.event_type,
+            eventType: payload.event_type ?? payload.object_kind,
             payload,
             dedupeKey: h.key,
           },

@@ -22,6 +22,7 @@ import * as m0022 from './0022_error_rule_intervals.js';
 import * as m0023 from './0023_job_lanes.js';
 import * as m0024 from './0024_hook_backoff.js';
 import * as m0025 from './0025_notes.js';
+import * as m0026 from './0026_hook_event_flags.js';
 import type { MigrationEnv } from './helpers.js';
 
 /** Every migration in order; names are what the migrations table records. */
@@ -51,4 +52,5 @@ export const MIGRATIONS: ReadonlyArray<
   ['0023_job_lanes', m0023.up],
   ['0024_hook_backoff', m0024.up],
   ['0025_notes', m0025.up],
+  ['0026_hook_event_flags', m0026.up],
 ];
