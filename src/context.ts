@@ -95,9 +95,9 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   const { audit } = wireAudit({ ...base, jobs, gates, outbound, cipher });
   const { geo } = wireGeo(base);
   const { issues } = wireIssues({ kysely, projects });
-  const mrs = wireMergeRequests({ ...base, projects, git, users, namespaces, members });
+  const mrs = wireMergeRequests({ ...base, projects, git, users, namespaces, members, outbox });
   const { gitAccess } = wireGitAccess({
-    ...{ users, groups, projects, snippets, settings, git, audit, pushes },
+    ...{ users, groups, projects, snippets, settings, git, audit, pushes, outbox },
     mergeRequests: mrs.mergeRequests,
   });
 
@@ -120,7 +120,8 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     rates: rates(),
   });
   const { notifications, hooks } = wireNotifications({
-    ...{ ...base, jobs, projects, members, users, alerts, errorTracking, outbound, cipher },
+    ...{ ...base, jobs, projects, members, users, alerts, errorTracking, outbound, cipher, git },
+    mergeRequests: mrs.mergeRequests,
     smtp: { url: config.smtpUrl, from: config.emailFrom, timeoutMs: config.outboundTimeoutMs },
     payloads: eventPresenter(config.externalUrl),
     externalUrl: config.externalUrl,
@@ -151,6 +152,11 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   outbox.on('error.recorded', 'notifications', {
     wants: (trx, e) => notifications.wantsErrorEvent(trx, e.projectId, e),
     handle: (trx, e) => notifications.errorRecorded(trx, e.projectId, e.errorId, e),
+  });
+  // GitLab's push, merge request and note events, to the project hooks that have their flag.
+  outbox.on('project.event', 'hooks', {
+    wants: (trx, e) => notifications.wantsProjectEvent(trx, e),
+    handle: (trx, e) => notifications.projectEvent(trx, e),
   });
 
   // Changes are announced on the bus after they commit; every process's caches subscribe to what they hold.

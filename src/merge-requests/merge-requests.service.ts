@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { conflict, invalidFields, notFound, readOnlyError } from '../errors.js';
 import { GitError } from '../git/git.js';
 import type { GitRepositoriesService } from '../git/git-repositories.service.js';
+import type { Outbox, ProjectEvent } from '../ingest/outbox.js';
 import { AccessLevel } from '../members/members.js';
 import type { Noteable } from '../notes/notes.js';
 import type { NotesService } from '../notes/notes.service.js';
@@ -102,7 +104,31 @@ export class MergeRequestsService {
     private readonly users: Pick<UsersService, 'findById'>,
     private readonly notes: NotesService,
     private readonly clock: Clock,
+    /** Where merge request events for project hooks are written; none: no events. */
+    private readonly outbox: Pick<Outbox, 'emit'> | null = null,
   ) {}
+
+  /**
+   * Writes a merge request event for project hooks (GitLab's `action`), after the change it tells of committed
+   * (the merge request's writes have no transaction to share; see `Outbox.emit`).
+   */
+  async emitEvent(
+    projectId: number,
+    iid: number,
+    action: Extract<ProjectEvent, { kind: 'merge_request' }>['action'],
+    userId: number | null,
+    extra: Pick<Extract<ProjectEvent, { kind: 'merge_request' }>, 'changes' | 'oldrev'> = {},
+  ): Promise<void> {
+    await this.outbox?.emit('project.event', {
+      kind: 'merge_request',
+      eventId: randomUUID(),
+      projectId,
+      iid,
+      action,
+      userId,
+      ...extra,
+    });
+  }
 
   private path(p: Project): string {
     return this.repos.path('project', p.id, p.repositoryStorage);
@@ -246,6 +272,7 @@ export class MergeRequestsService {
     if (iid === null)
       throw duplicateOpen(await this.mrs.openFor(project.id, input.source_branch, input.target_branch));
     await this.recordVersion(project, await this.find(project, iid), null);
+    await this.emitEvent(project.id, iid, 'open', actor!.id);
     return this.get(actor, String(project.id), iid);
   }
 
@@ -258,6 +285,13 @@ export class MergeRequestsService {
     const { project } = await this.access.project(actor, idOrPath, AccessLevel.Reporter);
     const { items, total } = await this.mrs.list(project.id, filter, page);
     return { items: await Promise.all(items.map((mr) => this.view(project, mr))), total };
+  }
+
+  /** A merge request as it is now, for the system (its events' payloads): no caller check; null when gone. */
+  async viewForSystem(projectId: number, iid: number): Promise<MergeRequestView | null> {
+    const project = await this.projects.findById(projectId);
+    const mr = project && (await this.mrs.find(project.id, iid));
+    return project && mr ? this.view(project, mr) : null;
   }
 
   async get(actor: User | null, idOrPath: string, iid: number): Promise<MergeRequestView> {
@@ -313,7 +347,28 @@ export class MergeRequestsService {
     if (input.state_event === 'reopen' && mr.state === 'closed')
       await this.notes.addSystemNote(null, noteableOf(mr), actor!.id, SystemNoteText.reopened);
     // A new target (or a reopened request whose branches moved) is a new diff.
-    await this.recordVersion(project, await this.find(project, iid), null);
+    const after = await this.find(project, iid);
+    await this.recordVersion(project, after, null);
+    if (input.state_event === 'close' && mr.state === 'opened')
+      await this.emitEvent(project.id, iid, 'close', actor!.id);
+    else if (input.state_event === 'reopen' && mr.state === 'closed')
+      await this.emitEvent(project.id, iid, 'reopen', actor!.id);
+    else {
+      // GitLab's `changes`: each attribute the update changed, before and after.
+      const changes: Record<string, { previous: unknown; current: unknown }> = {};
+      const fields = [
+        ['title', mr.title, after.title],
+        ['description', mr.description, after.description],
+        ['target_branch', mr.targetBranch, after.targetBranch],
+        ['draft', mr.draft, after.draft],
+      ] as const;
+      for (const [name, previous, current] of fields)
+        if (previous !== current) changes[name] = { previous, current };
+      if (Object.keys(changes).length > 0)
+        await this.emitEvent(project.id, iid, 'update', actor!.id, {
+          changes: { ...changes, updated_at: { previous: mr.updatedAt, current: after.updatedAt } },
+        });
+    }
     return this.get(actor, String(project.id), iid);
   }
 
@@ -383,6 +438,7 @@ export class MergeRequestsService {
     );
     await this.notes.addSystemNote(null, noteableOf(mr), merger.id, SystemNoteText.merged);
     await this.projects.touchActivity(project.id);
+    await this.emitEvent(project.id, iid, 'merge', merger.id);
     return this.get(actor, String(project.id), iid);
   }
 
@@ -539,8 +595,11 @@ export class MergeRequestsService {
         this.clock.now().toISOString(),
       );
       if (added === null) continue;
-      if (last && last.headSha !== refs.headSha)
+      if (last && last.headSha !== refs.headSha) {
         await this.noteCommitsAdded(p, mr, last, { id: added, ...refs }, pusher);
+        // GitLab's merge request hook on new commits: an update with the previous head as `oldrev`.
+        await this.emitEvent(p.id, mr.iid, 'update', pusher?.id ?? null, { oldrev: last.headSha });
+      }
       return;
     }
   }

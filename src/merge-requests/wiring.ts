@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/schema.js';
 import type { GitRepositoriesService } from '../git/git-repositories.service.js';
+import type { Outbox } from '../ingest/outbox.js';
 import type { MembersService } from '../members/members.service.js';
 import type { NamespacesService } from '../namespaces/namespaces.service.js';
 import { wireNotes } from '../notes/wiring.js';
@@ -30,6 +31,8 @@ export function wireMergeRequests(deps: {
   members: MembersService;
   access: Access;
   clock: Clock;
+  /** Where merge requests and their notes write their events for project hooks. */
+  outbox: Pick<Outbox, 'emit'>;
 }): {
   mergeRequests: MergeRequestsService;
   projectApprovalRules: ProjectApprovalRulesService;
@@ -37,7 +40,7 @@ export function wireMergeRequests(deps: {
   mergeRequestNotes: MergeRequestNotesService;
 } {
   const { kysely: k, projects, users, clock } = deps;
-  const notes = wireNotes({ kysely: k, users, clock });
+  const notes = wireNotes({ kysely: k, users, clock, outbox: deps.outbox });
   const mergeRequests = new MergeRequestsService(
     new MergeRequestsRepository(k),
     new MergeRequestVersionsRepository(k),
@@ -47,6 +50,7 @@ export function wireMergeRequests(deps: {
     users,
     notes,
     clock,
+    deps.outbox,
   );
   const projectApprovalRules = new ProjectApprovalRulesService(
     new ProjectApprovalRulesRepository(k),

@@ -284,15 +284,22 @@ export class NotificationsRepository {
     return readBool(r.email) || readBool(r.hooks);
   }
 
-  /** The GitLab event flags at least one of the project's hooks has on (disabled hooks included). */
-  async hookFlagsOn(projectId: number, trx: Queryable = this.db): Promise<Set<HookEventFlag>> {
+  /**
+   * The GitLab event flags (`confidential_note_events` included) at least one of the project's hooks has on
+   * (disabled hooks included).
+   */
+  async hookFlagsOn(projectId: number, trx: Queryable = this.db): Promise<Set<string>> {
     const rows = await trx
       .selectFrom('project_hooks')
-      .select(HOOK_EVENT_FLAG_NAMES)
+      .select([...HOOK_EVENT_FLAG_NAMES, 'confidential_note_events'])
       .where('project_id', '=', projectId)
       .execute();
-    const on = new Set<HookEventFlag>();
-    for (const r of rows) for (const f of HOOK_EVENT_FLAG_NAMES) if (readBool(r[f])) on.add(f);
+    const on = new Set<string>();
+    for (const r of rows) {
+      for (const f of HOOK_EVENT_FLAG_NAMES) if (readBool(r[f])) on.add(f);
+      if (r.confidential_note_events !== null && readBool(r.confidential_note_events))
+        on.add('confidential_note_events');
+    }
     return on;
   }
 
