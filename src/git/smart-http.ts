@@ -178,7 +178,10 @@ export class PushCommands extends Transform {
         this.head = null;
         return;
       }
-      if (!Number.isInteger(len) || len < 4) return this.giveUp();
+      if (!Number.isInteger(len) || len < 4) {
+        this.giveUp();
+        return;
+      }
       if (b.length - off < len) break;
       const line = b
         .toString('utf8', off + 4, off + len)
@@ -187,7 +190,10 @@ export class PushCommands extends Transform {
       off += len;
       if (line.startsWith('shallow ')) continue;
       const m = COMMAND.exec(line);
-      if (!m) return this.giveUp();
+      if (!m) {
+        this.giveUp();
+        return;
+      }
       this.updates.push({ before: m[1]!, after: m[2]!, ref: m[3]! });
     }
     this.head = b.subarray(off);
