@@ -137,10 +137,7 @@ export async function pushedRefContent(
     const type = (await git.run(['cat-file', '-t', update.after], { cwd: path })).trim();
     const message =
       type === 'tag'
-        ? (await git.run(['for-each-ref', '--format=%(contents)', update.ref], { cwd: path })).replace(
-            /\n$/,
-            '',
-          )
+        ? (await git.run(['for-each-ref', '--format=%(contents)', update.ref], { cwd: path })).trimEnd()
         : null;
     return { commits: [], totalCommits: 0, checkoutSha, message };
   }
