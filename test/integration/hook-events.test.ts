@@ -385,11 +385,26 @@ describe.each(await databases())('GitLab events to project hooks (%s)', (databas
       object_attributes: { action: 'update', title: 'Feature' },
       changes: { title: { previous: 'Add the feature', current: 'Feature' } },
     });
+    // Close, reopen, withdraw the approval and give it again: one hook each, with GitLab's action.
+    const mrUrl = `${base()}/merge_requests/${mr.body.iid}`;
+    const steps = [
+      [() => api.put(mrUrl, { token, body: { state_event: 'close' } }), 'close', 'closed'],
+      [() => api.put(mrUrl, { token, body: { state_event: 'reopen' } }), 'reopen', 'opened'],
+      [() => api.post(`${mrUrl}/unapprove`, { token: s.rootToken }), 'unapproved', 'opened'],
+      [() => api.post(`${mrUrl}/approve`, { token: s.rootToken }), 'approved', 'opened'],
+    ] as const;
+    for (const [call, action, state] of steps) {
+      const n = got('mr').length;
+      expect((await call()).status).toBeLessThan(300);
+      await settle();
+      await until(() => got('mr').length === n + 1, `${action} hook`);
+      expect(got('mr')[n]!.body.object_attributes).toMatchObject({ action, state });
+    }
     const merged = await api.put(`${base()}/merge_requests/${mr.body.iid}/merge`, { token });
     expect(merged.status).toBe(200);
     await settle();
-    await until(() => got('mr').length === 4, 'merge hook');
-    expect(got('mr')[3]!.body.object_attributes).toMatchObject({
+    await until(() => got('mr').length === 8, 'merge hook');
+    expect(got('mr')[7]!.body.object_attributes).toMatchObject({
       action: 'merge',
       state: 'merged',
       merge_commit_sha: merged.body.merge_commit_sha,
