@@ -114,11 +114,11 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     },
   });
   const mrs = wireMergeRequests({
-    ...{ ...base, projects, git, users, namespaces, members, pushes, jobs },
+    ...{ ...base, projects, git, users, namespaces, members, pushes, jobs, outbox },
     scratchDir: join(config.dataDir, 'tmp'),
   });
   const { gitAccess } = wireGitAccess({
-    ...{ users, groups, projects, snippets, settings, git, audit, pushes },
+    ...{ users, groups, projects, snippets, settings, git, audit, pushes, outbox },
     mergeRequests: mrs.mergeRequests,
   });
 
@@ -141,7 +141,8 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     rates: rates(),
   });
   const { notifications, hooks } = wireNotifications({
-    ...{ ...base, jobs, projects, members, users, alerts, errorTracking, outbound, cipher },
+    ...{ ...base, jobs, projects, members, users, alerts, errorTracking, outbound, cipher, git },
+    mergeRequests: mrs.mergeRequests,
     smtp: { url: config.smtpUrl, from: config.emailFrom, timeoutMs: config.outboundTimeoutMs },
     payloads: eventPresenter(config.externalUrl),
     externalUrl: config.externalUrl,
@@ -172,6 +173,11 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   outbox.on('error.recorded', 'notifications', {
     wants: (trx, e) => notifications.wantsErrorEvent(trx, e.projectId, e),
     handle: (trx, e) => notifications.errorRecorded(trx, e.projectId, e.errorId, e),
+  });
+  // GitLab's push, merge request and note events, to the project hooks that have their flag.
+  outbox.on('project.event', 'hooks', {
+    wants: (trx, e) => notifications.wantsProjectEvent(trx, e),
+    handle: (trx, e) => notifications.projectEvent(trx, e),
   });
 
   // Changes are announced on the bus after they commit; every process's caches subscribe to what they hold.

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { type AppError, badRequest, conflict, notFound, paramError } from '../errors.js';
 import type { Outbox, OutboxWriter } from '../ingest/outbox.js';
@@ -262,8 +263,36 @@ export class AlertsService {
     if (text === '') throw paramError('body is empty');
     if (text.length > 1_000_000) throw paramError('body is too long (maximum is 1000000 characters)');
     const alert = await this.get(actor, idOrPath, iid);
-    return this.repo.transaction((trx) =>
-      this.repo.addNote(trx, alert.id, text, actor?.id ?? null, this.clock.now().toISOString(), false),
+    return this.outbox.transaction(
+      (fn) => this.repo.transaction(fn),
+      async (trx, outbox) => {
+        const note = await this.repo.addNote(
+          trx,
+          alert.id,
+          text,
+          actor?.id ?? null,
+          this.clock.now().toISOString(),
+          false,
+        );
+        // GitLab's note hook for a comment on an alert (noteable type `AlertManagement::Alert`), with the note.
+        await outbox.add('project.event', {
+          kind: 'note',
+          eventId: randomUUID(),
+          projectId: alert.projectId,
+          userId: actor?.id ?? null,
+          note: {
+            id: note.id,
+            body: note.body,
+            noteableType: 'AlertManagement::Alert',
+            noteableId: alert.id,
+            noteableIid: alert.iid,
+            internal: false,
+            createdAt: note.createdAt,
+            updatedAt: note.createdAt,
+          },
+        });
+        return note;
+      },
     );
   }
 

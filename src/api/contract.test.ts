@@ -16,11 +16,12 @@ import type { MergeRequestVersion } from '../merge-requests/merge-requests.js';
 import type { Commit, MergeRequestView } from '../merge-requests/merge-requests.service.js';
 import type { ApprovalRule, ApprovalSettings } from '../merge-requests/project-approval-rules.js';
 import type { Namespace } from '../namespaces/namespaces.js';
-import type {
-  ErrorRule,
-  HookDelivery,
-  NotificationEmail,
-  ProjectHook,
+import {
+  type ErrorRule,
+  HOOK_EVENT_FLAGS,
+  type HookDelivery,
+  type NotificationEmail,
+  type ProjectHook,
 } from '../notifications/notifications.js';
 import type { RotationView, ScheduleView, ShiftView } from '../oncall/oncall.service.js';
 import { ACCESS_LEVEL_FEATURES, type Project } from '../projects/projects.js';
@@ -216,6 +217,10 @@ const hook: ProjectHook = {
   enableSslVerification: true,
   alertEvents: true,
   errorTrackingEvents: false,
+  events: { ...HOOK_EVENT_FLAGS, merge_requests_events: true },
+  confidentialNoteEvents: null,
+  pushEventsBranchFilter: 'release/*',
+  branchFilterStrategy: 'wildcard',
   failures: 0,
   disabledReason: null,
   disabledAt: null,

@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import type { AuditService } from '../audit/audit.service.js';
 import { PushTracker } from '../cluster/push-tracker.js';
 import { AppError, unauthorized } from '../errors.js';
 import type { GroupsService } from '../groups/groups.service.js';
+import type { Outbox } from '../ingest/outbox.js';
 import { AccessLevel, canSee } from '../members/members.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
@@ -11,6 +13,13 @@ import type { UsersService } from '../users/users.service.js';
 import type { Visibility } from '../visibility.js';
 import type { ContainerKind } from './git.js';
 import type { GitRepositoriesService } from './git-repositories.service.js';
+import type { RefUpdate } from './smart-http.js';
+
+/**
+ * The most refs one push may change and still send push events (GitLab's application setting
+ * `push_event_hooks_limit`, default 3): a push of many branches or tags at once (a mirror) sends none.
+ */
+export const PUSH_EVENT_HOOKS_LIMIT = 3;
 
 /** Largest id the databases store (PostgreSQL `integer`): larger numbers name nothing. */
 const MAX_ID = 2_147_483_647;
@@ -74,6 +83,8 @@ export class GitAccessService {
     private readonly mergeRequests: PushRecorder,
     /** Pushes in progress for storage moves (memory only unless the composition root shares it). */
     private readonly pushes: PushTracker = new PushTracker(null, false),
+    /** Where a push's events are written (`project.event`, for project hooks); none: no events. */
+    private readonly outbox: Pick<Outbox, 'emit'> | null = null,
   ) {}
 
   /**
@@ -130,13 +141,15 @@ export class GitAccessService {
    * A push that settles with `push` and was recorded by `beginPush`; a successful push to a project is activity,
    * and a new diff version of the merge requests whose source it moved. The versions are recorded before the push
    * ends for storage moves, so that a move never copies half of them. `pusher` is who pushed (the merge requests'
-   * system notes name them).
+   * system notes name them). `updates` are the ref updates the push asked for (read from its request): those it
+   * made are written as push events once it ended.
    */
   async push(
     pusher: User | null,
     target: GitTarget,
     push: Promise<boolean>,
     end: () => Promise<void>,
+    updates: () => readonly RefUpdate[] = () => [],
   ): Promise<void> {
     let ok: boolean;
     try {
@@ -147,7 +160,45 @@ export class GitAccessService {
     } finally {
       await end();
     }
-    if (ok && target.kind === 'project') await this.projects.touchActivity(target.id);
+    if (ok && target.kind === 'project') {
+      await this.projects.touchActivity(target.id);
+      await this.pushEvents(pusher, target, updates());
+    }
+  }
+
+  /**
+   * One `project.event` per ref the push changed, as GitLab's post-receive: only the updates that took (the ref now
+   * holds the new value, or is gone after a deletion), and none at all for a push of more than
+   * PUSH_EVENT_HOOKS_LIMIT refs.
+   */
+  private async pushEvents(
+    pusher: User | null,
+    target: GitTarget,
+    asked: readonly RefUpdate[],
+  ): Promise<void> {
+    if (!this.outbox || asked.length === 0 || asked.length > PUSH_EVENT_HOOKS_LIMIT) return;
+    const path = this.repositories.path(target.kind, target.id, target.storage);
+    const out = await this.repositories.git
+      .run(['for-each-ref', '--format=%(objectname) %(refname)', ...asked.map((u) => u.ref)], { cwd: path })
+      .catch(() => null);
+    if (out === null) return;
+    const now = new Map(
+      out
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => [l.slice(l.indexOf(' ') + 1), l.slice(0, l.indexOf(' '))] as const),
+    );
+    for (const u of asked) {
+      const deleted = /^0+$/.test(u.after);
+      if (deleted ? now.has(u.ref) : now.get(u.ref) !== u.after) continue;
+      await this.outbox.emit('project.event', {
+        kind: 'push',
+        eventId: randomUUID(),
+        projectId: target.id,
+        userId: pusher?.id ?? null,
+        update: u,
+      });
+    }
   }
 
   /** A completed clone or fetch of a project is a repository download (audit events; spec 17.0 change). */

@@ -142,6 +142,75 @@ class ByteLimit extends Transform {
   }
 }
 
+/** A ref update a push asks for: `<old> <new> <ref>`, the commands in front of its pack. */
+export interface RefUpdate {
+  readonly before: string;
+  readonly after: string;
+  readonly ref: string;
+}
+
+/** The most bytes of commands read from the head of a push; a longer command list is not reported. */
+const MAX_PUSH_COMMANDS_BYTES = MIB;
+const COMMAND = /^([0-9a-f]{40}|[0-9a-f]{64}) ([0-9a-f]{40}|[0-9a-f]{64}) (refs\/\S+)$/;
+
+/**
+ * Reads the ref update commands at the head of a push request body as it passes to git (git's receive-pack
+ * protocol: pkt-lines up to a flush-pkt, the first with its capabilities after a NUL), so that what the push did
+ * can be told afterwards. `complete` is false when the list could not be read whole (too long, a push certificate,
+ * a malformed line): then nothing is reported.
+ */
+export class PushCommands extends Transform {
+  readonly updates: RefUpdate[] = [];
+  complete = false;
+  private head: Buffer | null = Buffer.alloc(0);
+  private seen = 0;
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    if (this.head) {
+      this.seen += chunk.length;
+      // The commands come first; a list this long is not read (the pack behind it never is).
+      if (this.seen > MAX_PUSH_COMMANDS_BYTES + chunk.length) this.giveUp();
+      else this.parse(Buffer.concat([this.head, chunk]));
+    }
+    done(null, chunk);
+  }
+
+  private parse(b: Buffer): void {
+    let off = 0;
+    while (b.length - off >= 4) {
+      const len = Number.parseInt(b.toString('latin1', off, off + 4), 16);
+      if (len === 0) {
+        this.complete = true;
+        this.head = null;
+        return;
+      }
+      if (!Number.isInteger(len) || len < 4) {
+        this.giveUp();
+        return;
+      }
+      if (b.length - off < len) break;
+      const line = b
+        .toString('utf8', off + 4, off + len)
+        .split('\0')[0]!
+        .replace(/\n$/, '');
+      off += len;
+      if (line.startsWith('shallow ')) continue;
+      const m = COMMAND.exec(line);
+      if (!m) {
+        this.giveUp();
+        return;
+      }
+      this.updates.push({ before: m[1]!, after: m[2]!, ref: m[3]! });
+    }
+    this.head = b.subarray(off);
+  }
+
+  private giveUp(): void {
+    this.head = null;
+    this.updates.length = 0;
+  }
+}
+
 /** One pkt-line: its length in four hex digits, then the line. */
 export const pkt = (line: string): string => {
   const len = Buffer.byteLength(line) + 4;
@@ -209,7 +278,7 @@ export function runGit(
   io: {
     req: IncomingMessage;
     res: ServerResponse;
-    input: { gzip: boolean; limit: number; tooLarge: () => AppError } | null;
+    input: { gzip: boolean; limit: number; tooLarge: () => AppError; tap?: Transform } | null;
     /** No bytes in either direction for this long closes the connection (and so kills git). */
     idleMs: number;
   },
@@ -266,16 +335,19 @@ export function runGit(
     };
     const counter = new ByteLimit(limit, tooLarge, gzip ? () => compressed : null);
     counter.on('error', failInput);
+    // What git is fed passes the tap first (a push's commands are read on the way).
+    const toGit = io.input.tap ? counter.pipe(io.input.tap) : counter;
     if (gzip) {
       const gunzip = createGunzip();
       gunzip.on('error', failInput);
       req.on('data', (d: Buffer) => {
         compressed += d.length;
       });
-      req.pipe(gunzip).pipe(counter).pipe(child.stdin);
+      req.pipe(gunzip).pipe(counter);
     } else {
-      req.pipe(counter).pipe(child.stdin);
+      req.pipe(counter);
     }
+    toGit.pipe(child.stdin);
   } else {
     child.stdin.end();
   }

@@ -4,6 +4,7 @@ import type { PushTracker } from '../cluster/push-tracker.js';
 import type { StorageConfig } from '../config.js';
 import type { Database } from '../db/schema.js';
 import type { GroupsService } from '../groups/groups.service.js';
+import type { Outbox } from '../ingest/outbox.js';
 import type { Access } from '../projects/access.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
@@ -51,6 +52,8 @@ export function wireGitAccess(deps: {
   mergeRequests: PushRecorder;
   /** Pushes in progress, which a storage move waits for. */
   pushes: PushTracker;
+  /** Where pushes write their events. */
+  outbox: Pick<Outbox, 'emit'>;
 }): { gitAccess: GitAccessService } {
   return {
     gitAccess: new GitAccessService(
@@ -63,6 +66,7 @@ export function wireGitAccess(deps: {
       deps.audit,
       deps.mergeRequests,
       deps.pushes,
+      deps.outbox,
     ),
   };
 }

@@ -31,7 +31,65 @@ export interface OutboxEvents {
     readonly created: boolean;
     readonly regressedAt: string | null;
   };
+  /** GitLab's project events for project hooks (`eventId` names the event: its deliveries are keyed by it). */
+  'project.event': ProjectEvent;
 }
+
+/** A ref a push moved (`before` or `after` all zeros: created or deleted). */
+export interface PushedRef {
+  readonly before: string;
+  readonly after: string;
+  readonly ref: string;
+}
+
+/** What happened in a project that its hooks may hear of (GitLab's push, merge request and note events). */
+export type ProjectEvent =
+  | {
+      readonly kind: 'push';
+      readonly eventId: string;
+      readonly projectId: number;
+      readonly userId: number | null;
+      readonly update: PushedRef;
+    }
+  | {
+      readonly kind: 'merge_request';
+      readonly eventId: string;
+      readonly projectId: number;
+      readonly userId: number | null;
+      readonly iid: number;
+      /** GitLab's `object_attributes.action`. */
+      readonly action:
+        | 'open'
+        | 'update'
+        | 'close'
+        | 'reopen'
+        | 'merge'
+        | 'approved'
+        | 'approval'
+        | 'unapproved'
+        | 'unapproval';
+      /** What an update changed: GitLab's `changes` (`{field: {previous, current}}`). */
+      readonly changes?: Readonly<Record<string, { previous: unknown; current: unknown }>>;
+      /** The source head before an update that moved it (GitLab's `oldrev`). */
+      readonly oldrev?: string;
+    }
+  | {
+      readonly kind: 'note';
+      readonly eventId: string;
+      readonly projectId: number;
+      readonly userId: number | null;
+      readonly note: {
+        readonly id: number;
+        readonly body: string;
+        /** GitLab's `noteable_type`: `MergeRequest`, `Issue`, `AlertManagement::Alert`. */
+        readonly noteableType: string;
+        readonly noteableId: number;
+        readonly noteableIid: number;
+        readonly internal: boolean;
+        readonly createdAt: string;
+        readonly updatedAt: string;
+      };
+    };
 
 export type OutboxKind = keyof OutboxEvents;
 type Trx = UnitOfWork;
@@ -147,6 +205,17 @@ export class Outbox {
         }
       }
     }
+  }
+
+  /**
+   * Writes one event in a transaction of its own, for a writer whose change already committed without one (a git
+   * push, a merge request's change): a crash between the two loses the event, not the change.
+   */
+  async emit<K extends OutboxKind>(kind: K, event: OutboxEvents[K]): Promise<void> {
+    await this.transaction(
+      (fn) => this.db.transaction().execute(fn),
+      (_trx, out) => out.add(kind, event),
+    );
   }
 
   /** Runs one row's handler in its own transaction (the job is retried when it throws). */

@@ -23,7 +23,7 @@ export function wireIssues(deps: {
 } {
   const { kysely, users, clock } = deps;
   // The notes service holds no state: this feature's copy reads and writes the same table as merge requests'.
-  const notes = wireNotes({ kysely, users, clock });
+  const notes = wireNotes({ kysely, users, clock, outbox: deps.outbox });
   return {
     issues: new IssuesService(new IssuesRepository(kysely), {
       access: deps.access,

@@ -143,9 +143,19 @@ export class MergeRequestApprovalsService {
     const head = before.mergeRequest.diffRefs?.headSha;
     if (sha !== undefined && sha !== head)
       throw conflict(`SHA does not match HEAD of source branch: ${head ?? 'none'}`);
-    if (await this.repo.add(before.mergeRequest.id, user.id, this.clock.now().toISOString()))
-      await this.notes.addSystemNote(null, noteableOf(before.mergeRequest), user.id, SystemNoteText.approved);
-    return this.state(user, idOrPath, iid);
+    if (!(await this.repo.add(before.mergeRequest.id, user.id, this.clock.now().toISOString())))
+      return this.state(user, idOrPath, iid);
+    await this.notes.addSystemNote(null, noteableOf(before.mergeRequest), user.id, SystemNoteText.approved);
+    const after = await this.state(user, idOrPath, iid);
+    // GitLab's hooks: `approved` once nothing more is required, `approval` for an approval short of that.
+    const mr = before.mergeRequest;
+    await this.mergeRequests.emitEvent(
+      mr.projectId,
+      mr.iid,
+      after.approved ? 'approved' : 'approval',
+      user.id,
+    );
+    return after;
   }
 
   /**
@@ -168,6 +178,14 @@ export class MergeRequestApprovalsService {
     const before = await this.state(user, idOrPath, iid);
     if (!(await this.repo.remove(before.mergeRequest.id, user.id))) throw notFound();
     await this.notes.addSystemNote(null, noteableOf(before.mergeRequest), user.id, SystemNoteText.unapproved);
+    // GitLab's hooks: `unapproved` when the merge request was approved until now, `unapproval` otherwise.
+    const mr = before.mergeRequest;
+    await this.mergeRequests.emitEvent(
+      mr.projectId,
+      mr.iid,
+      before.approved ? 'unapproved' : 'unapproval',
+      user.id,
+    );
     return this.state(user, idOrPath, iid);
   }
 

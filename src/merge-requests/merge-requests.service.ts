@@ -18,6 +18,7 @@ import { type Commit, LOG_FORMAT, parseLog } from '../git/commits.js';
 import { type FileDiff, parseDiff } from '../git/diff.js';
 import { GitError } from '../git/git.js';
 import type { GitRepositoriesService } from '../git/git-repositories.service.js';
+import type { Outbox, ProjectEvent } from '../ingest/outbox.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { AccessLevel } from '../members/members.js';
 import type { Noteable } from '../notes/notes.js';
@@ -137,6 +138,8 @@ export class MergeRequestsService {
     private readonly jobs: JobQueue,
     /** Where temporary work trees (rebases) live: under svc's data directory. */
     private readonly scratchDir: string,
+    /** Where merge request events for project hooks are written; none: no events. */
+    private readonly outbox: Pick<Outbox, 'emit'> | null = null,
   ) {
     jobs.register(REBASE_JOB, async (job) => this.runRebase(job.payload as RebaseJob));
   }
@@ -157,6 +160,28 @@ export class MergeRequestsService {
     } finally {
       await end();
     }
+  }
+
+  /**
+   * Writes a merge request event for project hooks (GitLab's `action`), after the change it tells of committed
+   * (the merge request's writes have no transaction to share; see `Outbox.emit`).
+   */
+  async emitEvent(
+    projectId: number,
+    iid: number,
+    action: Extract<ProjectEvent, { kind: 'merge_request' }>['action'],
+    userId: number | null,
+    extra: Pick<Extract<ProjectEvent, { kind: 'merge_request' }>, 'changes' | 'oldrev'> = {},
+  ): Promise<void> {
+    await this.outbox?.emit('project.event', {
+      kind: 'merge_request',
+      eventId: randomUUID(),
+      projectId,
+      iid,
+      action,
+      userId,
+      ...extra,
+    });
   }
 
   private path(p: Project): string {
@@ -306,6 +331,7 @@ export class MergeRequestsService {
     if (iid === null)
       throw duplicateOpen(await this.mrs.openFor(project.id, input.source_branch, input.target_branch));
     await this.recordVersion(project, await this.find(project, iid), null);
+    await this.emitEvent(project.id, iid, 'open', actor!.id);
     return this.get(actor, String(project.id), iid);
   }
 
@@ -318,6 +344,13 @@ export class MergeRequestsService {
     const { project } = await this.access.project(actor, idOrPath, AccessLevel.Reporter);
     const { items, total } = await this.mrs.list(project.id, filter, page);
     return { items: await Promise.all(items.map((mr) => this.view(project, mr))), total };
+  }
+
+  /** A merge request as it is now, for the system (its events' payloads): no caller check; null when gone. */
+  async viewForSystem(projectId: number, iid: number): Promise<MergeRequestView | null> {
+    const project = await this.projects.findById(projectId);
+    const mr = project && (await this.mrs.find(project.id, iid));
+    return project && mr ? this.view(project, mr) : null;
   }
 
   async get(actor: User | null, idOrPath: string, iid: number): Promise<MergeRequestView> {
@@ -373,7 +406,28 @@ export class MergeRequestsService {
     if (input.state_event === 'reopen' && mr.state === 'closed')
       await this.notes.addSystemNote(null, noteableOf(mr), actor!.id, SystemNoteText.reopened);
     // A new target (or a reopened request whose branches moved) is a new diff.
-    await this.recordVersion(project, await this.find(project, iid), null);
+    const after = await this.find(project, iid);
+    await this.recordVersion(project, after, null);
+    if (input.state_event === 'close' && mr.state === 'opened')
+      await this.emitEvent(project.id, iid, 'close', actor!.id);
+    else if (input.state_event === 'reopen' && mr.state === 'closed')
+      await this.emitEvent(project.id, iid, 'reopen', actor!.id);
+    else {
+      // GitLab's `changes`: each attribute the update changed, before and after.
+      const changes: Record<string, { previous: unknown; current: unknown }> = {};
+      const fields = [
+        ['title', mr.title, after.title],
+        ['description', mr.description, after.description],
+        ['target_branch', mr.targetBranch, after.targetBranch],
+        ['draft', mr.draft, after.draft],
+      ] as const;
+      for (const [name, previous, current] of fields)
+        if (previous !== current) changes[name] = { previous, current };
+      if (Object.keys(changes).length > 0)
+        await this.emitEvent(project.id, iid, 'update', actor!.id, {
+          changes: { ...changes, updated_at: { previous: mr.updatedAt, current: after.updatedAt } },
+        });
+    }
     return this.get(actor, String(project.id), iid);
   }
 
@@ -447,6 +501,7 @@ export class MergeRequestsService {
     );
     await this.notes.addSystemNote(null, noteableOf(mr), merger.id, SystemNoteText.merged);
     await this.projects.touchActivity(project.id);
+    await this.emitEvent(project.id, iid, 'merge', merger.id);
     return this.get(actor, String(project.id), iid);
   }
 
@@ -775,8 +830,11 @@ export class MergeRequestsService {
         this.clock.now().toISOString(),
       );
       if (added === null) continue;
-      if (last && last.headSha !== refs.headSha)
+      if (last && last.headSha !== refs.headSha) {
         await this.noteCommitsAdded(p, mr, last, { id: added, ...refs }, pusher);
+        // GitLab's merge request hook on new commits: an update with the previous head as `oldrev`.
+        await this.emitEvent(p.id, mr.iid, 'update', pusher?.id ?? null, { oldrev: last.headSha });
+      }
       return;
     }
   }

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { PushTracker } from '../cluster/push-tracker.js';
 import type { Database } from '../db/schema.js';
 import type { GitRepositoriesService } from '../git/git-repositories.service.js';
+import type { Outbox } from '../ingest/outbox.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { MembersService } from '../members/members.service.js';
 import type { NamespacesService } from '../namespaces/namespaces.service.js';
@@ -37,6 +38,8 @@ export function wireMergeRequests(deps: {
   jobs: JobQueue;
   /** Where temporary work trees (rebases) go. */
   scratchDir: string;
+  /** Where merge requests and their notes write their events for project hooks. */
+  outbox: Pick<Outbox, 'emit'>;
 }): {
   mergeRequests: MergeRequestsService;
   projectApprovalRules: ProjectApprovalRulesService;
@@ -44,7 +47,7 @@ export function wireMergeRequests(deps: {
   mergeRequestNotes: MergeRequestNotesService;
 } {
   const { kysely: k, projects, users, clock } = deps;
-  const notes = wireNotes({ kysely: k, users, clock });
+  const notes = wireNotes({ kysely: k, users, clock, outbox: deps.outbox });
   const mergeRequests = new MergeRequestsService(
     new MergeRequestsRepository(k),
     new MergeRequestVersionsRepository(k),
@@ -57,6 +60,7 @@ export function wireMergeRequests(deps: {
     deps.pushes,
     deps.jobs,
     deps.scratchDir,
+    deps.outbox,
   );
   const projectApprovalRules = new ProjectApprovalRulesService(
     new ProjectApprovalRulesRepository(k),

@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
+import type { Outbox } from '../ingest/outbox.js';
 import { AccessLevel } from '../members/members.js';
 import type { Paged, PageRequest } from '../pagination.js';
 import type { UnitOfWork } from '../unit-of-work.js';
@@ -31,6 +33,8 @@ export class NotesService {
     private readonly repo: NotesRepository,
     private readonly users: Pick<UsersService, 'findById'>,
     private readonly clock: Clock,
+    /** Where a comment's note event for project hooks is written; none: no events. */
+    private readonly outbox: Pick<Outbox, 'emit'> | null = null,
   ) {}
 
   private async view(noteable: Noteable, n: Note): Promise<NoteView> {
@@ -79,6 +83,23 @@ export class NotesService {
       },
       this.clock.now().toISOString(),
     );
+    // GitLab's note hook, for a comment (system notes send none); written after the note committed.
+    await this.outbox?.emit('project.event', {
+      kind: 'note',
+      eventId: randomUUID(),
+      projectId: noteable.projectId,
+      userId: actor.id,
+      note: {
+        id: note.id,
+        body: note.body,
+        noteableType: noteable.type,
+        noteableId: noteable.id,
+        noteableIid: noteable.iid,
+        internal: note.internal,
+        createdAt: note.createdAt,
+        updatedAt: note.updatedAt,
+      },
+    });
     return this.view(noteable, note);
   }
 

@@ -12,12 +12,18 @@ import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
 import type { User } from '../users/users.js';
 import {
+  BRANCH_FILTER_STRATEGIES,
+  type BranchFilterStrategy,
   ERROR_RULE_TRIGGERS,
   type ErrorRule,
   type ErrorRuleTrigger,
+  HOOK_EVENT_FLAG_NAMES,
+  HOOK_EVENT_FLAGS,
   type HookDelivery,
+  type HookEventFlag,
   type HookPayload,
   type ProjectHook,
+  validWildcardFilter,
 } from './notifications.js';
 import type { HookInput, NotificationsRepository, RuleInput } from './notifications.repository.js';
 import type { NotificationsService, PayloadPresenter } from './notifications.service.js';
@@ -40,6 +46,12 @@ export interface HookChange {
   readonly enableSslVerification?: boolean;
   readonly alertEvents?: boolean;
   readonly errorTrackingEvents?: boolean;
+  /** GitLab's event flags given (absent ones keep their value, or GitLab's default on creation). */
+  readonly events?: Readonly<Partial<Record<HookEventFlag, boolean>>>;
+  readonly confidentialNoteEvents?: boolean;
+  /** `null` or blank: every branch. */
+  readonly pushEventsBranchFilter?: string | null;
+  readonly branchFilterStrategy?: string;
 }
 
 export interface RuleChange {
@@ -96,7 +108,11 @@ export class HooksService {
     return over ? { ...hook, disabledUntil: null } : hook;
   }
 
-  /** Refuses a URL that is not http(s) or that leads to a local address (unless the admin allows it): 422. */
+  /**
+   * Refuses a URL that is not http(s) or that leads to a local address (unless the admin allows it): 422. A host
+   * name that does not resolve (yet) is saved, as GitLab saves it: each delivery resolves and checks it again, and
+   * fails (and is retried) while it does not resolve.
+   */
   private async checkUrl(url: string): Promise<string> {
     let parsed: URL;
     try {
@@ -111,6 +127,8 @@ export class HooksService {
     try {
       await this.http.addresses(parsed);
     } catch (err) {
+      if (err instanceof OutboundError && (err.reason === 'unresolvable' || err.reason === 'timeout'))
+        return parsed.toString();
       const why = err instanceof OutboundError ? err.message : 'cannot be checked';
       throw invalidFields({ url: [`is blocked: ${why}`] }, 'unprocessable');
     }
@@ -127,6 +145,21 @@ export class HooksService {
     if (change.token !== undefined && change.token.length > 1000) throw paramError('token is too long');
     if ((change.name?.length ?? 0) > 255) throw paramError('name is too long');
     if ((change.description?.length ?? 0) > 2048) throw paramError('description is too long');
+    const strategy = change.branchFilterStrategy ?? current?.branchFilterStrategy ?? 'wildcard';
+    if (!(BRANCH_FILTER_STRATEGIES as readonly string[]).includes(strategy))
+      throw paramError('branch_filter_strategy does not have a valid value');
+    // GitLab runs regex filters with RE2 (linear time); svc has no such engine and does not run a Maintainer's
+    // backtracking expression on every push.
+    if (strategy === 'regex')
+      throw unprocessable('Invalid branch filter given: regex filters are not supported');
+    const filterGiven = change.pushEventsBranchFilter;
+    const filter = filterGiven === undefined ? (current?.pushEventsBranchFilter ?? null) : filterGiven;
+    // A blank filter passes every branch; `all_branches` ignores the filter.
+    if (filter && strategy === 'wildcard' && !validWildcardFilter(filter))
+      throw unprocessable('Invalid branch filter given');
+    const events = Object.fromEntries(
+      HOOK_EVENT_FLAG_NAMES.map((f) => [f, change.events?.[f] ?? current?.events[f] ?? HOOK_EVENT_FLAGS[f]]),
+    ) as Record<HookEventFlag, boolean>;
     return {
       url: change.url === undefined && current ? current.url : await this.checkUrl(url.trim()),
       name: change.name ?? current?.name ?? '',
@@ -140,6 +173,10 @@ export class HooksService {
       enableSslVerification: change.enableSslVerification ?? current?.enableSslVerification ?? true,
       alertEvents: change.alertEvents ?? current?.alertEvents ?? true,
       errorTrackingEvents: change.errorTrackingEvents ?? current?.errorTrackingEvents ?? true,
+      events,
+      confidentialNoteEvents: change.confidentialNoteEvents ?? current?.confidentialNoteEvents ?? null,
+      pushEventsBranchFilter: filter,
+      branchFilterStrategy: strategy as BranchFilterStrategy,
     };
   }
 
@@ -199,7 +236,7 @@ export class HooksService {
         {
           hookId: hook.id,
           objectKind: payload.object_kind,
-          eventType: payload.event_type,
+          eventType: payload.event_type ?? payload.object_kind,
           payload,
           dedupeKey: `test:${hook.id}:${randomUUID()}`,
         },

@@ -12,14 +12,17 @@ import type {
 } from '../db/schema.js';
 import type { Paged, PageRequest } from '../pagination.js';
 import type { UnitOfWork } from '../unit-of-work.js';
-import type {
-  DeliveryStatus,
-  EmailStatus,
-  ErrorRule,
-  ErrorRuleTrigger,
-  HookDelivery,
-  NotificationEmail,
-  ProjectHook,
+import {
+  type BranchFilterStrategy,
+  type DeliveryStatus,
+  type EmailStatus,
+  type ErrorRule,
+  type ErrorRuleTrigger,
+  HOOK_EVENT_FLAG_NAMES,
+  type HookDelivery,
+  type HookEventFlag,
+  type NotificationEmail,
+  type ProjectHook,
 } from './notifications.js';
 
 /** A transaction of this repository (services pass it through without naming Kysely). */
@@ -53,6 +56,13 @@ export function toHook(r: Selectable<ProjectHooksTable>): ProjectHook & { tokenE
     enableSslVerification: readBool(r.enable_ssl_verification),
     alertEvents: readBool(r.alert_events),
     errorTrackingEvents: readBool(r.error_tracking_events),
+    events: Object.fromEntries(HOOK_EVENT_FLAG_NAMES.map((f) => [f, readBool(r[f])])) as Record<
+      HookEventFlag,
+      boolean
+    >,
+    confidentialNoteEvents: r.confidential_note_events === null ? null : readBool(r.confidential_note_events),
+    pushEventsBranchFilter: r.push_events_branch_filter,
+    branchFilterStrategy: r.branch_filter_strategy as BranchFilterStrategy,
     failures: r.failures,
     disabledReason: r.disabled_reason,
     disabledAt: readNullableTimestamp(r.disabled_at),
@@ -102,6 +112,10 @@ export interface HookInput {
   readonly enableSslVerification: boolean;
   readonly alertEvents: boolean;
   readonly errorTrackingEvents: boolean;
+  readonly events: Readonly<Record<HookEventFlag, boolean>>;
+  readonly confidentialNoteEvents: boolean | null;
+  readonly pushEventsBranchFilter: string | null;
+  readonly branchFilterStrategy: BranchFilterStrategy;
 }
 
 export interface RuleInput {
@@ -121,6 +135,13 @@ const hookColumns = (h: HookInput) => ({
   enable_ssl_verification: writeBool(h.enableSslVerification),
   alert_events: writeBool(h.alertEvents),
   error_tracking_events: writeBool(h.errorTrackingEvents),
+  ...(Object.fromEntries(HOOK_EVENT_FLAG_NAMES.map((f) => [f, writeBool(h.events[f])])) as Record<
+    HookEventFlag,
+    ReturnType<typeof writeBool>
+  >),
+  confidential_note_events: h.confidentialNoteEvents === null ? null : writeBool(h.confidentialNoteEvents),
+  push_events_branch_filter: h.pushEventsBranchFilter,
+  branch_filter_strategy: h.branchFilterStrategy,
 });
 
 const ruleColumns = (r: RuleInput) => ({
@@ -261,6 +282,25 @@ export class NotificationsRepository {
       ])
       .executeTakeFirstOrThrow();
     return readBool(r.email) || readBool(r.hooks);
+  }
+
+  /**
+   * The GitLab event flags (`confidential_note_events` included) at least one of the project's hooks has on
+   * (disabled hooks included).
+   */
+  async hookFlagsOn(projectId: number, trx: Queryable = this.db): Promise<Set<string>> {
+    const rows = await trx
+      .selectFrom('project_hooks')
+      .select([...HOOK_EVENT_FLAG_NAMES, 'confidential_note_events'])
+      .where('project_id', '=', projectId)
+      .execute();
+    const on = new Set<string>();
+    for (const r of rows) {
+      for (const f of HOOK_EVENT_FLAG_NAMES) if (readBool(r[f])) on.add(f);
+      if (r.confidential_note_events !== null && readBool(r.confidential_note_events))
+        on.add('confidential_note_events');
+    }
+    return on;
   }
 
   /** A page of a project's hooks, oldest first. */

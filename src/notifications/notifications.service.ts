@@ -5,6 +5,7 @@ import type { Clock } from '../clock.js';
 import type { Cipher } from '../crypto.js';
 import type { TrackedError } from '../error-tracking/error-tracking.js';
 import type { ErrorTrackingService } from '../error-tracking/error-tracking.service.js';
+import type { ProjectEvent } from '../ingest/outbox.js';
 import type { Job, JobQueue } from '../jobs/queue.js';
 import { AccessLevel } from '../members/members.js';
 import type { MembersService } from '../members/members.service.js';
@@ -15,9 +16,11 @@ import type { ProjectsService } from '../projects/projects.service.js';
 import { TtlCache } from '../ttl-cache.js';
 import type { UnitOfWork } from '../unit-of-work.js';
 import type { User } from '../users/users.js';
+import { GITLAB_EVENT_HEADERS, type HookDataBuilder, isTagRef } from './hook-data.js';
 import type { Mailer } from './mailer.js';
 import {
   type AlertEventType,
+  branchFilterPasses,
   type EmailStatus,
   type ErrorEventType,
   type ErrorRule,
@@ -33,6 +36,7 @@ export const ALERT_EVENT_JOB = 'notify_alert_event';
 export const ERROR_EVENT_JOB = 'notify_error_event';
 export const SEND_EMAIL_JOB = 'notify_send_email';
 export const HOOK_DELIVERY_JOB = 'notify_hook_delivery';
+export const PROJECT_EVENT_JOB = 'notify_project_event';
 
 /** The header that carries a hook's secret token (GitLab: X-Gitlab-Token). */
 export const HOOK_TOKEN_HEADER = 'X-Svc-Token';
@@ -128,6 +132,8 @@ export class NotificationsService {
   private readonly ruleTriggers: TtlCache<number, ReadonlySet<string>>;
   /** Whether anything listens to each project's alerts (intake asks per new or resolved alert; see `alertChanged`). */
   private readonly alertListeners: TtlCache<number, boolean>;
+  /** The GitLab event flags some hook of each project has on (pushes, merge requests and notes ask). */
+  private readonly hookFlags: TtlCache<number, ReadonlySet<string>>;
   private readonly changeListeners: (() => void | Promise<void>)[] = [];
 
   constructor(
@@ -141,9 +147,12 @@ export class NotificationsService {
     private readonly access: InstancePolicy<User>,
     private readonly clock: Clock,
     private readonly externalUrl: string,
+    private readonly hookData: HookDataBuilder,
   ) {
     this.ruleTriggers = new TtlCache(clock, 1000);
     this.alertListeners = new TtlCache(clock, 1000);
+    this.hookFlags = new TtlCache(clock, 1000);
+    jobs.register(PROJECT_EVENT_JOB, (job) => this.fanOutProjectEvent(job.payload as ProjectEvent), 'urgent');
     jobs.register(ALERT_EVENT_JOB, (job) => this.fanOutAlert(job.payload as AlertEventJob), 'urgent');
     jobs.register(ERROR_EVENT_JOB, (job) => this.fanOutError(job.payload as ErrorEventJob), 'urgent');
     jobs.register(SEND_EMAIL_JOB, (job) => this.sendEmail(job), 'urgent');
@@ -160,6 +169,7 @@ export class NotificationsService {
   invalidate(): void {
     this.ruleTriggers.clear();
     this.alertListeners.clear();
+    this.hookFlags.clear();
   }
 
   /** Error rules, webhooks or a project's `send_email` changed in this process: applies at once everywhere. */
@@ -232,6 +242,59 @@ export class NotificationsService {
     if (what.regressedAt !== null && triggers.has('regression'))
       await enqueue('regression', { at: what.regressedAt });
     if (triggers.has('threshold')) await enqueue('threshold', { uniqueKey: `error-threshold:${errorId}` });
+  }
+
+  /** The hook flag a project event needs (GitLab's: a tag push needs `tag_push_events`, an internal note ...). */
+  private flagOf(e: ProjectEvent): string {
+    if (e.kind === 'push') return isTagRef(e.update.ref) ? 'tag_push_events' : 'push_events';
+    if (e.kind === 'merge_request') return 'merge_requests_events';
+    return e.note.internal ? 'confidential_note_events' : 'note_events';
+  }
+
+  private hookFlagsOf(trx: UnitOfWork, projectId: number): Promise<ReadonlySet<string>> {
+    // Inside the caller's transaction: on SQLite a query outside it would wait for it forever.
+    return this.hookFlags.get(projectId, () => this.repo.hookFlagsOn(projectId, trx));
+  }
+
+  /**
+   * Whether some hook of the project has the flag a push, merge request or note event needs (a cached lookup in the
+   * writer's transaction): a project without such a hook gets no outbox row for it.
+   */
+  async wantsProjectEvent(trx: UnitOfWork, e: ProjectEvent): Promise<boolean> {
+    return (await this.hookFlagsOf(trx, e.projectId)).has(this.flagOf(e));
+  }
+
+  /** A project event committed: its fan-out job, in the outbox handler's transaction. */
+  async projectEvent(trx: UnitOfWork, e: ProjectEvent): Promise<void> {
+    await this.jobs.enqueue(PROJECT_EVENT_JOB, e, { trx });
+  }
+
+  /**
+   * One delivery per hook that has the event's flag (and, for a branch push, whose branch filter passes), with
+   * GitLab's payload built once; keyed by the event, so a fan-out that runs again adds nothing.
+   */
+  private async fanOutProjectEvent(e: ProjectEvent): Promise<void> {
+    const project = await this.sources.projects.findById(e.projectId);
+    if (!project) return;
+    const flag = this.flagOf(e);
+    const hooks = (await this.repo.hooks(project.id)).filter(
+      (h) =>
+        (flag === 'confidential_note_events'
+          ? h.confidentialNoteEvents === true
+          : h.events[flag as keyof typeof h.events]) &&
+        (e.kind !== 'push' || branchFilterPasses(h, e.update.ref)) &&
+        this.executable(h),
+    );
+    if (hooks.length === 0) return;
+    const payload = await this.hookData.build(project, e);
+    if (!payload) return;
+    await this.record(
+      project.id,
+      [],
+      null,
+      hooks.map((h) => ({ hook: h, key: `${e.kind}:${e.eventId}:hook:${h.id}` })),
+      payload,
+    );
   }
 
   // Fan-out jobs
@@ -418,17 +481,17 @@ export class NotificationsService {
   private async record(
     projectId: number,
     recipients: readonly { id: number; email: string; key: string }[],
-    mail: { subject: string; text: string; html: string },
+    mail: { subject: string; text: string; html: string } | null,
     hooks: readonly { hook: ProjectHook; key: string }[],
     payload: HookPayload,
   ): Promise<void> {
     if (recipients.length === 0 && hooks.length === 0) return;
     const now = this.clock.now().toISOString();
     await this.repo.transaction(async (trx) => {
-      for (const r of recipients) {
+      for (const r of mail ? recipients : []) {
         const id = await this.repo.insertEmail(
           trx,
-          { projectId, userId: r.id, recipient: r.email, ...mail, dedupeKey: r.key },
+          { projectId, userId: r.id, recipient: r.email, ...mail!, dedupeKey: r.key },
           now,
         );
         if (id !== null) await this.jobs.enqueue(SEND_EMAIL_JOB, { emailId: id }, { trx });
@@ -439,7 +502,7 @@ export class NotificationsService {
           {
             hookId: h.hook.id,
             objectKind: payload.object_kind,
-            eventType: payload.event_type,
+            eventType: payload.event_type ?? payload.object_kind,
             payload,
             dedupeKey: h.key,
           },
@@ -531,10 +594,9 @@ export class NotificationsService {
         headers: {
           'content-type': 'application/json',
           'user-agent': 'svc-webhook',
-          'x-svc-event': payload.object_kind === 'alert' ? 'Alert Hook' : 'Error Hook',
-          ...(hook.tokenEncrypted !== null && {
-            [HOOK_TOKEN_HEADER]: this.cipher.decrypt(hook.tokenEncrypted),
-          }),
+          ...eventHeaders(payload),
+          ...(hook.tokenEncrypted !== null &&
+            tokenHeaders(payload, this.cipher.decrypt(hook.tokenEncrypted))),
         },
         body: JSON.stringify(payload),
         maxResponseBytes: HOOK_MAX_RESPONSE,
@@ -629,6 +691,24 @@ export class NotificationsService {
   get smtpConfigured(): boolean {
     return this.mailer !== null;
   }
+}
+
+/**
+ * The header naming a delivery's event: GitLab's `X-Gitlab-Event` for GitLab's event kinds (what GitLab receivers
+ * dispatch on), svc's `X-Svc-Event` for its alert and error events.
+ */
+function eventHeaders(payload: HookPayload): Record<string, string> {
+  const gitlab = GITLAB_EVENT_HEADERS[payload.object_kind];
+  if (gitlab) return { 'x-gitlab-event': gitlab };
+  return { 'x-svc-event': payload.object_kind === 'alert' ? 'Alert Hook' : 'Error Hook' };
+}
+
+/** The hook's secret: `X-Svc-Token` always, and GitLab's `X-Gitlab-Token` with GitLab's event kinds. */
+function tokenHeaders(payload: HookPayload, token: string): Record<string, string> {
+  return {
+    [HOOK_TOKEN_HEADER]: token,
+    ...(GITLAB_EVENT_HEADERS[payload.object_kind] && { 'x-gitlab-token': token }),
+  };
 }
 
 /** The owner of a personal project's namespace (an Owner of the project without a membership row). */

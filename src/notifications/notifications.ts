@@ -4,8 +4,8 @@
 export type AlertEventType = 'new' | 'resolved';
 /** What happened to an error that a rule or a hook reports. */
 export type ErrorEventType = 'new' | 'regression' | 'threshold';
-/** The `object_kind` of a webhook payload. */
-export type ObjectKind = 'alert' | 'error';
+/** The `object_kind` of a webhook payload: svc's own events, and GitLab's. */
+export type ObjectKind = 'alert' | 'error' | 'push' | 'tag_push' | 'merge_request' | 'note';
 
 /**
  * An e-mail's delivery state: waiting for the worker, handed to the SMTP server, given up on (with a reason), or
@@ -30,6 +30,40 @@ export interface NotificationEmail {
   readonly sentAt: string | null;
 }
 
+/**
+ * GitLab's boolean event flags of a project hook (its `web_hooks` columns and `API::Entities::ProjectHook`), each
+ * with GitLab's default. `confidential_note_events` is apart: GitLab's column has no default (null until set).
+ */
+export const HOOK_EVENT_FLAGS = {
+  push_events: true,
+  tag_push_events: false,
+  merge_requests_events: false,
+  issues_events: false,
+  confidential_issues_events: false,
+  note_events: false,
+  job_events: false,
+  pipeline_events: false,
+  wiki_page_events: false,
+  deployment_events: false,
+  releases_events: false,
+  feature_flag_events: false,
+  milestone_events: false,
+  emoji_events: false,
+  resource_access_token_events: false,
+  resource_deploy_token_events: false,
+  vulnerability_events: false,
+} as const satisfies Record<string, boolean>;
+export type HookEventFlag = keyof typeof HOOK_EVENT_FLAGS;
+export const HOOK_EVENT_FLAG_NAMES = Object.keys(HOOK_EVENT_FLAGS) as HookEventFlag[];
+
+/** How `push_events_branch_filter` is read (GitLab's `branch_filter_strategy`). */
+export type BranchFilterStrategy = 'wildcard' | 'regex' | 'all_branches';
+export const BRANCH_FILTER_STRATEGIES: readonly BranchFilterStrategy[] = [
+  'wildcard',
+  'regex',
+  'all_branches',
+];
+
 /** A project webhook. The token is never shown again (GitLab). */
 export interface ProjectHook {
   readonly id: number;
@@ -41,6 +75,13 @@ export interface ProjectHook {
   readonly enableSslVerification: boolean;
   readonly alertEvents: boolean;
   readonly errorTrackingEvents: boolean;
+  /** GitLab's event flags. */
+  readonly events: Readonly<Record<HookEventFlag, boolean>>;
+  /** Null until set (GitLab's column has no default). */
+  readonly confidentialNoteEvents: boolean | null;
+  /** Push events only for branches it matches (blank: every branch). */
+  readonly pushEventsBranchFilter: string | null;
+  readonly branchFilterStrategy: BranchFilterStrategy;
   /** Failed delivery attempts in a row (reset by a success). */
   readonly failures: number;
   /** Why the hook was disabled (it kept failing); null while it is active. */
@@ -94,14 +135,46 @@ export interface EventPresenter {
   error(error: unknown): unknown;
 }
 
-/** A webhook payload (docs/api.md: "Webhook payloads"). */
+/** A webhook payload (docs/api.md: "Webhook payloads"): svc's alert and error events, and GitLab's events. */
 export interface HookPayload {
   readonly object_kind: ObjectKind;
-  readonly event_type: string;
+  readonly event_type?: string;
   readonly project: { id: number; name: string; path_with_namespace: string; web_url: string };
-  readonly object_attributes: unknown;
-  readonly url: string;
   readonly [extra: string]: unknown;
+}
+
+/**
+ * Whether `ref` (a full ref name) passes a hook's push branch filter (GitLab's ActiveHookFilter): a blank filter
+ * or `all_branches` passes every branch; `wildcard` matches the branch name exactly, or with `*` standing for any
+ * run of characters; refs that are not branches (tags) are not filtered.
+ */
+export function branchFilterPasses(
+  hook: Pick<ProjectHook, 'pushEventsBranchFilter' | 'branchFilterStrategy'>,
+  ref: string,
+): boolean {
+  const filter = hook.pushEventsBranchFilter;
+  if (!filter || hook.branchFilterStrategy === 'all_branches' || !ref.startsWith('refs/heads/')) return true;
+  const branch = ref.slice('refs/heads/'.length);
+  if (!filter.includes('*')) return branch === filter;
+  const pattern = filter
+    .split('*')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*?');
+  return new RegExp(`^${pattern}$`, 's').test(branch);
+}
+
+/**
+ * Whether a wildcard branch filter is valid (GitLab's WildcardBranchFilterValidator): with each `*` read as a
+ * character, a valid branch name (git's ref name rules), at most 4000 characters.
+ */
+export function validWildcardFilter(filter: string): boolean {
+  if (filter.length > 4000) return false;
+  const name = filter.replaceAll('*', 'x');
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what git refuses.
+  if (/[\u0000-\u0020\u007f~^:?[\\]/.test(name)) return false;
+  if (name.includes('..') || name.includes('//') || name.includes('@{') || name === '@') return false;
+  if (name.startsWith('/') || name.startsWith('-') || name.endsWith('/') || name.endsWith('.')) return false;
+  return !name.split('/').some((part) => part.startsWith('.') || part.endsWith('.lock'));
 }
 
 /** Escapes text for HTML element content and attribute values. */

@@ -4,12 +4,14 @@ import type { Clock } from '../clock.js';
 import type { Cipher } from '../crypto.js';
 import type { Database } from '../db/schema.js';
 import type { ErrorTrackingService } from '../error-tracking/error-tracking.service.js';
+import type { GitRepositoriesService } from '../git/git-repositories.service.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { MembersService } from '../members/members.service.js';
 import type { OutboundHttp } from '../outbound.js';
 import type { Access } from '../projects/access.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { UsersService } from '../users/users.service.js';
+import { HookDataBuilder, type HookDataSources } from './hook-data.js';
 import { HooksService } from './hooks.service.js';
 import { smtpMailer } from './mailer.js';
 import { NotificationsRepository } from './notifications.repository.js';
@@ -28,6 +30,9 @@ export function wireNotifications(deps: {
   alerts: Pick<AlertsService, 'alertForSystem' | 'sendsEmail'>;
   errorTracking: Pick<ErrorTrackingService, 'errorForSystem'>;
   users: Pick<UsersService, 'findById'>;
+  /** What GitLab's push and merge request payloads read. */
+  git: Pick<GitRepositoriesService, 'pushedRef' | 'commit'>;
+  mergeRequests: HookDataSources['mergeRequests'];
   outbound: OutboundHttp;
   cipher: Cipher;
   access: Access;
@@ -59,6 +64,7 @@ export function wireNotifications(deps: {
     deps.access,
     clock,
     externalUrl,
+    new HookDataBuilder({ users: deps.users, git: deps.git, mergeRequests: deps.mergeRequests }, externalUrl),
   );
   return {
     notifications,

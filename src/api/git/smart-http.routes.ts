@@ -8,6 +8,7 @@ import {
   gitRequestEncoding,
   HIDDEN_REFS_ARGS,
   maxInputSizeArgs,
+  PushCommands,
   parseGitRequest,
   pkt,
   requestLimit,
@@ -94,10 +95,12 @@ export function installSmartHttp(app: FastifyInstance, ctx: Pick<AppContext, 'co
       ];
       res.setHeader('content-type', `application/x-${service}-result`);
       res.setHeader('cache-control', 'no-cache');
+      // A push's ref update commands, read on their way to git: what the push did, for its events.
+      const commands = write ? new PushCommands() : undefined;
       const done = runGit(spawn, args, env, {
         req,
         res,
-        input: { gzip, ...requestLimit(write, maxPushMb) },
+        input: { gzip, ...requestLimit(write, maxPushMb), ...(commands && { tap: commands }) },
         idleMs,
       });
       if (endPush) {
@@ -106,6 +109,7 @@ export function installSmartHttp(app: FastifyInstance, ctx: Pick<AppContext, 'co
           target,
           done.then((run) => finish(request.log, service, run, res, answer)),
           endPush,
+          () => (commands?.complete ? commands.updates : []),
         );
       } else if (finish(request.log, service, await done, res, answer)) {
         await access.fetched(who.user, target, request.ip);

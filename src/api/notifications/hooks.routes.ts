@@ -1,8 +1,10 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { AppContext } from '../../app-context.js';
-import type { EmailStatus } from '../../notifications/notifications.js';
+import type { HookChange } from '../../notifications/hooks.service.js';
+import { type EmailStatus, HOOK_EVENT_FLAG_NAMES } from '../../notifications/notifications.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../pagination.js';
 import type { ApiApp, ApiVersion } from '../version.js';
+import type { ProjectHookInput } from './notifications.entities.js';
 
 const Params = Type.Object({ id: Type.String() });
 const HookParams = Type.Object({ id: Type.String(), hook_id: Type.Integer() });
@@ -25,15 +27,7 @@ export function hookRoutes(
   const P = api.present;
   const url = ctx.config.externalUrl;
   const tags = ['hooks'];
-  const toChange = (b: {
-    url?: string;
-    name?: string;
-    description?: string;
-    token?: string;
-    enable_ssl_verification?: boolean;
-    alert_events?: boolean;
-    error_tracking_events?: boolean;
-  }) => ({
+  const toChange = (b: Static<typeof ProjectHookInput>): HookChange => ({
     url: b.url,
     name: b.name,
     description: b.description,
@@ -41,6 +35,10 @@ export function hookRoutes(
     enableSslVerification: b.enable_ssl_verification,
     alertEvents: b.alert_events,
     errorTrackingEvents: b.error_tracking_events,
+    events: Object.fromEntries(HOOK_EVENT_FLAG_NAMES.flatMap((f) => (b[f] === undefined ? [] : [[f, b[f]]]))),
+    confidentialNoteEvents: b.confidential_note_events,
+    pushEventsBranchFilter: b.push_events_branch_filter,
+    branchFilterStrategy: b.branch_filter_strategy,
   });
 
   app.get(

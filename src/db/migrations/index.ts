@@ -22,6 +22,7 @@ import * as m0022 from './0022_error_rule_intervals.js';
 import * as m0023 from './0023_job_lanes.js';
 import * as m0024 from './0024_hook_backoff.js';
 import * as m0025 from './0025_notes.js';
+import * as m0026 from './0026_hook_event_flags.js';
 import * as m0027 from './0027_projects_limit.js';
 import * as m0028 from './0028_avatars_repository_state.js';
 import * as m0029 from './0029_access_tokens.js';
@@ -56,6 +57,7 @@ export const MIGRATIONS: ReadonlyArray<
   ['0023_job_lanes', m0023.up],
   ['0024_hook_backoff', m0024.up],
   ['0025_notes', m0025.up],
+  ['0026_hook_event_flags', m0026.up],
   ['0027_projects_limit', m0027.up],
   ['0028_avatars_repository_state', m0028.up],
   ['0029_access_tokens', m0029.up],
