@@ -149,7 +149,7 @@ describe.each(await databases())('repository files, branches and commits (%s)', 
     expect((await api.get(`${files('README.md')}?ref=--output=/tmp/x`, t)).status).toBe(404);
   });
 
-  it('applies the roles: guests and outsiders do not read private code, developers write unprotected branches', async () => {
+  it('applies the roles: guests and outsiders do not read private code, developers write branches as git push lets them', async () => {
     const read = `${files('README.md')}?ref=main`;
     expect((await api.get(read, { token: tokens.guest })).status).toBe(403);
     expect((await api.get(read, { token: tokens.outsider })).body).toEqual({
@@ -164,11 +164,16 @@ describe.each(await databases())('repository files, branches and commits (%s)', 
         token,
         body: { branch, content: '# Guide\n', commit_message: 'Add the guide', ...extra },
       });
-    expect((await write(tokens.reporter, 'main')).status).toBe(403);
-    // The default branch is protected (GitLab's default): Developers may not push to it.
-    expect((await write(tokens.developer, 'main')).body).toEqual({
+    expect((await write(tokens.reporter, 'main')).body).toEqual({
       message: 'You are not allowed to push into this branch',
     });
+    // No branch is protected (svc has no protection settings, and git push lets Developers update any branch), so
+    // the API lets a Developer write the default branch too.
+    const onMain = await api.post(files('notes.md'), {
+      token: tokens.developer,
+      body: { branch: 'main', content: 'by a developer\n', commit_message: 'Add notes' },
+    });
+    expect(onMain).toMatchObject({ status: 201, body: { file_path: 'notes.md', branch: 'main' } });
     expect((await write(tokens.developer, 'feature', { start_branch: 'nope' })).body).toEqual({
       message: 'You can only create or edit files when you are on a branch',
     });
@@ -202,12 +207,12 @@ describe.each(await databases())('repository files, branches and commits (%s)', 
     expect(asDev.body.map((b: { name: string }) => b.name)).toEqual(['feature', 'main']);
     expect(asDev.body[1]).toMatchObject({
       name: 'main',
-      protected: true,
+      protected: false,
       default: true,
       merged: false,
       developers_can_push: false,
       developers_can_merge: false,
-      can_push: false,
+      can_push: true,
       web_url: `${s.url}/${path}/-/tree/main`,
     });
     expect(asDev.body[0]).toMatchObject({
@@ -330,11 +335,11 @@ describe.each(await databases())('repository files, branches and commits (%s)', 
         { action: 'chmod', file_path: 'src/b.sh', execute_filemode: true },
       ],
     };
-    // Refused before anything: a protected branch (403 here, as GitLab's commits API), bad actions (400).
+    // Refused before anything: a caller who may not push (403 here, as GitLab's commits API), bad actions (400).
     expect(
       (
         await api.post(`${base()}/commits`, {
-          token: t,
+          token: tokens.reporter,
           body: { ...body, branch: 'main', start_branch: undefined },
         })
       ).body,
