@@ -2,6 +2,9 @@ import { type Commit, LOG_FORMAT, parseLog } from './commits.js';
 import { type FileDiff, parseDiff } from './diff.js';
 import { type Git, GitError } from './git.js';
 
+/** The last second git's date parser reads (2099-12-31T23:59:59Z); past it, git takes the current time. */
+const GIT_LAST_DATE = 4_102_444_799;
+
 /** An entry of a tree (GitLab's TreeObject): `type` is `tree`, `blob` or `commit` (a submodule). */
 export interface TreeEntry {
   readonly id: string;
@@ -113,10 +116,13 @@ export class RepositoryReader {
   /** Commits reachable from `head` (every branch and tag when null), newest first, filtered and paged as asked. */
   async log(repo: string, head: string | null, q: LogQuery): Promise<Commit[]> {
     const args = ['log', `--format=${LOG_FORMAT}`, `--skip=${q.skip}`, `--max-count=${q.limit}`];
-    // As seconds since the epoch: git's date parser reads some ISO 8601 times wrongly (years far ahead are ignored).
-    const at = (iso: string) => `@${Math.floor(Date.parse(iso) / 1000)}`;
-    if (q.since) args.push(`--since=${at(q.since)}`);
-    if (q.until) args.push(`--until=${at(q.until)}`);
+    // As seconds since the epoch: git's date parser reads some ISO 8601 times wrongly. It reads no time after 2099
+    // either, and silently takes "now" instead (so `--since` far ahead would list this second's commits): a bound
+    // past that is applied here, as "nothing" or "no bound".
+    const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
+    if (q.since && seconds(q.since) > GIT_LAST_DATE) return [];
+    if (q.since) args.push(`--since=@${seconds(q.since)}`);
+    if (q.until && seconds(q.until) <= GIT_LAST_DATE) args.push(`--until=@${seconds(q.until)}`);
     if (q.author) args.push('--regexp-ignore-case', '--fixed-strings', `--author=${q.author}`);
     if (q.firstParent) args.push('--first-parent');
     if (q.topo) args.push('--topo-order');

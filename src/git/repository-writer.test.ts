@@ -48,6 +48,14 @@ describe('commits without a work tree', () => {
     expect(readdirSync(tmpdir()).filter((f) => f.startsWith('svc-index-')).length).toBe(before);
   });
 
+  it('filters the log by dates past 2099, which git itself would read as "now"', async () => {
+    // The commits above were made this second: git, given `--since=@<after 2099>`, would list them.
+    const q = { skip: 0, limit: 10 };
+    expect(await reader.log(repo, last, { ...q, since: '2999-01-01T00:00:00Z' })).toEqual([]);
+    expect(await reader.log(repo, last, { ...q, until: '2999-01-01T00:00:00Z' })).toHaveLength(3);
+    expect(await reader.log(repo, last, { ...q, until: '2000-01-01T00:00:00Z' })).toEqual([]);
+  });
+
   it('refuses what Gitaly refuses, with its messages', async () => {
     const head = last;
     const refused = (actions: Parameters<typeof commit>[1]) => commit(head, actions).catch((e: unknown) => e);

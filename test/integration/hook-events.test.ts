@@ -411,7 +411,7 @@ describe.each(await databases())('GitLab events to project hooks (%s)', (databas
     });
   });
 
-  it('a comment on a merge request or an alert sends a note hook; hooks without note_events get none', async () => {
+  it('a comment on a merge request, an alert or an incident sends a note hook; hooks without note_events get none', async () => {
     await addHook('notes', { push_events: false, note_events: true });
     const mr = (await api.get(`${base()}/merge_requests?state=all`, { token })).body[0];
     const note = await api.post(`${base()}/merge_requests/${mr.iid}/notes`, {
@@ -459,7 +459,26 @@ describe.each(await databases())('GitLab events to project hooks (%s)', (databas
       noteable_type: 'AlertManagement::Alert',
       noteable_id: expect.any(Number),
     });
-    // The hooks without note_events (and the merge request hook) heard nothing of either comment.
-    expect(receiver.received.filter((r) => r.headers['x-gitlab-event'] === 'Note Hook')).toHaveLength(2);
+    // A comment on an incident (an issue) is a note hook too.
+    const incident = await api.post(`${base()}/issues`, {
+      token,
+      body: { title: 'Checkout down', issue_type: 'incident' },
+    });
+    expect(incident.status, JSON.stringify(incident.body)).toBe(201);
+    const onIncident = await api.post(`${base()}/issues/${incident.body.iid}/notes`, {
+      token,
+      body: { body: 'Rolling back' },
+    });
+    expect(onIncident.status).toBe(201);
+    await settle();
+    await until(() => got('notes', 'Note Hook').length === 3, 'incident note hook');
+    expect(got('notes', 'Note Hook')[2]!.body.object_attributes).toMatchObject({
+      note: 'Rolling back',
+      noteable_type: 'Issue',
+      noteable_id: incident.body.id,
+      url: `${project.web_url}/-/issues/${incident.body.iid}#note_${onIncident.body.id}`,
+    });
+    // The hooks without note_events (and the merge request hook) heard nothing of these comments.
+    expect(receiver.received.filter((r) => r.headers['x-gitlab-event'] === 'Note Hook')).toHaveLength(3);
   });
 });
