@@ -506,11 +506,35 @@ describe.each(await databases())('the newest GitLab clients against svc (%s)', (
           '  request_access_enabled: false',
           '  wiki_access_level: disabled',
           '  snippets_access_level: private',
+          '  issues_access_level: enabled',
+          '  merge_requests_access_level: enabled',
+          '  forking_access_level: disabled',
+          '  builds_access_level: disabled',
+          '  pages_access_level: disabled',
+          '  only_allow_merge_if_pipeline_succeeds: false',
+          '  approvals_before_merge: 1',
+          '  initialize_with_readme: true',
+          '  default_branch: main',
+          '  branches:',
+          '    - main',
+          '    - develop',
           '  members:',
           '    rcd-user: maintainer',
           '  webhooks:',
           '    - url: http://127.0.0.1:9/rcd',
           '      enable_ssl_verification: false',
+          '      push_events: true',
+          '      push_events_branch_filter: main',
+          '      issues_events: true',
+          '      confidential_issues_events: false',
+          '      merge_requests_events: true',
+          '      tag_push_events: true',
+          '      note_events: true',
+          '      confidential_note_events: false',
+          '      job_events: false',
+          '    - url: http://no-such-host.invalid/rcd',
+          '      push_events: false',
+          '      note_events: true',
           '',
         ].join('\n'),
       );
@@ -539,6 +563,7 @@ describe.each(await databases())('the newest GitLab clients against svc (%s)', (
           'INFO     [rcd-group/rcd-app] Changing param merge_method: merge -> ff',
           'INFO     [rcd-group/rcd-app] Adding user rcd-user: 0 -> 40',
           expect.stringContaining('[rcd-group/rcd-app] Adding webhook http://127.0.0.1:9/rcd'),
+          expect.stringContaining('[rcd-group/rcd-app] Adding webhook http://no-such-host.invalid/rcd'),
         ]),
       );
       expect(changes(await rcd('actions.yml')), 'gitlabracadabra: the second run changes nothing').toEqual(
@@ -553,6 +578,33 @@ describe.each(await databases())('the newest GitLab clients against svc (%s)', (
         request_access_enabled: false,
         wiki_access_level: 'disabled',
         snippets_access_level: 'private',
+        issues_access_level: 'enabled',
+        forking_access_level: 'disabled',
+        builds_access_level: 'disabled',
+        pages_access_level: 'disabled',
+        only_allow_merge_if_pipeline_succeeds: false,
+        approvals_before_merge: 1,
+        default_branch: 'main',
+        empty_repo: false,
+      });
+      const branches = await api.get(`/api/v4/projects/${project.id}/repository/branches`, { token: s.rootToken });
+      expect(branches.body.map((b: any) => b.name)).toEqual(['develop', 'main']);
+      const hooks = (await api.get(`/api/v4/projects/${project.id}/hooks`, { token: s.rootToken })).body;
+      expect(hooks.find((h: any) => h.url === 'http://127.0.0.1:9/rcd')).toMatchObject({
+        enable_ssl_verification: false,
+        push_events: true,
+        push_events_branch_filter: 'main',
+        issues_events: true,
+        confidential_issues_events: false,
+        merge_requests_events: true,
+        tag_push_events: true,
+        note_events: true,
+        confidential_note_events: false,
+        job_events: false,
+      });
+      expect(hooks.find((h: any) => h.url === 'http://no-such-host.invalid/rcd')).toMatchObject({
+        push_events: false,
+        note_events: true,
       });
       // Drift made through the API: a dry run reports it and changes nothing; a real run puts it back.
       await api.put(`/api/v4/projects/${project.id}`, {
