@@ -166,13 +166,40 @@ describe.each(await databases())('the newest GitLab clients against svc (%s)', (
       const rid = String(repo.id);
       expect(
         await cli(
-          ...['project-file', 'create', '--project-id', rid, '--file-path', 'docs/cli.md', '--branch', 'main'],
+          ...[
+            'project-file',
+            'create',
+            '--project-id',
+            rid,
+            '--file-path',
+            'docs/cli.md',
+            '--branch',
+            'main',
+          ],
           ...['--content', 'from the cli', '--commit-message', 'cli add'],
         ),
       ).toMatchObject({ file_path: 'docs/cli.md', branch: 'main', commit_id: expect.any(String) });
-      const file = await cli('project-file', 'get', '--project-id', rid, '--file-path', 'docs/cli.md', '--ref', 'main');
+      const file = await cli(
+        'project-file',
+        'get',
+        '--project-id',
+        rid,
+        '--file-path',
+        'docs/cli.md',
+        '--ref',
+        'main',
+      );
       expect(Buffer.from(file.content, 'base64').toString()).toBe('from the cli');
-      const branch = await cli('project-branch', 'create', '--project-id', rid, '--branch', 'cli8-b', '--ref', 'main');
+      const branch = await cli(
+        'project-branch',
+        'create',
+        '--project-id',
+        rid,
+        '--branch',
+        'cli8-b',
+        '--ref',
+        'main',
+      );
       expect(branch.commit.id).toBe(file.last_commit_id);
       expect((await cli('project-branch', 'list', '--project-id', rid)).map((b: any) => b.name)).toEqual([
         'cli8-b',
@@ -185,7 +212,9 @@ describe.each(await databases())('the newest GitLab clients against svc (%s)', (
         ...['application-settings', 'update'],
         ...['--allow-local-requests-from-web-hooks-and-services', 'true'],
       );
-      expect((await cli('application-settings', 'get')).allow_local_requests_from_web_hooks_and_services).toBe(true);
+      expect(
+        (await cli('application-settings', 'get')).allow_local_requests_from_web_hooks_and_services,
+      ).toBe(true);
       const hook = await cli(
         ...['project-hook', 'create', '--project-id', rid, '--url', 'http://127.0.0.1:9/cli8'],
         ...['--push-events', 'false', '--merge-requests-events', 'true', '--note-events', 'true'],
@@ -273,10 +302,18 @@ describe.each(await databases())('the newest GitLab clients against svc (%s)', (
       expect(state.approval_rules_overwritten).toBe(false);
       expect((await gb('merge-requests', 'accept', String(project.id), '1')).state).toBe('merged');
       // The repository API: a project made with a README; files, branches, the tree, compare, commits.
-      const repo = await gb('projects', 'create', '--name=gb-repo', `--namespace-id=${group.id}`, '--initialize-with-readme=true');
+      const repo = await gb(
+        'projects',
+        'create',
+        '--name=gb-repo',
+        `--namespace-id=${group.id}`,
+        '--initialize-with-readme=true',
+      );
       expect(repo).toMatchObject({ empty_repo: false, readme_url: expect.stringContaining('README.md') });
       const rid = String(repo.id);
-      expect(await gb('repository-files', 'create', rid, 'docs/gb.md', 'main', 'from gb', 'gb add')).toMatchObject({
+      expect(
+        await gb('repository-files', 'create', rid, 'docs/gb.md', 'main', 'from gb', 'gb add'),
+      ).toMatchObject({
         file_path: 'docs/gb.md',
         branch: 'main',
       });
@@ -306,17 +343,34 @@ describe.each(await databases())('the newest GitLab clients against svc (%s)', (
       // GitLab does, naming the parameter.
       const actions = await client(
         process.execPath,
-        [GITBEAKER, 'commits', 'create', rid, 'main', 'gb', '[{"action":"create","file_path":"c.txt","content":"c"}]'],
+        [
+          GITBEAKER,
+          'commits',
+          'create',
+          rid,
+          'main',
+          'gb',
+          '[{"action":"create","file_path":"c.txt","content":"c"}]',
+        ],
         env,
       );
       expect(actions.code).not.toBe(0);
       expect(actions.out).toContain('400 Bad request - actions must be an array');
       // Issues and incidents.
-      const incident = await gb('issues', 'create', rid, 'gb incident', '--issue-type=incident', '--description=down');
+      const incident = await gb(
+        'issues',
+        'create',
+        rid,
+        'gb incident',
+        '--issue-type=incident',
+        '--description=down',
+      );
       expect(incident).toMatchObject({ iid: 1, issue_type: 'incident', state: 'opened' });
       expect((await gb('issues', 'edit', rid, '1', '--state-event=close')).state).toBe('closed');
       expect((await gb('issues', 'show', '1', `--project-id=${rid}`)).title).toBe('gb incident');
-      expect((await gb('issues', 'all', `--project-id=${rid}`, '--state=closed')).map((i: any) => i.iid)).toEqual([1]);
+      expect(
+        (await gb('issues', 'all', `--project-id=${rid}`, '--state=closed')).map((i: any) => i.iid),
+      ).toEqual([1]);
       // A personal access token with its scopes given as one comma-separated string, as the CLI sends them.
       const pat = await gb('personal-access-tokens', 'create', String(user.id), 'gb-token', 'api,read_user');
       expect(pat.scopes).toEqual(['api', 'read_user']);
@@ -383,10 +437,16 @@ describe.each(await databases())('the newest GitLab clients against svc (%s)', (
         // The repository tools on a project made with a README.
         const repo = await mcp.tool('create_repository', { name: 'mcp-repo', initialize_with_readme: true });
         const pid = String(repo.id);
-        const readme = await mcp.tool('get_file_contents', { project_id: pid, file_path: 'README.md', ref: 'main' });
+        const readme = await mcp.tool('get_file_contents', {
+          project_id: pid,
+          file_path: 'README.md',
+          ref: 'main',
+        });
         expect(readme).toMatchObject({ file_path: 'README.md', encoding: 'base64' });
         expect(readme.content).toMatch(/^# mcp-repo/);
-        expect(await mcp.tool('create_branch', { project_id: pid, branch: 'mcp-topic', ref: 'main' })).toMatchObject({
+        expect(
+          await mcp.tool('create_branch', { project_id: pid, branch: 'mcp-topic', ref: 'main' }),
+        ).toMatchObject({
           name: 'mcp-topic',
           commit: { id: readme.last_commit_id },
         });
@@ -416,15 +476,31 @@ describe.each(await databases())('the newest GitLab clients against svc (%s)', (
           commit_message: 'Add c',
           branch: 'mcp-topic',
         });
-        const head = (await api.get(`/api/v4/projects/${pid}/repository/branches/mcp-topic`, { token: s.rootToken })).body;
+        const head = (
+          await api.get(`/api/v4/projects/${pid}/repository/branches/mcp-topic`, { token: s.rootToken })
+        ).body;
         expect(created2.commit_id).toBe(head.commit.id);
-        expect((await api.get(`/api/v4/projects/${pid}/repository/commits/${created2.commit_id}`, { token: s.rootToken })).body.parent_ids).toEqual([updated.commit_id]);
+        expect(
+          (
+            await api.get(`/api/v4/projects/${pid}/repository/commits/${created2.commit_id}`, {
+              token: s.rootToken,
+            })
+          ).body.parent_ids,
+        ).toEqual([updated.commit_id]);
         const raw = await fetch(`${s.url}/api/v4/projects/${pid}/repository/files/a.txt/raw?ref=mcp-topic`, {
           headers: { 'PRIVATE-TOKEN': s.rootToken },
         });
         expect(await raw.text()).toBe('a, edited\n');
-        const issue = await mcp.tool('create_issue', { project_id: pid, title: 'From the MCP server', description: 'by a tool' });
-        expect(issue).toMatchObject({ iid: 1, state: 'opened', author: { username: 'root', avatar_url: expect.any(String) } });
+        const issue = await mcp.tool('create_issue', {
+          project_id: pid,
+          title: 'From the MCP server',
+          description: 'by a tool',
+        });
+        expect(issue).toMatchObject({
+          iid: 1,
+          state: 'opened',
+          author: { username: 'root', avatar_url: expect.any(String) },
+        });
         // The tool's schema wants `author.avatar_url` as a string: users always have one now (an identicon).
         const mr = await mcp.tool('create_merge_request', {
           project_id: pid,
@@ -433,7 +509,12 @@ describe.each(await databases())('the newest GitLab clients against svc (%s)', (
           source_branch: 'mcp-topic',
           target_branch: 'main',
         });
-        expect(mr).toMatchObject({ iid: 1, state: 'opened', source_branch: 'mcp-topic', target_branch: 'main' });
+        expect(mr).toMatchObject({
+          iid: 1,
+          state: 'opened',
+          source_branch: 'mcp-topic',
+          target_branch: 'main',
+        });
         // svc does not serve forks: GitLab's 404 for an unknown route, which the tool reports as its error.
         await expect(mcp.tool('fork_repository', { project_id: pid })).rejects.toThrow(
           /fork_repository.*GitLab API error: Not Found/,
@@ -587,7 +668,9 @@ describe.each(await databases())('the newest GitLab clients against svc (%s)', (
         default_branch: 'main',
         empty_repo: false,
       });
-      const branches = await api.get(`/api/v4/projects/${project.id}/repository/branches`, { token: s.rootToken });
+      const branches = await api.get(`/api/v4/projects/${project.id}/repository/branches`, {
+        token: s.rootToken,
+      });
       expect(branches.body.map((b: any) => b.name)).toEqual(['develop', 'main']);
       const hooks = (await api.get(`/api/v4/projects/${project.id}/hooks`, { token: s.rootToken })).body;
       expect(hooks.find((h: any) => h.url === 'http://127.0.0.1:9/rcd')).toMatchObject({
