@@ -157,6 +157,75 @@ describe.each(await databases())('the newest GitLab clients against svc (%s)', (
         ...['--file-name', 'a.txt', '--content', 'hi', '--visibility', 'private'],
       );
       expect(snippet.title).toBe('s');
+      // The repository through the CLI: a project made with a README, a file written and read back, a branch.
+      const repo = await cli(
+        ...['project', 'create', '--name', 'cli8-repo', '--namespace-id', String(group.id)],
+        ...['--initialize-with-readme', 'true'],
+      );
+      expect(repo.empty_repo).toBe(false);
+      const rid = String(repo.id);
+      expect(
+        await cli(
+          ...[
+            'project-file',
+            'create',
+            '--project-id',
+            rid,
+            '--file-path',
+            'docs/cli.md',
+            '--branch',
+            'main',
+          ],
+          ...['--content', 'from the cli', '--commit-message', 'cli add'],
+        ),
+      ).toMatchObject({ file_path: 'docs/cli.md', branch: 'main', commit_id: expect.any(String) });
+      const file = await cli(
+        'project-file',
+        'get',
+        '--project-id',
+        rid,
+        '--file-path',
+        'docs/cli.md',
+        '--ref',
+        'main',
+      );
+      expect(Buffer.from(file.content, 'base64').toString()).toBe('from the cli');
+      const branch = await cli(
+        'project-branch',
+        'create',
+        '--project-id',
+        rid,
+        '--branch',
+        'cli8-b',
+        '--ref',
+        'main',
+      );
+      expect(branch.commit.id).toBe(file.last_commit_id);
+      expect((await cli('project-branch', 'list', '--project-id', rid)).map((b: any) => b.name)).toEqual([
+        'cli8-b',
+        'main',
+      ]);
+      const issue = await cli('project-issue', 'create', '--project-id', rid, '--title', 'from the cli');
+      expect(issue).toMatchObject({ iid: 1, state: 'opened', issue_type: 'issue' });
+      // A hook on loopback needs the admin's setting for local requests.
+      await cli(
+        ...['application-settings', 'update'],
+        ...['--allow-local-requests-from-web-hooks-and-services', 'true'],
+      );
+      expect(
+        (await cli('application-settings', 'get')).allow_local_requests_from_web_hooks_and_services,
+      ).toBe(true);
+      const hook = await cli(
+        ...['project-hook', 'create', '--project-id', rid, '--url', 'http://127.0.0.1:9/cli8'],
+        ...['--push-events', 'false', '--merge-requests-events', 'true', '--note-events', 'true'],
+      );
+      expect(hook).toMatchObject({ push_events: false, merge_requests_events: true, note_events: true });
+      // `--scopes api,read_user`: the CLI splits the list itself.
+      const token = await cli(
+        ...['user-personal-access-token', 'create', '--user-id', String(user.id), '--name', 'cli8'],
+        ...['--scopes', 'api,read_user'],
+      );
+      expect(token.scopes).toEqual(['api', 'read_user']);
       const runner = await cli('current-user-runner', 'create', '--runner-type', 'instance_type');
       expect((await cli('runner', 'get', '--id', String(runner.id))).id).toBe(runner.id);
       await cli('runner', 'delete', '--id', String(runner.id));
@@ -232,6 +301,81 @@ describe.each(await databases())('the newest GitLab clients against svc (%s)', (
       const state = await gb('merge-request-approvals', 'show-approval-state', String(project.id), '1');
       expect(state.approval_rules_overwritten).toBe(false);
       expect((await gb('merge-requests', 'accept', String(project.id), '1')).state).toBe('merged');
+      // The repository API: a project made with a README; files, branches, the tree, compare, commits.
+      const repo = await gb(
+        'projects',
+        'create',
+        '--name=gb-repo',
+        `--namespace-id=${group.id}`,
+        '--initialize-with-readme=true',
+      );
+      expect(repo).toMatchObject({ empty_repo: false, readme_url: expect.stringContaining('README.md') });
+      const rid = String(repo.id);
+      expect(
+        await gb('repository-files', 'create', rid, 'docs/gb.md', 'main', 'from gb', 'gb add'),
+      ).toMatchObject({
+        file_path: 'docs/gb.md',
+        branch: 'main',
+      });
+      const file = await gb('repository-files', 'show', rid, 'docs/gb.md', 'main');
+      expect(Buffer.from(file.content, 'base64').toString()).toBe('from gb');
+      await gb('repository-files', 'edit', rid, 'docs/gb.md', 'main', 'edited by gb', 'gb edit');
+      expect(await gb('repository-files', 'show-raw', rid, 'docs/gb.md', 'main')).toBe('edited by gb');
+      expect((await gb('repositories', 'all-repository-trees', rid)).map((t: any) => t.path)).toEqual([
+        'docs',
+        'README.md',
+      ]);
+      expect((await gb('branches', 'create', rid, 'gb-topic', 'main')).name).toBe('gb-topic');
+      expect((await gb('branches', 'all', rid)).map((b: any) => b.name)).toEqual(['gb-topic', 'main']);
+      expect((await gb('branches', 'show', rid, 'gb-topic')).merged).toBe(true);
+      const commits = await gb('commits', 'all', rid, '--ref-name=main');
+      expect(commits.map((c: any) => c.title)).toEqual(['gb edit', 'gb add', 'Initial commit']);
+      expect((await gb('commits', 'show-diff', rid, commits[0].id)).map((d: any) => d.new_path)).toEqual([
+        'docs/gb.md',
+      ]);
+      await gb('repository-files', 'remove', rid, 'docs/gb.md', 'main', 'gb remove');
+      const cmp = await gb('repositories', 'compare', rid, 'gb-topic', 'main');
+      expect(cmp.commits.map((c: any) => c.title)).toEqual(['gb remove']);
+      expect(cmp.diffs.map((d: any) => [d.old_path, d.deleted_file])).toEqual([['docs/gb.md', true]]);
+      await gb('branches', 'remove', rid, 'gb-topic');
+      expect((await gb('branches', 'all', rid)).map((b: any) => b.name)).toEqual(['main']);
+      // `commits create` takes `actions` as an array, which the CLI can only send as a string: svc answers 400 as
+      // GitLab does, naming the parameter.
+      const actions = await client(
+        process.execPath,
+        [
+          GITBEAKER,
+          'commits',
+          'create',
+          rid,
+          'main',
+          'gb',
+          '[{"action":"create","file_path":"c.txt","content":"c"}]',
+        ],
+        env,
+      );
+      expect(actions.code).not.toBe(0);
+      expect(actions.out).toContain('400 Bad request - actions must be an array');
+      // Issues and incidents.
+      const incident = await gb(
+        'issues',
+        'create',
+        rid,
+        'gb incident',
+        '--issue-type=incident',
+        '--description=down',
+      );
+      expect(incident).toMatchObject({ iid: 1, issue_type: 'incident', state: 'opened' });
+      expect((await gb('issues', 'edit', rid, '1', '--state-event=close')).state).toBe('closed');
+      expect((await gb('issues', 'show', '1', `--project-id=${rid}`)).title).toBe('gb incident');
+      expect(
+        (await gb('issues', 'all', `--project-id=${rid}`, '--state=closed')).map((i: any) => i.iid),
+      ).toEqual([1]);
+      // A personal access token with its scopes given as one comma-separated string, as the CLI sends them.
+      const pat = await gb('personal-access-tokens', 'create', String(user.id), 'gb-token', 'api,read_user');
+      expect(pat.scopes).toEqual(['api', 'read_user']);
+      const rotated = await gb('personal-access-tokens', 'rotate', String(pat.id));
+      expect(rotated.token).not.toBe(pat.token);
       // Error tracking client keys.
       const key = await gb('error-tracking-client-keys', 'create', String(project.id));
       expect(
@@ -290,9 +434,93 @@ describe.each(await databases())('the newest GitLab clients against svc (%s)', (
         const found = await mcp.tool('search_repositories', { search: 'mcp-app' });
         expect(found.count).toBe(1);
         expect(found.items.map((p: { id: number }) => p.id)).toEqual([created.id]);
-        // create_merge_request reaches svc and the request is made, but the tool's own check of the answer
-        // (zod) wants `author.avatar_url` to be a string, and svc answers null until users have avatars: left
-        // out until then. The other tools need the repository files, branches and commits API.
+        // The repository tools on a project made with a README.
+        const repo = await mcp.tool('create_repository', { name: 'mcp-repo', initialize_with_readme: true });
+        const pid = String(repo.id);
+        const readme = await mcp.tool('get_file_contents', {
+          project_id: pid,
+          file_path: 'README.md',
+          ref: 'main',
+        });
+        expect(readme).toMatchObject({ file_path: 'README.md', encoding: 'base64' });
+        expect(readme.content).toMatch(/^# mcp-repo/);
+        expect(
+          await mcp.tool('create_branch', { project_id: pid, branch: 'mcp-topic', ref: 'main' }),
+        ).toMatchObject({
+          name: 'mcp-topic',
+          commit: { id: readme.last_commit_id },
+        });
+        const pushed = await mcp.tool('push_files', {
+          project_id: pid,
+          branch: 'mcp-topic',
+          commit_message: 'Two files at once',
+          files: [
+            { file_path: 'a.txt', content: 'a\n' },
+            { file_path: 'docs/b.md', content: 'b\n' },
+          ],
+        });
+        expect(pushed).toMatchObject({ title: 'Two files at once', parent_ids: [readme.last_commit_id] });
+        // create_or_update_file looks the file up first: an existing one is updated (PUT), a new one created (POST).
+        const updated = await mcp.tool('create_or_update_file', {
+          project_id: pid,
+          file_path: 'a.txt',
+          content: 'a, edited\n',
+          commit_message: 'Edit a',
+          branch: 'mcp-topic',
+        });
+        expect(updated).toMatchObject({ file_path: 'a.txt', branch: 'mcp-topic' });
+        const created2 = await mcp.tool('create_or_update_file', {
+          project_id: pid,
+          file_path: 'c.txt',
+          content: 'c\n',
+          commit_message: 'Add c',
+          branch: 'mcp-topic',
+        });
+        const head = (
+          await api.get(`/api/v4/projects/${pid}/repository/branches/mcp-topic`, { token: s.rootToken })
+        ).body;
+        expect(created2.commit_id).toBe(head.commit.id);
+        expect(
+          (
+            await api.get(`/api/v4/projects/${pid}/repository/commits/${created2.commit_id}`, {
+              token: s.rootToken,
+            })
+          ).body.parent_ids,
+        ).toEqual([updated.commit_id]);
+        const raw = await fetch(`${s.url}/api/v4/projects/${pid}/repository/files/a.txt/raw?ref=mcp-topic`, {
+          headers: { 'PRIVATE-TOKEN': s.rootToken },
+        });
+        expect(await raw.text()).toBe('a, edited\n');
+        const issue = await mcp.tool('create_issue', {
+          project_id: pid,
+          title: 'From the MCP server',
+          description: 'by a tool',
+        });
+        expect(issue).toMatchObject({
+          iid: 1,
+          state: 'opened',
+          author: { username: 'root', avatar_url: expect.any(String) },
+        });
+        // The tool's schema wants `author.avatar_url` as a string: users always have one now (an identicon).
+        const mr = await mcp.tool('create_merge_request', {
+          project_id: pid,
+          title: 'From the MCP server',
+          description: 'by a tool',
+          source_branch: 'mcp-topic',
+          target_branch: 'main',
+        });
+        expect(mr).toMatchObject({
+          iid: 1,
+          state: 'opened',
+          source_branch: 'mcp-topic',
+          target_branch: 'main',
+        });
+        // svc does not serve forks: GitLab's 404 for an unknown route, which the tool reports as its error.
+        await expect(mcp.tool('fork_repository', { project_id: pid })).rejects.toThrow(
+          /fork_repository.*GitLab API error: Not Found/,
+        );
+        const fork = await api.post(`/api/v4/projects/${pid}/fork`, { token: s.rootToken, body: {} });
+        expect(fork).toMatchObject({ status: 404, body: { error: '404 Not Found' } });
         // A GitLab error (the name is taken: 400) comes back as the tool's error, with the status text.
         await expect(mcp.tool('create_repository', { name: 'mcp-app' })).rejects.toThrow(
           /create_repository.*GitLab API error: Bad Request/,
@@ -359,11 +587,35 @@ describe.each(await databases())('the newest GitLab clients against svc (%s)', (
           '  request_access_enabled: false',
           '  wiki_access_level: disabled',
           '  snippets_access_level: private',
+          '  issues_access_level: enabled',
+          '  merge_requests_access_level: enabled',
+          '  forking_access_level: disabled',
+          '  builds_access_level: disabled',
+          '  pages_access_level: disabled',
+          '  only_allow_merge_if_pipeline_succeeds: false',
+          '  approvals_before_merge: 1',
+          '  initialize_with_readme: true',
+          '  default_branch: main',
+          '  branches:',
+          '    - main',
+          '    - develop',
           '  members:',
           '    rcd-user: maintainer',
           '  webhooks:',
           '    - url: http://127.0.0.1:9/rcd',
           '      enable_ssl_verification: false',
+          '      push_events: true',
+          '      push_events_branch_filter: main',
+          '      issues_events: true',
+          '      confidential_issues_events: false',
+          '      merge_requests_events: true',
+          '      tag_push_events: true',
+          '      note_events: true',
+          '      confidential_note_events: false',
+          '      job_events: false',
+          '    - url: http://no-such-host.invalid/rcd',
+          '      push_events: false',
+          '      note_events: true',
           '',
         ].join('\n'),
       );
@@ -392,6 +644,7 @@ describe.each(await databases())('the newest GitLab clients against svc (%s)', (
           'INFO     [rcd-group/rcd-app] Changing param merge_method: merge -> ff',
           'INFO     [rcd-group/rcd-app] Adding user rcd-user: 0 -> 40',
           expect.stringContaining('[rcd-group/rcd-app] Adding webhook http://127.0.0.1:9/rcd'),
+          expect.stringContaining('[rcd-group/rcd-app] Adding webhook http://no-such-host.invalid/rcd'),
         ]),
       );
       expect(changes(await rcd('actions.yml')), 'gitlabracadabra: the second run changes nothing').toEqual(
@@ -406,6 +659,35 @@ describe.each(await databases())('the newest GitLab clients against svc (%s)', (
         request_access_enabled: false,
         wiki_access_level: 'disabled',
         snippets_access_level: 'private',
+        issues_access_level: 'enabled',
+        forking_access_level: 'disabled',
+        builds_access_level: 'disabled',
+        pages_access_level: 'disabled',
+        only_allow_merge_if_pipeline_succeeds: false,
+        approvals_before_merge: 1,
+        default_branch: 'main',
+        empty_repo: false,
+      });
+      const branches = await api.get(`/api/v4/projects/${project.id}/repository/branches`, {
+        token: s.rootToken,
+      });
+      expect(branches.body.map((b: any) => b.name)).toEqual(['develop', 'main']);
+      const hooks = (await api.get(`/api/v4/projects/${project.id}/hooks`, { token: s.rootToken })).body;
+      expect(hooks.find((h: any) => h.url === 'http://127.0.0.1:9/rcd')).toMatchObject({
+        enable_ssl_verification: false,
+        push_events: true,
+        push_events_branch_filter: 'main',
+        issues_events: true,
+        confidential_issues_events: false,
+        merge_requests_events: true,
+        tag_push_events: true,
+        note_events: true,
+        confidential_note_events: false,
+        job_events: false,
+      });
+      expect(hooks.find((h: any) => h.url === 'http://no-such-host.invalid/rcd')).toMatchObject({
+        push_events: false,
+        note_events: true,
       });
       // Drift made through the API: a dry run reports it and changes nothing; a real run puts it back.
       await api.put(`/api/v4/projects/${project.id}`, {

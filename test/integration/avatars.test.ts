@@ -263,6 +263,32 @@ describe.each(await databases())('avatars (%s)', (database) => {
     });
   });
 
+  it("ignores GitLab parameters it does not keep on PUT /groups/:id, such as python-gitlab's empty `file` part", async () => {
+    const made = await api.post('/api/v4/groups', {
+      token: alice.token,
+      body: { name: 'Quiet', path: 'quiet' },
+    });
+    expect(made.status).toBe(201);
+    // python-gitlab 8 sends an empty text part named `file` beside the `avatar` file part.
+    const put = await multipart(
+      'PUT',
+      `/groups/${made.body.id}`,
+      alice.token,
+      { file: '' },
+      { name: 'q.png', data: PNG },
+    );
+    expect(put.status).toBe(200);
+    expect(((await put.json()) as { avatar_url: string }).avatar_url).toBe(
+      `${s.url}/uploads/-/system/group/avatar/${made.body.id}/q.png`,
+    );
+    const json = await api.put(`/api/v4/groups/${made.body.id}`, {
+      token: alice.token,
+      body: { description: 'kept', lfs_enabled: true },
+    });
+    expect(json.status).toBe(200);
+    expect(json.body).toMatchObject({ description: 'kept', name: 'Quiet' });
+  });
+
   it('keeps avatars in backups, and a restore serves them again', async () => {
     const put = await multipart('PUT', '/user/avatar', alice.token, {}, { name: 'kept.png', data: PNG });
     const url = ((await put.json()) as { avatar_url: string }).avatar_url;

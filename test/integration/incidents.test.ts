@@ -123,6 +123,8 @@ describe.each(await databases())('incidents (%s)', (database) => {
       user_notes_count: 0,
       references: { short: `#${incident.iid}`, full: `${projectPath}#${incident.iid}` },
     });
+    // GitLab sends `milestone` (null without one; svc has none) and clients such as GitLab's MCP server require it.
+    expect(incident).toHaveProperty('milestone', null);
     const iid = incident.iid;
 
     const assigned = await change('reporter', iid, { assignee_ids: [ids.dev, ids.maint] });

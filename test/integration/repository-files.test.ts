@@ -63,6 +63,8 @@ describe.each(await databases())('repository files, branches and commits (%s)', 
     const work = await clone();
     expect(readFileSync(join(work, 'README.md'), 'utf8')).toBe('hello\nworld\n');
     const head = (await git(['rev-parse', 'HEAD'], work)).stdout.trim();
+    // The answer names the new commit (`commit_id`: GitLab's MCP server requires it there).
+    expect(created.body.commit_id).toBe(head);
     const blob = (await git(['rev-parse', 'HEAD:README.md'], work)).stdout.trim();
     expect((await git(['log', '-1', '--format=%an <%ae>|%s'], work)).stdout.trim()).toBe(
       `maintainer <maintainer-${database}@example.com>|Add README`,

@@ -311,13 +311,13 @@ export function repositoryContentRoutes(
           method === 'post'
             ? { action: 'create', path, content: bytes, ...(executable !== undefined && { executable }) }
             : { action: 'update', path, content: bytes, ...(executable !== undefined && { executable }) };
-        await repo.commitFiles(req.actor.user, req.params.id, {
+        const { commit } = await repo.commitFiles(req.actor.user, req.params.id, {
           ...commitBase(b),
           actions: [action],
           ...(b.last_commit_id && method === 'put' && { lastCommitIds: new Map([[path, b.last_commit_id]]) }),
         });
         reply.status(method === 'post' ? 201 : 200);
-        return { file_path: path, branch: b.branch };
+        return { file_path: path, branch: b.branch, commit_id: commit.id };
       },
     );
   fileWrite('post');

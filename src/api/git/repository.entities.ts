@@ -26,8 +26,11 @@ export const RepositoryFileEntity = Type.Object({
   content: Str,
 });
 
-/** What creating or updating a file answers: where the commit went. */
-export const RepositoryFileCommitEntity = Type.Object({ file_path: Str, branch: Str });
+/**
+ * What creating or updating a file answers: where the commit went. GitLab answers `file_path` and `branch`;
+ * `commit_id` (the new commit) is svc's addition, which GitLab's MCP server requires in this answer.
+ */
+export const RepositoryFileCommitEntity = Type.Object({ file_path: Str, branch: Str, commit_id: Str });
 
 /** `GET /projects/:id/repository/blobs/:sha`. */
 export const RepositoryBlobEntity = Type.Object({ size: Int, encoding: Str, content: Str, sha: Str });

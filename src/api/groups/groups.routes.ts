@@ -204,10 +204,14 @@ export function groupRoutes(
       },
     },
     async (req) => {
-      const { request_access_enabled, avatar: _text, ...rest } = req.body ?? {};
+      // Named one by one: GitLab's parameters svc does not keep (`lfs_enabled`, python-gitlab's empty `file` part
+      // beside an avatar...) are accepted and ignored, as Grape ignores undeclared ones, never passed on.
+      const b = req.body ?? {};
       const group = await ctx.groups.update(req.actor.user, req.params.id, {
-        ...rest,
-        requestAccessEnabled: request_access_enabled,
+        name: b.name,
+        description: b.description,
+        visibility: b.visibility,
+        requestAccessEnabled: b.request_access_enabled,
         avatar: avatarParam(req.body),
       });
       return P.group(group, viewOf(req, url));

@@ -3,8 +3,9 @@ import { Bool, Int, Literals, Nullable, Str } from '../common/common.entities.js
 import { UserBasic } from '../users/users.entities.js';
 
 /**
- * GitLab's Issue entity (the same in v4 and v5), the fields that apply to svc's issues: no milestones, time
- * tracking, votes, tasks or confidentiality. `author` is null for an incident an alert opened (GitLab's alert bot).
+ * GitLab's Issue entity (the same in v4 and v5), the fields that apply to svc's issues: no time tracking, votes,
+ * tasks or confidentiality. svc has no milestones, so `milestone` is always null (GitLab sends the key either way,
+ * and clients such as GitLab's MCP server require it). `author` is null for an incident an alert opened (GitLab's alert bot).
  * `escalation_status` is svc's (GitLab keeps an incident's escalation status in GraphQL only); null on a plain issue.
  */
 export const IssueEntity = Type.Object({
@@ -19,6 +20,7 @@ export const IssueEntity = Type.Object({
   closed_at: Nullable(Str),
   closed_by: Nullable(UserBasic),
   labels: Type.Array(Str),
+  milestone: Type.Null(),
   assignees: Type.Array(UserBasic),
   author: Nullable(UserBasic),
   type: Literals(['ISSUE', 'INCIDENT'] as const),

@@ -19,6 +19,7 @@ export function issue(i: IssueView, v: View): Static<typeof IssueEntity> {
     closed_at: i.closedAt,
     closed_by: i.closedBy ? userBasic(i.closedBy, v) : null,
     labels: [...i.labels],
+    milestone: null,
     assignees,
     author: i.author ? userBasic(i.author, v) : null,
     type: i.issueType === 'incident' ? 'INCIDENT' : 'ISSUE',
