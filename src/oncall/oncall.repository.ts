@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import { isUniqueViolation, readNullableTimestamp, readTimestamp } from '../db/dialect.js';
+import { isUniqueViolation, readCount, readNullableTimestamp, readTimestamp } from '../db/dialect.js';
 import { nextIid } from '../db/internal-ids.js';
 import { fetchPage } from '../db/pagination.js';
 import type {
@@ -315,6 +315,17 @@ export class OncallRepository {
       .orderBy('id')
       .execute();
     return rows.map(toOverride);
+  }
+
+  /** How many of a schedule's overrides end after `now`. */
+  async countOpenOverrides(scheduleId: number, now: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('oncall_overrides')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('schedule_id', '=', scheduleId)
+      .where('ends_at', '>', now)
+      .executeTakeFirst();
+    return readCount(row?.n as string | number | undefined);
   }
 
   async override(scheduleId: number, id: number): Promise<OverrideRecord | null> {

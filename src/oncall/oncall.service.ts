@@ -19,6 +19,7 @@ import {
   MAX_DESCRIPTION,
   MAX_LENGTH,
   MAX_NAME,
+  MAX_OPEN_OVERRIDES,
   MAX_OVERRIDE_DAYS,
   MAX_PARTICIPANTS,
   MAX_ROTATIONS,
@@ -505,6 +506,10 @@ export class OncallService {
     }
     if (Object.keys(errors).length > 0 || !user || startsAt === null || endsAt === null)
       throw invalidFields(errors);
+    if ((await this.repo.countOpenOverrides(schedule.id, this.clock.now().toISOString())) >= MAX_OPEN_OVERRIDES)
+      throw invalidFields({
+        base: [`A schedule may have at most ${MAX_OPEN_OVERRIDES} overrides that have not ended`],
+      });
     const created = await this.repo.insertOverride(
       schedule.id,
       {

@@ -22,6 +22,11 @@ export const MAX_ROTATIONS = 50;
 
 /** The longest override, in days. */
 export const MAX_OVERRIDE_DAYS = 31;
+/**
+ * The most overrides a schedule may have that have not ended: who is on call and the shifts resolve the overrides
+ * near their window against each other, so the number bounds what one request costs.
+ */
+export const MAX_OPEN_OVERRIDES = 1000;
 
 /** Daily active hours, "HH:MM" local times in the schedule's timezone; an end before the start runs overnight. */
 export interface ActivePeriod {

@@ -186,6 +186,37 @@ describe.each(await databases())('on-call overrides (%s)', (database) => {
     expect((await override(path, { ...ok, ends_at: iso(base0 + 31 * DAY) })).status).toBe(201);
   });
 
+  it('at most 1000 overrides a schedule that have not ended: 400 beyond, nothing added', async () => {
+    const path = await schedule();
+    const one = { user_id: ids.developer, starts_at: iso(base0), ends_at: iso(base0 + HOUR) };
+    expect((await override(path, one)).status).toBe(201);
+    const listed = await api.get(`${path}/overrides`, as('reporter'));
+    const first = listed.body[0].id as number;
+    const row = await s.server.ctx.db.kysely
+      .selectFrom('oncall_overrides')
+      .selectAll()
+      .where('id', '=', first)
+      .executeTakeFirstOrThrow();
+    const { id: _, ...copy } = row;
+    // 998 more as rows (the API would take 998 requests), and one that has ended, which does not count.
+    await s.server.ctx.db.kysely
+      .insertInto('oncall_overrides')
+      .values([
+        ...Array.from({ length: 998 }, () => copy),
+        { ...copy, starts_at: iso(base0 - 10 * DAY), ends_at: iso(base0 - 9 * DAY) },
+      ])
+      .execute();
+    expect((await override(path, one)).status).toBe(201);
+    const refused = await override(path, one);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({
+      message: { base: ['A schedule may have at most 1000 overrides that have not ended'] },
+    });
+    expect((await api.get(`${path}/overrides?per_page=1`, as('reporter'))).headers.get('x-total')).toBe('1001');
+    // Who is on call still answers, from the newest of the thousand.
+    expect(await who(path, base0 + 1)).toEqual(['developer-ovr']);
+  });
+
   it('enforces permissions: Reporter reads, Maintainer writes, others are refused; Free answers 403', async () => {
     const path = await schedule();
     const body = { user_id: ids.developer, starts_at: iso(base0), ends_at: iso(base0 + HOUR) };
