@@ -26,9 +26,9 @@ import {
   MAX_SHIFTS_WINDOW_DAYS,
   type OncallSchedule,
   type OverrideRecord,
+  onCallUserIds,
   overrideAt,
   overrideSpans,
-  onCallUserIds,
   parseTime,
   parseTimeOfDay,
   type RotationRecord,
@@ -483,7 +483,8 @@ export class OncallService {
         input.username !== undefined
           ? await this.users.findByUsername(input.username)
           : await this.users.findById(input.userId!);
-      if (!user) fail('user', `${input.username !== undefined ? `'${input.username}'` : input.userId} not found`);
+      if (!user)
+        fail('user', `${input.username !== undefined ? `'${input.username}'` : input.userId} not found`);
       else if (!(await this.memberIds(project, [user.id])).has(user.id))
         fail('user', `is not a member of the project: ${user.username}`);
     }
@@ -506,7 +507,9 @@ export class OncallService {
     }
     if (Object.keys(errors).length > 0 || !user || startsAt === null || endsAt === null)
       throw invalidFields(errors);
-    if ((await this.repo.countOpenOverrides(schedule.id, this.clock.now().toISOString())) >= MAX_OPEN_OVERRIDES)
+    if (
+      (await this.repo.countOpenOverrides(schedule.id, this.clock.now().toISOString())) >= MAX_OPEN_OVERRIDES
+    )
       throw invalidFields({
         base: [`A schedule may have at most ${MAX_OPEN_OVERRIDES} overrides that have not ended`],
       });

@@ -528,7 +528,13 @@ export function* eachScheduleShift(
     while (pending.length > 0 && pending[0]!.startsAt <= shift.startsAt) yield pending.shift()!;
     for (const [s, e] of uncovered(shift.startsAt, shift.endsAt, spans))
       if (s < to && e > from)
-        insert({ rotationId: shift.rotationId, overrideId: null, userId: shift.userId, startsAt: s, endsAt: e });
+        insert({
+          rotationId: shift.rotationId,
+          overrideId: null,
+          userId: shift.userId,
+          startsAt: s,
+          endsAt: e,
+        });
   }
   yield* pending;
 }

@@ -100,7 +100,11 @@ describe.each(await databases())('on-call overrides (%s)', (database) => {
     });
     // By user id, and a local time without an offset (the schedule's zone).
     const day = iso(base0 + DAY).slice(0, 10);
-    const b = await override(path, { user_id: ids.guest, starts_at: `${day}T08:00`, ends_at: `${day}T09:30` });
+    const b = await override(path, {
+      user_id: ids.guest,
+      starts_at: `${day}T08:00`,
+      ends_at: `${day}T09:30`,
+    });
     expect(b.status, JSON.stringify(b.body)).toBe(201);
     expect(Date.parse(b.body.starts_at)).toBe(base0 + DAY + 8 * HOUR);
     const c = await override(path, {
@@ -126,7 +130,10 @@ describe.each(await databases())('on-call overrides (%s)', (database) => {
       as('reporter'),
     );
     expect(window.body.map((o: { id: number }) => o.id)).toEqual([a.body.id]);
-    const since = await api.get(`${path}/overrides?starts_at=${encodeURIComponent(iso(base0 + 2 * DAY))}`, as('reporter'));
+    const since = await api.get(
+      `${path}/overrides?starts_at=${encodeURIComponent(iso(base0 + 2 * DAY))}`,
+      as('reporter'),
+    );
     expect(since.body.map((o: { id: number }) => o.id)).toEqual([c.body.id]);
     expect((await api.get(`${path}/overrides?starts_at=yesterday`, as('reporter'))).status).toBe(400);
 
@@ -165,7 +172,9 @@ describe.each(await databases())('on-call overrides (%s)', (database) => {
     expect(await bad({ user_id: ids.developer })).toEqual({
       message: { starts_at: ["can't be blank"], ends_at: ["can't be blank"] },
     });
-    expect(await bad({ ...ok, starts_at: 'soon' })).toEqual({ message: { starts_at: ['is not a valid time'] } });
+    expect(await bad({ ...ok, starts_at: 'soon' })).toEqual({
+      message: { starts_at: ['is not a valid time'] },
+    });
     expect(await bad({ starts_at: ok.starts_at, ends_at: ok.ends_at })).toEqual({
       message: { user: ['needs exactly one of username and user_id'] },
     });
@@ -180,9 +189,9 @@ describe.each(await databases())('on-call overrides (%s)', (database) => {
     expect((await bad({ ...ok, user_id: 'one' })).error).toBeDefined();
     expect((await api.get(`${path}/overrides`, as('reporter'))).body).toEqual([]);
     // An override that began in the past but has not ended is accepted; exactly 31 days is accepted.
-    expect((await override(path, { ...ok, starts_at: iso(now - HOUR), ends_at: iso(now + HOUR) })).status).toBe(
-      201,
-    );
+    expect(
+      (await override(path, { ...ok, starts_at: iso(now - HOUR), ends_at: iso(now + HOUR) })).status,
+    ).toBe(201);
     expect((await override(path, { ...ok, ends_at: iso(base0 + 31 * DAY) })).status).toBe(201);
   });
 
@@ -212,7 +221,9 @@ describe.each(await databases())('on-call overrides (%s)', (database) => {
     expect(refused.body).toEqual({
       message: { base: ['A schedule may have at most 1000 overrides that have not ended'] },
     });
-    expect((await api.get(`${path}/overrides?per_page=1`, as('reporter'))).headers.get('x-total')).toBe('1001');
+    expect((await api.get(`${path}/overrides?per_page=1`, as('reporter'))).headers.get('x-total')).toBe(
+      '1001',
+    );
     // Who is on call still answers, from the newest of the thousand.
     expect(await who(path, base0 + 1)).toEqual(['developer-ovr']);
   });
@@ -242,7 +253,9 @@ describe.each(await databases())('on-call overrides (%s)', (database) => {
       expect((await api.delete(`${list}/${made.body.id}`, as(token))).status, token).toBe(status);
     }
     expect((await api.post(list, { body })).status).toBe(404);
-    expect((await api.get(list, as('maintainer'))).body.map((o: { id: number }) => o.id)).toEqual([made.body.id]);
+    expect((await api.get(list, as('maintainer'))).body.map((o: { id: number }) => o.id)).toEqual([
+      made.body.id,
+    ]);
     expect((await api.post(list, as('root', body))).status).toBe(201);
 
     // The Free tier: 403 naming the tier.
@@ -293,12 +306,20 @@ describe.each(await databases())('on-call overrides (%s)', (database) => {
     expect(shifts.status).toBe(200);
     const h = (t: number) => (t - base0) / HOUR;
     expect(
-      shifts.body.map((x: { user: { username: string }; rotation: { name: string } | null; override: { id: number } | null; starts_at: string; ends_at: string }) => [
-        x.user.username,
-        x.rotation?.name ?? x.override?.id,
-        h(Date.parse(x.starts_at)),
-        h(Date.parse(x.ends_at)),
-      ]),
+      shifts.body.map(
+        (x: {
+          user: { username: string };
+          rotation: { name: string } | null;
+          override: { id: number } | null;
+          starts_at: string;
+          ends_at: string;
+        }) => [
+          x.user.username,
+          x.rotation?.name ?? x.override?.id,
+          h(Date.parse(x.starts_at)),
+          h(Date.parse(x.ends_at)),
+        ],
+      ),
     ).toEqual([
       ['reporter-ovr', 'Daily', 0, 10],
       ['maintainer-ovr', m.body.id, 10, 12],
@@ -370,6 +391,7 @@ describe.each(await databases())('on-call overrides (%s)', (database) => {
       ends_at: string;
     }[];
     expect(after.map((o) => o.id)).toEqual([past, running, kept.body.id]);
+    expect(after.map((o) => o.id)).not.toContain(future);
     expect(Date.parse(after[0]!.ends_at)).toBe(t + 20 * 60_000);
     // The override in progress ended when they left (the clock stands still between the two requests, or nearly).
     const runningEnd = Date.parse(after[1]!.ends_at);
@@ -393,10 +415,61 @@ describe.each(await databases())('on-call overrides (%s)', (database) => {
     expect(await who(path, t + 9.5 * HOUR)).not.toContain('leaver-ovr');
   });
 
+  it('leaving the group a project inherits members from drops the overrides, unless still a member another way', async () => {
+    const g = await api.post('/api/v4/groups', {
+      token: s.rootToken,
+      body: { name: 'Override team', path: 'override-team' },
+    });
+    expect(g.status).toBe(201);
+    const [stays, goes] = [await createUser(s, 'stays-ovr'), await createUser(s, 'goes-ovr')];
+    for (const u of [stays, goes])
+      await api.post(`/api/v4/groups/${g.body.id}/members`, {
+        token: s.rootToken,
+        body: { user_id: u.id, access_level: 30 },
+      });
+    const p = await api.post('/api/v4/projects', {
+      token: s.rootToken,
+      body: { name: 'Grouped overrides', namespace_id: g.body.id },
+    });
+    // `stays` is also a member of the project itself.
+    await api.post(`/api/v4/projects/${p.body.id}/members`, {
+      token: s.rootToken,
+      body: { user_id: stays.id, access_level: 20 },
+    });
+    const url = `/api/v4/projects/${p.body.id}/incident_management/oncall_schedules`;
+    const sched = await api.post(url, { token: s.rootToken, body: { name: 'G', timezone: 'UTC' } });
+    const path = `${url}/${sched.body.iid}`;
+    const made: number[] = [];
+    for (const [u, h] of [
+      [goes, 1],
+      [stays, 3],
+    ] as const) {
+      const r = await api.post(`${path}/overrides`, {
+        token: s.rootToken,
+        body: { user_id: u.id, starts_at: iso(base0 + h * HOUR), ends_at: iso(base0 + (h + 1) * HOUR) },
+      });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      made.push(r.body.id);
+    }
+    for (const u of [stays, goes])
+      expect(
+        (await api.delete(`/api/v4/groups/${g.body.id}/members/${u.id}`, { token: s.rootToken })).status,
+      ).toBe(204);
+    const left = await api.get(`${path}/overrides`, { token: s.rootToken });
+    expect(left.body.map((o: { user: { username: string } }) => o.user.username)).toEqual(['stays-ovr']);
+    const at = await api.get(`${path}/on_call?at=${encodeURIComponent(iso(base0 + 3.5 * HOUR))}`, {
+      token: s.rootToken,
+    });
+    expect(at.body.map((u: { username: string }) => u.username)).toEqual(['stays-ovr']);
+  });
+
   it('an alert pages the override user, not the rotation; an override made after the alert fired counts', async () => {
     const { api: a, id, tokens } = await projectWithMembers(s, 'esc-override', LEVELS, 'eo');
     const sched = `/api/v4/projects/${id}/incident_management/oncall_schedules`;
-    const made = await a.post(sched, { token: tokens.maintainer, body: { name: 'Primary', timezone: 'UTC' } });
+    const made = await a.post(sched, {
+      token: tokens.maintainer,
+      body: { name: 'Primary', timezone: 'UTC' },
+    });
     expect(made.status).toBe(201);
     const path = `${sched}/${made.body.iid}`;
     const t0 = s.clock.now().getTime();
@@ -429,12 +502,15 @@ describe.each(await databases())('on-call overrides (%s)', (database) => {
     });
     expect(policy.status).toBe(201);
     const integration = await createIntegration(a, s.rootToken, id, { name: 'http', type: 'http' });
-    expect((await notify(integration.url, integration.authorization_key, { title: 'overridden' })).status).toBe(
-      200,
-    );
+    expect(
+      (await notify(integration.url, integration.authorization_key, { title: 'overridden' })).status,
+    ).toBe(200);
     const pagesTo = (user: string) =>
       smtp.messages.filter(
-        (m) => m.to.includes(`${user}-eo@example.com`) && m.subject.includes('Paged:') && m.subject.includes('overridden'),
+        (m) =>
+          m.to.includes(`${user}-eo@example.com`) &&
+          m.subject.includes('Paged:') &&
+          m.subject.includes('overridden'),
       );
     await until(async () => {
       await s.server.ctx.jobs.drain();

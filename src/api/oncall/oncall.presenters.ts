@@ -1,11 +1,6 @@
 import type { Static } from 'typebox';
 import { formatInZone } from '../../oncall/oncall.js';
-import type {
-  OverrideView,
-  RotationView,
-  ScheduleView,
-  ShiftView,
-} from '../../oncall/oncall.service.js';
+import type { OverrideView, RotationView, ScheduleView, ShiftView } from '../../oncall/oncall.service.js';
 import type { View } from '../common/common.presenters.js';
 import { userBasic } from '../users/users.presenters.js';
 import type {
