@@ -206,7 +206,14 @@ describe.each(await databases())('on-call overrides (%s)', (database) => {
       .selectAll()
       .where('id', '=', first)
       .executeTakeFirstOrThrow();
-    const { id: _, ...copy } = row;
+    const copy = {
+      schedule_id: row.schedule_id,
+      user_id: row.user_id,
+      starts_at: iso(base0),
+      ends_at: iso(base0 + HOUR),
+      created_by_id: row.created_by_id,
+      created_at: iso(s.clock.now().getTime()),
+    };
     // 998 more as rows (the API would take 998 requests), and one that has ended, which does not count.
     await s.server.ctx.db.kysely
       .insertInto('oncall_overrides')
