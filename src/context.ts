@@ -148,6 +148,8 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     externalUrl: config.externalUrl,
   });
   const { oncall } = wireOncall({ ...base, projects, users, permissions });
+  // Someone who leaves loses the overrides that put them on call (GitLab takes them out of the rotations).
+  members.onLeft((userId) => oncall.memberLeft(userId));
   const { escalations } = wireEscalation({
     ...base,
     projects,

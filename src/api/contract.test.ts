@@ -1114,7 +1114,34 @@ function cases(api: ApiVersion): Record<string, { schema: TSchema; outputs: unkn
       schema: E.OncallRotationEntity,
       outputs: oncallSchedule.rotations.map((r) => P.oncallRotation(r, asAlice)),
     },
-    oncallShift: { schema: E.OncallShiftEntity, outputs: [P.oncallShift(oncallShift, asAlice)] },
+    oncallShift: {
+      schema: E.OncallShiftEntity,
+      outputs: [
+        P.oncallShift(oncallShift, asAlice),
+        P.oncallShift({ ...oncallShift, rotation: null, override: { id: 3 } }, asAlice),
+      ],
+    },
+    oncallOverride: {
+      schema: E.OncallOverrideEntity,
+      outputs: [
+        P.oncallOverride(
+          {
+            override: {
+              id: 3,
+              scheduleId: 1,
+              userId: alice.id,
+              startsAt: at,
+              endsAt: new Date(Date.parse(at) + 3_600_000).toISOString(),
+              createdById: alice.id,
+              createdAt: at,
+            },
+            user: alice,
+            timezone: 'Europe/Berlin',
+          },
+          asAlice,
+        ),
+      ],
+    },
     oncallUsers: {
       schema: Type.Array(E.OncallUserEntity),
       outputs: [P.oncallUsers([oncallShift, { ...oncallShift, rotation: oncallRotations[1]! }], asAlice)],
@@ -1196,6 +1223,7 @@ const oncallSchedule: ScheduleView = {
 };
 const oncallShift: ShiftView = {
   rotation: oncallRotations[0]!,
+  override: null,
   user: alice,
   startsAt: Date.parse(at),
   endsAt: Date.parse(at) + 604_800_000,

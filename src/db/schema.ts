@@ -685,6 +685,16 @@ export interface OncallParticipantsTable {
   position: number;
 }
 
+export interface OncallOverridesTable {
+  id: Generated<number>;
+  schedule_id: number;
+  user_id: number;
+  starts_at: Timestamp;
+  ends_at: Timestamp;
+  created_by_id: number | null;
+  created_at: Timestamp;
+}
+
 export interface EscalationPoliciesTable {
   id: Generated<number>;
   project_id: number;
@@ -711,6 +721,7 @@ export interface Database {
   oncall_schedules: OncallSchedulesTable;
   oncall_rotations: OncallRotationsTable;
   oncall_participants: OncallParticipantsTable;
+  oncall_overrides: OncallOverridesTable;
   escalation_policies: EscalationPoliciesTable;
   escalation_rules: EscalationRulesTable;
   error_notification_rules: ErrorNotificationRulesTable;

@@ -30,6 +30,8 @@ export interface MemberInput {
 
 /** Members of groups and projects. Readers of the source may list; managers add, change and remove. */
 export class MembersService {
+  private readonly leftListeners: ((userId: number) => Promise<void>)[] = [];
+
   constructor(
     private readonly members: MembersRepository,
     private readonly users: Pick<UsersService, 'findById'>,
@@ -217,6 +219,15 @@ export class MembersService {
     }
     await this.guardLastOwner(access, existing, undefined);
     await this.members.delete(access.source, userId);
+    for (const fn of this.leftListeners) await fn(userId);
+  }
+
+  /**
+   * Called after a user is removed from a group or project (they may still be a member elsewhere): features above
+   * members take what they gave them away (on-call overrides).
+   */
+  onLeft(fn: (userId: number) => Promise<void>): void {
+    this.leftListeners.push(fn);
   }
 
   /** A group keeps at least one Owner. */

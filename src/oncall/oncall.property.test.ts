@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatInZone, type RotationSpec, rotationShifts, shiftsAt, toLocal } from './oncall.js';
+import {
+  eachScheduleShift,
+  formatInZone,
+  overrideAt,
+  overrideSpans,
+  type RotationSpec,
+  rotationShifts,
+  shiftsAt,
+  toLocal,
+} from './oncall.js';
 
 const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kolkata'];
 const DAY = 86_400_000;
@@ -91,6 +100,62 @@ describe('shift computation (properties)', () => {
         // A start time inside a skipped hour happens at most twice a year (Lord Howe skips half an hour).
         expect(skipped.length).toBeLessThanOrEqual(1);
       }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+const HOUR = 3_600_000;
+/** Overrides (ids in creation order) within a few days of T0 + `base`, on whole quarter hours. */
+const overridesArb = fc
+  .array(
+    fc.record({
+      start: fc.integer({ min: 0, max: 4 * 24 * 4 }),
+      length: fc.integer({ min: 1, max: 3 * 24 * 4 }),
+      user: fc.integer({ min: 200, max: 203 }),
+    }),
+    { maxLength: 6 },
+  )
+  .map(
+    (list) => (base: number) =>
+      list.map((o, i) => ({
+        id: i + 1,
+        userId: o.user,
+        startsAt: new Date(base + (o.start * HOUR) / 4).toISOString(),
+        endsAt: new Date(base + ((o.start + o.length) * HOUR) / 4).toISOString(),
+      })),
+  );
+
+describe('overrides (properties)', () => {
+  it('at every instant of a window the listing shows the newest override in force, else the rotations', () => {
+    fc.assert(
+      fc.property(
+        rotationArb,
+        overridesArb,
+        fc.integer({ min: 0, max: 10 * DAY }),
+        ({ zone, rotation }, mk, off) => {
+          const from = Date.parse(rotation.startsAt) + off;
+          const to = from + 3 * DAY;
+          const overrides = mk(from - DAY);
+          const spans = overrideSpans(overrides, from, to);
+          // The spans are ordered and disjoint.
+          for (let i = 1; i < spans.length; i++)
+            expect(spans[i]!.startsAt).toBeGreaterThanOrEqual(spans[i - 1]!.endsAt);
+          const shifts = [...eachScheduleShift([rotation], spans, zone, from, to)];
+          for (let i = 1; i < shifts.length; i++)
+            expect(shifts[i]!.startsAt).toBeGreaterThanOrEqual(shifts[i - 1]!.startsAt);
+          const samples = [from, ...shifts.flatMap((x) => [x.startsAt, x.endsAt - 1, x.endsAt])];
+          for (const o of overrides) samples.push(Date.parse(o.startsAt), Date.parse(o.endsAt) - 1);
+          for (let t = from; t < to; t += HOUR * 5 + 60_000) samples.push(t);
+          for (const t of samples.filter((x) => x >= from && x < to)) {
+            const listed = shifts.filter((x) => x.startsAt <= t && t < x.endsAt);
+            const o = overrideAt(overrides, t);
+            if (o) expect(listed.map((x) => [x.overrideId, x.userId])).toEqual([[o.id, o.userId]]);
+            else
+              expect(listed.map((x) => x.userId)).toEqual(shiftsAt([rotation], zone, t).map((x) => x.userId));
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -1,12 +1,21 @@
 import type { Kysely, Selectable } from 'kysely';
-import { isUniqueViolation, readNullableTimestamp, readTimestamp } from '../db/dialect.js';
+import { isUniqueViolation, readCount, readNullableTimestamp, readTimestamp } from '../db/dialect.js';
 import { nextIid } from '../db/internal-ids.js';
-import type { Database, OncallRotationsTable, OncallSchedulesTable, Queryable } from '../db/schema.js';
+import { fetchPage } from '../db/pagination.js';
+import type {
+  Database,
+  OncallOverridesTable,
+  OncallRotationsTable,
+  OncallSchedulesTable,
+  Queryable,
+} from '../db/schema.js';
 import type { MemberSource } from '../members/members.js';
+import type { PageRequest } from '../pagination.js';
 import type {
   ActivePeriod,
   LengthUnit,
   OncallSchedule,
+  OverrideRecord,
   ParticipantRecord,
   RotationRecord,
 } from './oncall.js';
@@ -53,6 +62,18 @@ function toRotation(r: Selectable<OncallRotationsTable>, participants: Participa
     participants,
     createdAt: readTimestamp(r.created_at),
     updatedAt: readTimestamp(r.updated_at),
+  };
+}
+
+function toOverride(r: Selectable<OncallOverridesTable>): OverrideRecord {
+  return {
+    id: r.id,
+    scheduleId: r.schedule_id,
+    userId: r.user_id,
+    startsAt: readTimestamp(r.starts_at),
+    endsAt: readTimestamp(r.ends_at),
+    createdById: r.created_by_id,
+    createdAt: readTimestamp(r.created_at),
   };
 }
 
@@ -260,6 +281,120 @@ export class OncallRepository {
       .where('schedule_id', '=', scheduleId)
       .where('id', '=', id)
       .execute();
+  }
+
+  /**
+   * A page of a schedule's overrides by start (then id), those overlapping [from, to) when given, and how many there
+   * are (capped as every count).
+   */
+  async overrides(
+    scheduleId: number,
+    window: { from: string | null; to: string | null },
+    page: PageRequest,
+  ): Promise<{ items: OverrideRecord[]; total: number }> {
+    let base = this.db.selectFrom('oncall_overrides').where('schedule_id', '=', scheduleId);
+    if (window.from !== null) base = base.where('ends_at', '>', window.from);
+    if (window.to !== null) base = base.where('starts_at', '<', window.to);
+    const { rows, total } = await fetchPage(
+      base,
+      (q) => q.selectAll().orderBy('starts_at').orderBy('id'),
+      page,
+      this.db,
+    );
+    return { items: rows.map(toOverride), total };
+  }
+
+  /** All of a schedule's overrides overlapping [from, to), by id (the order in which they win). */
+  async overridesBetween(scheduleId: number, from: string, to: string): Promise<OverrideRecord[]> {
+    const rows = await this.db
+      .selectFrom('oncall_overrides')
+      .selectAll()
+      .where('schedule_id', '=', scheduleId)
+      .where('ends_at', '>', from)
+      .where('starts_at', '<', to)
+      .orderBy('id')
+      .execute();
+    return rows.map(toOverride);
+  }
+
+  /** How many of a schedule's overrides end after `now`. */
+  async countOpenOverrides(scheduleId: number, now: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('oncall_overrides')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('schedule_id', '=', scheduleId)
+      .where('ends_at', '>', now)
+      .executeTakeFirst();
+    return readCount(row?.n as string | number | undefined);
+  }
+
+  async override(scheduleId: number, id: number): Promise<OverrideRecord | null> {
+    const row = await this.db
+      .selectFrom('oncall_overrides')
+      .selectAll()
+      .where('schedule_id', '=', scheduleId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row ? toOverride(row) : null;
+  }
+
+  async insertOverride(
+    scheduleId: number,
+    f: { userId: number; startsAt: string; endsAt: string; createdById: number | null },
+    now: string,
+  ): Promise<OverrideRecord> {
+    const row = await this.db
+      .insertInto('oncall_overrides')
+      .values({
+        schedule_id: scheduleId,
+        user_id: f.userId,
+        starts_at: f.startsAt,
+        ends_at: f.endsAt,
+        created_by_id: f.createdById,
+        created_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toOverride(row);
+  }
+
+  async deleteOverride(scheduleId: number, id: number): Promise<void> {
+    await this.db
+      .deleteFrom('oncall_overrides')
+      .where('schedule_id', '=', scheduleId)
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** A user's overrides that have not ended by `now`, with the project of each one's schedule. */
+  async openOverridesOf(userId: number, now: string): Promise<(OverrideRecord & { projectId: number })[]> {
+    const rows = await this.db
+      .selectFrom('oncall_overrides')
+      .innerJoin('oncall_schedules', 'oncall_schedules.id', 'oncall_overrides.schedule_id')
+      .selectAll('oncall_overrides')
+      .select('oncall_schedules.project_id')
+      .where('oncall_overrides.user_id', '=', userId)
+      .where('oncall_overrides.ends_at', '>', now)
+      .execute();
+    return rows.map((r) => ({ ...toOverride(r), projectId: r.project_id }));
+  }
+
+  /**
+   * Takes overrides away from someone who left: those not yet started are deleted, one in progress ends at `now`
+   * (what has passed stays, as history).
+   */
+  async dropOverrides(ids: readonly number[], now: string): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('oncall_overrides').where('id', 'in', ids).where('starts_at', '>=', now).execute();
+      await trx
+        .updateTable('oncall_overrides')
+        .set({ ends_at: now })
+        .where('id', 'in', ids)
+        .where('starts_at', '<', now)
+        .where('ends_at', '>', now)
+        .execute();
+    });
   }
 
   /** Which of `userIds` are members (any level, not expired) of any of `sources`. */

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { invalidFields, notFound, paramError } from '../errors.js';
 import { AccessLevel, type MemberSource } from '../members/members.js';
 import type { PermissionsService } from '../members/permissions.service.js';
-import type { PageRequest } from '../pagination.js';
+import type { Paged, PageRequest } from '../pagination.js';
 import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
@@ -13,17 +13,22 @@ import {
   type ActivePeriod,
   canonicalTimeZone,
   convertActivePeriod,
-  eachShift,
+  eachScheduleShift,
   LENGTH_UNITS,
   type LengthUnit,
   MAX_DESCRIPTION,
   MAX_LENGTH,
   MAX_NAME,
+  MAX_OPEN_OVERRIDES,
+  MAX_OVERRIDE_DAYS,
   MAX_PARTICIPANTS,
   MAX_ROTATIONS,
   MAX_SHIFTS_WINDOW_DAYS,
   type OncallSchedule,
+  type OverrideRecord,
   onCallUserIds,
+  overrideAt,
+  overrideSpans,
   parseTime,
   parseTimeOfDay,
   type RotationRecord,
@@ -42,13 +47,32 @@ export interface ScheduleView {
   readonly rotations: readonly RotationView[];
 }
 
-/** A shift as the API shows it: whose, of which rotation, from and until when (epoch ms; shown in `timezone`). */
+/**
+ * A shift as the API shows it: whose, of which rotation or override (exactly one), from and until when (epoch ms;
+ * shown in `timezone`).
+ */
 export interface ShiftView {
-  readonly rotation: RotationView;
+  readonly rotation: RotationView | null;
+  readonly override: { readonly id: number } | null;
   readonly user: User;
   readonly startsAt: number;
   readonly endsAt: number;
   readonly timezone: string;
+}
+
+/** An override with its user, and the timezone its times are shown in. */
+export interface OverrideView {
+  readonly override: OverrideRecord;
+  readonly user: User;
+  readonly timezone: string;
+}
+
+/** An override to add: the user by username or id (exactly one), and its span (ISO times, local without offset). */
+export interface OverrideInput {
+  readonly username?: string;
+  readonly userId?: number;
+  readonly startsAt?: string;
+  readonly endsAt?: string;
 }
 
 export interface ScheduleInput {
@@ -255,14 +279,62 @@ export class OncallService {
     return rotation;
   }
 
-  /** Who is on call at `at` (an ISO time; local to the schedule without an offset; now when absent). */
+  /**
+   * Who is on call at `at` (an ISO time; local to the schedule without an offset; now when absent): the user of the
+   * override in force then, else the rotations' participants.
+   */
   async onCall(actor: User | null, idOrPath: string, iid: number, at?: string): Promise<ShiftView[]> {
-    const { schedule, rotations } = await this.getSchedule(actor, idOrPath, iid);
+    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
+    const { schedule, rotations } = (await this.view(project, [await this.scheduleOf(project, iid)]))[0]!;
     const t = at === undefined ? this.clock.now().getTime() : parseTime(at, schedule.timezone);
     if (t === null) throw paramError('at is invalid: an ISO 8601 time is expected');
+    const span = overrideSpans(await this.overridesIn(project, schedule.id, t, t + 1), t, t + 1).find(
+      (sp) => sp.startsAt <= t,
+    );
+    if (span) {
+      const user = (await this.usersById([span.userId])).get(span.userId);
+      return user
+        ? [
+            {
+              rotation: null,
+              override: { id: span.overrideId },
+              user,
+              startsAt: span.startsAt,
+              endsAt: span.endsAt,
+              timezone: schedule.timezone,
+            },
+          ]
+        : [];
+    }
     return shiftsAt(rotations.map(spec), schedule.timezone, t).flatMap((s) =>
       shiftView(s, rotations, schedule.timezone),
     );
+  }
+
+  /**
+   * The overrides of a schedule that overlap [from, to) and whose user is still a member of the project (someone who
+   * left is on call through none, as through no rotation), with the ones they overlap, so that the spans each holds
+   * come out whole.
+   */
+  private async overridesIn(
+    project: Project,
+    scheduleId: number,
+    from: number,
+    to: number,
+  ): Promise<OverrideRecord[]> {
+    // An override lasts at most MAX_OVERRIDE_DAYS: any that overlaps one of the window's overlaps the window widened
+    // by twice that, on each side.
+    const reach = 2 * MAX_OVERRIDE_DAYS * DAY;
+    const all = await this.repo.overridesBetween(
+      scheduleId,
+      new Date(from - reach).toISOString(),
+      new Date(to + reach).toISOString(),
+    );
+    const members = await this.memberIds(
+      project,
+      all.map((o) => o.userId),
+    );
+    return all.filter((o) => members.has(o.userId));
   }
 
   /**
@@ -278,7 +350,8 @@ export class OncallService {
     range: { from?: string; to?: string },
     page: PageRequest,
   ): Promise<{ items: ShiftView[]; total: number | null }> {
-    const { schedule, rotations } = await this.getSchedule(actor, idOrPath, iid);
+    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
+    const { schedule, rotations } = (await this.view(project, [await this.scheduleOf(project, iid)]))[0]!;
     const tz = schedule.timezone;
     const from = range.from === undefined ? this.clock.now().getTime() : parseTime(range.from, tz);
     if (from === null) throw paramError('from is invalid: an ISO 8601 time is expected');
@@ -287,11 +360,25 @@ export class OncallService {
     if (to <= from) throw paramError('to must be after from');
     if (to - from > MAX_SHIFTS_WINDOW_DAYS * DAY)
       throw paramError(`from and to may be at most ${MAX_SHIFTS_WINDOW_DAYS} days apart`);
+    const overrides = await this.overridesIn(project, schedule.id, from, to);
+    const spans = overrideSpans(overrides, from, to);
+    const users = await this.usersById(spans.map((sp) => sp.userId));
     const skip = (page.page - 1) * page.perPage;
     const items: ShiftView[] = [];
     let seen = 0;
-    for (const shift of eachShift(rotations.map(spec), tz, from, to)) {
-      const view = shiftView(shift, rotations, tz)[0];
+    for (const shift of eachScheduleShift(rotations.map(spec), spans, tz, from, to)) {
+      const user = shift.overrideId === null ? undefined : users.get(shift.userId);
+      const view =
+        shift.rotationId !== null
+          ? shiftView({ ...shift, rotationId: shift.rotationId }, rotations, tz)[0]
+          : user && {
+              rotation: null,
+              override: { id: shift.overrideId! },
+              user,
+              startsAt: shift.startsAt,
+              endsAt: shift.endsAt,
+              timezone: tz,
+            };
       if (!view) continue;
       if (seen >= skip + page.perPage) return { items, total: null };
       if (seen >= skip) items.push(view);
@@ -303,14 +390,18 @@ export class OncallService {
 
   /**
    * The ids of the users on call in a schedule at `at` (the escalation engine's port; no caller, no tier check):
-   * the union over its rotations, each user once, among the project's current members. An unknown schedule has
-   * nobody on call.
+   * the user of the override in force then, else the union over its rotations, each user once, among the project's
+   * current members. Asked when the page is sent, so an override made after the alert fired counts. An unknown
+   * schedule has nobody on call.
    */
   async onCallUserIds(scheduleId: number, at: Date): Promise<number[]> {
     const schedule = await this.repo.scheduleById(scheduleId);
     if (!schedule) return [];
     const project = await this.projects.findById(schedule.projectId);
     if (!project) return [];
+    const t = at.getTime();
+    const override = overrideAt(await this.overridesIn(project, schedule.id, t, t + 1), t);
+    if (override) return [override.userId];
     const rotations = await this.current(project, await this.repo.rotations([schedule.id]));
     return onCallUserIds(rotations, schedule.timezone, at.getTime());
   }
@@ -330,6 +421,133 @@ export class OncallService {
   /** A schedule by id, for other features that reference one; null if none. */
   async scheduleById(id: number): Promise<OncallSchedule | null> {
     return this.repo.scheduleById(id);
+  }
+
+  /**
+   * A page of a schedule's overrides by start, those overlapping [startsAt, endsAt) when given (either bound alone
+   * too) (Reporter).
+   */
+  async listOverrides(
+    actor: User | null,
+    idOrPath: string,
+    iid: number,
+    window: { startsAt?: string; endsAt?: string },
+    page: PageRequest,
+  ): Promise<Paged<OverrideView>> {
+    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
+    const schedule = await this.scheduleOf(project, iid);
+    const bound = (v: string | undefined, name: string) => {
+      if (v === undefined) return null;
+      const t = parseTime(v, schedule.timezone);
+      if (t === null) throw paramError(`${name} is invalid: an ISO 8601 time is expected`);
+      return t;
+    };
+    const from = bound(window.startsAt, 'starts_at');
+    const to = bound(window.endsAt, 'ends_at');
+    if (from !== null && to !== null && to <= from) throw paramError('ends_at must be after starts_at');
+    const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+    const { items, total } = await this.repo.overrides(schedule.id, { from: iso(from), to: iso(to) }, page);
+    const users = await this.usersById(items.map((o) => o.userId));
+    return {
+      items: items.flatMap((o) => {
+        const user = users.get(o.userId);
+        return user ? [{ override: o, user, timezone: schedule.timezone }] : [];
+      }),
+      total,
+    };
+  }
+
+  /**
+   * Puts one user on call for [startsAt, endsAt) across the schedule (Maintainer): a member of the project (as a
+   * rotation's participant), for at most MAX_OVERRIDE_DAYS, not wholly in the past. Overlapping overrides are
+   * allowed: the newest wins for the overlap.
+   */
+  async createOverride(
+    actor: User | null,
+    idOrPath: string,
+    iid: number,
+    input: OverrideInput,
+  ): Promise<OverrideView> {
+    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const schedule = await this.scheduleOf(project, iid);
+    const errors: Record<string, string[]> = {};
+    const fail = (field: string, reason: string) => {
+      errors[field] = [...(errors[field] ?? []), reason];
+    };
+    const tz = schedule.timezone;
+    let user: User | null = null;
+    if ((input.username === undefined) === (input.userId === undefined))
+      fail('user', 'needs exactly one of username and user_id');
+    else {
+      user =
+        input.username !== undefined
+          ? await this.users.findByUsername(input.username)
+          : await this.users.findById(input.userId!);
+      if (!user)
+        fail('user', `${input.username !== undefined ? `'${input.username}'` : input.userId} not found`);
+      else if (!(await this.memberIds(project, [user.id])).has(user.id))
+        fail('user', `is not a member of the project: ${user.username}`);
+    }
+    const time = (v: string | undefined, field: string) => {
+      if (v === undefined || v.trim() === '') {
+        fail(field, "can't be blank");
+        return null;
+      }
+      const t = parseTime(v, tz);
+      if (t === null) fail(field, 'is not a valid time');
+      return t;
+    };
+    const startsAt = time(input.startsAt, 'starts_at');
+    const endsAt = time(input.endsAt, 'ends_at');
+    if (startsAt !== null && endsAt !== null) {
+      if (endsAt <= startsAt) fail('ends_at', 'must be after the start');
+      else if (endsAt - startsAt > MAX_OVERRIDE_DAYS * DAY)
+        fail('ends_at', `must be at most ${MAX_OVERRIDE_DAYS} days after the start`);
+      else if (endsAt <= this.clock.now().getTime()) fail('ends_at', 'must be in the future');
+    }
+    if (Object.keys(errors).length > 0 || !user || startsAt === null || endsAt === null)
+      throw invalidFields(errors);
+    if (
+      (await this.repo.countOpenOverrides(schedule.id, this.clock.now().toISOString())) >= MAX_OPEN_OVERRIDES
+    )
+      throw invalidFields({
+        base: [`A schedule may have at most ${MAX_OPEN_OVERRIDES} overrides that have not ended`],
+      });
+    const created = await this.repo.insertOverride(
+      schedule.id,
+      {
+        userId: user.id,
+        startsAt: new Date(startsAt).toISOString(),
+        endsAt: new Date(endsAt).toISOString(),
+        createdById: actor?.id ?? null,
+      },
+      this.clock.now().toISOString(),
+    );
+    return { override: created, user, timezone: tz };
+  }
+
+  async deleteOverride(actor: User | null, idOrPath: string, iid: number, id: number): Promise<void> {
+    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const schedule = await this.scheduleOf(project, iid);
+    if (!(await this.repo.override(schedule.id, id))) throw notFound('On-call override');
+    await this.repo.deleteOverride(schedule.id, id);
+  }
+
+  /**
+   * After a user left a project or a group (the members feature calls this): in every project they are no longer a
+   * member of, their overrides not yet started are deleted and one in progress ends now, as GitLab takes someone who
+   * left out of the project's rotations. Past overrides stay.
+   */
+  async memberLeft(userId: number): Promise<void> {
+    const now = this.clock.now().toISOString();
+    const open = await this.repo.openOverridesOf(userId, now);
+    const drop: number[] = [];
+    for (const projectId of new Set(open.map((o) => o.projectId))) {
+      const project = await this.projects.findById(projectId);
+      if (project && (await this.memberIds(project, [userId])).has(userId)) continue;
+      drop.push(...open.filter((o) => o.projectId === projectId).map((o) => o.id));
+    }
+    await this.repo.dropOverrides(drop, now);
   }
 
   /** Validates a rotation (new, or `current` changed by `input`) and resolves its participants. */
@@ -499,5 +717,7 @@ function shiftView(
 ): ShiftView[] {
   const rotation = rotations.find((r) => r.id === s.rotationId);
   const user = rotation?.participants.find((p) => p.user.id === s.userId)?.user;
-  return rotation && user ? [{ rotation, user, startsAt: s.startsAt, endsAt: s.endsAt, timezone }] : [];
+  return rotation && user
+    ? [{ rotation, override: null, user, startsAt: s.startsAt, endsAt: s.endsAt, timezone }]
+    : [];
 }

@@ -20,6 +20,14 @@ export const MAX_SHIFTS_WINDOW_DAYS = 31;
  */
 export const MAX_ROTATIONS = 50;
 
+/** The longest override, in days. */
+export const MAX_OVERRIDE_DAYS = 31;
+/**
+ * The most overrides a schedule may have that have not ended: who is on call and the shifts resolve the overrides
+ * near their window against each other, so the number bounds what one request costs.
+ */
+export const MAX_OPEN_OVERRIDES = 1000;
+
 /** Daily active hours, "HH:MM" local times in the schedule's timezone; an end before the start runs overnight. */
 export interface ActivePeriod {
   readonly startTime: string;
@@ -36,6 +44,29 @@ export interface OncallSchedule {
   readonly timezone: string;
   readonly createdAt: string;
   readonly updatedAt: string;
+}
+
+/**
+ * An override: one user on call for [startsAt, endsAt) across the whole schedule, in place of whatever its rotations
+ * say. Where overrides overlap, the one created last (the highest id) wins for the overlap.
+ */
+export interface OverrideRecord {
+  readonly id: number;
+  readonly scheduleId: number;
+  readonly userId: number;
+  /** ISO instants. */
+  readonly startsAt: string;
+  readonly endsAt: string;
+  readonly createdById: number | null;
+  readonly createdAt: string;
+}
+
+/** The part of the schedule an override holds once newer overrides have taken theirs: [startsAt, endsAt). */
+export interface OverrideSpan {
+  readonly overrideId: number;
+  readonly userId: number;
+  readonly startsAt: number;
+  readonly endsAt: number;
 }
 
 /** A participant as stored: a user and the order of their shifts (from 0). */
@@ -400,4 +431,110 @@ export function shiftsAt(rotations: readonly RotationSpec[], timeZone: string, a
 /** The users on call at `at`: the union over the rotations, each once, in rotation order. */
 export function onCallUserIds(rotations: readonly RotationSpec[], timeZone: string, at: number): number[] {
   return [...new Set(shiftsAt(rotations, timeZone, at).map((s) => s.userId))];
+}
+
+// Overrides ----------------------------------------------------------------------------------------------------
+
+/** The override in force at `at`: of those containing it, the one created last; null if none. */
+export function overrideAt<O extends Pick<OverrideRecord, 'id' | 'startsAt' | 'endsAt'>>(
+  overrides: readonly O[],
+  at: number,
+): O | null {
+  let best: O | null = null;
+  for (const o of overrides)
+    if (Date.parse(o.startsAt) <= at && at < Date.parse(o.endsAt) && (!best || o.id > best.id)) best = o;
+  return best;
+}
+
+/**
+ * The spans the overrides hold, by start: between any two of their starts and ends the newest override covering it
+ * holds the time, and adjacent pieces of the same override join. Overrides are not cut at `from` or `to` (as
+ * shifts); only spans overlapping [from, to) are given.
+ */
+export function overrideSpans(
+  overrides: readonly Pick<OverrideRecord, 'id' | 'userId' | 'startsAt' | 'endsAt'>[],
+  from: number,
+  to: number,
+): OverrideSpan[] {
+  const ranges = overrides.map((o) => ({ o, s: Date.parse(o.startsAt), e: Date.parse(o.endsAt) }));
+  const points = [...new Set(ranges.flatMap((r) => [r.s, r.e]))].sort((a, b) => a - b);
+  const spans: OverrideSpan[] = [];
+  for (let i = 0; i + 1 < points.length; i++) {
+    const s = points[i]!;
+    const e = points[i + 1]!;
+    let best: (typeof ranges)[number] | null = null;
+    for (const r of ranges) if (r.s <= s && e <= r.e && (!best || r.o.id > best.o.id)) best = r;
+    if (!best) continue;
+    const last = spans.at(-1);
+    if (last && last.overrideId === best.o.id && last.endsAt === s)
+      spans[spans.length - 1] = { ...last, endsAt: e };
+    else spans.push({ overrideId: best.o.id, userId: best.o.userId, startsAt: s, endsAt: e });
+  }
+  return spans.filter((sp) => sp.startsAt < to && sp.endsAt > from);
+}
+
+/** A shift of the schedule once overrides apply: a rotation's (`overrideId` null) or an override's. */
+export interface ScheduleShift {
+  readonly rotationId: number | null;
+  readonly overrideId: number | null;
+  readonly userId: number;
+  readonly startsAt: number;
+  readonly endsAt: number;
+}
+
+/** The parts of [s, e) outside the (sorted, disjoint) spans. */
+function uncovered(s: number, e: number, spans: readonly OverrideSpan[]): [number, number][] {
+  const out: [number, number][] = [];
+  let cursor = s;
+  for (const sp of spans) {
+    if (sp.endsAt <= cursor) continue;
+    if (sp.startsAt >= e) break;
+    if (sp.startsAt > cursor) out.push([cursor, sp.startsAt]);
+    cursor = Math.max(cursor, sp.endsAt);
+    if (cursor >= e) break;
+  }
+  if (cursor < e) out.push([cursor, e]);
+  return out;
+}
+
+/**
+ * The schedule's shifts overlapping [from, to) by start, overrides applied: the rotations' shifts (`eachShift`) with
+ * the spans the overrides hold cut out of them, and those spans as shifts of the overrides' users. Computed as they
+ * are taken, as `eachShift`: a rotation shift's pieces start at or after it, so a piece is given once the rotation
+ * stream has passed its start.
+ */
+export function* eachScheduleShift(
+  rotations: readonly RotationSpec[],
+  spans: readonly OverrideSpan[],
+  timeZone: string,
+  from: number,
+  to: number,
+): Generator<ScheduleShift> {
+  const pending: ScheduleShift[] = spans.map((sp) => ({
+    rotationId: null,
+    overrideId: sp.overrideId,
+    userId: sp.userId,
+    startsAt: sp.startsAt,
+    endsAt: sp.endsAt,
+  }));
+  const before = (a: ScheduleShift, b: ScheduleShift) =>
+    a.startsAt - b.startsAt || (a.rotationId ?? -1) - (b.rotationId ?? -1);
+  const insert = (x: ScheduleShift) => {
+    let i = pending.length;
+    while (i > 0 && before(x, pending[i - 1]!) < 0) i--;
+    pending.splice(i, 0, x);
+  };
+  for (const shift of eachShift(rotations, timeZone, from, to)) {
+    while (pending.length > 0 && pending[0]!.startsAt <= shift.startsAt) yield pending.shift()!;
+    for (const [s, e] of uncovered(shift.startsAt, shift.endsAt, spans))
+      if (s < to && e > from)
+        insert({
+          rotationId: shift.rotationId,
+          overrideId: null,
+          userId: shift.userId,
+          startsAt: s,
+          endsAt: e,
+        });
+  }
+  yield* pending;
 }

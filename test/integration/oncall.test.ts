@@ -401,6 +401,7 @@ describe.each(await databases())('on-call schedules (%s)', (database) => {
         shifts: [
           {
             rotation: { id: daily.body.id, name: 'Daily' },
+            override: null,
             starts_at: '2026-03-29T09:00:00+02:00',
             ends_at: '2026-03-30T09:00:00+02:00',
           },
@@ -411,6 +412,7 @@ describe.each(await databases())('on-call schedules (%s)', (database) => {
         shifts: [
           {
             rotation: { id: office.body.id, name: 'Office' },
+            override: null,
             starts_at: '2026-03-29T09:00:00+02:00',
             ends_at: '2026-03-29T17:00:00+02:00',
           },

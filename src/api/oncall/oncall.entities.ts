@@ -31,20 +31,48 @@ export const OncallScheduleEntity = Type.Object({
   rotations: Type.Array(OncallRotationEntity),
 });
 
-/** One shift of `GET .../oncall_schedules/:iid/shifts`: whose, of which rotation, from when until when. */
+/**
+ * One shift of `GET .../oncall_schedules/:iid/shifts`: whose, of which rotation or override (the other is null),
+ * from when until when.
+ */
 export const OncallShiftEntity = Type.Object({
-  rotation: Type.Object({ id: Int, name: Str }),
+  rotation: Nullable(Type.Object({ id: Int, name: Str })),
+  override: Nullable(Type.Object({ id: Int })),
   user: UserBasic,
   starts_at: Str,
   ends_at: Str,
 });
 
-/** One user of `GET .../oncall_schedules/:iid/on_call`, with the shifts (one per rotation) that put them on call. */
+/**
+ * One user of `GET .../oncall_schedules/:iid/on_call`, with the shifts (one per rotation, or the override's) that put
+ * them on call.
+ */
 export const OncallUserEntity = Type.Object({
   ...UserBasic.properties,
   shifts: Type.Array(
-    Type.Object({ rotation: Type.Object({ id: Int, name: Str }), starts_at: Str, ends_at: Str }),
+    Type.Object({
+      rotation: Nullable(Type.Object({ id: Int, name: Str })),
+      override: Nullable(Type.Object({ id: Int })),
+      starts_at: Str,
+      ends_at: Str,
+    }),
   ),
+});
+
+/** An override: `user` on call from `starts_at` to `ends_at` across the whole schedule. */
+export const OncallOverrideEntity = Type.Object({
+  id: Int,
+  user: UserBasic,
+  starts_at: Str,
+  ends_at: Str,
+  created_at: Str,
+});
+
+export const OncallOverrideInput = Type.Object({
+  user_id: Type.Optional(Type.Integer()),
+  username: Type.Optional(Type.String()),
+  starts_at: Type.Optional(Type.String()),
+  ends_at: Type.Optional(Type.String()),
 });
 
 export const OncallScheduleInput = Type.Object({

@@ -1,9 +1,10 @@
 import type { Static } from 'typebox';
 import { formatInZone } from '../../oncall/oncall.js';
-import type { RotationView, ScheduleView, ShiftView } from '../../oncall/oncall.service.js';
+import type { OverrideView, RotationView, ScheduleView, ShiftView } from '../../oncall/oncall.service.js';
 import type { View } from '../common/common.presenters.js';
 import { userBasic } from '../users/users.presenters.js';
 import type {
+  OncallOverrideEntity,
   OncallRotationEntity,
   OncallScheduleEntity,
   OncallShiftEntity,
@@ -40,7 +41,8 @@ export function oncallSchedule(s: ScheduleView, v: View): Static<typeof OncallSc
 
 export function oncallShift(s: ShiftView, v: View): Static<typeof OncallShiftEntity> {
   return {
-    rotation: { id: s.rotation.id, name: s.rotation.name },
+    rotation: s.rotation && { id: s.rotation.id, name: s.rotation.name },
+    override: s.override && { id: s.override.id },
     user: userBasic(s.user, v),
     starts_at: formatInZone(s.startsAt, s.timezone),
     ends_at: formatInZone(s.endsAt, s.timezone),
@@ -53,11 +55,22 @@ export function oncallUsers(shifts: readonly ShiftView[], v: View): Static<typeo
   for (const s of shifts) {
     const entry = byUser.get(s.user.id) ?? { ...userBasic(s.user, v), shifts: [] };
     entry.shifts.push({
-      rotation: { id: s.rotation.id, name: s.rotation.name },
+      rotation: s.rotation && { id: s.rotation.id, name: s.rotation.name },
+      override: s.override && { id: s.override.id },
       starts_at: formatInZone(s.startsAt, s.timezone),
       ends_at: formatInZone(s.endsAt, s.timezone),
     });
     byUser.set(s.user.id, entry);
   }
   return [...byUser.values()];
+}
+
+export function oncallOverride(o: OverrideView, v: View): Static<typeof OncallOverrideEntity> {
+  return {
+    id: o.override.id,
+    user: userBasic(o.user, v),
+    starts_at: at(o.override.startsAt, o.timezone),
+    ends_at: at(o.override.endsAt, o.timezone),
+    created_at: o.override.createdAt,
+  };
 }

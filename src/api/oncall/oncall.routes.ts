@@ -7,6 +7,7 @@ import { type ApiApp, type ApiVersion, viewOf } from '../version.js';
 const Params = Type.Object({ id: Type.String() });
 const ScheduleParams = Type.Object({ id: Type.String(), iid: Type.Integer() });
 const RotationParams = Type.Object({ ...ScheduleParams.properties, rotation_id: Type.Integer() });
+const OverrideParams = Type.Object({ ...ScheduleParams.properties, override_id: Type.Integer() });
 
 type RotationBody = {
   name?: string;
@@ -247,6 +248,67 @@ export function oncallRoutes(app: ApiApp, ctx: Pick<AppContext, 'oncall' | 'conf
       );
       setPageHeaders(reply, req, url, page, result.total);
       return result.items.map((s) => P.oncallShift(s, viewOf(req, url)));
+    },
+  );
+
+  app.get(
+    `${base}/:iid/overrides`,
+    {
+      schema: {
+        tags,
+        summary:
+          "A schedule's overrides by start, a page at a time; those overlapping [starts_at, ends_at) when given (Reporter)",
+        params: ScheduleParams,
+        querystring: Type.Object({
+          ...PageQuery.properties,
+          starts_at: Type.Optional(Type.String()),
+          ends_at: Type.Optional(Type.String()),
+        }),
+        response: { 200: Type.Array(E.OncallOverrideEntity) },
+      },
+    },
+    async (req, reply) => {
+      const page = pageRequest(req.query);
+      const result = await ctx.oncall.listOverrides(
+        req.actor.user,
+        req.params.id,
+        req.params.iid,
+        { startsAt: req.query.starts_at, endsAt: req.query.ends_at },
+        page,
+      );
+      setPageHeaders(reply, req, url, page, result.total);
+      return result.items.map((o) => P.oncallOverride(o, viewOf(req, url)));
+    },
+  );
+  app.post(
+    `${base}/:iid/overrides`,
+    {
+      schema: {
+        tags,
+        summary:
+          'Put one user (user_id or username) on call from starts_at to ends_at across the schedule; the newest override wins where they overlap (Maintainer)',
+        params: ScheduleParams,
+        body: E.OncallOverrideInput,
+        response: { 201: E.OncallOverrideEntity },
+      },
+    },
+    async (req, reply) => {
+      const body = req.body ?? {};
+      const o = await ctx.oncall.createOverride(req.actor.user, req.params.id, req.params.iid, {
+        userId: body.user_id,
+        username: body.username,
+        startsAt: body.starts_at,
+        endsAt: body.ends_at,
+      });
+      return reply.status(201).send(P.oncallOverride(o, viewOf(req, url)));
+    },
+  );
+  app.delete(
+    `${base}/:iid/overrides/:override_id`,
+    { schema: { tags, summary: 'Delete an override (Maintainer)', params: OverrideParams } },
+    async (req, reply) => {
+      await ctx.oncall.deleteOverride(req.actor.user, req.params.id, req.params.iid, req.params.override_id);
+      return reply.status(204).send();
     },
   );
 }

@@ -232,7 +232,7 @@ function Timeline({
               <span className="oncall-timeline-label">{r.name}</span>
               <span className="oncall-timeline-track">
                 {list
-                  .filter((s) => s.rotation.id === r.id)
+                  .filter((s) => s.rotation?.id === r.id)
                   .map((s) => {
                     const start = Date.parse(s.starts_at);
                     const end = Date.parse(s.ends_at);
