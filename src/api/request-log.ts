@@ -34,7 +34,7 @@ export class RequestLog extends LogController {
       reply.log.warn({ ...line, err: error }, 'request errored');
     } else if (reply.statusCode >= 500) {
       reply.log.warn(line, 'request failed');
-    } else if (this.slowMs > 0 && reply.elapsedTime > this.slowMs) {
+    } else if (this.slowMs > 0 && reply.elapsedTime > this.slowMs && !isGitTransfer(reply)) {
       reply.log.warn({ ...line, slowRequestMs: this.slowMs }, 'slow request');
     } else if (this.accessLog) {
       reply.log.info(line, 'request completed');
@@ -56,4 +56,9 @@ export class RequestLog extends LogController {
       super.streamError(error, request, reply);
     }
   }
+}
+
+/** Git smart HTTP answers stream as long as the clone or push takes: their time says little about svc. */
+function isGitTransfer(reply: FastifyReply): boolean {
+  return String(reply.raw.getHeader('content-type') ?? '').startsWith('application/x-git-');
 }

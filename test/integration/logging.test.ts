@@ -42,6 +42,12 @@ describe('logging', () => {
       await new Promise((resolve) => setTimeout(resolve, 120));
       return { ok: true };
     });
+    // As git smart HTTP answers a clone: its time is the transfer's, no slow request.
+    app.get('/test/pack', async (_request, reply) => {
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      return reply.type('application/x-git-upload-pack-result').send(Buffer.from('0008NAK\n'));
+    });
+    expect((await app.inject({ url: '/test/pack' })).statusCode).toBe(200);
     for (const url of ['/-/health', '/api/v4/version', '/api/v4/user', '/api/v4/no-such-route', '/-/health'])
       await app.inject({ url });
     // Only requests: the quiet default leaves no line at all for answered requests, 2xx or 4xx.
