@@ -33,6 +33,7 @@ import { oncallRoutes } from './api/oncall/oncall.routes.js';
 import { OpenApiCollector } from './api/openapi.js';
 import { projectRoutes } from './api/projects/projects.routes.js';
 import { redactUrl } from './api/redact.js';
+import { RequestLog } from './api/request-log.js';
 import { runnerRegistrationRoutes } from './api/runners/registration.routes.js';
 import { runnerRoutes } from './api/runners/runners.routes.js';
 import { sessionRoutes } from './api/session.routes.js';
@@ -121,6 +122,8 @@ export async function buildApp(
 ): Promise<FastifyInstance> {
   const app = Fastify({
     logger: opts.logger ?? false,
+    // Quiet by default: only failed and slow requests write a line (see RequestLog).
+    logController: new RequestLog(ctx.config),
     // A server already bound (start() on port 0 binds before it builds the app, to know its external URL).
     ...(opts.serverFactory && { serverFactory: opts.serverFactory }),
     genReqId: (req) => {

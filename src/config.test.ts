@@ -62,6 +62,25 @@ describe('loadConfig', () => {
   });
 });
 
+describe('request logging', () => {
+  it('is quiet by default; SVC_ACCESS_LOG and SVC_SLOW_REQUEST_MS (or their YAML keys) change it', () => {
+    expect(loadConfig({})).toMatchObject({ accessLog: false, slowRequestMs: 1000 });
+    expect(loadConfig({ SVC_ACCESS_LOG: 'true', SVC_SLOW_REQUEST_MS: '0' })).toMatchObject({
+      accessLog: true,
+      slowRequestMs: 0,
+    });
+    expect(loadConfig({ SVC_ACCESS_LOG: '0' }).accessLog).toBe(false);
+    const file = join(mkdtempSync(join(tmpdir(), 'svc-config-')), 'svc.yml');
+    writeFileSync(file, 'access_log: true\nslow_request_ms: 250\n');
+    expect(loadConfig({ SVC_CONFIG: file })).toMatchObject({ accessLog: true, slowRequestMs: 250 });
+    expect(loadConfig({ SVC_CONFIG: file, SVC_ACCESS_LOG: 'false' }).accessLog).toBe(false);
+    expect(() => loadConfig({ SVC_ACCESS_LOG: 'yes please' })).toThrow(
+      'SVC_ACCESS_LOG must be true or false (got "yes please")',
+    );
+    expect(() => loadConfig({ SVC_SLOW_REQUEST_MS: '-1' })).toThrow(ConfigError);
+  });
+});
+
 describe('sign-in limits and the metrics allowlist', () => {
   it('defaults to GitLab values and loopback, and prints as JSON (config check)', () => {
     const c = loadConfig({}, '/srv/svc');

@@ -29,6 +29,13 @@ export interface Config {
   readonly offering: Offering;
   readonly storages: Readonly<Record<string, StorageConfig>>;
   readonly logLevel: string;
+  /**
+   * Whether every request writes a log line (GitLab keeps such a line per request in production_json.log, not on
+   * the console). Off by default: only failed (5xx) and slow requests do; `SVC_LOG_LEVEL=debug` writes them too.
+   */
+  readonly accessLog: boolean;
+  /** A request taking longer than this, in milliseconds, writes a warning line (0: never). */
+  readonly slowRequestMs: number;
   /** Largest alert payload accepted, in bytes of JSON (413 beyond). */
   readonly alertPayloadLimitBytes: number;
   /** Timeout of outbound HTTP requests (the external Sentry API), in milliseconds. */
@@ -100,6 +107,8 @@ const KEYS = {
   offering: ['SVC_OFFERING', 'offering'],
   storages: ['SVC_STORAGES', 'storages'],
   logLevel: ['SVC_LOG_LEVEL', 'log_level'],
+  accessLog: ['SVC_ACCESS_LOG', 'access_log'],
+  slowRequestMs: ['SVC_SLOW_REQUEST_MS', 'slow_request_ms'],
   alertPayloadLimitBytes: ['SVC_ALERT_PAYLOAD_LIMIT', 'alert_payload_limit'],
   outboundTimeoutMs: ['SVC_OUTBOUND_TIMEOUT_MS', 'outbound_timeout_ms'],
   jobConcurrency: ['SVC_JOB_CONCURRENCY', 'job_concurrency'],
@@ -161,6 +170,16 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
       throw new ConfigError(`${get(key)!.from} must be one of ${allowed.join(', ')} (got "${v}")`);
     }
     return v as T;
+  };
+
+  const bool = (key: Key, fallback: boolean): boolean => {
+    const v = get(key);
+    if (!v) return fallback;
+    if (typeof v.value === 'boolean') return v.value;
+    const text = String(v.value).toLowerCase();
+    if (text === 'true' || text === '1') return true;
+    if (text === 'false' || text === '0') return false;
+    throw new ConfigError(`${v.from} must be true or false (got "${String(v.value)}")`);
   };
 
   const host = str('host') ?? '127.0.0.1';
@@ -285,6 +304,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     offering: oneOf('offering', OFFERINGS, 'self-managed'),
     storages: parseStorages(get('storages'), dataDir, cwd),
     logLevel: oneOf('logLevel', LOG_LEVELS, 'info'),
+    accessLog: bool('accessLog', false),
+    slowRequestMs: int('slowRequestMs', 1000, 0, 3_600_000),
     alertPayloadLimitBytes,
     outboundTimeoutMs,
     jobConcurrency: int('jobConcurrency', 10, 1, 100),

@@ -27,13 +27,22 @@ export interface RunningServer {
 export async function bootstrap(ctx: AppContext, print: (line: string) => void): Promise<void> {
   const { config } = ctx;
   const boot = await ctx.users.bootstrap({ rootPassword: config.rootPassword, rootToken: config.rootToken });
+  const signIn = `Sign in at ${config.externalUrl}/ as root`;
   if (boot.generatedPassword) {
-    print(`svc: created the administrator "root" with password: ${boot.generatedPassword}`);
-    print(
-      'svc: this password is shown only once; sign in and change it, or set SVC_ROOT_PASSWORD before first start.',
-    );
+    const banner = framed([
+      `svc: created the administrator "root" with password: ${boot.generatedPassword}`,
+      '',
+      `${signIn} with this password.`,
+      'It is shown only this once: it is neither logged nor stored in clear.',
+      'Change it after signing in (or set SVC_ROOT_PASSWORD before the first start).',
+    ]);
+    for (const line of banner) print(line);
   } else if (boot.created) {
-    print('svc: created the administrator "root" with the password from SVC_ROOT_PASSWORD.');
+    const banner = framed([
+      'svc: created the administrator "root" with the password from SVC_ROOT_PASSWORD.',
+      `${signIn}.`,
+    ]);
+    for (const line of banner) print(line);
   }
   const ignored = [config.rootPassword && 'SVC_ROOT_PASSWORD', config.rootToken && 'SVC_ROOT_TOKEN'].filter(
     (name): name is string => typeof name === 'string',
@@ -41,6 +50,16 @@ export async function bootstrap(ctx: AppContext, print: (line: string) => void):
   if (!boot.created && ignored.length > 0) {
     for (const line of ignoredRootSettingsWarning(ignored, config)) print(line);
   }
+}
+
+/**
+ * `lines` in a frame with a blank line above and below, so that what the first start prints once (the root
+ * password) stands out from the log lines around it.
+ */
+export function framed(lines: readonly string[]): string[] {
+  const width = Math.max(...lines.map((l) => l.length));
+  const rule = `+${'-'.repeat(width + 2)}+`;
+  return ['', rule, ...lines.map((l) => `| ${l.padEnd(width)} |`), rule, ''];
 }
 
 /**
