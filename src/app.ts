@@ -27,7 +27,7 @@ import { mergeRequestApprovalRoutes } from './api/merge-requests/merge-request-a
 import { mergeRequestRoutes } from './api/merge-requests/merge-requests.routes.js';
 import { approvalRoutes } from './api/merge-requests/project-approval-rules.routes.js';
 import { installMetrics } from './api/metrics.js';
-import { mergeRequestNoteRoutes } from './api/notes/notes.routes.js';
+import { noteRoutes } from './api/notes/notes.routes.js';
 import { hookRoutes } from './api/notifications/hooks.routes.js';
 import { oncallRoutes } from './api/oncall/oncall.routes.js';
 import { OpenApiCollector } from './api/openapi.js';
@@ -289,7 +289,11 @@ export async function buildApp(
         mergeRequestRoutes(s, ctx, api);
         approvalRoutes(s, ctx, api);
         mergeRequestApprovalRoutes(s, ctx, api);
-        mergeRequestNoteRoutes(s, ctx, api);
+        noteRoutes(s, ctx.config.externalUrl, api, {
+          noteables: 'merge_requests',
+          what: 'a merge request',
+          notes: ctx.mergeRequestNotes,
+        });
         s.get('/openapi.json', async () =>
           openapi.document(api.version, ctx.config.externalUrl, ctx.config.release),
         );

@@ -1,13 +1,12 @@
 import { type Static, Type } from 'typebox';
 import type { AppContext } from '../../app-context.js';
-import { MAX_NOTE_LENGTH } from '../../notes/notes.js';
 import { Literals } from '../common/common.entities.js';
+import { noteRoutes } from '../notes/notes.routes.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../pagination.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../version.js';
 
 const Params = Type.Object({ id: Type.String() });
 const IidParams = Type.Object({ id: Type.String(), issue_iid: Type.Integer() });
-const NoteParams = Type.Object({ ...IidParams.properties, note_id: Type.Integer() });
 const EventParams = Type.Object({ ...IidParams.properties, event_id: Type.Integer() });
 
 /** GitLab takes label names comma-separated (`a,b`) or as an array (`labels[]=a`). */
@@ -21,7 +20,6 @@ const Severity = Type.Optional(
 );
 const EscalationStatus = Type.Optional(Literals(['triggered', 'acknowledged', 'resolved'] as const));
 const IssueType = Type.Optional(Literals(['issue', 'incident'] as const));
-const NoteBody = Type.String({ description: `the note's text, at most ${MAX_NOTE_LENGTH} characters` });
 
 /** GitLab's issue list filters (`GET /projects/:id/issues`, `GET /issues`). */
 const ListQuery = Type.Object({
@@ -214,101 +212,18 @@ export function issueRoutes(app: ApiApp, ctx: Pick<AppContext, 'config' | 'issue
     },
   );
 
-  // Notes
-
-  app.get(
-    `${path}/notes`,
-    {
-      schema: {
-        tags: ['notes'],
-        summary: "List an issue's notes (comments and system notes)",
-        params: IidParams,
-        querystring: Type.Object({
-          ...PageQuery.properties,
-          order_by: Type.Optional(Literals(['created_at', 'updated_at'] as const)),
-          sort: Type.Optional(Literals(['asc', 'desc'] as const)),
-        }),
-        response: { 200: Type.Array(E.NoteEntity) },
-      },
+  // Notes: GitLab's notes API, as for merge requests.
+  noteRoutes(app, url, api, {
+    noteables: 'issues',
+    what: 'an issue',
+    notes: {
+      list: (actor, id, iid, order, page) => issues.notes(actor, id, iid, order, page),
+      get: (actor, id, iid, noteId) => issues.note(actor, id, iid, noteId),
+      create: (actor, id, iid, body) => issues.comment(actor, id, iid, body),
+      update: (actor, id, iid, noteId, body) => issues.editComment(actor, id, iid, noteId, body),
+      delete: (actor, id, iid, noteId) => issues.deleteComment(actor, id, iid, noteId),
     },
-    async (req, reply) => {
-      const page = pageRequest(req.query);
-      const order = { orderBy: req.query.order_by ?? 'created_at', sort: req.query.sort ?? 'desc' } as const;
-      const result = await issues.notes(req.actor.user, req.params.id, req.params.issue_iid, order, page);
-      setPageHeaders(reply, req, url, page, result.total);
-      return result.items.map((n) => P.note(n, viewOf(req, url)));
-    },
-  );
-
-  app.get(
-    `${path}/notes/:note_id`,
-    {
-      schema: {
-        tags: ['notes'],
-        summary: 'Get one note',
-        params: NoteParams,
-        response: { 200: E.NoteEntity },
-      },
-    },
-    async (req) =>
-      P.note(
-        await issues.note(req.actor.user, req.params.id, req.params.issue_iid, req.params.note_id),
-        viewOf(req, url),
-      ),
-  );
-
-  app.post(
-    `${path}/notes`,
-    {
-      schema: {
-        tags: ['notes'],
-        summary: 'Comment on an issue (whoever may read it)',
-        params: IidParams,
-        body: Type.Object({ body: NoteBody }),
-        response: { 201: E.NoteEntity },
-      },
-    },
-    async (req, reply) => {
-      const note = await issues.comment(req.actor.user, req.params.id, req.params.issue_iid, req.body.body);
-      return reply.status(201).send(P.note(note, viewOf(req, url)));
-    },
-  );
-
-  app.put(
-    `${path}/notes/:note_id`,
-    {
-      schema: {
-        tags: ['notes'],
-        summary: 'Edit a comment (its author, or Maintainer and above; system notes: 403)',
-        params: NoteParams,
-        body: Type.Optional(Type.Object({ body: Type.Optional(Type.String({ minLength: 1 })) })),
-        response: { 200: E.NoteEntity },
-      },
-    },
-    async (req) => {
-      const { id, issue_iid, note_id } = req.params;
-      return P.note(
-        await issues.editComment(req.actor.user, id, issue_iid, note_id, req.body?.body),
-        viewOf(req, url),
-      );
-    },
-  );
-
-  app.delete(
-    `${path}/notes/:note_id`,
-    {
-      schema: {
-        tags: ['notes'],
-        summary: 'Delete a comment (its author, or Maintainer and above; system notes: 403)',
-        params: NoteParams,
-      },
-    },
-    async (req, reply) => {
-      const { id, issue_iid, note_id } = req.params;
-      await issues.deleteComment(req.actor.user, id, issue_iid, note_id);
-      return reply.status(204).send();
-    },
-  );
+  });
 
   // The incident timeline
 

@@ -1,34 +1,62 @@
 import { Type } from 'typebox';
-import type { AppContext } from '../../app-context.js';
-import { MAX_NOTE_LENGTH } from '../../notes/notes.js';
+import { MAX_NOTE_LENGTH, type NoteOrder } from '../../notes/notes.js';
+import type { NoteView } from '../../notes/notes.service.js';
+import type { Paged, PageRequest } from '../../pagination.js';
+import type { User } from '../../users/users.js';
 import { Literals } from '../common/common.entities.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../pagination.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../version.js';
 
-const IidParams = Type.Object({ id: Type.String(), merge_request_iid: Type.Integer() });
+/** The notes of one kind of noteable, found by project and iid (merge requests, issues). */
+export interface NoteableNotes {
+  list(
+    actor: User | null,
+    idOrPath: string,
+    iid: number,
+    order: NoteOrder,
+    page: PageRequest,
+  ): Promise<Paged<NoteView>>;
+  get(actor: User | null, idOrPath: string, iid: number, noteId: number): Promise<NoteView>;
+  create(actor: User | null, idOrPath: string, iid: number, body: string): Promise<NoteView>;
+  update(
+    actor: User | null,
+    idOrPath: string,
+    iid: number,
+    noteId: number,
+    body: string | undefined,
+  ): Promise<NoteView>;
+  delete(actor: User | null, idOrPath: string, iid: number, noteId: number): Promise<void>;
+}
+
+// GitLab's notes API serves every noteable with the same routes and calls the iid `noteable_id` (lib/api/notes.rb).
+const IidParams = Type.Object({ id: Type.String(), noteable_id: Type.Integer() });
 const NoteParams = Type.Object({ ...IidParams.properties, note_id: Type.Integer() });
 /** The service checks the length (GitLab's 400 body); the schema only keeps a string. */
 const Body = Type.String({ description: `the note's text, at most ${MAX_NOTE_LENGTH} characters` });
 
-/** A merge request's notes: GitLab's notes API for `merge_requests`, the same in v4 and v5. */
-export function mergeRequestNoteRoutes(
+/**
+ * GitLab's notes API for one kind of noteable (`/projects/:id/<noteables>/:noteable_id/notes`), the same in v4 and
+ * v5: `noteables` is the path segment (`merge_requests`, `issues`), `what` names one in the summaries.
+ */
+export function noteRoutes(
   app: ApiApp,
-  ctx: Pick<AppContext, 'config' | 'mergeRequestNotes'>,
+  externalUrl: string,
   api: ApiVersion,
+  o: { noteables: string; what: string; notes: NoteableNotes },
 ): void {
   const E = api.entities;
   const P = api.present;
-  const url = ctx.config.externalUrl;
+  const url = externalUrl;
   const tags = ['notes'];
-  const path = '/projects/:id/merge_requests/:merge_request_iid/notes';
-  const notes = ctx.mergeRequestNotes;
+  const path = `/projects/:id/${o.noteables}/:noteable_id/notes`;
+  const notes = o.notes;
 
   app.get(
     path,
     {
       schema: {
         tags,
-        summary: "List a merge request's notes (comments and system notes)",
+        summary: `List ${o.what}'s notes (comments and system notes)`,
         params: IidParams,
         querystring: Type.Object({
           ...PageQuery.properties,
@@ -40,7 +68,7 @@ export function mergeRequestNoteRoutes(
     },
     async (req, reply) => {
       const page = pageRequest(req.query);
-      const { id, merge_request_iid: iid } = req.params;
+      const { id, noteable_id: iid } = req.params;
       const order = { orderBy: req.query.order_by ?? 'created_at', sort: req.query.sort ?? 'desc' } as const;
       const result = await notes.list(req.actor.user, id, iid, order, page);
       setPageHeaders(reply, req, url, page, result.total);
@@ -52,7 +80,7 @@ export function mergeRequestNoteRoutes(
     `${path}/:note_id`,
     { schema: { tags, summary: 'Get one note', params: NoteParams, response: { 200: E.NoteEntity } } },
     async (req) => {
-      const { id, merge_request_iid: iid, note_id } = req.params;
+      const { id, noteable_id: iid, note_id } = req.params;
       return P.note(await notes.get(req.actor.user, id, iid, note_id), viewOf(req, url));
     },
   );
@@ -62,14 +90,14 @@ export function mergeRequestNoteRoutes(
     {
       schema: {
         tags,
-        summary: 'Comment on a merge request (whoever may read it)',
+        summary: `Comment on ${o.what} (whoever may read it)`,
         params: IidParams,
         body: Type.Object({ body: Body }),
         response: { 201: E.NoteEntity },
       },
     },
     async (req, reply) => {
-      const { id, merge_request_iid: iid } = req.params;
+      const { id, noteable_id: iid } = req.params;
       const note = await notes.create(req.actor.user, id, iid, req.body.body);
       return reply.status(201).send(P.note(note, viewOf(req, url)));
     },
@@ -87,7 +115,7 @@ export function mergeRequestNoteRoutes(
       },
     },
     async (req) => {
-      const { id, merge_request_iid: iid, note_id } = req.params;
+      const { id, noteable_id: iid, note_id } = req.params;
       const note = await notes.update(req.actor.user, id, iid, note_id, req.body?.body);
       return P.note(note, viewOf(req, url));
     },
@@ -103,7 +131,7 @@ export function mergeRequestNoteRoutes(
       },
     },
     async (req, reply) => {
-      const { id, merge_request_iid: iid, note_id } = req.params;
+      const { id, noteable_id: iid, note_id } = req.params;
       await notes.delete(req.actor.user, id, iid, note_id);
       return reply.status(204).send();
     },

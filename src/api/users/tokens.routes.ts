@@ -8,6 +8,13 @@ import { PageQuery, pageRequest, setPageHeaders } from '../pagination.js';
 import type { ApiApp, ApiVersion } from '../version.js';
 
 const Id = Type.Object({ id: Type.Integer() });
+const Scopes = Type.Array(Type.Union(TOKEN_SCOPES.map((s) => Type.Literal(s))), { minItems: 1 });
+/** What creating a token for a user takes (a personal or an impersonation token, by an admin). */
+const TokenBody = Type.Object({
+  name: Type.String(),
+  scopes: Scopes,
+  expires_at: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
 
 /** Personal access tokens (GitLab's /personal_access_tokens and /users/:user_id/personal_access_tokens). */
 export function tokenRoutes(
@@ -26,11 +33,7 @@ export function tokenRoutes(
         tags: ttags,
         summary: 'Create a personal access token for a user (admin)',
         params: Type.Object({ user_id: Type.Integer() }),
-        body: Type.Object({
-          name: Type.String(),
-          scopes: Type.Array(Type.Union(TOKEN_SCOPES.map((s) => Type.Literal(s))), { minItems: 1 }),
-          expires_at: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-        }),
+        body: TokenBody,
         response: { 201: E.Token },
       },
     },
@@ -54,7 +57,7 @@ export function tokenRoutes(
         body: Type.Object({
           name: Type.String(),
           description: Type.Optional(Type.String()),
-          scopes: Type.Array(Type.Union(TOKEN_SCOPES.map((s) => Type.Literal(s))), { minItems: 1 }),
+          scopes: Scopes,
           expires_at: Type.Optional(Type.Union([Type.String(), Type.Null()])),
         }),
         response: { 201: E.Token },
@@ -201,11 +204,7 @@ export function tokenRoutes(
         tags: itags,
         summary: 'Create an impersonation token (admin): it acts as the user; shown once',
         params: UserParams,
-        body: Type.Object({
-          name: Type.String(),
-          scopes: Type.Array(Type.Union(TOKEN_SCOPES.map((s) => Type.Literal(s))), { minItems: 1 }),
-          expires_at: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-        }),
+        body: TokenBody,
         response: { 201: E.ImpersonationToken },
       },
     },
