@@ -46,6 +46,8 @@ describe('request logging never shows credentials', () => {
       SVC_DATA_DIR: dir,
       SVC_ROOT_PASSWORD: 'root-password-1',
       SVC_ROOT_TOKEN: token,
+      // A line per request (the access log; by default answered requests write none), so every URL is logged.
+      SVC_ACCESS_LOG: 'true',
     });
     db = createDb(config);
     await migrate(db);
