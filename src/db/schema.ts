@@ -695,6 +695,18 @@ export interface OncallOverridesTable {
   created_at: Timestamp;
 }
 
+export interface AlertSilencesTable {
+  id: Generated<number>;
+  project_id: number;
+  matchers: string;
+  starts_at: Timestamp;
+  ends_at: Timestamp;
+  created_by_id: number | null;
+  comment: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface EscalationPoliciesTable {
   id: Generated<number>;
   project_id: number;
@@ -722,6 +734,7 @@ export interface Database {
   oncall_rotations: OncallRotationsTable;
   oncall_participants: OncallParticipantsTable;
   oncall_overrides: OncallOverridesTable;
+  alert_silences: AlertSilencesTable;
   escalation_policies: EscalationPoliciesTable;
   escalation_rules: EscalationRulesTable;
   error_notification_rules: ErrorNotificationRulesTable;
