@@ -35,6 +35,7 @@ import type { ProjectsService } from './projects/projects.service.js';
 import type { RunnersService } from './runners/runners.service.js';
 import type { ApiThrottle } from './settings/api-throttle.js';
 import type { SettingsService } from './settings/settings.service.js';
+import type { SilencesService } from './silences/silences.service.js';
 import type { SnippetsService } from './snippets/snippets.service.js';
 import type { StorageMovesService } from './storage-moves/storage-moves.service.js';
 import type { UsersService } from './users/users.service.js';
@@ -97,6 +98,8 @@ export interface AppContext {
   readonly oncall: OncallService;
   /** Escalation policies and the pages of new alerts (Premium and Ultimate). */
   readonly escalations: EscalationService;
+  /** Alert silences (Alertmanager's): what holds a matching alert's pages, e-mails and hooks back. */
+  readonly silences: SilencesService;
   /** Project and group access tokens (their bot users). */
   readonly accessTokens: AccessTokensService;
 }

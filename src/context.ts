@@ -32,6 +32,7 @@ import { OutboundHttp } from './outbound.js';
 import { wireAccess, wireProjects } from './projects/wiring.js';
 import { wireRunners } from './runners/wiring.js';
 import { wireSettings } from './settings/wiring.js';
+import { wireSilences } from './silences/wiring.js';
 import { wireSnippets } from './snippets/wiring.js';
 import { wireStorageMoves } from './storage-moves/wiring.js';
 import { wireUsers } from './users/wiring.js';
@@ -140,8 +141,9 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     offering: config.offering,
     rates: rates(),
   });
+  const { silences } = wireSilences(base);
   const { notifications, hooks } = wireNotifications({
-    ...{ ...base, jobs, projects, members, users, alerts, errorTracking, outbound, cipher, git },
+    ...{ ...base, jobs, projects, members, users, alerts, silences, errorTracking, outbound, cipher, git },
     mergeRequests: mrs.mergeRequests,
     smtp: { url: config.smtpUrl, from: config.emailFrom, timeoutMs: config.outboundTimeoutMs },
     payloads: eventPresenter(config.externalUrl),
@@ -158,6 +160,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     members,
     oncall,
     notifications,
+    silences,
     jobs,
   });
 
@@ -245,6 +248,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     },
     ...{ alertIntake, integrations, alerts, alertSearch, errorTracking, collector, notifications, hooks },
     escalations,
+    silences,
     accessTokens,
     ...mrs,
     ...wireRepository({ access, git, gitAccess }),

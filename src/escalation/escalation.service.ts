@@ -8,6 +8,7 @@ import type { NotificationsService } from '../notifications/notifications.servic
 import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
+import type { SilencesService } from '../silences/silences.service.js';
 import { TtlCache } from '../ttl-cache.js';
 import type { UnitOfWork } from '../unit-of-work.js';
 import type { User } from '../users/users.js';
@@ -80,6 +81,8 @@ export interface EscalationSources {
   members: Pick<MembersService, 'memberIdsAtLeast'>;
   /** Records the page e-mails and the webhook event. */
   notifications: Pick<NotificationsService, 'page'>;
+  /** The silences holding an alert's pages back when they are due. */
+  silences: Pick<SilencesService, 'silencing'>;
 }
 
 /**
@@ -330,6 +333,19 @@ export class EscalationService {
     const policy = await this.repo.policy(project.id);
     if (!policy || policy.id !== j.policyId) return;
     if (!rulePages(j.status, alert.status)) return;
+    // A silenced alert pages nobody: the page waits until the silences end, then its rule's elapsed time again
+    // (the escalation starts over when the silence ends), and is checked afresh then.
+    const silencing = await this.sources.silences.silencing(project.id, alert);
+    if (silencing.length > 0) {
+      const end = Math.max(...silencing.map((s) => new Date(s.endsAt).getTime()));
+      const dueAt = new Date(end + j.elapsedTimeSeconds * 1000);
+      // Another key than the running job's (which is deleted when this returns), under the alert's prefix.
+      await this.jobs.enqueue(ESCALATION_PAGE_JOB, { ...j, dueAt: dueAt.toISOString() } satisfies PageJob, {
+        runAt: dueAt,
+        uniqueKey: `${jobKey(alert.id, j.ruleId)}:after:${end}`,
+      });
+      return;
+    }
     let schedule: { iid: number; name: string } | null = null;
     let ids: number[];
     if (j.scheduleId !== null) {

@@ -7,6 +7,7 @@ import type { MembersService } from '../members/members.service.js';
 import type { NotificationsService } from '../notifications/notifications.service.js';
 import type { Access } from '../projects/access.js';
 import type { ProjectsService } from '../projects/projects.service.js';
+import type { SilencesService } from '../silences/silences.service.js';
 import type { UsersService } from '../users/users.service.js';
 import type { OnCallLookup } from './escalation.js';
 import { EscalationRepository } from './escalation.repository.js';
@@ -24,6 +25,8 @@ export function wireEscalation(deps: {
   oncall: OnCallLookup;
   /** Sends the pages. */
   notifications: Pick<NotificationsService, 'page'>;
+  /** Holds the pages of silenced alerts. */
+  silences: Pick<SilencesService, 'silencing'>;
   jobs: JobQueue;
   access: Access;
   cacheTtlMs: number;
@@ -33,7 +36,13 @@ export function wireEscalation(deps: {
     escalations: new EscalationService(
       new EscalationRepository(deps.kysely),
       deps.projects,
-      { alerts: deps.alerts, users: deps.users, members: deps.members, notifications: deps.notifications },
+      {
+        alerts: deps.alerts,
+        users: deps.users,
+        members: deps.members,
+        notifications: deps.notifications,
+        silences: deps.silences,
+      },
       deps.oncall,
       deps.jobs,
       deps.access,

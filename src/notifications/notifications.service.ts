@@ -13,6 +13,7 @@ import { OutboundError, type OutboundHttp } from '../outbound.js';
 import type { Paged, PageRequest } from '../pagination.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
+import type { SilencesService } from '../silences/silences.service.js';
 import { TtlCache } from '../ttl-cache.js';
 import type { UnitOfWork } from '../unit-of-work.js';
 import type { User } from '../users/users.js';
@@ -100,6 +101,8 @@ export interface NotificationSources {
   /** Recipients: a project's members at a level, inherited ones included. */
   members: Pick<MembersService, 'membersAtLeast'>;
   alerts: Pick<AlertsService, 'alertForSystem' | 'sendsEmail'>;
+  /** The silences of an alert when its notifications are sent: a silenced alert e-mails and calls nobody. */
+  silences: Pick<SilencesService, 'silencing'>;
   errors: Pick<ErrorTrackingService, 'errorForSystem'>;
   /**
    * A recipient as the access policy sees them now: their state and level in the project (through groups too);
@@ -316,6 +319,8 @@ export class NotificationsService {
     const project = await this.sources.projects.findById(j.projectId);
     const alert = project && (await this.sources.alerts.alertForSystem(project.id, j.iid));
     if (!project || !alert) return;
+    // Asked now, not when the alert came: a silence made meanwhile holds these back too.
+    if ((await this.sources.silences.silencing(project.id, alert)).length > 0) return;
     const url = this.pageUrl('alert', project, alert.iid);
     const keyBase = `alert:${alert.id}`;
     let recipients: { id: number; email: string }[] = [];

@@ -10,6 +10,7 @@ import type { MembersService } from '../members/members.service.js';
 import type { OutboundHttp } from '../outbound.js';
 import type { Access } from '../projects/access.js';
 import type { ProjectsService } from '../projects/projects.service.js';
+import type { SilencesService } from '../silences/silences.service.js';
 import type { UsersService } from '../users/users.service.js';
 import { HookDataBuilder, type HookDataSources } from './hook-data.js';
 import { HooksService } from './hooks.service.js';
@@ -28,6 +29,8 @@ export function wireNotifications(deps: {
   projects: Pick<ProjectsService, 'findById'>;
   members: Pick<MembersService, 'membersAtLeast' | 'memberIdsAtLeast'>;
   alerts: Pick<AlertsService, 'alertForSystem' | 'sendsEmail'>;
+  /** Which silences hold an alert's notifications back, asked when they are sent. */
+  silences: Pick<SilencesService, 'silencing'>;
   errorTracking: Pick<ErrorTrackingService, 'errorForSystem'>;
   users: Pick<UsersService, 'findById'>;
   /** What GitLab's push and merge request payloads read. */
@@ -50,6 +53,7 @@ export function wireNotifications(deps: {
       projects: deps.projects,
       members: deps.members,
       alerts: deps.alerts,
+      silences: deps.silences,
       errors: deps.errorTracking,
       // Checked when each e-mail is sent: the recipient as the access policy sees them now.
       recipient: async (userId, project) => {

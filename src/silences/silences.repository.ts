@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { readTimestamp } from '../db/dialect.js';
 import { fetchPage } from '../db/pagination.js';
 import type { AlertSilencesTable, Database } from '../db/schema.js';
-import type { PageRequest, Paged } from '../pagination.js';
+import type { Paged, PageRequest } from '../pagination.js';
 import type { Matcher, Silence, SilenceState } from './silences.js';
 
 const toSilence = (r: Selectable<AlertSilencesTable>): Silence => ({
@@ -28,7 +28,12 @@ export class SilencesRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   /** A page of a project's silences, newest first, of one state at `now` when given. */
-  async list(projectId: number, state: SilenceState | undefined, now: string, page: PageRequest): Promise<Paged<Silence>> {
+  async list(
+    projectId: number,
+    state: SilenceState | undefined,
+    now: string,
+    page: PageRequest,
+  ): Promise<Paged<Silence>> {
     let base = this.db.selectFrom('alert_silences').where('project_id', '=', projectId);
     if (state === 'pending') base = base.where('starts_at', '>', now);
     else if (state === 'active') base = base.where('starts_at', '<=', now).where('ends_at', '>', now);

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { notFound, paramError, plainError } from '../errors.js';
 import { AccessLevel } from '../members/members.js';
-import type { PageRequest, Paged } from '../pagination.js';
+import type { Paged, PageRequest } from '../pagination.js';
 import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
 import type { User } from '../users/users.js';
@@ -121,7 +121,8 @@ export class SilencesService {
       if (Number.isNaN(d.getTime())) throw paramError(`${name} is invalid`);
       return d;
     };
-    const starts = time(input.startsAt, 'starts_at') ?? (current ? new Date(current.startsAt) : this.clock.now());
+    const starts =
+      time(input.startsAt, 'starts_at') ?? (current ? new Date(current.startsAt) : this.clock.now());
     const ends = time(input.endsAt, 'ends_at') ?? (current ? new Date(current.endsAt) : undefined);
     if (!ends) throw paramError('ends_at is missing');
     if (ends.getTime() <= starts.getTime()) throw invalid('ends_at must be after starts_at');

@@ -105,7 +105,10 @@ export function regexProblem(re: string): string | null {
       continue;
     }
     if (c === '(') {
-      if (re[i + 1] === '?' && (re[i + 2] === '=' || re[i + 2] === '!' || (re[i + 2] === '<' && /[=!]/.test(re[i + 3] ?? ''))))
+      if (
+        re[i + 1] === '?' &&
+        (re[i + 2] === '=' || re[i + 2] === '!' || (re[i + 2] === '<' && /[=!]/.test(re[i + 3] ?? '')))
+      )
         return 'lookarounds are not supported';
       stack.push({ quantified: false, alternation: false });
       continue;
