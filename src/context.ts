@@ -141,7 +141,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     offering: config.offering,
     rates: rates(),
   });
-  const { silences } = wireSilences(base);
+  const { silences } = wireSilences({ ...base, users });
   const { notifications, hooks } = wireNotifications({
     ...{ ...base, jobs, projects, members, users, alerts, silences, errorTracking, outbound, cipher, git },
     mergeRequests: mrs.mergeRequests,

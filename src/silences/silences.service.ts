@@ -5,6 +5,7 @@ import type { Paged, PageRequest } from '../pagination.js';
 import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
 import type { User } from '../users/users.js';
+import type { UsersService } from '../users/users.service.js';
 import {
   MAX_COMMENT,
   type Matchable,
@@ -27,8 +28,8 @@ export interface SilenceInput {
   readonly comment?: string;
 }
 
-/** A silence with its state now. */
-export type SilenceView = Silence & { readonly state: SilenceState };
+/** A silence with its state now and its creator (null once deleted). */
+export type SilenceView = Silence & { readonly state: SilenceState; readonly createdBy: User | null };
 
 /**
  * Alert silences (Alertmanager's): Reporters read, Developers (who manage alerts) create, change and expire.
@@ -39,6 +40,7 @@ export class SilencesService {
   constructor(
     private readonly repo: SilencesRepository,
     private readonly access: Access,
+    private readonly users: Pick<UsersService, 'findById'>,
     private readonly clock: Clock,
   ) {}
 
@@ -46,8 +48,9 @@ export class SilencesService {
     return (await this.access.project(actor, idOrPath, level)).project;
   }
 
-  private view(s: Silence): SilenceView {
-    return { ...s, state: silenceState(s, this.clock.now()) };
+  private async view(s: Silence): Promise<SilenceView> {
+    const createdBy = s.createdById === null ? null : await this.users.findById(s.createdById);
+    return { ...s, state: silenceState(s, this.clock.now()), createdBy };
   }
 
   async list(
@@ -58,7 +61,7 @@ export class SilencesService {
   ): Promise<Paged<SilenceView>> {
     const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
     const result = await this.repo.list(project.id, state, this.clock.now().toISOString(), page);
-    return { items: result.items.map((s) => this.view(s)), total: result.total };
+    return { items: await Promise.all(result.items.map((s) => this.view(s))), total: result.total };
   }
 
   async get(actor: User | null, idOrPath: string, id: number): Promise<SilenceView> {
