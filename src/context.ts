@@ -175,6 +175,8 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     handle: (trx, e) => escalations.alertChanged(trx, e.projectId, e.iid, e.event, e.alertId, e.at),
   });
   outbox.afterCommit('alert.changed', () => alertSearch.poke());
+  // A silence expired early or changed: the pages it held are checked again at once.
+  silences.onChange((projectId) => escalations.silencesChanged(projectId));
   outbox.on('error.recorded', 'notifications', {
     wants: (trx, e) => notifications.wantsErrorEvent(trx, e.projectId, e),
     handle: (trx, e) => notifications.errorRecorded(trx, e.projectId, e.errorId, e),

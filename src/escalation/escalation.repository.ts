@@ -204,6 +204,22 @@ export class EscalationRepository {
   }
 
   /** Drops the pending page jobs of an alert (it was resolved: nothing of it pages any more). */
+  /** Makes the project's held pages (see `runPage`) due at `now`. */
+  async releaseHeld(projectId: number, now: string): Promise<void> {
+    const held = await this.db
+      .selectFrom('jobs')
+      .select(['id', 'payload'])
+      .where('unique_key', 'like', 'escalation:%:held:%')
+      .where('state', '=', 'pending')
+      .where('locked_by', 'is', null)
+      .execute();
+    const ids = held
+      .filter((r) => (JSON.parse(r.payload) as PageJob).projectId === projectId)
+      .map((r) => r.id);
+    if (ids.length > 0)
+      await this.db.updateTable('jobs').set({ run_at: now }).where('id', 'in', ids).execute();
+  }
+
   async dropPending(trx: Queryable, alertId: number): Promise<void> {
     await trx
       .deleteFrom('jobs')

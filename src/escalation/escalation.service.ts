@@ -322,6 +322,15 @@ export class EscalationService {
     }
   }
 
+  /**
+   * A silence of the project was expired early or changed: its held pages are checked again now (those still
+   * silenced are held again until their silences' new end).
+   */
+  async silencesChanged(projectId: number): Promise<void> {
+    await this.repo.releaseHeld(projectId, this.clock.now().toISOString());
+    this.jobs.wake();
+  }
+
   /** One rule's page for one alert, at (or after) its due time. Idempotent: the page keys are unique. */
   private async runPage(job: Job): Promise<void> {
     const j = job.payload as PageJob;
@@ -333,16 +342,15 @@ export class EscalationService {
     const policy = await this.repo.policy(project.id);
     if (!policy || policy.id !== j.policyId) return;
     if (!rulePages(j.status, alert.status)) return;
-    // A silenced alert pages nobody: the page waits until the silences end, then its rule's elapsed time again
-    // (the escalation starts over when the silence ends), and is checked afresh then.
+    // A silenced alert pages nobody: the page is held until the silences end (or are expired early, see
+    // `silencesChanged`), then checked afresh: it goes out if the alert is still in a state its rule pages for.
     const silencing = await this.sources.silences.silencing(project.id, alert);
     if (silencing.length > 0) {
-      const end = Math.max(...silencing.map((s) => new Date(s.endsAt).getTime()));
-      const dueAt = new Date(end + j.elapsedTimeSeconds * 1000);
+      const end = new Date(Math.max(...silencing.map((s) => new Date(s.endsAt).getTime())));
       // Another key than the running job's (which is deleted when this returns), under the alert's prefix.
-      await this.jobs.enqueue(ESCALATION_PAGE_JOB, { ...j, dueAt: dueAt.toISOString() } satisfies PageJob, {
-        runAt: dueAt,
-        uniqueKey: `${jobKey(alert.id, j.ruleId)}:after:${end}`,
+      await this.jobs.enqueue(ESCALATION_PAGE_JOB, { ...j, dueAt: end.toISOString() } satisfies PageJob, {
+        runAt: end,
+        uniqueKey: `${jobKey(alert.id, j.ruleId)}:held:${end.getTime()}`,
       });
       return;
     }

@@ -37,12 +37,23 @@ export type SilenceView = Silence & { readonly state: SilenceState; readonly cre
  * hooks) ask `silencing` at send time, so a silence applies to alerts that are already firing too.
  */
 export class SilencesService {
+  private readonly listeners: ((projectId: number) => void | Promise<void>)[] = [];
+
   constructor(
     private readonly repo: SilencesRepository,
     private readonly access: Access,
     private readonly users: Pick<UsersService, 'findById'>,
     private readonly clock: Clock,
   ) {}
+
+  /** Calls `fn` after a silence was changed or expired early (what it held back may go out now). */
+  onChange(fn: (projectId: number) => void | Promise<void>): void {
+    this.listeners.push(fn);
+  }
+
+  private async changed(projectId: number): Promise<void> {
+    for (const fn of this.listeners) await fn(projectId);
+  }
 
   private async project(actor: User | null, idOrPath: string, level: number): Promise<Project> {
     return (await this.access.project(actor, idOrPath, level)).project;
@@ -89,6 +100,7 @@ export class SilencesService {
     if (silenceState(current, this.clock.now()) === 'expired') throw invalid('Silence is expired');
     const fields = this.fields(input, current);
     await this.repo.update(current.id, fields, this.clock.now().toISOString());
+    await this.changed(project.id);
     return this.view((await this.repo.find(project.id, id))!);
   }
 
@@ -107,6 +119,7 @@ export class SilencesService {
         { ...current, startsAt: state === 'pending' ? now : current.startsAt, endsAt: now },
         now,
       );
+    await this.changed(project.id);
     return this.view((await this.repo.find(project.id, id))!);
   }
 
