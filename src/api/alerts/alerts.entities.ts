@@ -21,6 +21,8 @@ export const IntegrationEntity = Type.Object({
 
 export const AlertEntity = Type.Object({
   iid: Int,
+  /** svc's: the ids of the active silences that match the alert now (list and get only). */
+  silenced_by: Type.Optional(Type.Array(Int)),
   title: Str,
   description: Nullable(Str),
   severity: Str,

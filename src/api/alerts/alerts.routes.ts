@@ -21,7 +21,7 @@ const AlertOrderBy = Type.Union(
 /** Alerts, alert notes and alert settings under /projects/:id/alert_management. */
 export function alertRoutes(
   app: ApiApp,
-  ctx: Pick<AppContext, 'alerts' | 'config' | 'users'>,
+  ctx: Pick<AppContext, 'alerts' | 'config' | 'users' | 'silences'>,
   api: ApiVersion,
 ): void {
   const E = api.entities;
@@ -62,7 +62,12 @@ export function alertRoutes(
         page,
       );
       setPageHeaders(reply, req, url, page, result.total);
-      return result.items.map((a) => P.alert(a, viewOf(req, url)));
+      const first = result.items[0];
+      const silenced = first ? await ctx.silences.silencedBy(first.projectId, result.items) : new Map();
+      return result.items.map((a) => ({
+        ...P.alert(a, viewOf(req, url)),
+        silenced_by: silenced.get(a.id) ?? [],
+      }));
     },
   );
 
@@ -84,8 +89,11 @@ export function alertRoutes(
     {
       schema: { tags: atags, summary: 'Get an alert', params: AlertParams, response: { 200: E.AlertEntity } },
     },
-    async (req) =>
-      P.alert(await ctx.alerts.get(req.actor.user, req.params.id, req.params.alert_iid), viewOf(req, url)),
+    async (req) => {
+      const alert = await ctx.alerts.get(req.actor.user, req.params.id, req.params.alert_iid);
+      const silenced = await ctx.silences.silencedBy(alert.projectId, [alert]);
+      return { ...P.alert(alert, viewOf(req, url)), silenced_by: silenced.get(alert.id) ?? [] };
+    },
   );
 
   app.put(
