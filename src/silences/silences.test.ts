@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { type Matchable, matchersProblem, normalise, regexProblem, silenceState, silences } from './silences.js';
+import {
+  type Matchable,
+  matchersProblem,
+  normalise,
+  regexProblem,
+  silenceState,
+  silences,
+} from './silences.js';
 
 const alert: Matchable = {
   title: 'Disk full',
