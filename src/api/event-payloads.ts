@@ -6,7 +6,8 @@ import { alert, trackedError } from './v4/presenters.js';
 /** Webhook payload objects as the v4 API shows them (an alert as `GET .../alerts/:iid`, an error as the errors API). */
 export function eventPresenter(externalUrl: string): PayloadPresenter {
   return {
-    alert: (a: Alert) => alert(a, { externalUrl, viewer: null }),
+    // Alert events are sent only for alerts no silence holds (checked at send time): none silences them.
+    alert: (a: Alert) => ({ ...alert(a, { externalUrl, viewer: null }), silenced_by: [] }),
     error: (e: TrackedError) => trackedError(e, { externalUrl }),
   };
 }
