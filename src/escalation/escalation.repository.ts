@@ -61,6 +61,7 @@ export class EscalationRepository {
       name: p.name,
       description: p.description,
       rules,
+      repeat: p.repeat,
       createdAt: readTimestamp(p.created_at),
       updatedAt: readTimestamp(p.updated_at),
     };
@@ -98,7 +99,7 @@ export class EscalationRepository {
   /** Inserts a policy with its rules (position: their order); false when the project has one already. */
   async insertPolicy(
     projectId: number,
-    p: { name: string; description: string | null },
+    p: { name: string; description: string | null; repeat: number },
     rules: readonly RuleRecord[],
     now: string,
   ): Promise<boolean> {
@@ -114,7 +115,7 @@ export class EscalationRepository {
 
   private async insertPolicyAndRules(
     projectId: number,
-    p: { name: string; description: string | null },
+    p: { name: string; description: string | null; repeat: number },
     rules: readonly RuleRecord[],
     now: string,
   ): Promise<void> {
@@ -125,6 +126,7 @@ export class EscalationRepository {
           project_id: projectId,
           name: p.name,
           description: p.description,
+          repeat: p.repeat,
           created_at: now,
           updated_at: now,
         })
@@ -137,14 +139,14 @@ export class EscalationRepository {
   /** Saves a policy; `rules`, when given, replace its rules (new rule ids). */
   async updatePolicy(
     id: number,
-    p: { name: string; description: string | null },
+    p: { name: string; description: string | null; repeat: number },
     rules: readonly RuleRecord[] | null,
     now: string,
   ): Promise<void> {
     await this.transaction(async (trx) => {
       await trx
         .updateTable('escalation_policies')
-        .set({ name: p.name, description: p.description, updated_at: now })
+        .set({ name: p.name, description: p.description, repeat: p.repeat, updated_at: now })
         .where('id', '=', id)
         .execute();
       if (rules === null) return;
@@ -188,19 +190,25 @@ export class EscalationRepository {
   /** The pages recorded for an alert: rule, user, when, and the e-mail's state. */
   async pages(
     alertId: number,
-  ): Promise<{ ruleId: number; userId: number; at: string; emailStatus: string }[]> {
+  ): Promise<{ ruleId: number; round: number; userId: number; at: string; emailStatus: string }[]> {
     const rows = await this.db
       .selectFrom('notification_emails')
       .select(['dedupe_key', 'user_id', 'created_at', 'status'])
       .where('dedupe_key', 'like', `page:${alertId}:%`)
       .orderBy('id')
       .execute();
-    return rows.map((r) => ({
-      ruleId: Number(r.dedupe_key.split(':')[2]),
-      userId: r.user_id ?? Number(r.dedupe_key.split(':')[3]),
-      at: readTimestamp(r.created_at),
-      emailStatus: r.status,
-    }));
+    return rows.map((r) => {
+      // `page:<alertId>:<ruleId>[:r<round>]:<userId>`
+      const parts = r.dedupe_key.split(':');
+      const round = parts[3]?.startsWith('r') ? Number(parts[3].slice(1)) : 0;
+      return {
+        ruleId: Number(parts[2]),
+        round,
+        userId: r.user_id ?? Number(parts[parts.length - 1]),
+        at: readTimestamp(r.created_at),
+        emailStatus: r.status,
+      };
+    });
   }
 
   /** Drops the pending page jobs of an alert (it was resolved: nothing of it pages any more). */

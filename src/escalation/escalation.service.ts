@@ -21,6 +21,7 @@ import {
   MAX_DESCRIPTION,
   MAX_ELAPSED_SECONDS,
   MAX_NAME,
+  MAX_REPEAT,
   MAX_RULES,
   type OnCallLookup,
   orderRules,
@@ -32,6 +33,15 @@ import {
 import type { EscalationRepository } from './escalation.repository.js';
 
 export const ESCALATION_PAGE_JOB = 'escalation_page';
+
+/**
+ * Repeating rules whose last is due at once would page again at once, round after round: a policy that repeats
+ * needs a last rule with some elapsed time.
+ */
+function checkRepeat(repeat: number, rules: readonly { elapsedTimeSeconds: number }[]): void {
+  if (repeat > 0 && (rules[rules.length - 1]?.elapsedTimeSeconds ?? 0) === 0)
+    throw invalid('Repeat needs a last rule with an elapsed time above 0 seconds');
+}
 
 /** A 400 with GitLab's service message (`{"message": "..."}`). */
 const invalid = (message: string) => plainError('invalid', message);
@@ -49,6 +59,7 @@ export interface PolicyInput {
   readonly name?: string;
   readonly description?: string | null;
   readonly rules?: readonly RuleInput[];
+  readonly repeat?: number;
 }
 
 /** A rule with its user target loaded. */
@@ -66,6 +77,7 @@ export interface RuleEscalationView {
   readonly dueAt: string | null;
   readonly state: 'pending' | 'paged' | 'skipped';
   readonly pages: readonly {
+    readonly round: number;
     readonly user: User | null;
     readonly at: string;
     readonly emailStatus: string;
@@ -164,6 +176,7 @@ export class EscalationService {
     const fields = this.fields(input, null);
     if (input.rules === undefined) throw paramError('rules is missing');
     const rules = await this.rules(project, input.rules);
+    checkRepeat(fields.repeat, rules);
     if (!(await this.repo.insertPolicy(project.id, fields, rules, this.clock.now().toISOString())))
       throw invalid('Project can only have one escalation policy');
     await this.changed();
@@ -181,6 +194,7 @@ export class EscalationService {
     const current = await this.existing(project, policyId);
     const fields = this.fields(input, current);
     const rules = input.rules === undefined ? null : await this.rules(project, input.rules);
+    checkRepeat(fields.repeat, rules ?? current.rules);
     await this.repo.updatePolicy(current.id, fields, rules, this.clock.now().toISOString());
     await this.changed();
     return this.view((await this.repo.policy(project.id))!);
@@ -204,14 +218,17 @@ export class EscalationService {
   private fields(
     input: PolicyInput,
     current: EscalationPolicy | null,
-  ): { name: string; description: string | null } {
+  ): { name: string; description: string | null; repeat: number } {
     const name = (input.name ?? current?.name ?? '').trim();
     if (name === '') throw paramError('name is missing');
     if (name.length > MAX_NAME) throw invalid(`Name is too long (maximum is ${MAX_NAME} characters)`);
     const description = input.description !== undefined ? input.description : (current?.description ?? null);
     if (description !== null && description.length > MAX_DESCRIPTION)
       throw invalid(`Description is too long (maximum is ${MAX_DESCRIPTION} characters)`);
-    return { name, description };
+    const repeat = input.repeat ?? current?.repeat ?? 0;
+    if (!Number.isInteger(repeat) || repeat < 0 || repeat > MAX_REPEAT)
+      throw invalid(`Repeat must be an integer from 0 to ${MAX_REPEAT}`);
+    return { name, description, repeat };
   }
 
   /** Checks the rules (GitLab's limits and messages) and resolves their targets; in GitLab's order. */
@@ -296,9 +313,26 @@ export class EscalationService {
     // Inside the caller's transaction: on SQLite a query outside it would wait for it forever.
     const policy = await this.policies.get(projectId, () => this.repo.policy(projectId, trx));
     if (!policy) return;
-    const created = createdAt ? new Date(createdAt).getTime() : this.clock.now().getTime();
+    const created = createdAt ? new Date(createdAt) : this.clock.now();
+    await this.enqueueRound(trx, policy, projectId, alertId, iid, created, 0);
+  }
+
+  /**
+   * One round of the rules for an alert: a job per rule, due at the round's start plus the rule's elapsed time,
+   * with a unique key per alert, rule and round (a round queued twice, by a re-run job, is queued once).
+   */
+  private async enqueueRound(
+    trx: UnitOfWork | undefined,
+    policy: EscalationPolicy,
+    projectId: number,
+    alertId: number,
+    iid: number,
+    start: Date,
+    round: number,
+  ): Promise<void> {
+    const lastId = policy.rules[policy.rules.length - 1]?.id;
     for (const rule of policy.rules) {
-      const dueAt = new Date(created + rule.elapsedTimeSeconds * 1000);
+      const dueAt = new Date(start.getTime() + rule.elapsedTimeSeconds * 1000);
       const job: PageJob = {
         projectId,
         alertId,
@@ -310,16 +344,23 @@ export class EscalationService {
         scheduleId: rule.schedule?.id ?? null,
         userId: rule.userId,
         dueAt: dueAt.toISOString(),
+        round,
+        last: rule.id === lastId,
       };
       await this.jobs.enqueue(ESCALATION_PAGE_JOB, job, {
         trx,
         runAt: dueAt,
-        uniqueKey: jobKey(alertId, rule.id),
+        uniqueKey: jobKey(alertId, rule.id, round),
       });
     }
   }
 
-  /** One rule's page for one alert, at (or after) its due time. Idempotent: the page keys are unique. */
+  /**
+   * One rule's page for one alert, at (or after) its due time. Idempotent: the page keys are unique (per round). The
+   * last rule's job of a round queues the next round, starting at its due time, while the alert is still triggered
+   * and the policy (as it is now) has rounds left; the next round's jobs have unique keys, so a re-run queues none
+   * twice and pages nobody twice.
+   */
   private async runPage(job: Job): Promise<void> {
     const j = job.payload as PageJob;
     if (!this.access.hasTier('escalation_policies')) return;
@@ -330,6 +371,7 @@ export class EscalationService {
     const policy = await this.repo.policy(project.id);
     if (!policy || policy.id !== j.policyId) return;
     if (!rulePages(j.status, alert.status)) return;
+    const round = j.round ?? 0;
     let schedule: { iid: number; name: string } | null = null;
     let ids: number[];
     if (j.scheduleId !== null) {
@@ -353,7 +395,7 @@ export class EscalationService {
     await this.sources.notifications.page({
       project,
       alert,
-      keyBase: pageKey(alert.id, j.ruleId),
+      keyBase: pageKey(alert.id, j.ruleId, round),
       recipients: users.map((u) => ({ id: u.id, email: u.email, username: u.username })),
       policyName: policy.name,
       escalation: {
@@ -366,9 +408,12 @@ export class EscalationService {
           user: target && { id: target.id, username: target.username, name: target.name },
         },
         due_at: j.dueAt,
+        round,
         targets: users.map((u) => ({ id: u.id, username: u.username, name: u.name })),
       },
     });
+    if (j.last && alert.status === 'triggered' && round < policy.repeat && policy.rules.length > 0)
+      await this.enqueueRound(undefined, policy, project.id, alert.id, alert.iid, new Date(j.dueAt), round + 1);
   }
 
   /** `GET .../alerts/:iid/escalations`: which rules paged whom and when, which wait (Reporter). */
@@ -400,7 +445,10 @@ export class EscalationService {
     const out: RuleEscalationView[] = [];
     for (const ruleId of ids) {
       // A job of a deleted policy pages nobody when it runs.
-      const job = pending.find((p) => p.ruleId === ruleId && p.policyId === policy?.id);
+      // The earliest pending round of the rule (later rounds are queued one at a time).
+      const job = pending
+        .filter((p) => p.ruleId === ruleId && p.policyId === policy?.id)
+        .sort((a, b) => a.dueAt.localeCompare(b.dueAt))[0];
       const rule = current.find((r) => r.id === ruleId) ?? policy?.rules.find((r) => r.id === ruleId);
       const paged = pages.filter((p) => p.ruleId === ruleId);
       const elapsed = job?.elapsedTimeSeconds ?? rule?.elapsedTimeSeconds ?? null;
@@ -413,7 +461,12 @@ export class EscalationService {
         dueAt: job?.dueAt ?? (elapsed === null ? null : new Date(created + elapsed * 1000).toISOString()),
         state: job ? 'pending' : paged.length > 0 ? 'paged' : 'skipped',
         pages: await Promise.all(
-          paged.map(async (p) => ({ user: await user(p.userId), at: p.at, emailStatus: p.emailStatus })),
+          paged.map(async (p) => ({
+            round: p.round,
+            user: await user(p.userId),
+            at: p.at,
+            emailStatus: p.emailStatus,
+          })),
         ),
       });
     }

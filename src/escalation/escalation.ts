@@ -11,6 +11,8 @@ export const MAX_RULES = 10;
 export const MAX_ELAPSED_SECONDS = 86_400;
 export const MAX_NAME = 72;
 export const MAX_DESCRIPTION = 160;
+/** How many more rounds of the rules a policy may run (svc's, as PagerDuty's `num_loops` limit). */
+export const MAX_REPEAT = 9;
 
 /** One rule of a policy: after `elapsedTimeSeconds`, page the on-call people of a schedule or one user. */
 export interface EscalationRule {
@@ -29,6 +31,8 @@ export interface EscalationPolicy {
   readonly name: string;
   readonly description: string | null;
   readonly rules: readonly EscalationRule[];
+  /** How many more times the rules run, from the first, while the alert stays triggered after the last. */
+  readonly repeat: number;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -81,11 +85,17 @@ export interface PageJob {
   readonly status: EscalationStatus;
   readonly scheduleId: number | null;
   readonly userId: number | null;
-  /** When the rule was due (the alert's creation plus the elapsed time). */
+  /** When the rule was due (the start of its round plus the elapsed time). */
   readonly dueAt: string;
+  /** The round: 0 the first run of the rules, then 1.. for the repeats (absent in jobs queued before repeats). */
+  readonly round?: number;
+  /** Whether this is the policy's last rule (its job starts the next round); absent: not. */
+  readonly last?: boolean;
 }
 
 /** The dedupe key of the e-mail that pages `userId` for a rule and alert (unique: a re-run sends nothing twice). */
-export const pageKey = (alertId: number, ruleId: number) => `page:${alertId}:${ruleId}`;
-/** The unique key of the pending job of a rule and alert. */
-export const jobKey = (alertId: number, ruleId: number) => `escalation:${alertId}:${ruleId}`;
+export const pageKey = (alertId: number, ruleId: number, round = 0) =>
+  round === 0 ? `page:${alertId}:${ruleId}` : `page:${alertId}:${ruleId}:r${round}`;
+/** The unique key of the pending job of a rule, round and alert (round 0 keeps the key jobs had before repeats). */
+export const jobKey = (alertId: number, ruleId: number, round = 0) =>
+  round === 0 ? `escalation:${alertId}:${ruleId}` : `escalation:${alertId}:${ruleId}:r${round}`;

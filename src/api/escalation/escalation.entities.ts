@@ -18,6 +18,8 @@ export const EscalationPolicyEntity = Type.Object({
   name: Str,
   description: Nullable(Str),
   rules: Type.Array(EscalationRuleEntity),
+  /** svc: how many more times the rules run, from the first, while the alert stays triggered (0..9). */
+  repeat: Int,
 });
 
 /** A rule as `POST/PUT .../escalation_policies` take it: one target of `oncall_schedule_iid`, `username`, `user_id`. */
@@ -33,6 +35,7 @@ export const EscalationPolicyInput = Type.Object({
   name: Type.Optional(Type.String()),
   description: Type.Optional(Nullable(Type.String())),
   rules: Type.Optional(Type.Array(EscalationRuleInput)),
+  repeat: Type.Optional(Type.Integer()),
 });
 
 /** One rule's escalation of one alert (svc): pending, paged (whom, when) or skipped. */
@@ -44,5 +47,5 @@ export const AlertEscalationEntity = Type.Object({
   user: Nullable(UserBasic),
   due_at: Nullable(Str),
   state: Str,
-  pages: Type.Array(Type.Object({ user: Nullable(UserBasic), paged_at: Str, email_status: Str })),
+  pages: Type.Array(Type.Object({ round: Int, user: Nullable(UserBasic), paged_at: Str, email_status: Str })),
 });

@@ -15,8 +15,14 @@ type RuleBody = {
   user_id?: number;
 };
 
-const toInput = (b: { name?: string; description?: string | null; rules?: RuleBody[] }): PolicyInput => ({
+const toInput = (b: {
+  name?: string;
+  description?: string | null;
+  rules?: RuleBody[];
+  repeat?: number;
+}): PolicyInput => ({
   name: b.name,
+  repeat: b.repeat,
   description: b.description,
   rules: b.rules?.map((r) => ({
     elapsedTimeSeconds: r.elapsed_time_seconds,
