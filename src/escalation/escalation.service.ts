@@ -413,7 +413,15 @@ export class EscalationService {
       },
     });
     if (j.last && alert.status === 'triggered' && round < policy.repeat && policy.rules.length > 0)
-      await this.enqueueRound(undefined, policy, project.id, alert.id, alert.iid, new Date(j.dueAt), round + 1);
+      await this.enqueueRound(
+        undefined,
+        policy,
+        project.id,
+        alert.id,
+        alert.iid,
+        new Date(j.dueAt),
+        round + 1,
+      );
   }
 
   /** `GET .../alerts/:iid/escalations`: which rules paged whom and when, which wait (Reporter). */
