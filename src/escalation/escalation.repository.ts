@@ -10,7 +10,13 @@ import type {
   RuleRecord,
 } from './escalation.js';
 
-/** A transaction of this repository (the intake's, passed through). */
+/** A policy's own fields, as saved. */
+export interface PolicyFields {
+  readonly name: string;
+  readonly description: string | null;
+  readonly repeat: number;
+  readonly ackTimeoutMinutes: number | null;
+}
 
 /** Escalation policies and rules; the pending page jobs and recorded pages of an alert. */
 export class EscalationRepository {
@@ -62,6 +68,7 @@ export class EscalationRepository {
       description: p.description,
       rules,
       repeat: p.repeat,
+      ackTimeoutMinutes: p.ack_timeout_minutes,
       createdAt: readTimestamp(p.created_at),
       updatedAt: readTimestamp(p.updated_at),
     };
@@ -99,7 +106,7 @@ export class EscalationRepository {
   /** Inserts a policy with its rules (position: their order); false when the project has one already. */
   async insertPolicy(
     projectId: number,
-    p: { name: string; description: string | null; repeat: number },
+    p: PolicyFields,
     rules: readonly RuleRecord[],
     now: string,
   ): Promise<boolean> {
@@ -115,7 +122,7 @@ export class EscalationRepository {
 
   private async insertPolicyAndRules(
     projectId: number,
-    p: { name: string; description: string | null; repeat: number },
+    p: PolicyFields,
     rules: readonly RuleRecord[],
     now: string,
   ): Promise<void> {
@@ -127,6 +134,7 @@ export class EscalationRepository {
           name: p.name,
           description: p.description,
           repeat: p.repeat,
+          ack_timeout_minutes: p.ackTimeoutMinutes,
           created_at: now,
           updated_at: now,
         })
@@ -139,14 +147,20 @@ export class EscalationRepository {
   /** Saves a policy; `rules`, when given, replace its rules (new rule ids). */
   async updatePolicy(
     id: number,
-    p: { name: string; description: string | null; repeat: number },
+    p: PolicyFields,
     rules: readonly RuleRecord[] | null,
     now: string,
   ): Promise<void> {
     await this.transaction(async (trx) => {
       await trx
         .updateTable('escalation_policies')
-        .set({ name: p.name, description: p.description, repeat: p.repeat, updated_at: now })
+        .set({
+          name: p.name,
+          description: p.description,
+          repeat: p.repeat,
+          ack_timeout_minutes: p.ackTimeoutMinutes,
+          updated_at: now,
+        })
         .where('id', '=', id)
         .execute();
       if (rules === null) return;
@@ -190,7 +204,9 @@ export class EscalationRepository {
   /** The pages recorded for an alert: rule, user, when, and the e-mail's state. */
   async pages(
     alertId: number,
-  ): Promise<{ ruleId: number; round: number; userId: number; at: string; emailStatus: string }[]> {
+  ): Promise<
+    { ruleId: number; round: number; cycle: number | null; userId: number; at: string; emailStatus: string }[]
+  > {
     const rows = await this.db
       .selectFrom('notification_emails')
       .select(['dedupe_key', 'user_id', 'created_at', 'status'])
@@ -198,12 +214,17 @@ export class EscalationRepository {
       .orderBy('id')
       .execute();
     return rows.map((r) => {
-      // `page:<alertId>:<ruleId>[:r<round>]:<userId>`
+      // `page:<alertId>:<ruleId>[:c<cycle>][:r<round>]:<userId>`
       const parts = r.dedupe_key.split(':');
-      const round = parts[3]?.startsWith('r') ? Number(parts[3].slice(1)) : 0;
+      const tag = (t: string) =>
+        parts
+          .slice(3, -1)
+          .find((x) => x.startsWith(t))
+          ?.slice(1);
       return {
         ruleId: Number(parts[2]),
-        round,
+        round: Number(tag('r') ?? 0),
+        cycle: tag('c') === undefined ? null : Number(tag('c')),
         userId: r.user_id ?? Number(parts[parts.length - 1]),
         at: readTimestamp(r.created_at),
         emailStatus: r.status,
@@ -213,9 +234,18 @@ export class EscalationRepository {
 
   /** Drops the pending page jobs of an alert (it was resolved: nothing of it pages any more). */
   async dropPending(trx: Queryable, alertId: number): Promise<void> {
+    await this.dropPendingLike(trx, `escalation:${alertId}:%`);
+  }
+
+  /** Drops the pending acknowledgement timeouts of an alert (acknowledged again, or resolved). */
+  async dropAckTimeouts(trx: Queryable, alertId: number): Promise<void> {
+    await this.dropPendingLike(trx, `escalation-ack:${alertId}:%`);
+  }
+
+  private async dropPendingLike(trx: Queryable, pattern: string): Promise<void> {
     await trx
       .deleteFrom('jobs')
-      .where('unique_key', 'like', `escalation:${alertId}:%`)
+      .where('unique_key', 'like', pattern)
       .where('state', '=', 'pending')
       .where('locked_by', 'is', null)
       .execute();

@@ -13,11 +13,14 @@ import type { UnitOfWork } from '../unit-of-work.js';
 import type { User } from '../users/users.js';
 import type { UsersService } from '../users/users.service.js';
 import {
+  type AckTimeoutJob,
+  ackKey,
   ESCALATION_STATUSES,
   type EscalationPolicy,
   type EscalationRule,
   type EscalationStatus,
   jobKey,
+  MAX_ACK_TIMEOUT_MINUTES,
   MAX_DESCRIPTION,
   MAX_ELAPSED_SECONDS,
   MAX_NAME,
@@ -30,9 +33,10 @@ import {
   type RuleRecord,
   rulePages,
 } from './escalation.js';
-import type { EscalationRepository } from './escalation.repository.js';
+import type { EscalationRepository, PolicyFields } from './escalation.repository.js';
 
 export const ESCALATION_PAGE_JOB = 'escalation_page';
+export const ESCALATION_ACK_TIMEOUT_JOB = 'escalation_ack_timeout';
 
 /**
  * Repeating rules whose last is due at once would page again at once, round after round: a policy that repeats
@@ -42,6 +46,9 @@ function checkRepeat(repeat: number, rules: readonly { elapsedTimeSeconds: numbe
   if (repeat > 0 && (rules[rules.length - 1]?.elapsedTimeSeconds ?? 0) === 0)
     throw invalid('Repeat needs a last rule with an elapsed time above 0 seconds');
 }
+
+/** What happened to an alert that concerns its escalation (the `alert.changed` outbox event). */
+type AlertEvent = 'new' | 'resolved' | 'acknowledged' | 'retriggered';
 
 /** A 400 with GitLab's service message (`{"message": "..."}`). */
 const invalid = (message: string) => plainError('invalid', message);
@@ -60,6 +67,7 @@ export interface PolicyInput {
   readonly description?: string | null;
   readonly rules?: readonly RuleInput[];
   readonly repeat?: number;
+  readonly ackTimeoutMinutes?: number | null;
 }
 
 /** A rule with its user target loaded. */
@@ -78,6 +86,7 @@ export interface RuleEscalationView {
   readonly state: 'pending' | 'paged' | 'skipped';
   readonly pages: readonly {
     readonly round: number;
+    readonly cycle: number | null;
     readonly user: User | null;
     readonly at: string;
     readonly emailStatus: string;
@@ -86,7 +95,8 @@ export interface RuleEscalationView {
 
 /** What this service reads and drives of other features (ports, wired in the composition root). */
 export interface EscalationSources {
-  alerts: Pick<AlertsService, 'alertForSystem'>;
+  /** Reads alerts; triggers an acknowledged one again when its acknowledgement times out. */
+  alerts: Pick<AlertsService, 'alertForSystem' | 'retriggerAcknowledged'>;
   users: Pick<UsersService, 'findById' | 'findByUsername'>;
   /** Who may be paged: active members of the project, direct or inherited (and a personal namespace's owner). */
   members: Pick<MembersService, 'memberIdsAtLeast'>;
@@ -118,6 +128,7 @@ export class EscalationService {
   ) {
     this.policies = new TtlCache(clock, cacheTtlMs);
     jobs.register(ESCALATION_PAGE_JOB, (job) => this.runPage(job), 'urgent');
+    jobs.register(ESCALATION_ACK_TIMEOUT_JOB, (job) => this.runAckTimeout(job), 'urgent');
   }
 
   /** Calls `fn` after a policy changed (the composition root announces it to the other processes). */
@@ -215,10 +226,7 @@ export class EscalationService {
     return this.repo.schedules(project.id);
   }
 
-  private fields(
-    input: PolicyInput,
-    current: EscalationPolicy | null,
-  ): { name: string; description: string | null; repeat: number } {
+  private fields(input: PolicyInput, current: EscalationPolicy | null): PolicyFields {
     const name = (input.name ?? current?.name ?? '').trim();
     if (name === '') throw paramError('name is missing');
     if (name.length > MAX_NAME) throw invalid(`Name is too long (maximum is ${MAX_NAME} characters)`);
@@ -228,7 +236,16 @@ export class EscalationService {
     const repeat = input.repeat ?? current?.repeat ?? 0;
     if (!Number.isInteger(repeat) || repeat < 0 || repeat > MAX_REPEAT)
       throw invalid(`Repeat must be an integer from 0 to ${MAX_REPEAT}`);
-    return { name, description, repeat };
+    const ackTimeoutMinutes =
+      input.ackTimeoutMinutes !== undefined ? input.ackTimeoutMinutes : (current?.ackTimeoutMinutes ?? null);
+    if (
+      ackTimeoutMinutes !== null &&
+      (!Number.isInteger(ackTimeoutMinutes) ||
+        ackTimeoutMinutes < 1 ||
+        ackTimeoutMinutes > MAX_ACK_TIMEOUT_MINUTES)
+    )
+      throw invalid(`Ack timeout minutes must be an integer from 1 to ${MAX_ACK_TIMEOUT_MINUTES}`);
+    return { name, description, repeat, ackTimeoutMinutes };
   }
 
   /** Checks the rules (GitLab's limits and messages) and resolves their targets; in GitLab's order. */
@@ -284,10 +301,12 @@ export class EscalationService {
    * or a new one in a project with a policy (a cached lookup in the caller's transaction). Intake writes no outbox
    * row otherwise.
    */
-  async wantsAlertEvent(trx: UnitOfWork, projectId: number, event: 'new' | 'resolved'): Promise<boolean> {
+  async wantsAlertEvent(trx: UnitOfWork, projectId: number, event: AlertEvent): Promise<boolean> {
     if (!this.access.hasTier('escalation_policies')) return false;
     if (event === 'resolved') return true;
-    return (await this.policies.get(projectId, () => this.repo.policy(projectId, trx))) !== null;
+    const policy = await this.policies.get(projectId, () => this.repo.policy(projectId, trx));
+    if (event === 'acknowledged') return policy !== null && policy.ackTimeoutMinutes !== null;
+    return policy !== null;
   }
 
   /**
@@ -300,7 +319,7 @@ export class EscalationService {
     trx: UnitOfWork,
     projectId: number,
     iid: number,
-    event: 'new' | 'resolved',
+    event: AlertEvent,
     alertId: number,
     /** When the alert was created (pages are due from then); now when absent. */
     createdAt?: string,
@@ -308,13 +327,49 @@ export class EscalationService {
     if (!this.access.hasTier('escalation_policies')) return;
     if (event === 'resolved') {
       await this.repo.dropPending(trx, alertId);
+      await this.repo.dropAckTimeouts(trx, alertId);
       return;
     }
     // Inside the caller's transaction: on SQLite a query outside it would wait for it forever.
     const policy = await this.policies.get(projectId, () => this.repo.policy(projectId, trx));
     if (!policy) return;
-    const created = createdAt ? new Date(createdAt) : this.clock.now();
-    await this.enqueueRound(trx, policy, projectId, alertId, iid, created, 0);
+    const at = createdAt ? new Date(createdAt) : this.clock.now();
+    if (event === 'acknowledged') {
+      if (policy.ackTimeoutMinutes === null) return;
+      // A new acknowledgement restarts the timer: the earlier one's job goes.
+      await this.repo.dropAckTimeouts(trx, alertId);
+      const job: AckTimeoutJob = {
+        projectId,
+        alertId,
+        iid,
+        policyId: policy.id,
+        minutes: policy.ackTimeoutMinutes,
+      };
+      await this.jobs.enqueue(ESCALATION_ACK_TIMEOUT_JOB, job, {
+        trx,
+        runAt: new Date(at.getTime() + policy.ackTimeoutMinutes * 60_000),
+        uniqueKey: ackKey(alertId, at.getTime()),
+      });
+      return;
+    }
+    // Triggered again after a timed-out acknowledgement: the rules run again from the first, as new pages (the
+    // first run's jobs still pending, of `resolved` rules, go: the new run pages those rules anew).
+    if (event === 'retriggered') await this.repo.dropPending(trx, alertId);
+    const cycle = event === 'retriggered' ? at.getTime() : undefined;
+    await this.enqueueRound(trx, policy, projectId, alertId, iid, at, 0, cycle);
+  }
+
+  /**
+   * An acknowledgement's timeout: the alert, still acknowledged under the same policy, is triggered again (the
+   * alerts service writes the note and the `retriggered` event in one transaction, so a re-run finds it triggered
+   * and does nothing).
+   */
+  private async runAckTimeout(job: Job): Promise<void> {
+    const j = job.payload as AckTimeoutJob;
+    if (!this.access.hasTier('escalation_policies')) return;
+    const policy = await this.repo.policy(j.projectId);
+    if (!policy || policy.id !== j.policyId || policy.ackTimeoutMinutes === null) return;
+    await this.sources.alerts.retriggerAcknowledged(j.projectId, j.iid, j.alertId, j.minutes);
   }
 
   /**
@@ -329,6 +384,7 @@ export class EscalationService {
     iid: number,
     start: Date,
     round: number,
+    cycle?: number,
   ): Promise<void> {
     const lastId = policy.rules[policy.rules.length - 1]?.id;
     for (const rule of policy.rules) {
@@ -346,11 +402,12 @@ export class EscalationService {
         dueAt: dueAt.toISOString(),
         round,
         last: rule.id === lastId,
+        ...(cycle !== undefined && { cycle }),
       };
       await this.jobs.enqueue(ESCALATION_PAGE_JOB, job, {
         trx,
         runAt: dueAt,
-        uniqueKey: jobKey(alertId, rule.id, round),
+        uniqueKey: jobKey(alertId, rule.id, round, cycle),
       });
     }
   }
@@ -395,7 +452,7 @@ export class EscalationService {
     await this.sources.notifications.page({
       project,
       alert,
-      keyBase: pageKey(alert.id, j.ruleId, round),
+      keyBase: pageKey(alert.id, j.ruleId, round, j.cycle),
       recipients: users.map((u) => ({ id: u.id, email: u.email, username: u.username })),
       policyName: policy.name,
       escalation: {
@@ -421,6 +478,7 @@ export class EscalationService {
         alert.iid,
         new Date(j.dueAt),
         round + 1,
+        j.cycle,
       );
   }
 
@@ -471,6 +529,7 @@ export class EscalationService {
         pages: await Promise.all(
           paged.map(async (p) => ({
             round: p.round,
+            cycle: p.cycle,
             user: await user(p.userId),
             at: p.at,
             emailStatus: p.emailStatus,

@@ -13,6 +13,8 @@ export const MAX_NAME = 72;
 export const MAX_DESCRIPTION = 160;
 /** How many more rounds of the rules a policy may run (svc's, as PagerDuty's `num_loops` limit). */
 export const MAX_REPEAT = 9;
+/** The longest acknowledgement timeout (a day, as PagerDuty's). */
+export const MAX_ACK_TIMEOUT_MINUTES = 1440;
 
 /** One rule of a policy: after `elapsedTimeSeconds`, page the on-call people of a schedule or one user. */
 export interface EscalationRule {
@@ -33,6 +35,8 @@ export interface EscalationPolicy {
   readonly rules: readonly EscalationRule[];
   /** How many more times the rules run, from the first, while the alert stays triggered after the last. */
   readonly repeat: number;
+  /** Minutes an acknowledged alert may stay unresolved before it is triggered again; null: for ever. */
+  readonly ackTimeoutMinutes: number | null;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -91,11 +95,32 @@ export interface PageJob {
   readonly round?: number;
   /** Whether this is the policy's last rule (its job starts the next round); absent: not. */
   readonly last?: boolean;
+  /**
+   * Which run of the escalation: absent for the one the alert's creation started, else the time (ms) the alert was
+   * triggered again after an acknowledgement timed out (its pages are new pages, not repeats of the first run's).
+   */
+  readonly cycle?: number;
+}
+
+/** The job that triggers an acknowledged alert again when its acknowledgement times out. */
+export interface AckTimeoutJob {
+  readonly projectId: number;
+  readonly alertId: number;
+  readonly iid: number;
+  readonly policyId: number;
+  readonly minutes: number;
 }
 
 /** The dedupe key of the e-mail that pages `userId` for a rule and alert (unique: a re-run sends nothing twice). */
-export const pageKey = (alertId: number, ruleId: number, round = 0) =>
-  round === 0 ? `page:${alertId}:${ruleId}` : `page:${alertId}:${ruleId}:r${round}`;
-/** The unique key of the pending job of a rule, round and alert (round 0 keeps the key jobs had before repeats). */
-export const jobKey = (alertId: number, ruleId: number, round = 0) =>
-  round === 0 ? `escalation:${alertId}:${ruleId}` : `escalation:${alertId}:${ruleId}:r${round}`;
+export const pageKey = (alertId: number, ruleId: number, round = 0, cycle?: number) =>
+  `page:${alertId}:${ruleId}${runSuffix(round, cycle)}`;
+/**
+ * The unique key of the pending job of a rule, round, cycle and alert (the first round of the first cycle keeps
+ * the key jobs had before repeats).
+ */
+export const jobKey = (alertId: number, ruleId: number, round = 0, cycle?: number) =>
+  `escalation:${alertId}:${ruleId}${runSuffix(round, cycle)}`;
+const runSuffix = (round: number, cycle?: number) =>
+  `${cycle === undefined ? '' : `:c${cycle}`}${round === 0 ? '' : `:r${round}`}`;
+/** The unique key of an acknowledgement's timeout job (`at`: when the alert was acknowledged, ms). */
+export const ackKey = (alertId: number, at: number) => `escalation-ack:${alertId}:${at}`;

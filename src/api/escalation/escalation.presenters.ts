@@ -31,6 +31,7 @@ export function escalationPolicy(p: PolicyView, v: View): Static<typeof Escalati
     description: p.description,
     rules: p.rules.map((r) => escalationRule(r, v)),
     repeat: p.repeat,
+    ack_timeout_minutes: p.ackTimeoutMinutes,
   };
 }
 
@@ -44,6 +45,7 @@ export function alertEscalation(e: RuleEscalationView, v: View): Static<typeof A
     state: e.state,
     pages: e.pages.map((p) => ({
       round: p.round,
+      cycle: p.cycle,
       user: p.user ? userBasic(p.user, v) : null,
       paged_at: p.at,
       email_status: p.emailStatus,

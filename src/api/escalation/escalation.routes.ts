@@ -20,9 +20,11 @@ const toInput = (b: {
   description?: string | null;
   rules?: RuleBody[];
   repeat?: number;
+  ack_timeout_minutes?: number | null;
 }): PolicyInput => ({
   name: b.name,
   repeat: b.repeat,
+  ackTimeoutMinutes: b.ack_timeout_minutes,
   description: b.description,
   rules: b.rules?.map((r) => ({
     elapsedTimeSeconds: r.elapsed_time_seconds,
