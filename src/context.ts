@@ -167,8 +167,14 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   // The hop from an alert (intake or status change) to its notifications and escalation, and from an error to
   // its rules: the outbox events' handlers, by kind.
   outbox.on('alert.changed', 'notifications', {
-    wants: (trx, e) => notifications.listensToAlerts(trx, e.projectId),
-    handle: (trx, e) => notifications.alertChanged(trx, e.projectId, e.iid, e.event),
+    // Acknowledgements and their timeouts concern escalation only.
+    wants: async (trx, e) =>
+      (e.event === 'new' || e.event === 'resolved') &&
+      (await notifications.listensToAlerts(trx, e.projectId)),
+    handle: async (trx, e) => {
+      if (e.event === 'new' || e.event === 'resolved')
+        await notifications.alertChanged(trx, e.projectId, e.iid, e.event);
+    },
   });
   outbox.on('alert.changed', 'escalation', {
     wants: (trx, e) => escalations.wantsAlertEvent(trx, e.projectId, e.event),

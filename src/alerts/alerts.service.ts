@@ -184,15 +184,56 @@ export class AlertsService {
           now,
         );
         // After commit: its notifications and the end of its escalation (handlers registered in src/context.ts).
-        if (status === 'resolved')
+        if (status === 'resolved' || status === 'acknowledged')
           await outbox.add('alert.changed', {
             projectId: project.id,
             alertId: alert.id,
             iid,
-            event: 'resolved',
+            event: status,
             at: now,
           });
         return (await this.repo.alert(project.id, iid, trx))!;
+      },
+    );
+  }
+
+  /**
+   * Triggers an acknowledged alert again because nobody resolved it within its escalation policy's
+   * acknowledgement timeout: a status note by the alert bot saying why, and the `retriggered` event (its
+   * escalation starts again), in one transaction. False, changing nothing, when the alert is no longer
+   * acknowledged (a later acknowledgement drops the earlier timeout's job: see the escalation service).
+   */
+  async retriggerAcknowledged(
+    projectId: number,
+    iid: number,
+    alertId: number,
+    minutes: number,
+  ): Promise<boolean> {
+    return this.outbox.transaction(
+      (fn) => this.repo.transaction(fn),
+      async (trx, outbox) => {
+        await this.repo.lock(trx, projectId, iid);
+        const alert = await this.repo.alert(projectId, iid, trx);
+        if (!alert || alert.id !== alertId || alert.status !== 'acknowledged') return false;
+        const now = this.clock.now().toISOString();
+        await this.repo.setStatus(trx, alert.id, 'triggered', null, now);
+        await this.repo.addNote(
+          trx,
+          alert.id,
+          `changed the status to **Triggered** because the acknowledgement timed out after ${minutes} ${
+            minutes === 1 ? 'minute' : 'minutes'
+          }`,
+          null,
+          now,
+        );
+        await outbox.add('alert.changed', {
+          projectId,
+          alertId: alert.id,
+          iid: alert.iid,
+          event: 'retriggered',
+          at: now,
+        });
+        return true;
       },
     );
   }

@@ -525,6 +525,8 @@ const escalationPolicy: PolicyView = {
   name: 'Page the team',
   description: 'Night and day',
   rules: [escalationRule, { ...escalationRule, id: 5, schedule: null, userId: alice.id, user: alice }],
+  repeat: 2,
+  ackTimeoutMinutes: 30,
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
 };
@@ -837,7 +839,7 @@ function cases(api: ApiVersion): Record<string, { schema: TSchema; outputs: unkn
             user: alice,
             dueAt: at,
             state: 'paged',
-            pages: [{ user: alice, at, emailStatus: 'sent' }],
+            pages: [{ round: 0, cycle: null, user: alice, at, emailStatus: 'sent' }],
           },
           anonymous,
         ),

@@ -712,6 +712,10 @@ export interface EscalationPoliciesTable {
   project_id: number;
   name: string;
   description: string | null;
+  /** How many more times the rules run while the alert stays triggered (0..9). */
+  repeat: Generated<number>;
+  /** Minutes an acknowledgement holds before the alert is triggered again; null: for ever. */
+  ack_timeout_minutes: number | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -10,7 +10,13 @@ import type {
   RuleRecord,
 } from './escalation.js';
 
-/** A transaction of this repository (the intake's, passed through). */
+/** A policy's own fields, as saved. */
+export interface PolicyFields {
+  readonly name: string;
+  readonly description: string | null;
+  readonly repeat: number;
+  readonly ackTimeoutMinutes: number | null;
+}
 
 /** Escalation policies and rules; the pending page jobs and recorded pages of an alert. */
 export class EscalationRepository {
@@ -61,6 +67,8 @@ export class EscalationRepository {
       name: p.name,
       description: p.description,
       rules,
+      repeat: p.repeat,
+      ackTimeoutMinutes: p.ack_timeout_minutes,
       createdAt: readTimestamp(p.created_at),
       updatedAt: readTimestamp(p.updated_at),
     };
@@ -98,7 +106,7 @@ export class EscalationRepository {
   /** Inserts a policy with its rules (position: their order); false when the project has one already. */
   async insertPolicy(
     projectId: number,
-    p: { name: string; description: string | null },
+    p: PolicyFields,
     rules: readonly RuleRecord[],
     now: string,
   ): Promise<boolean> {
@@ -114,7 +122,7 @@ export class EscalationRepository {
 
   private async insertPolicyAndRules(
     projectId: number,
-    p: { name: string; description: string | null },
+    p: PolicyFields,
     rules: readonly RuleRecord[],
     now: string,
   ): Promise<void> {
@@ -125,6 +133,8 @@ export class EscalationRepository {
           project_id: projectId,
           name: p.name,
           description: p.description,
+          repeat: p.repeat,
+          ack_timeout_minutes: p.ackTimeoutMinutes,
           created_at: now,
           updated_at: now,
         })
@@ -137,14 +147,20 @@ export class EscalationRepository {
   /** Saves a policy; `rules`, when given, replace its rules (new rule ids). */
   async updatePolicy(
     id: number,
-    p: { name: string; description: string | null },
+    p: PolicyFields,
     rules: readonly RuleRecord[] | null,
     now: string,
   ): Promise<void> {
     await this.transaction(async (trx) => {
       await trx
         .updateTable('escalation_policies')
-        .set({ name: p.name, description: p.description, updated_at: now })
+        .set({
+          name: p.name,
+          description: p.description,
+          repeat: p.repeat,
+          ack_timeout_minutes: p.ackTimeoutMinutes,
+          updated_at: now,
+        })
         .where('id', '=', id)
         .execute();
       if (rules === null) return;
@@ -188,19 +204,32 @@ export class EscalationRepository {
   /** The pages recorded for an alert: rule, user, when, and the e-mail's state. */
   async pages(
     alertId: number,
-  ): Promise<{ ruleId: number; userId: number; at: string; emailStatus: string }[]> {
+  ): Promise<
+    { ruleId: number; round: number; cycle: number | null; userId: number; at: string; emailStatus: string }[]
+  > {
     const rows = await this.db
       .selectFrom('notification_emails')
       .select(['dedupe_key', 'user_id', 'created_at', 'status'])
       .where('dedupe_key', 'like', `page:${alertId}:%`)
       .orderBy('id')
       .execute();
-    return rows.map((r) => ({
-      ruleId: Number(r.dedupe_key.split(':')[2]),
-      userId: r.user_id ?? Number(r.dedupe_key.split(':')[3]),
-      at: readTimestamp(r.created_at),
-      emailStatus: r.status,
-    }));
+    return rows.map((r) => {
+      // `page:<alertId>:<ruleId>[:c<cycle>][:r<round>]:<userId>`
+      const parts = r.dedupe_key.split(':');
+      const tag = (t: string) =>
+        parts
+          .slice(3, -1)
+          .find((x) => x.startsWith(t))
+          ?.slice(1);
+      return {
+        ruleId: Number(parts[2]),
+        round: Number(tag('r') ?? 0),
+        cycle: tag('c') === undefined ? null : Number(tag('c')),
+        userId: r.user_id ?? Number(parts[parts.length - 1]),
+        at: readTimestamp(r.created_at),
+        emailStatus: r.status,
+      };
+    });
   }
 
   /** Drops the pending page jobs of an alert (it was resolved: nothing of it pages any more). */
@@ -221,9 +250,18 @@ export class EscalationRepository {
   }
 
   async dropPending(trx: Queryable, alertId: number): Promise<void> {
+    await this.dropPendingLike(trx, `escalation:${alertId}:%`);
+  }
+
+  /** Drops the pending acknowledgement timeouts of an alert (acknowledged again, or resolved). */
+  async dropAckTimeouts(trx: Queryable, alertId: number): Promise<void> {
+    await this.dropPendingLike(trx, `escalation-ack:${alertId}:%`);
+  }
+
+  private async dropPendingLike(trx: Queryable, pattern: string): Promise<void> {
     await trx
       .deleteFrom('jobs')
-      .where('unique_key', 'like', `escalation:${alertId}:%`)
+      .where('unique_key', 'like', pattern)
       .where('state', '=', 'pending')
       .where('locked_by', 'is', null)
       .execute();

@@ -14,14 +14,18 @@ import type { UnitOfWork } from '../unit-of-work.js';
 import type { User } from '../users/users.js';
 import type { UsersService } from '../users/users.service.js';
 import {
+  type AckTimeoutJob,
+  ackKey,
   ESCALATION_STATUSES,
   type EscalationPolicy,
   type EscalationRule,
   type EscalationStatus,
   jobKey,
+  MAX_ACK_TIMEOUT_MINUTES,
   MAX_DESCRIPTION,
   MAX_ELAPSED_SECONDS,
   MAX_NAME,
+  MAX_REPEAT,
   MAX_RULES,
   type OnCallLookup,
   orderRules,
@@ -30,9 +34,22 @@ import {
   type RuleRecord,
   rulePages,
 } from './escalation.js';
-import type { EscalationRepository } from './escalation.repository.js';
+import type { EscalationRepository, PolicyFields } from './escalation.repository.js';
 
 export const ESCALATION_PAGE_JOB = 'escalation_page';
+export const ESCALATION_ACK_TIMEOUT_JOB = 'escalation_ack_timeout';
+
+/**
+ * Repeating rules whose last is due at once would page again at once, round after round: a policy that repeats
+ * needs a last rule with some elapsed time.
+ */
+function checkRepeat(repeat: number, rules: readonly { elapsedTimeSeconds: number }[]): void {
+  if (repeat > 0 && (rules[rules.length - 1]?.elapsedTimeSeconds ?? 0) === 0)
+    throw invalid('Repeat needs a last rule with an elapsed time above 0 seconds');
+}
+
+/** What happened to an alert that concerns its escalation (the `alert.changed` outbox event). */
+type AlertEvent = 'new' | 'resolved' | 'acknowledged' | 'retriggered';
 
 /** A 400 with GitLab's service message (`{"message": "..."}`). */
 const invalid = (message: string) => plainError('invalid', message);
@@ -50,6 +67,8 @@ export interface PolicyInput {
   readonly name?: string;
   readonly description?: string | null;
   readonly rules?: readonly RuleInput[];
+  readonly repeat?: number;
+  readonly ackTimeoutMinutes?: number | null;
 }
 
 /** A rule with its user target loaded. */
@@ -67,6 +86,8 @@ export interface RuleEscalationView {
   readonly dueAt: string | null;
   readonly state: 'pending' | 'paged' | 'skipped';
   readonly pages: readonly {
+    readonly round: number;
+    readonly cycle: number | null;
     readonly user: User | null;
     readonly at: string;
     readonly emailStatus: string;
@@ -75,7 +96,8 @@ export interface RuleEscalationView {
 
 /** What this service reads and drives of other features (ports, wired in the composition root). */
 export interface EscalationSources {
-  alerts: Pick<AlertsService, 'alertForSystem'>;
+  /** Reads alerts; triggers an acknowledged one again when its acknowledgement times out. */
+  alerts: Pick<AlertsService, 'alertForSystem' | 'retriggerAcknowledged'>;
   users: Pick<UsersService, 'findById' | 'findByUsername'>;
   /** Who may be paged: active members of the project, direct or inherited (and a personal namespace's owner). */
   members: Pick<MembersService, 'memberIdsAtLeast'>;
@@ -109,6 +131,7 @@ export class EscalationService {
   ) {
     this.policies = new TtlCache(clock, cacheTtlMs);
     jobs.register(ESCALATION_PAGE_JOB, (job) => this.runPage(job), 'urgent');
+    jobs.register(ESCALATION_ACK_TIMEOUT_JOB, (job) => this.runAckTimeout(job), 'urgent');
   }
 
   /** Calls `fn` after a policy changed (the composition root announces it to the other processes). */
@@ -167,6 +190,7 @@ export class EscalationService {
     const fields = this.fields(input, null);
     if (input.rules === undefined) throw paramError('rules is missing');
     const rules = await this.rules(project, input.rules);
+    checkRepeat(fields.repeat, rules);
     if (!(await this.repo.insertPolicy(project.id, fields, rules, this.clock.now().toISOString())))
       throw invalid('Project can only have one escalation policy');
     await this.changed();
@@ -184,6 +208,7 @@ export class EscalationService {
     const current = await this.existing(project, policyId);
     const fields = this.fields(input, current);
     const rules = input.rules === undefined ? null : await this.rules(project, input.rules);
+    checkRepeat(fields.repeat, rules ?? current.rules);
     await this.repo.updatePolicy(current.id, fields, rules, this.clock.now().toISOString());
     await this.changed();
     return this.view((await this.repo.policy(project.id))!);
@@ -204,17 +229,26 @@ export class EscalationService {
     return this.repo.schedules(project.id);
   }
 
-  private fields(
-    input: PolicyInput,
-    current: EscalationPolicy | null,
-  ): { name: string; description: string | null } {
+  private fields(input: PolicyInput, current: EscalationPolicy | null): PolicyFields {
     const name = (input.name ?? current?.name ?? '').trim();
     if (name === '') throw paramError('name is missing');
     if (name.length > MAX_NAME) throw invalid(`Name is too long (maximum is ${MAX_NAME} characters)`);
     const description = input.description !== undefined ? input.description : (current?.description ?? null);
     if (description !== null && description.length > MAX_DESCRIPTION)
       throw invalid(`Description is too long (maximum is ${MAX_DESCRIPTION} characters)`);
-    return { name, description };
+    const repeat = input.repeat ?? current?.repeat ?? 0;
+    if (!Number.isInteger(repeat) || repeat < 0 || repeat > MAX_REPEAT)
+      throw invalid(`Repeat must be an integer from 0 to ${MAX_REPEAT}`);
+    const ackTimeoutMinutes =
+      input.ackTimeoutMinutes !== undefined ? input.ackTimeoutMinutes : (current?.ackTimeoutMinutes ?? null);
+    if (
+      ackTimeoutMinutes !== null &&
+      (!Number.isInteger(ackTimeoutMinutes) ||
+        ackTimeoutMinutes < 1 ||
+        ackTimeoutMinutes > MAX_ACK_TIMEOUT_MINUTES)
+    )
+      throw invalid(`Ack timeout minutes must be an integer from 1 to ${MAX_ACK_TIMEOUT_MINUTES}`);
+    return { name, description, repeat, ackTimeoutMinutes };
   }
 
   /** Checks the rules (GitLab's limits and messages) and resolves their targets; in GitLab's order. */
@@ -270,10 +304,12 @@ export class EscalationService {
    * or a new one in a project with a policy (a cached lookup in the caller's transaction). Intake writes no outbox
    * row otherwise.
    */
-  async wantsAlertEvent(trx: UnitOfWork, projectId: number, event: 'new' | 'resolved'): Promise<boolean> {
+  async wantsAlertEvent(trx: UnitOfWork, projectId: number, event: AlertEvent): Promise<boolean> {
     if (!this.access.hasTier('escalation_policies')) return false;
     if (event === 'resolved') return true;
-    return (await this.policies.get(projectId, () => this.repo.policy(projectId, trx))) !== null;
+    const policy = await this.policies.get(projectId, () => this.repo.policy(projectId, trx));
+    if (event === 'acknowledged') return policy !== null && policy.ackTimeoutMinutes !== null;
+    return policy !== null;
   }
 
   /**
@@ -286,7 +322,7 @@ export class EscalationService {
     trx: UnitOfWork,
     projectId: number,
     iid: number,
-    event: 'new' | 'resolved',
+    event: AlertEvent,
     alertId: number,
     /** When the alert was created (pages are due from then); now when absent. */
     createdAt?: string,
@@ -294,14 +330,68 @@ export class EscalationService {
     if (!this.access.hasTier('escalation_policies')) return;
     if (event === 'resolved') {
       await this.repo.dropPending(trx, alertId);
+      await this.repo.dropAckTimeouts(trx, alertId);
       return;
     }
     // Inside the caller's transaction: on SQLite a query outside it would wait for it forever.
     const policy = await this.policies.get(projectId, () => this.repo.policy(projectId, trx));
     if (!policy) return;
-    const created = createdAt ? new Date(createdAt).getTime() : this.clock.now().getTime();
+    const at = createdAt ? new Date(createdAt) : this.clock.now();
+    if (event === 'acknowledged') {
+      if (policy.ackTimeoutMinutes === null) return;
+      // A new acknowledgement restarts the timer: the earlier one's job goes.
+      await this.repo.dropAckTimeouts(trx, alertId);
+      const job: AckTimeoutJob = {
+        projectId,
+        alertId,
+        iid,
+        policyId: policy.id,
+        minutes: policy.ackTimeoutMinutes,
+      };
+      await this.jobs.enqueue(ESCALATION_ACK_TIMEOUT_JOB, job, {
+        trx,
+        runAt: new Date(at.getTime() + policy.ackTimeoutMinutes * 60_000),
+        uniqueKey: ackKey(alertId, at.getTime()),
+      });
+      return;
+    }
+    // Triggered again after a timed-out acknowledgement: the rules run again from the first, as new pages (the
+    // first run's jobs still pending, of `resolved` rules, go: the new run pages those rules anew).
+    if (event === 'retriggered') await this.repo.dropPending(trx, alertId);
+    const cycle = event === 'retriggered' ? at.getTime() : undefined;
+    await this.enqueueRound(trx, policy, projectId, alertId, iid, at, 0, cycle);
+  }
+
+  /**
+   * An acknowledgement's timeout: the alert, still acknowledged under the same policy, is triggered again (the
+   * alerts service writes the note and the `retriggered` event in one transaction, so a re-run finds it triggered
+   * and does nothing).
+   */
+  private async runAckTimeout(job: Job): Promise<void> {
+    const j = job.payload as AckTimeoutJob;
+    if (!this.access.hasTier('escalation_policies')) return;
+    const policy = await this.repo.policy(j.projectId);
+    if (!policy || policy.id !== j.policyId || policy.ackTimeoutMinutes === null) return;
+    await this.sources.alerts.retriggerAcknowledged(j.projectId, j.iid, j.alertId, j.minutes);
+  }
+
+  /**
+   * One round of the rules for an alert: a job per rule, due at the round's start plus the rule's elapsed time,
+   * with a unique key per alert, rule and round (a round queued twice, by a re-run job, is queued once).
+   */
+  private async enqueueRound(
+    trx: UnitOfWork | undefined,
+    policy: EscalationPolicy,
+    projectId: number,
+    alertId: number,
+    iid: number,
+    start: Date,
+    round: number,
+    cycle?: number,
+  ): Promise<void> {
+    const lastId = policy.rules[policy.rules.length - 1]?.id;
     for (const rule of policy.rules) {
-      const dueAt = new Date(created + rule.elapsedTimeSeconds * 1000);
+      const dueAt = new Date(start.getTime() + rule.elapsedTimeSeconds * 1000);
       const job: PageJob = {
         projectId,
         alertId,
@@ -313,11 +403,14 @@ export class EscalationService {
         scheduleId: rule.schedule?.id ?? null,
         userId: rule.userId,
         dueAt: dueAt.toISOString(),
+        round,
+        last: rule.id === lastId,
+        ...(cycle !== undefined && { cycle }),
       };
       await this.jobs.enqueue(ESCALATION_PAGE_JOB, job, {
         trx,
         runAt: dueAt,
-        uniqueKey: jobKey(alertId, rule.id),
+        uniqueKey: jobKey(alertId, rule.id, round, cycle),
       });
     }
   }
@@ -331,7 +424,12 @@ export class EscalationService {
     this.jobs.wake();
   }
 
-  /** One rule's page for one alert, at (or after) its due time. Idempotent: the page keys are unique. */
+  /**
+   * One rule's page for one alert, at (or after) its due time. Idempotent: the page keys are unique (per round). The
+   * last rule's job of a round queues the next round, starting at its due time, while the alert is still triggered
+   * and the policy (as it is now) has rounds left; the next round's jobs have unique keys, so a re-run queues none
+   * twice and pages nobody twice.
+   */
   private async runPage(job: Job): Promise<void> {
     const j = job.payload as PageJob;
     if (!this.access.hasTier('escalation_policies')) return;
@@ -350,10 +448,11 @@ export class EscalationService {
       // Another key than the running job's (which is deleted when this returns), under the alert's prefix.
       await this.jobs.enqueue(ESCALATION_PAGE_JOB, { ...j, dueAt: end.toISOString() } satisfies PageJob, {
         runAt: end,
-        uniqueKey: `${jobKey(alert.id, j.ruleId)}:held:${end.getTime()}`,
+        uniqueKey: `${jobKey(alert.id, j.ruleId, j.round ?? 0, j.cycle ?? undefined)}:held:${end.getTime()}`,
       });
       return;
     }
+    const round = j.round ?? 0;
     let schedule: { iid: number; name: string } | null = null;
     let ids: number[];
     if (j.scheduleId !== null) {
@@ -377,7 +476,7 @@ export class EscalationService {
     await this.sources.notifications.page({
       project,
       alert,
-      keyBase: pageKey(alert.id, j.ruleId),
+      keyBase: pageKey(alert.id, j.ruleId, round, j.cycle),
       recipients: users.map((u) => ({ id: u.id, email: u.email, username: u.username })),
       policyName: policy.name,
       escalation: {
@@ -390,9 +489,21 @@ export class EscalationService {
           user: target && { id: target.id, username: target.username, name: target.name },
         },
         due_at: j.dueAt,
+        round,
         targets: users.map((u) => ({ id: u.id, username: u.username, name: u.name })),
       },
     });
+    if (j.last && alert.status === 'triggered' && round < policy.repeat && policy.rules.length > 0)
+      await this.enqueueRound(
+        undefined,
+        policy,
+        project.id,
+        alert.id,
+        alert.iid,
+        new Date(j.dueAt),
+        round + 1,
+        j.cycle,
+      );
   }
 
   /** `GET .../alerts/:iid/escalations`: which rules paged whom and when, which wait (Reporter). */
@@ -424,7 +535,10 @@ export class EscalationService {
     const out: RuleEscalationView[] = [];
     for (const ruleId of ids) {
       // A job of a deleted policy pages nobody when it runs.
-      const job = pending.find((p) => p.ruleId === ruleId && p.policyId === policy?.id);
+      // The earliest pending round of the rule (later rounds are queued one at a time).
+      const job = pending
+        .filter((p) => p.ruleId === ruleId && p.policyId === policy?.id)
+        .sort((a, b) => a.dueAt.localeCompare(b.dueAt))[0];
       const rule = current.find((r) => r.id === ruleId) ?? policy?.rules.find((r) => r.id === ruleId);
       const paged = pages.filter((p) => p.ruleId === ruleId);
       const elapsed = job?.elapsedTimeSeconds ?? rule?.elapsedTimeSeconds ?? null;
@@ -437,7 +551,13 @@ export class EscalationService {
         dueAt: job?.dueAt ?? (elapsed === null ? null : new Date(created + elapsed * 1000).toISOString()),
         state: job ? 'pending' : paged.length > 0 ? 'paged' : 'skipped',
         pages: await Promise.all(
-          paged.map(async (p) => ({ user: await user(p.userId), at: p.at, emailStatus: p.emailStatus })),
+          paged.map(async (p) => ({
+            round: p.round,
+            cycle: p.cycle,
+            user: await user(p.userId),
+            at: p.at,
+            emailStatus: p.emailStatus,
+          })),
         ),
       });
     }

@@ -11,6 +11,10 @@ export const MAX_RULES = 10;
 export const MAX_ELAPSED_SECONDS = 86_400;
 export const MAX_NAME = 72;
 export const MAX_DESCRIPTION = 160;
+/** How many more rounds of the rules a policy may run (svc's, as PagerDuty's `num_loops` limit). */
+export const MAX_REPEAT = 9;
+/** The longest acknowledgement timeout (a day, as PagerDuty's). */
+export const MAX_ACK_TIMEOUT_MINUTES = 1440;
 
 /** One rule of a policy: after `elapsedTimeSeconds`, page the on-call people of a schedule or one user. */
 export interface EscalationRule {
@@ -29,6 +33,10 @@ export interface EscalationPolicy {
   readonly name: string;
   readonly description: string | null;
   readonly rules: readonly EscalationRule[];
+  /** How many more times the rules run, from the first, while the alert stays triggered after the last. */
+  readonly repeat: number;
+  /** Minutes an acknowledged alert may stay unresolved before it is triggered again; null: for ever. */
+  readonly ackTimeoutMinutes: number | null;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -81,11 +89,38 @@ export interface PageJob {
   readonly status: EscalationStatus;
   readonly scheduleId: number | null;
   readonly userId: number | null;
-  /** When the rule was due (the alert's creation plus the elapsed time). */
+  /** When the rule was due (the start of its round plus the elapsed time). */
   readonly dueAt: string;
+  /** The round: 0 the first run of the rules, then 1.. for the repeats (absent in jobs queued before repeats). */
+  readonly round?: number;
+  /** Whether this is the policy's last rule (its job starts the next round); absent: not. */
+  readonly last?: boolean;
+  /**
+   * Which run of the escalation: absent for the one the alert's creation started, else the time (ms) the alert was
+   * triggered again after an acknowledgement timed out (its pages are new pages, not repeats of the first run's).
+   */
+  readonly cycle?: number;
+}
+
+/** The job that triggers an acknowledged alert again when its acknowledgement times out. */
+export interface AckTimeoutJob {
+  readonly projectId: number;
+  readonly alertId: number;
+  readonly iid: number;
+  readonly policyId: number;
+  readonly minutes: number;
 }
 
 /** The dedupe key of the e-mail that pages `userId` for a rule and alert (unique: a re-run sends nothing twice). */
-export const pageKey = (alertId: number, ruleId: number) => `page:${alertId}:${ruleId}`;
-/** The unique key of the pending job of a rule and alert. */
-export const jobKey = (alertId: number, ruleId: number) => `escalation:${alertId}:${ruleId}`;
+export const pageKey = (alertId: number, ruleId: number, round = 0, cycle?: number) =>
+  `page:${alertId}:${ruleId}${runSuffix(round, cycle)}`;
+/**
+ * The unique key of the pending job of a rule, round, cycle and alert (the first round of the first cycle keeps
+ * the key jobs had before repeats).
+ */
+export const jobKey = (alertId: number, ruleId: number, round = 0, cycle?: number) =>
+  `escalation:${alertId}:${ruleId}${runSuffix(round, cycle)}`;
+const runSuffix = (round: number, cycle?: number) =>
+  `${cycle === undefined ? '' : `:c${cycle}`}${round === 0 ? '' : `:r${round}`}`;
+/** The unique key of an acknowledgement's timeout job (`at`: when the alert was acknowledged, ms). */
+export const ackKey = (alertId: number, at: number) => `escalation-ack:${alertId}:${at}`;

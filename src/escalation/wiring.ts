@@ -17,7 +17,7 @@ import { EscalationService } from './escalation.service.js';
 export function wireEscalation(deps: {
   kysely: Kysely<Database>;
   projects: ProjectsService;
-  alerts: Pick<AlertsService, 'alertForSystem'>;
+  alerts: Pick<AlertsService, 'alertForSystem' | 'retriggerAcknowledged'>;
   users: Pick<UsersService, 'findById' | 'findByUsername'>;
   /** Who may be paged: the project's members. */
   members: Pick<MembersService, 'memberIdsAtLeast'>;

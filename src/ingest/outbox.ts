@@ -16,12 +16,16 @@ export const OUTBOX_JOB = 'outbox';
 
 /** The events intake and the alert services write, by kind: plain data, stored as JSON. */
 export interface OutboxEvents {
-  /** An alert was created or resolved (`at`: when; escalation pages are due from then). */
+  /**
+   * An alert was created or resolved (`at`: when; escalation pages are due from then), acknowledged (an
+   * escalation's acknowledgement timeout runs from then) or triggered again because its acknowledgement timed out
+   * (`retriggered`: its escalation starts again from the first rule).
+   */
   'alert.changed': {
     readonly projectId: number;
     readonly alertId: number;
     readonly iid: number;
-    readonly event: 'new' | 'resolved';
+    readonly event: 'new' | 'resolved' | 'acknowledged' | 'retriggered';
     readonly at: string;
   };
   /** The collector stored an event of an error: whether the error is new, or regressed (at `regressedAt`). */

@@ -454,4 +454,179 @@ describe.each(await databases())('escalation policies (%s)', (database) => {
     });
     expect(after.body.map((e: { state: string }) => e.state)).toEqual(['paged']);
   });
+
+  it('repeat runs the rules again while the alert stays triggered, then stops; acknowledging stops it', async () => {
+    const { api, id, tokens } = await projectWithMembers(s, 'esc-repeat', { ...ROLES, oncall: 20 }, 'rep');
+    const token = tokens.maintainer;
+    const rules = [
+      { elapsed_time_seconds: 0, status: 'acknowledged', username: 'oncall-rep' },
+      { elapsed_time_seconds: 60, status: 'acknowledged', username: 'reporter-rep' },
+    ];
+    const post = (body: unknown) => api.post(policies(id), { token, body });
+    // Bad repeats are 400s and create nothing.
+    for (const repeat of [10, -1, 1.5]) {
+      const r = await post({ name: 'Loop', rules, repeat });
+      expect(r.status).toBe(400);
+    }
+    expect(
+      (await post({ name: 'Loop', rules: [{ ...rules[0], elapsed_time_seconds: 0 }], repeat: 1 })).status,
+    ).toBe(400);
+    expect((await api.get(policies(id), { token })).body).toEqual([]);
+    const created = await post({ name: 'Loop', rules });
+    expect(created.status).toBe(201);
+    expect(created.body.repeat).toBe(0);
+    const one = `${policies(id)}/${created.body.id}`;
+    const set = await api.put(one, { token, body: { repeat: 2 } });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({
+      repeat: 2,
+      rules: [{ elapsed_time_seconds: 0 }, { elapsed_time_seconds: 60 }],
+    });
+    // A bad update changes nothing.
+    expect((await api.put(one, { token, body: { repeat: 10, name: 'Other' } })).status).toBe(400);
+    expect(
+      (await api.put(one, { token, body: { rules: [{ ...rules[0], elapsed_time_seconds: 0 }] } })).status,
+    ).toBe(400);
+    expect((await api.get(one.replace('/api/v4/', '/api/v5/'), { token })).body).toEqual(set.body);
+
+    const integration = await createIntegration(api, s.rootToken, id, { name: 'http', type: 'http' });
+    const send = (title: string) =>
+      notify(integration.url, integration.authorization_key, { title, fingerprint: title });
+    const drain = () => s.server.ctx.jobs.drain();
+    const pages = (who: string, title: string) => pagesTo(who).filter((m) => m.subject.includes(title));
+    const waitPages = (who: string, title: string, n: number) =>
+      until(async () => {
+        await drain();
+        return pages(who, title).length === n;
+      }, `${n} page(s) of ${title} to ${who}`);
+    const alertIid = async (title: string) =>
+      (await api.get(`/api/v4/projects/${id}/alert_management/alerts?search=${title}`, { token })).body[0]
+        .iid as number;
+
+    // loop: nobody acknowledges. Round 0 at 0 s and 60 s; round 1 at 60 s and 120 s; round 2 at 120 s and 180 s.
+    // stop: acknowledged during round 1, before its second rule.
+    expect((await send('loop')).status).toBe(200);
+    expect((await send('stop')).status).toBe(200);
+    await waitPages('oncall-rep', 'loop', 1);
+    await waitPages('oncall-rep', 'stop', 1);
+    s.clock.advance(61_000);
+    await waitPages('reporter-rep', 'loop', 1);
+    await waitPages('oncall-rep', 'loop', 2);
+    await waitPages('oncall-rep', 'stop', 2);
+    expect(
+      (
+        await api.put(`/api/v4/projects/${id}/alert_management/alerts/${await alertIid('stop')}`, {
+          token: tokens.developer,
+          body: { status: 'acknowledged' },
+        })
+      ).status,
+    ).toBe(200);
+    s.clock.advance(60_000);
+    await waitPages('reporter-rep', 'loop', 2);
+    await waitPages('oncall-rep', 'loop', 3);
+    s.clock.advance(60_000);
+    await waitPages('reporter-rep', 'loop', 3);
+    // Nothing after the last repeat, however long it stays triggered.
+    s.clock.advance(3_600_000);
+    await drain();
+    await drain();
+    expect(pages('oncall-rep', 'loop')).toHaveLength(3);
+    expect(pages('reporter-rep', 'loop')).toHaveLength(3);
+    expect(pages('oncall-rep', 'stop')).toHaveLength(2);
+    expect(pages('reporter-rep', 'stop')).toHaveLength(1);
+
+    // The escalation state lists each page with its round.
+    const state = await api.get(
+      `/api/v4/projects/${id}/alert_management/alerts/${await alertIid('loop')}/escalations`,
+      { token: tokens.reporter },
+    );
+    expect(state.body.map((e: { state: string }) => e.state)).toEqual(['paged', 'paged']);
+    for (const e of state.body)
+      expect(e.pages.map((p: { round: number }) => p.round).sort()).toEqual([0, 1, 2]);
+  });
+
+  it('an acknowledgement that times out triggers the alert again and re-pages; resolving in time does not', async () => {
+    const { api, id, tokens } = await projectWithMembers(s, 'esc-ackto', { ...ROLES, oncall: 20 }, 'ackto');
+    const token = tokens.maintainer;
+    const rules = [
+      { elapsed_time_seconds: 0, status: 'acknowledged', username: 'oncall-ackto' },
+      { elapsed_time_seconds: 300, status: 'acknowledged', username: 'reporter-ackto' },
+    ];
+    const post = (body: unknown) => api.post(policies(id), { token, body });
+    for (const ack_timeout_minutes of [0, 1441, 2.5]) {
+      expect((await post({ name: 'Ack', rules, ack_timeout_minutes })).status).toBe(400);
+    }
+    expect((await api.get(policies(id), { token })).body).toEqual([]);
+    const created = await post({ name: 'Ack', rules, ack_timeout_minutes: 10 });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ ack_timeout_minutes: 10, repeat: 0 });
+    const one = `${policies(id)}/${created.body.id}`;
+    expect((await api.put(one, { token, body: { ack_timeout_minutes: 0 } })).status).toBe(400);
+    expect((await api.get(one.replace('/api/v4/', '/api/v5/'), { token })).body).toEqual(created.body);
+
+    const integration = await createIntegration(api, s.rootToken, id, { name: 'http', type: 'http' });
+    const send = (title: string) =>
+      notify(integration.url, integration.authorization_key, { title, fingerprint: title });
+    const drain = () => s.server.ctx.jobs.drain();
+    const pages = (who: string, title: string) => pagesTo(who).filter((m) => m.subject.includes(title));
+    const waitPages = (who: string, title: string, n: number) =>
+      until(async () => {
+        await drain();
+        return pages(who, title).length === n;
+      }, `${n} page(s) of ${title} to ${who}`);
+    const alertUrl = async (title: string) =>
+      `/api/v4/projects/${id}/alert_management/alerts/${
+        (await api.get(`/api/v4/projects/${id}/alert_management/alerts?search=${title}`, { token })).body[0]
+          .iid
+      }`;
+    const setStatus = async (title: string, status: string) =>
+      expect(
+        (await api.put(await alertUrl(title), { token: tokens.developer, body: { status } })).status,
+      ).toBe(200);
+
+    // lapse: acknowledged, never resolved. done: acknowledged, resolved in time. again: acknowledged, then
+    // triggered and acknowledged again by hand 8 minutes later (the timer restarts).
+    for (const t of ['lapse', 'done', 'again']) {
+      expect((await send(t)).status).toBe(200);
+      await waitPages('oncall-ackto', t, 1);
+      await setStatus(t, 'acknowledged');
+    }
+    s.clock.advance(8 * 60_000);
+    await drain();
+    await setStatus('done', 'resolved');
+    await setStatus('again', 'triggered');
+    await setStatus('again', 'acknowledged');
+    s.clock.advance(2 * 60_000 + 1000);
+    // lapse: triggered again with a note saying why; its escalation starts again from the first rule.
+    await waitPages('oncall-ackto', 'lapse', 2);
+    const lapse = (await api.get(await alertUrl('lapse'), { token })).body;
+    expect(lapse.status).toBe('triggered');
+    const notes = (await api.get(`${await alertUrl('lapse')}/notes`, { token })).body;
+    expect(notes.at(-1)).toMatchObject({
+      body: 'changed the status to **Triggered** because the acknowledgement timed out after 10 minutes',
+      system: true,
+    });
+    await drain();
+    expect((await api.get(await alertUrl('done'), { token })).body.status).toBe('resolved');
+    expect((await api.get(await alertUrl('again'), { token })).body.status).toBe('acknowledged');
+    // 5 minutes after the restart, its second rule pages (the first run's never did: it was acknowledged).
+    s.clock.advance(5 * 60_000);
+    await waitPages('reporter-ackto', 'lapse', 1);
+    // again times out 10 minutes after its second acknowledgement (18 minutes in), not after its first.
+    await drain();
+    expect((await api.get(await alertUrl('again'), { token })).body.status).toBe('acknowledged');
+    expect(pages('oncall-ackto', 'again')).toHaveLength(1);
+    s.clock.advance(3 * 60_000);
+    await waitPages('oncall-ackto', 'again', 2);
+    expect((await api.get(await alertUrl('again'), { token })).body.status).toBe('triggered');
+    s.clock.advance(60 * 60_000);
+    await drain();
+    await drain();
+    expect(pages('oncall-ackto', 'lapse')).toHaveLength(2);
+    expect(pages('reporter-ackto', 'lapse')).toHaveLength(1);
+    expect(pages('oncall-ackto', 'done')).toHaveLength(1);
+    expect(pages('reporter-ackto', 'done')).toHaveLength(0);
+    const state = await api.get(`${await alertUrl('lapse')}/escalations`, { token: tokens.reporter });
+    expect(state.body[0].pages.map((p: { cycle: number | null }) => p.cycle === null)).toEqual([true, false]);
+  });
 });

@@ -106,3 +106,98 @@ describe.each(await databases())('kill -9 during an escalation (%s)', (database)
     expect(emails.body).toHaveLength(2);
   });
 });
+
+/**
+ * kill -9 in the middle of a repeating escalation: the first round was paged, the second round's first page is
+ * being sent. After a restart on the same data, every round pages each rule's target once: none is skipped, none
+ * is paged twice, and nothing pages after the last repeat.
+ */
+describe.each(await databases())('kill -9 during a repeating escalation (%s)', (database) => {
+  let child: SvcServer | null = null;
+  let setup: RestartableSetup | null = null;
+  let smtp: Awaited<ReturnType<typeof startSmtpReceiver>> | null = null;
+
+  afterAll(async () => {
+    await child?.stop();
+    await smtp?.close();
+    await setup?.dispose();
+  });
+
+  it('pages each round once after the restart', async () => {
+    let restarted = false;
+    // The first round's two pages go through; the next one sticks until the restart.
+    smtp = await startSmtpReceiver({ stall: () => !restarted && smtp!.messages.length >= 2 });
+    setup = await restartableSetup(database, 'kill-escalation-repeat');
+    const { token } = setup;
+    const env = {
+      ...setup.env,
+      SVC_TIER: 'premium',
+      SVC_SMTP_URL: smtp.url,
+      SVC_JOB_LEASE_SECONDS: '1',
+      SVC_JOB_CONCURRENCY: '1',
+    };
+    child = await startSvc(env);
+    let api = http(child.url);
+    const p = await api.post('/api/v4/projects', { token, body: { name: 'looped' } });
+    expect(p.status).toBe(201);
+    const u = await api.post('/api/v4/users', {
+      token,
+      body: { username: 'oncall', name: 'On call', email: 'oncall@example.com', password: 'password-123' },
+    });
+    expect(u.status).toBe(201);
+    await api.post(`/api/v4/projects/${p.body.id}/members`, {
+      token,
+      body: { user_id: u.body.id, access_level: 30 },
+    });
+    const policy = await api.post(`/api/v4/projects/${p.body.id}/incident_management/escalation_policies`, {
+      token,
+      body: {
+        name: 'Keep waking',
+        repeat: 2,
+        rules: [
+          { elapsed_time_seconds: 0, status: 'acknowledged', username: 'root' },
+          { elapsed_time_seconds: 1, status: 'acknowledged', username: 'oncall' },
+        ],
+      },
+    });
+    expect(policy.status).toBe(201);
+    const integration = await createIntegration(api, token, p.body.id, { name: 'http', type: 'http' });
+    expect(
+      (await notify(integration.url, integration.authorization_key, { title: 'disk full' })).status,
+    ).toBe(200);
+
+    await until(() => smtp!.stalled >= 1, 'a page of the second round to be sent', 30_000, 50);
+    expect(smtp.messages).toHaveLength(2);
+    child.proc.kill('SIGKILL');
+    expect((await child.exited).signal).toBe('SIGKILL');
+
+    restarted = true;
+    child = await startSvc(env);
+    api = http(child.url);
+    const escalations = `/api/v4/projects/${p.body.id}/alert_management/alerts/1/escalations`;
+    type Page = { round: number; user: { username: string }; email_status: string };
+    const done = await until(
+      async () => {
+        const list = (await api.get(escalations, { token })).body as { state: string; pages: Page[] }[];
+        return list.length === 2 &&
+          list.every((e) => e.state === 'paged' && e.pages.length === 3) &&
+          list.every((e) => e.pages.every((pg) => pg.email_status === 'sent'))
+          ? list
+          : null;
+      },
+      'three rounds of pages to be sent after the restart',
+      30_000,
+      100,
+    );
+    // Each rule paged once per round: rounds 0, 1 and 2, none twice.
+    for (const e of done) expect(e.pages.map((pg) => pg.round).sort()).toEqual([0, 1, 2]);
+    expect(done.map((e) => e.pages[0]!.user.username)).toEqual(['root', 'oncall']);
+    // Nothing is left to run: no pending page job, no e-mail to send, six pages recorded.
+    expect(done.every((e) => e.state === 'paged')).toBe(true);
+    const pending = await api.get('/api/v4/admin/notifications/emails?status=pending', { token });
+    expect(pending.body).toEqual([]);
+    const emails = await api.get(`/api/v4/admin/notifications/emails?project_id=${p.body.id}`, { token });
+    expect(emails.body).toHaveLength(6);
+    expect(smtp.errors).toEqual([]);
+  });
+});

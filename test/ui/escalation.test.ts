@@ -57,6 +57,8 @@ describe('escalation policy UI (Chromium)', () => {
       const form = panel.getByRole('form', { name: 'Create escalation policy' });
       await form.getByLabel('Name', { exact: true }).fill('Night shift');
       await form.getByLabel('Description').fill('Wake someone up');
+      await form.getByLabel('Repeat (times').fill('2');
+      await form.getByLabel('Acknowledgement timeout').fill('30');
       await form.getByLabel('Rule 1: page').selectOption({ label: 'Pat Pager (@pager)' });
       await form.getByRole('button', { name: 'Add rule' }).click();
       await form.getByLabel('Rule 2 minutes').fill('5');
@@ -76,10 +78,14 @@ describe('escalation policy UI (Chromium)', () => {
       expect(await rows.nth(1).textContent()).toContain('Pat Pager (@pager)');
       expect(await rows.nth(2).textContent()).toContain('5 min 30 s');
       expect(await rows.nth(2).textContent()).toContain('is not resolved');
+      await panel.getByText('the rules run 2 more times').waitFor();
+      await panel.getByText('not resolved within 30 min triggers the alert again').waitFor();
       const stored = await api('GET', `/projects/${projectId}/incident_management/escalation_policies`);
       expect(stored.body[0]).toMatchObject({
         name: 'Night shift',
         description: 'Wake someone up',
+        repeat: 2,
+        ack_timeout_minutes: 30,
         rules: [
           { elapsed_time_seconds: 0, status: 'acknowledged', user: { username: 'pager' } },
           { elapsed_time_seconds: 330, status: 'resolved', user: { username: 'sleeper' } },
@@ -92,6 +98,11 @@ describe('escalation policy UI (Chromium)', () => {
       const edit = panel.getByRole('form', { name: 'Edit escalation policy' });
       expect(await edit.getByLabel('Rule 2 minutes').inputValue()).toBe('5');
       await edit.getByRole('button', { name: 'Remove rule 2' }).click();
+      // The remaining rule is due at 0 s: repeating it is refused until the repeat is taken away.
+      expect(await edit.getByLabel('Repeat (times').inputValue()).toBe('2');
+      await edit.getByRole('button', { name: 'Save policy' }).click();
+      await edit.getByText('Repeat needs a last rule with an elapsed time above 0 seconds').waitFor();
+      await edit.getByLabel('Repeat (times').fill('0');
       await edit.getByRole('button', { name: 'Save policy' }).click();
       await until(async () => (await rules.getByRole('row').count()) === 2, 'one rule row');
 

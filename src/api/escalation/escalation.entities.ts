@@ -18,6 +18,10 @@ export const EscalationPolicyEntity = Type.Object({
   name: Str,
   description: Nullable(Str),
   rules: Type.Array(EscalationRuleEntity),
+  /** svc: how many more times the rules run, from the first, while the alert stays triggered (0..9). */
+  repeat: Int,
+  /** svc: minutes an acknowledged alert may stay unresolved before it is triggered again; null: for ever. */
+  ack_timeout_minutes: Nullable(Int),
 });
 
 /** A rule as `POST/PUT .../escalation_policies` take it: one target of `oncall_schedule_iid`, `username`, `user_id`. */
@@ -33,6 +37,8 @@ export const EscalationPolicyInput = Type.Object({
   name: Type.Optional(Type.String()),
   description: Type.Optional(Nullable(Type.String())),
   rules: Type.Optional(Type.Array(EscalationRuleInput)),
+  repeat: Type.Optional(Type.Integer()),
+  ack_timeout_minutes: Type.Optional(Nullable(Type.Integer())),
 });
 
 /** One rule's escalation of one alert (svc): pending, paged (whom, when) or skipped. */
@@ -44,5 +50,13 @@ export const AlertEscalationEntity = Type.Object({
   user: Nullable(UserBasic),
   due_at: Nullable(Str),
   state: Str,
-  pages: Type.Array(Type.Object({ user: Nullable(UserBasic), paged_at: Str, email_status: Str })),
+  pages: Type.Array(
+    Type.Object({
+      round: Int,
+      cycle: Nullable(Int),
+      user: Nullable(UserBasic),
+      paged_at: Str,
+      email_status: Str,
+    }),
+  ),
 });

@@ -30,6 +30,8 @@ export function escalationPolicy(p: PolicyView, v: View): Static<typeof Escalati
     name: p.name,
     description: p.description,
     rules: p.rules.map((r) => escalationRule(r, v)),
+    repeat: p.repeat,
+    ack_timeout_minutes: p.ackTimeoutMinutes,
   };
 }
 
@@ -42,6 +44,8 @@ export function alertEscalation(e: RuleEscalationView, v: View): Static<typeof A
     due_at: e.dueAt,
     state: e.state,
     pages: e.pages.map((p) => ({
+      round: p.round,
+      cycle: p.cycle,
       user: p.user ? userBasic(p.user, v) : null,
       paged_at: p.at,
       email_status: p.emailStatus,

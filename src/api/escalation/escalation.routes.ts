@@ -15,8 +15,16 @@ type RuleBody = {
   user_id?: number;
 };
 
-const toInput = (b: { name?: string; description?: string | null; rules?: RuleBody[] }): PolicyInput => ({
+const toInput = (b: {
+  name?: string;
+  description?: string | null;
+  rules?: RuleBody[];
+  repeat?: number;
+  ack_timeout_minutes?: number | null;
+}): PolicyInput => ({
   name: b.name,
+  repeat: b.repeat,
+  ackTimeoutMinutes: b.ack_timeout_minutes,
   description: b.description,
   rules: b.rules?.map((r) => ({
     elapsedTimeSeconds: r.elapsed_time_seconds,

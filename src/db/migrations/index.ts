@@ -29,6 +29,7 @@ import * as m0029 from './0029_access_tokens.js';
 import * as m0030 from './0030_redirect_routes_rebase.js';
 import * as m0033 from './0033_incidents.js';
 import * as m0034 from './0034_oncall_overrides.js';
+import * as m0035 from './0035_escalation_repeats.js';
 import * as m0036 from './0036_alert_silences.js';
 import type { MigrationEnv } from './helpers.js';
 
@@ -66,5 +67,6 @@ export const MIGRATIONS: ReadonlyArray<
   ['0030_redirect_routes_rebase', m0030.up],
   ['0033_incidents', m0033.up],
   ['0034_oncall_overrides', m0034.up],
+  ['0035_escalation_repeats', m0035.up],
   ['0036_alert_silences', m0036.up],
 ];

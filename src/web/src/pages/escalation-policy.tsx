@@ -130,6 +130,14 @@ function PolicyView({
     <section className="card section" aria-labelledby={headingId}>
       <h3 id={headingId}>{policy.name}</h3>
       {policy.description ? <p>{policy.description}</p> : null}
+      <p className="muted">
+        {policy.repeat > 0
+          ? `While nobody acknowledges, the rules run ${policy.repeat} more ${policy.repeat === 1 ? 'time' : 'times'}.`
+          : 'The rules run once.'}{' '}
+        {policy.ack_timeout_minutes !== null
+          ? `An acknowledgement not resolved within ${policy.ack_timeout_minutes} min triggers the alert again.`
+          : 'Acknowledgements do not time out.'}
+      </p>
       {action.error !== null && <ErrorNotice message={action.error} />}
       <table className="table" aria-label="Escalation rules">
         <thead>
@@ -214,6 +222,10 @@ function PolicyForm({
   const [name, setName] = useState(policy?.name ?? '');
   const [description, setDescription] = useState(policy?.description ?? '');
   const [rules, setRules] = useState<readonly RuleDraft[]>(policy ? policy.rules.map(draftOf) : [blank()]);
+  const [repeat, setRepeat] = useState(String(policy?.repeat ?? 0));
+  const [ackTimeout, setAckTimeout] = useState(
+    policy?.ack_timeout_minutes == null ? '' : String(policy.ack_timeout_minutes),
+  );
   const action = useAction();
   const targets = [
     ...members.map((m) => ({ value: `user:${m.id}`, label: `${m.name} (@${m.username})` })),
@@ -227,6 +239,8 @@ function PolicyForm({
       await sendJson(policy ? 'PUT' : 'POST', path, {
         name,
         description: description.trim() === '' ? null : description,
+        repeat: Number(repeat || 0),
+        ack_timeout_minutes: ackTimeout.trim() === '' ? null : Number(ackTimeout),
         rules: rules.map((r) => {
           const [kind, id] = r.target.split(':');
           return {
@@ -251,6 +265,22 @@ function PolicyForm({
       {action.done !== null && <SuccessNotice>{action.done}</SuccessNotice>}
       <TextField label="Name" value={name} onChange={setName} required />
       <TextField label="Description" value={description} onChange={setDescription} />
+      <TextField
+        label="Repeat (times, while nobody acknowledges)"
+        type="number"
+        min={0}
+        max={9}
+        value={repeat}
+        onChange={setRepeat}
+      />
+      <TextField
+        label="Acknowledgement timeout (minutes, empty: none)"
+        type="number"
+        min={1}
+        max={1440}
+        value={ackTimeout}
+        onChange={setAckTimeout}
+      />
       {schedules.length === 0 && (
         <p className="help">No on-call schedules in this project: rules can page members.</p>
       )}
