@@ -6,6 +6,65 @@ import { startSmtpReceiver } from '../helpers/smtp.js';
 import { type RestartableSetup, restartableSetup, type SvcServer, startSvc } from '../helpers/svc.js';
 import { until } from '../helpers/until.js';
 
+type Run = {
+  child: SvcServer | null;
+  setup: RestartableSetup | null;
+  smtp: Awaited<ReturnType<typeof startSmtpReceiver>> | null;
+};
+
+async function stopRun(run: Run): Promise<void> {
+  await run.child?.stop();
+  await run.smtp?.close();
+  await run.setup?.dispose();
+}
+
+/**
+ * A real server process (Premium, one job worker so a stuck send blocks the next page, and a 1 s lease so a
+ * crashed worker's job is taken over a second after it ran out), an SMTP receiver that stalls while `stall` says,
+ * a project whose escalation policy is `policy` (root and the Developer `oncall` can be paged), and an alert
+ * titled `title` fired at it.
+ */
+async function escalate(
+  run: Run,
+  database: Parameters<typeof restartableSetup>[0],
+  name: string,
+  stall: () => boolean,
+  title: string,
+  policy: Record<string, unknown>,
+) {
+  run.smtp = await startSmtpReceiver({ stall });
+  run.setup = await restartableSetup(database, name);
+  const { token } = run.setup;
+  const env = {
+    ...run.setup.env,
+    SVC_TIER: 'premium',
+    SVC_SMTP_URL: run.smtp.url,
+    SVC_JOB_LEASE_SECONDS: '1',
+    SVC_JOB_CONCURRENCY: '1',
+  };
+  run.child = await startSvc(env);
+  const api = http(run.child.url);
+  const p = await api.post('/api/v4/projects', { token, body: { name: `${name}-project` } });
+  expect(p.status).toBe(201);
+  const u = await api.post('/api/v4/users', {
+    token,
+    body: { username: 'oncall', name: 'On call', email: 'oncall@example.com', password: 'password-123' },
+  });
+  expect(u.status).toBe(201);
+  await api.post(`/api/v4/projects/${p.body.id}/members`, {
+    token,
+    body: { user_id: u.body.id, access_level: 30 },
+  });
+  const made = await api.post(`/api/v4/projects/${p.body.id}/incident_management/escalation_policies`, {
+    token,
+    body: policy,
+  });
+  expect(made.status).toBe(201);
+  const integration = await createIntegration(api, token, p.body.id, { name: 'http', type: 'http' });
+  expect((await notify(integration.url, integration.authorization_key, { title })).status).toBe(200);
+  return { env, token, projectId: p.body.id as number, api };
+}
+
 /**
  * kill -9 of a real server process in the middle of an escalation: the 0 s rule's page is being sent (the SMTP
  * receiver holds RCPT unanswered) and the 3 s rule's job waits in the queue. After a restart on the same data,
@@ -13,72 +72,35 @@ import { until } from '../helpers/until.js';
  * pending one at (or after) its due time.
  */
 describe.each(await databases())('kill -9 during an escalation (%s)', (database) => {
-  let child: SvcServer | null = null;
-  let setup: RestartableSetup | null = null;
-  let smtp: Awaited<ReturnType<typeof startSmtpReceiver>> | null = null;
-
-  afterAll(async () => {
-    await child?.stop();
-    await smtp?.close();
-    await setup?.dispose();
-  });
+  const run: Run = { child: null, setup: null, smtp: null };
+  afterAll(() => stopRun(run));
 
   it('pages every target once after the restart', async () => {
     let stall = true;
-    smtp = await startSmtpReceiver({ stall: () => stall });
-    setup = await restartableSetup(database, 'kill-escalation');
-    const { token } = setup;
-    const env = {
-      ...setup.env,
-      SVC_TIER: 'premium',
-      SVC_SMTP_URL: smtp.url,
-      // A crashed worker's job is taken over one second after its lease ran out.
-      SVC_JOB_LEASE_SECONDS: '1',
-      // One worker: stuck in the first send, it cannot run the second page before the kill.
-      SVC_JOB_CONCURRENCY: '1',
-    };
-    child = await startSvc(env);
-    let api = http(child.url);
-    const p = await api.post('/api/v4/projects', { token, body: { name: 'escalated' } });
-    expect(p.status).toBe(201);
-    const u = await api.post('/api/v4/users', {
-      token,
-      body: { username: 'oncall', name: 'On call', email: 'oncall@example.com', password: 'password-123' },
+    const started = await escalate(run, database, 'kill-escalation', () => stall, 'db down', {
+      name: 'Wake up',
+      rules: [
+        { elapsed_time_seconds: 0, status: 'acknowledged', username: 'root' },
+        { elapsed_time_seconds: 3, status: 'acknowledged', username: 'oncall' },
+      ],
     });
-    expect(u.status).toBe(201);
-    await api.post(`/api/v4/projects/${p.body.id}/members`, {
-      token,
-      body: { user_id: u.body.id, access_level: 30 },
-    });
-    const policy = await api.post(`/api/v4/projects/${p.body.id}/incident_management/escalation_policies`, {
-      token,
-      body: {
-        name: 'Wake up',
-        rules: [
-          { elapsed_time_seconds: 0, status: 'acknowledged', username: 'root' },
-          { elapsed_time_seconds: 3, status: 'acknowledged', username: 'oncall' },
-        ],
-      },
-    });
-    expect(policy.status).toBe(201);
-    const integration = await createIntegration(api, token, p.body.id, { name: 'http', type: 'http' });
-    expect((await notify(integration.url, integration.authorization_key, { title: 'db down' })).status).toBe(
-      200,
-    );
+    const { env, token, projectId } = started;
+    let { api } = started;
+    const smtp = run.smtp!;
 
     // The 0 s page is being sent (stuck in the SMTP conversation); the 3 s page is not due yet: kill now.
-    await until(() => smtp!.stalled >= 1, 'the first page to be sent', 30_000, 50);
-    const escalations = `/api/v4/projects/${p.body.id}/alert_management/alerts/1/escalations`;
+    await until(() => smtp.stalled >= 1, 'the first page to be sent', 30_000, 50);
+    const escalations = `/api/v4/projects/${projectId}/alert_management/alerts/1/escalations`;
     const before = (await api.get(escalations, { token })).body as { state: string; pages: unknown[] }[];
     expect(before.map((e) => e.state)).toEqual(['paged', 'pending']);
     expect(before[0]!.pages).toMatchObject([{ user: { username: 'root' }, email_status: 'pending' }]);
-    child.proc.kill('SIGKILL');
-    expect((await child.exited).signal).toBe('SIGKILL');
+    run.child!.proc.kill('SIGKILL');
+    expect((await run.child!.exited).signal).toBe('SIGKILL');
     expect(smtp.messages).toHaveLength(0);
 
     stall = false;
-    child = await startSvc(env);
-    api = http(child.url);
+    run.child = await startSvc(env);
+    api = http(run.child.url);
     const done = await until(
       async () => {
         const list = (await api.get(escalations, { token })).body as {
@@ -102,7 +124,7 @@ describe.each(await databases())('kill -9 during an escalation (%s)', (database)
     // Nothing is left to send (no duplicate later).
     const pending = await api.get('/api/v4/admin/notifications/emails?status=pending', { token });
     expect(pending.body).toEqual([]);
-    const emails = await api.get(`/api/v4/admin/notifications/emails?project_id=${p.body.id}`, { token });
+    const emails = await api.get(`/api/v4/admin/notifications/emails?project_id=${projectId}`, { token });
     expect(emails.body).toHaveLength(2);
   });
 });
@@ -113,45 +135,19 @@ describe.each(await databases())('kill -9 during an escalation (%s)', (database)
  * is paged twice, and nothing pages after the last repeat.
  */
 describe.each(await databases())('kill -9 during a repeating escalation (%s)', (database) => {
-  let child: SvcServer | null = null;
-  let setup: RestartableSetup | null = null;
-  let smtp: Awaited<ReturnType<typeof startSmtpReceiver>> | null = null;
-
-  afterAll(async () => {
-    await child?.stop();
-    await smtp?.close();
-    await setup?.dispose();
-  });
+  const run: Run = { child: null, setup: null, smtp: null };
+  afterAll(() => stopRun(run));
 
   it('pages each round once after the restart', async () => {
     let restarted = false;
     // The first round's two pages go through; the next one sticks until the restart.
-    smtp = await startSmtpReceiver({ stall: () => !restarted && smtp!.messages.length >= 2 });
-    setup = await restartableSetup(database, 'kill-escalation-repeat');
-    const { token } = setup;
-    const env = {
-      ...setup.env,
-      SVC_TIER: 'premium',
-      SVC_SMTP_URL: smtp.url,
-      SVC_JOB_LEASE_SECONDS: '1',
-      SVC_JOB_CONCURRENCY: '1',
-    };
-    child = await startSvc(env);
-    let api = http(child.url);
-    const p = await api.post('/api/v4/projects', { token, body: { name: 'looped' } });
-    expect(p.status).toBe(201);
-    const u = await api.post('/api/v4/users', {
-      token,
-      body: { username: 'oncall', name: 'On call', email: 'oncall@example.com', password: 'password-123' },
-    });
-    expect(u.status).toBe(201);
-    await api.post(`/api/v4/projects/${p.body.id}/members`, {
-      token,
-      body: { user_id: u.body.id, access_level: 30 },
-    });
-    const policy = await api.post(`/api/v4/projects/${p.body.id}/incident_management/escalation_policies`, {
-      token,
-      body: {
+    const started = await escalate(
+      run,
+      database,
+      'kill-escalation-repeat',
+      () => !restarted && (run.smtp?.messages.length ?? 0) >= 2,
+      'disk full',
+      {
         name: 'Keep waking',
         repeat: 2,
         rules: [
@@ -159,22 +155,20 @@ describe.each(await databases())('kill -9 during a repeating escalation (%s)', (
           { elapsed_time_seconds: 1, status: 'acknowledged', username: 'oncall' },
         ],
       },
-    });
-    expect(policy.status).toBe(201);
-    const integration = await createIntegration(api, token, p.body.id, { name: 'http', type: 'http' });
-    expect(
-      (await notify(integration.url, integration.authorization_key, { title: 'disk full' })).status,
-    ).toBe(200);
+    );
+    const { env, token, projectId } = started;
+    let { api } = started;
+    const smtp = run.smtp!;
 
-    await until(() => smtp!.stalled >= 1, 'a page of the second round to be sent', 30_000, 50);
+    await until(() => smtp.stalled >= 1, 'a page of the second round to be sent', 30_000, 50);
     expect(smtp.messages).toHaveLength(2);
-    child.proc.kill('SIGKILL');
-    expect((await child.exited).signal).toBe('SIGKILL');
+    run.child!.proc.kill('SIGKILL');
+    expect((await run.child!.exited).signal).toBe('SIGKILL');
 
     restarted = true;
-    child = await startSvc(env);
-    api = http(child.url);
-    const escalations = `/api/v4/projects/${p.body.id}/alert_management/alerts/1/escalations`;
+    run.child = await startSvc(env);
+    api = http(run.child.url);
+    const escalations = `/api/v4/projects/${projectId}/alert_management/alerts/1/escalations`;
     type Page = { round: number; user: { username: string }; email_status: string };
     const done = await until(
       async () => {
@@ -196,7 +190,7 @@ describe.each(await databases())('kill -9 during a repeating escalation (%s)', (
     expect(done.every((e) => e.state === 'paged')).toBe(true);
     const pending = await api.get('/api/v4/admin/notifications/emails?status=pending', { token });
     expect(pending.body).toEqual([]);
-    const emails = await api.get(`/api/v4/admin/notifications/emails?project_id=${p.body.id}`, { token });
+    const emails = await api.get(`/api/v4/admin/notifications/emails?project_id=${projectId}`, { token });
     expect(emails.body).toHaveLength(6);
     expect(smtp.errors).toEqual([]);
   });
