@@ -34,7 +34,8 @@ export async function bootstrap(ctx: AppContext, print: (line: string) => void):
       '',
       `${signIn} with this password.`,
       'It is shown only this once: it is neither logged nor stored in clear.',
-      'Change it after signing in (or set SVC_ROOT_PASSWORD before the first start).',
+      'Change it after signing in: your name (top right) opens your profile, with "Change password".',
+      '(Or set SVC_ROOT_PASSWORD before the first start.)',
     ]);
     for (const line of banner) print(line);
   } else if (boot.created) {

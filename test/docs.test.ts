@@ -1,6 +1,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { PAID_FEATURES } from '../src/access/access.policy.js';
+import { loadConfig } from '../src/config.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const DOCS = [
@@ -78,5 +80,33 @@ describe('the README and docs/', () => {
     expect(readme).toContain('npm test');
     for (const doc of ['architecture', 'api', 'operations', 'benchmarks'])
       expect(readme).toContain(`(docs/${doc}.md)`);
+  });
+
+  it("keep the quick start's claims true: address, data directory, database, tier, and no path outside the repository", () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const quickStart = readme.slice(0, readme.indexOf('### Your first alert'));
+    const defaults = loadConfig({}, ROOT);
+    expect(quickStart).toContain(
+      `svc starts on ${defaults.externalUrl} with an embedded SQLite database in \`./data\``,
+    );
+    expect(defaults.dataDir).toBe(join(ROOT, 'data'));
+    expect(defaults.databaseUrl).toBeNull(); // no URL: the embedded SQLite file
+    expect(quickStart).toContain('`SVC_ROOT_PASSWORD`');
+    expect(loadConfig({ SVC_ROOT_PASSWORD: 'a-long-password' }, ROOT).rootPassword).toBe('a-long-password');
+    // The tier: Free by default, and what the README says needs Premium is what svc refuses on Free.
+    expect(defaults.tier).toBe('free');
+    expect(loadConfig({ SVC_TIER: 'premium' }, ROOT).tier).toBe('premium');
+    expect(quickStart).toContain('SVC_TIER=premium npm start');
+    expect(PAID_FEATURES.oncall_schedules).toContain('Premium');
+    expect(PAID_FEATURES.escalation_policies).toContain('Premium');
+    for (const named of ['on-call schedules', 'escalation policies', 'custom alert field mapping'])
+      expect(quickStart).toContain(named);
+    // The opening paragraph and the quick start name nothing outside the repository.
+    expect(quickStart).not.toMatch(/\.\.\//);
+    const scripts = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts as Record<
+      string,
+      string
+    >;
+    expect(Object.keys(scripts)).toEqual(expect.arrayContaining(['start', 'test']));
   });
 });

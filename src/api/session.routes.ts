@@ -107,6 +107,48 @@ export function sessionRoutes(app: ApiApp, ctx: Pick<AppContext, 'config' | 'use
     };
   });
 
+  // The profile page's own writes: only a browser session (with its CSRF token, checked by the authenticate hook)
+  // changes its user's name, e-mail or password; a token cannot, as in GitLab, where these are web-only settings.
+  const sessionUser = (req: FastifyRequest) => {
+    if (req.actor.via !== 'session' || !req.actor.user) throw unauthorized();
+    return req.actor.user;
+  };
+
+  app.put(
+    '/-/profile',
+    {
+      schema: {
+        body: Type.Object({ name: Type.Optional(Type.String()), email: Type.Optional(Type.String()) }),
+        response: { 200: SessionEntity.properties.user },
+      },
+    },
+    async (req) => {
+      const user = await ctx.users.updateProfile(sessionUser(req), req.body);
+      return { id: user.id, username: user.username, name: user.name, is_admin: user.admin };
+    },
+  );
+
+  app.put(
+    '/-/profile/password',
+    {
+      schema: {
+        body: Type.Object({
+          current_password: Type.String({ minLength: 1 }),
+          new_password: Type.String({ minLength: 1 }),
+        }),
+      },
+    },
+    async (req, reply) => {
+      await ctx.users.changeOwnPassword(
+        sessionUser(req),
+        req.body.current_password,
+        req.body.new_password,
+        req.cookies[SESSION_COOKIE] ?? null,
+      );
+      return reply.status(204).send();
+    },
+  );
+
   app.delete('/-/session', async (req, reply) => {
     // The authenticate hook has already checked the CSRF token for this write.
     const cookie = req.cookies[SESSION_COOKIE];

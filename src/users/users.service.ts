@@ -249,6 +249,42 @@ export class UsersService {
     return check.kind === 'ok' && check.user.state === 'active' ? check.user : null;
   }
 
+  /**
+   * The signed-in user's own name and e-mail (the profile page; GitLab's `/-/user_settings/profile`, which has no
+   * REST form). Changing the e-mail needs no confirmation here: svc sends no confirmation mail.
+   */
+  async updateProfile(actor: User | null, input: { name?: string; email?: string }): Promise<User> {
+    if (!actor) throw unauthorized();
+    await this.validateUser({ name: input.name, email: input.email }, actor.id);
+    const updated = await this.users.update(actor.id, { name: input.name, email: input.email }, this.now());
+    if (!updated) throw unauthorized();
+    return updated;
+  }
+
+  /**
+   * Changes the signed-in user's own password after checking the current one, which counts as a sign-in attempt
+   * (a stolen session cannot guess it faster than the sign-in form could). Every other session of the user ends;
+   * the one making the change (`currentSession`, the raw cookie) stays.
+   */
+  async changeOwnPassword(
+    actor: User | null,
+    current: string,
+    next: string,
+    currentSession: string | null,
+    address = currentClientAddress(),
+  ): Promise<void> {
+    if (!actor) throw unauthorized();
+    const check = await this.checkAttempt(actor.username, current, address);
+    if (check.kind === 'limited')
+      throw tooManyRequests(check.retryAfter, '429 Too Many Requests - Retry later');
+    // 403, not 401: the session stays valid, so the UI must not take this for a signed-out answer.
+    if (check.kind === 'locked') throw forbidden(LOCKED_MESSAGE);
+    if (check.kind === 'wrong') throw invalidFields({ current_password: ['is invalid'] });
+    await this.validateUser({ password: next }, actor.id);
+    await this.users.update(actor.id, { passwordDigest: await hashPassword(next) }, this.now());
+    await this.users.deleteSessionsOf(actor.id, currentSession === null ? null : digest(currentSession));
+  }
+
   async signOut(raw: string): Promise<void> {
     await this.users.deleteSession(digest(raw));
   }

@@ -14,6 +14,7 @@ import { IncidentPage } from './pages/incident';
 import { NewGroupPage } from './pages/new-group';
 import { NewProjectPage } from './pages/new-project';
 import { NotFoundPage } from './pages/not-found';
+import { ProfilePage } from './pages/profile';
 import { ProjectPage } from './pages/project';
 import { ProjectsPage } from './pages/projects';
 import { SignInPage } from './pages/sign-in';
@@ -79,10 +80,25 @@ export function App() {
       </>
     );
   }
-  return <Shell user={state.session.user} onSignedOut={() => setState({ status: 'signed-out' })} />;
+  const { session } = state;
+  return (
+    <Shell
+      user={session.user}
+      onSignedOut={() => setState({ status: 'signed-out' })}
+      onUserChanged={(user) => setState({ status: 'signed-in', session: { ...session, user } })}
+    />
+  );
 }
 
-function Shell({ user, onSignedOut }: { readonly user: SessionUser; readonly onSignedOut: () => void }) {
+function Shell({
+  user,
+  onSignedOut,
+  onUserChanged,
+}: {
+  readonly user: SessionUser;
+  readonly onSignedOut: () => void;
+  readonly onUserChanged: (user: SessionUser) => void;
+}) {
   const route = parseRoute(usePathname());
   const signOutAction = useAction();
 
@@ -117,7 +133,11 @@ function Shell({ user, onSignedOut }: { readonly user: SessionUser; readonly onS
           ) : null}
         </nav>
         <div className="topbar-user">
-          <Link to={paths.user(user.username)} title={`@${user.username}`}>
+          <Link
+            to={paths.profile()}
+            title={`@${user.username}: your profile`}
+            aria-current={route.name === 'profile' ? 'page' : undefined}
+          >
             {user.name}
           </Link>
           <Link to={paths.tokens()} aria-current={route.name === 'tokens' ? 'page' : undefined}>
@@ -138,14 +158,22 @@ function Shell({ user, onSignedOut }: { readonly user: SessionUser; readonly onS
           <ErrorNotice message={`Could not sign out: ${signOutAction.error}`} />
         )}
         <SessionUserContext.Provider value={user}>
-          <RouteView route={route} user={user} />
+          <RouteView route={route} user={user} onUserChanged={onUserChanged} />
         </SessionUserContext.Provider>
       </main>
     </>
   );
 }
 
-function RouteView({ route, user }: { readonly route: Route; readonly user: SessionUser }) {
+function RouteView({
+  route,
+  user,
+  onUserChanged,
+}: {
+  readonly route: Route;
+  readonly user: SessionUser;
+  readonly onUserChanged: (user: SessionUser) => void;
+}) {
   switch (route.name) {
     case 'projects':
       return <ProjectsPage />;
@@ -186,6 +214,8 @@ function RouteView({ route, user }: { readonly route: Route; readonly user: Sess
       return <WebPathPage key={`${route.path}/-/${route.sub}`} path={route.path} sub={route.sub} />;
     case 'tokens':
       return <TokensPage user={user} />;
+    case 'profile':
+      return <ProfilePage onChanged={onUserChanged} />;
     case 'admin-users':
       return <AdminUsersPage user={user} />;
     case 'admin-features':
@@ -231,6 +261,8 @@ function titleOf(route: Route): string {
       return route.path;
     case 'tokens':
       return 'Personal access tokens';
+    case 'profile':
+      return 'Profile';
     case 'admin-users':
       return 'Users · Admin area';
     case 'admin-features':

@@ -21,6 +21,7 @@ export type Route =
   | { readonly name: 'snippet'; readonly id: string; readonly inProject: boolean }
   | { readonly name: 'web-path'; readonly path: string; readonly sub: string | null }
   | { readonly name: 'tokens' }
+  | { readonly name: 'profile' }
   | { readonly name: 'admin-users' }
   | { readonly name: 'admin-features' }
   | { readonly name: 'admin-settings' }
@@ -77,6 +78,7 @@ type FixedPage = Extract<
       | 'new-group'
       | 'groups'
       | 'tokens'
+      | 'profile'
       | 'admin-users'
       | 'admin-features'
       | 'admin-settings';
@@ -87,6 +89,7 @@ const UI_PAGES: Readonly<Record<string, FixedPage>> = {
   [`${UI_PREFIX}/groups/new`]: 'new-group',
   [`${UI_PREFIX}/groups`]: 'groups',
   [`${UI_PREFIX}/profile/personal_access_tokens`]: 'tokens',
+  [`${UI_PREFIX}/profile`]: 'profile',
   [`${UI_PREFIX}/admin/users`]: 'admin-users',
   [`${UI_PREFIX}/admin/features`]: 'admin-features',
   [`${UI_PREFIX}/admin/settings`]: 'admin-settings',
@@ -136,6 +139,7 @@ export const paths = {
   group: (fullPath: string): string => `/groups/${fullPath}`,
   user: (username: string): string => `/${username}`,
   tokens: (): string => `${UI_PREFIX}/profile/personal_access_tokens`,
+  profile: (): string => `${UI_PREFIX}/profile`,
 };
 
 const NAVIGATE_EVENT = 'svc:navigate';

@@ -60,6 +60,8 @@ export type Project = Static<typeof ProjectEntity>;
 export type VersionInfo = Static<typeof VersionEntity>;
 /** A user as the admin area lists it (`GET /users` as an administrator). */
 export type AdminUser = Static<typeof UserDetail>;
+/** Body of `GET /api/v4/user`: the signed-in user, e-mail included. */
+export type CurrentUser = Static<typeof UserDetail>;
 /** Body of `GET /projects/:id/alert_management/integrations/:integration_id`. */
 export type Integration = Static<typeof IntegrationEntity>;
 /** How one alert field is read from a custom payload. */
