@@ -29,6 +29,8 @@ export class GroupTransferRepository {
     groupId: number,
     parent: { id: number; fullPath: string; visibility: Visibility } | null,
     now: string,
+    /** A new last segment of the group's path (a path change is a move to the same parent under another name). */
+    newPath?: string,
   ): Promise<TreeTransfer> {
     try {
       return await this.db.transaction().execute(async (trx) => {
@@ -58,7 +60,8 @@ export class GroupTransferRepository {
             .where('namespace_id', 'in', groupIds),
         ).execute();
         if ([...groups, ...projects].some((r) => readBool(r.repository_read_only))) return 'read_only';
-        const newRoot = parent ? `${parent.fullPath}/${root.path}` : root.path;
+        const segment = newPath ?? root.path;
+        const newRoot = parent ? `${parent.fullPath}/${segment}` : segment;
         const namespaceThere = await trx
           .selectFrom('namespaces')
           .select('id')
@@ -70,7 +73,7 @@ export class GroupTransferRepository {
               .selectFrom('projects')
               .select('id')
               .where('namespace_id', '=', parent.id)
-              .where(sql`lower(path)`, '=', root.path.toLowerCase())
+              .where(sql`lower(path)`, '=', segment.toLowerCase())
               .executeTakeFirst()
           : undefined;
         if (namespaceThere || projectThere) return 'taken';
@@ -84,7 +87,7 @@ export class GroupTransferRepository {
             .updateTable('namespaces')
             .set({
               full_path: moved,
-              ...(g.id === groupId && { parent_id: parent?.id ?? null }),
+              ...(g.id === groupId && { parent_id: parent?.id ?? null, path: segment }),
               ...(lowered && { visibility: parent.visibility }),
               updated_at: now,
             })

@@ -273,12 +273,16 @@ export class GroupsService {
       description?: string;
       visibility?: Visibility;
       requestAccessEnabled?: boolean;
+      /** A new last segment of the path: the tree's full paths change and every old one redirects. */
+      path?: string;
       /** A new avatar; `null` removes it. */
       avatar?: UploadedFile | null;
     },
   ): Promise<Group> {
     const { group, level } = await this.find(actor, idOrPath);
     this.access.forbidBelow(level, AccessLevel.Owner);
+    if (patch.path !== undefined && !PATH_PATTERN.test(patch.path))
+      throw invalidFields({ path: ['can contain only letters, digits, _, - and .'] });
     if (patch.visibility !== undefined && !VISIBILITIES.includes(patch.visibility)) {
       throw invalidFields({ visibility: ['is not included in the list'] });
     }
@@ -288,8 +292,10 @@ export class GroupsService {
     }
     if (patch.name !== undefined && patch.name.trim() === '')
       throw invalidFields({ name: ["can't be blank"] });
-    const { avatar: upload, ...changes } = patch;
+    const { avatar: upload, path, ...changes } = patch;
     const avatar = upload ? checkAvatar(upload) : null;
+    // The path first: a refusal (taken, a repository being moved) changes nothing else.
+    if (path !== undefined && path !== group.path) await this.changePath(group, path);
     if (upload && avatar) await this.avatars.save('group', group.id, avatar.name, upload.data);
     await this.namespaces.update(group.id, changes, this.clock.now().toISOString());
     if (upload !== undefined) {
@@ -297,6 +303,25 @@ export class GroupsService {
       await this.avatars.keepOnly('group', group.id, avatar?.name ?? null);
     }
     return (await this.namespaces.findById(group.id)) as Group;
+  }
+
+  /**
+   * GitLab's "Change group URL": the tree moves to the same parent under another path, as a transfer does (full
+   * paths rewritten in one transaction, every old one redirecting, refused while a repository in it is moved).
+   */
+  private async changePath(group: Group, path: string): Promise<void> {
+    if (group.repositoryReadOnly) throw readOnlyError();
+    const parent = group.parentId === null ? null : await this.namespaces.findById(group.parentId);
+    const outcome = await this.transfers.transferTree(
+      group.id,
+      parent && { id: parent.id, fullPath: parent.fullPath, visibility: parent.visibility },
+      this.clock.now().toISOString(),
+      path,
+    );
+    if (outcome === 'gone') throw notFound('Group');
+    if (outcome === 'read_only') throw readOnlyError();
+    if (outcome === 'taken') throw invalidFields({ path: ['has already been taken'] });
+    await Promise.all(this.movedListeners.map((fn) => fn()));
   }
 
   /** A group's uploaded avatar by the name its URL gives, for a caller who may see the group; 404 otherwise. */

@@ -194,6 +194,7 @@ export function groupRoutes(
         body: Type.Partial(
           Type.Object({
             name: Type.String(),
+            path: Type.String(),
             description: Type.String(),
             visibility: VisibilityInput,
             request_access_enabled: Type.Boolean(),
@@ -209,6 +210,7 @@ export function groupRoutes(
       const b = req.body ?? {};
       const group = await ctx.groups.update(req.actor.user, req.params.id, {
         name: b.name,
+        path: b.path,
         description: b.description,
         visibility: b.visibility,
         requestAccessEnabled: b.request_access_enabled,

@@ -201,6 +201,7 @@ export function ConfirmDialog({
   confirmLabel,
   danger = false,
   busy = false,
+  confirmDisabled = false,
   onConfirm,
   onCancel,
 }: {
@@ -210,6 +211,8 @@ export function ConfirmDialog({
   readonly confirmLabel: string;
   readonly danger?: boolean;
   readonly busy?: boolean;
+  /** Keeps the confirm button off (not Cancel) until the dialog's own check passes, such as a typed name. */
+  readonly confirmDisabled?: boolean;
   readonly onConfirm: () => void;
   readonly onCancel: () => void;
 }) {
@@ -241,7 +244,7 @@ export function ConfirmDialog({
           type="button"
           className={danger ? 'button button-danger' : 'button button-primary'}
           onClick={onConfirm}
-          disabled={busy}
+          disabled={busy || confirmDisabled}
         >
           {confirmLabel}
         </button>

@@ -1,8 +1,10 @@
+import { useState } from 'react';
 import { Breadcrumbs, ResourceView } from '../components';
-import { Link, paths } from '../router';
+import { Link, navigate, paths } from '../router';
 import type { Group, Project } from '../types';
 import { useResource } from '../use-resource';
 import { MembersSection } from './members';
+import { RenameAndDelete } from './namespace-settings';
 import { ProjectLinks } from './projects';
 
 /** The groups the user can see, with a "New group" button. */
@@ -51,16 +53,20 @@ export function GroupsPage() {
 
 /** A group's page (its `web_url`, `/groups/<full path>`): subgroups, projects, members. */
 export function GroupPage({ path }: { readonly path: string }) {
-  const group = useResource<Group>(`/api/v4/groups/${encodeURIComponent(path)}`);
+  // Bumped after a rename that keeps the path (a new path is a new page).
+  const [version, setVersion] = useState(0);
+  const group = useResource<Group>(`/api/v4/groups/${encodeURIComponent(path)}`, version);
   return (
     <>
       <Breadcrumbs links={[{ to: paths.groups(), label: 'Groups' }]} current={path} />
-      <ResourceView resource={group}>{(g) => <GroupView group={g} />}</ResourceView>
+      <ResourceView resource={group}>
+        {(g) => <GroupView group={g} onRenamed={() => setVersion((v) => v + 1)} />}
+      </ResourceView>
     </>
   );
 }
 
-function GroupView({ group }: { readonly group: Group }) {
+function GroupView({ group, onRenamed }: { readonly group: Group; readonly onRenamed: () => void }) {
   const subgroups = useResource<Group[]>(`/api/v4/groups/${group.id}/subgroups?per_page=100`);
   const projects = useResource<Project[]>(
     `/api/v4/groups/${group.id}/projects?per_page=100&order_by=name&sort=asc`,
@@ -120,6 +126,15 @@ function GroupView({ group }: { readonly group: Group }) {
         </ResourceView>
       </section>
       <MembersSection kind="groups" id={group.id} />
+      <section className="card section" aria-label="Group settings">
+        <RenameAndDelete
+          kind="groups"
+          target={{ id: group.id, name: group.name, path: group.path, fullPath: group.full_path }}
+          onChanged={({ fullPath }) =>
+            fullPath === group.full_path ? onRenamed() : navigate(paths.group(fullPath), { replace: true })
+          }
+        />
+      </section>
     </>
   );
 }

@@ -1,5 +1,5 @@
-import { useId } from 'react';
-import { Breadcrumbs, projectLabel, ResourceView, TabList, Timestamp } from '../components';
+import { useId, useState } from 'react';
+import { Breadcrumbs, CopyButton, projectLabel, ResourceView, TabList, Timestamp } from '../components';
 import { navigate, PROJECT_TABS, type ProjectTab, paths } from '../router';
 import type { Project } from '../types';
 import { useResource } from '../use-resource';
@@ -11,6 +11,7 @@ import { ErrorsPanel } from './errors';
 import { EscalationPolicyPanel } from './escalation-policy';
 import { HooksSettings } from './hooks-settings';
 import { MembersSection } from './members';
+import { RenameAndDelete } from './namespace-settings';
 import { OncallSchedulesPanel } from './oncall-schedules';
 
 const TAB_LABELS: Record<ProjectTab, string> = {
@@ -24,19 +25,31 @@ const TAB_LABELS: Record<ProjectTab, string> = {
 
 /** One project: its header and the Alerts / Error tracking / Settings tabs. */
 export function ProjectPage({ id, tab }: { readonly id: string; readonly tab: ProjectTab }) {
-  const project = useResource<Project>(`/api/v4/projects/${encodeURIComponent(id)}`);
+  // Bumped after a rename, so the header, breadcrumbs and clone URL show the new name and path.
+  const [version, setVersion] = useState(0);
+  const project = useResource<Project>(`/api/v4/projects/${encodeURIComponent(id)}`, version);
   return (
     <>
       <Breadcrumbs
         links={[{ to: paths.projects(), label: 'Projects' }]}
         current={projectLabel(project, id)}
       />
-      <ResourceView resource={project}>{(data) => <ProjectView project={data} tab={tab} />}</ResourceView>
+      <ResourceView resource={project}>
+        {(data) => <ProjectView project={data} tab={tab} onChanged={() => setVersion((v) => v + 1)} />}
+      </ResourceView>
     </>
   );
 }
 
-function ProjectView({ project, tab }: { readonly project: Project; readonly tab: ProjectTab }) {
+function ProjectView({
+  project,
+  tab,
+  onChanged,
+}: {
+  readonly project: Project;
+  readonly tab: ProjectTab;
+  readonly onChanged: () => void;
+}) {
   const baseId = useId();
   const tabId = (t: ProjectTab): string => `${baseId}-tab-${t}`;
   const panelId = (t: ProjectTab): string => `${baseId}-panel-${t}`;
@@ -51,6 +64,7 @@ function ProjectView({ project, tab }: { readonly project: Project; readonly tab
           {project.path_with_namespace} · <span className="badge">{project.visibility}</span>
         </p>
         {project.description ? <p>{project.description}</p> : null}
+        <CloneUrl project={project} />
       </header>
       <TabList
         label="Project sections"
@@ -69,13 +83,61 @@ function ProjectView({ project, tab }: { readonly project: Project; readonly tab
         {tab === 'oncall_schedules' && <OncallSchedulesPanel project={project} />}
         {tab === 'escalation_policy' && <EscalationPolicyPanel project={project} />}
         {tab === 'members' && <MembersSection kind="projects" id={project.id} />}
-        {tab === 'settings' && <SettingsPanel project={project} />}
+        {tab === 'settings' && <SettingsPanel project={project} onChanged={onChanged} />}
       </section>
     </>
   );
 }
 
-function SettingsPanel({ project }: { readonly project: Project }) {
+/**
+ * The repository's HTTP clone URL with a copy button; for an empty repository, the first push as GitLab shows it
+ * (git asks for a username and a personal access token as the password).
+ */
+function CloneUrl({ project }: { readonly project: Project }) {
+  const branch = project.default_branch || 'main';
+  return (
+    <div className="clone-panel">
+      <div className="input-group">
+        <input
+          readOnly
+          aria-label="Clone with HTTP"
+          className="mono"
+          value={project.http_url_to_repo}
+          onFocus={(e) => e.target.select()}
+        />
+        <CopyButton text={project.http_url_to_repo} label="Copy clone URL" />
+      </div>
+      {project.empty_repo ? (
+        <details className="empty-repo-hint">
+          <summary>The repository is empty: push an existing folder</summary>
+          <pre className="code-block">
+            <code>
+              {[
+                'cd existing_folder',
+                `git init --initial-branch=${branch}`,
+                `git remote add origin ${project.http_url_to_repo}`,
+                'git add .',
+                'git commit -m "Initial commit"',
+                `git push --set-upstream origin ${branch}`,
+              ].join('\n')}
+            </code>
+          </pre>
+          <p className="muted">
+            git asks for your username and a personal access token (scope write_repository) as the password.
+          </p>
+        </details>
+      ) : null}
+    </div>
+  );
+}
+
+function SettingsPanel({
+  project,
+  onChanged,
+}: {
+  readonly project: Project;
+  readonly onChanged: () => void;
+}) {
   return (
     <>
       <h2>Settings</h2>
@@ -100,6 +162,16 @@ function SettingsPanel({ project }: { readonly project: Project }) {
       <ErrorTrackingSettingsSection project={project} />
       <ErrorRulesSettings project={project} />
       <HooksSettings project={project} />
+      <RenameAndDelete
+        kind="projects"
+        target={{
+          id: project.id,
+          name: project.name,
+          path: project.path,
+          fullPath: project.path_with_namespace,
+        }}
+        onChanged={onChanged}
+      />
     </>
   );
 }
