@@ -309,6 +309,54 @@ describe.each(await databases())('transfers (%s)', (database) => {
     expect(byOld.body.id).toBe(p.id);
   });
 
+  it("changes a group's path (Owner): its subgroups and projects follow, old paths redirect, a taken path changes nothing", async () => {
+    const g = await created('/api/v4/groups', owner.token, { name: 'Web', path: 'web' });
+    const sub = await created('/api/v4/groups', owner.token, { name: 'Api', path: 'api', parent_id: g.id });
+    const p = await created('/api/v4/projects', owner.token, { name: 'site', namespace_id: sub.id });
+    const { push } = await pushCommit(authUrl(p.http_url_to_repo, 'owner', owner.token));
+    expect(push.code).toBe(0);
+    await created('/api/v4/groups', other.token, { name: 'Taken', path: 'taken' });
+    await api.post(`/api/v4/groups/${g.id}/members`, {
+      token: owner.token,
+      body: { user_id: other.id, access_level: 40 },
+    });
+
+    const maintainer = await api.put(`/api/v4/groups/${g.id}`, {
+      token: other.token,
+      body: { path: 'web2' },
+    });
+    expect(maintainer.status).toBe(403);
+    const taken = await api.put(`/api/v4/groups/${g.id}`, {
+      token: owner.token,
+      body: { path: 'taken', name: 'X' },
+    });
+    expect(taken).toMatchObject({ status: 400, body: { message: { path: ['has already been taken'] } } });
+    const bad = await api.put(`/api/v4/groups/${g.id}`, { token: owner.token, body: { path: '-bad path' } });
+    expect(bad.status).toBe(400);
+    expect((await api.get(`/api/v4/groups/${g.id}`, { token: owner.token })).body).toMatchObject({
+      full_path: 'web',
+      name: 'Web',
+    });
+
+    const moved = await api.put(`/api/v4/groups/${g.id}`, { token: owner.token, body: { path: 'www' } });
+    expect(moved).toMatchObject({ status: 200, body: { path: 'www', full_path: 'www' } });
+    expect((await api.get(`/api/v4/groups/${sub.id}`, { token: owner.token })).body.full_path).toBe(
+      'www/api',
+    );
+    const project = await api.get(`/api/v4/projects/${p.id}`, { token: owner.token });
+    expect(project.body.path_with_namespace).toBe('www/api/site');
+    const byOld = await api.get(`/api/v4/projects/${encodeURIComponent('web/api/site')}`, {
+      token: owner.token,
+    });
+    expect(byOld.body.id).toBe(p.id);
+    const clone = mkdtempSync(join(tmpdir(), 'svc-clone-'));
+    const byOldUrl = await git(
+      ['clone', '--quiet', authUrl(p.http_url_to_repo, 'owner', owner.token), 'c'],
+      clone,
+    );
+    expect(byOldUrl.code, byOldUrl.stderr).toBe(0);
+  });
+
   it('asks Owner of the group and Maintainer of the new parent', async () => {
     const mine = await created('/api/v4/groups', owner.token, { name: 'Mine', path: 'mine' });
     const theirs = await created('/api/v4/groups', other.token, { name: 'Other side', path: 'other-side' });
