@@ -10,11 +10,14 @@ import { ErrorTrackingSettingsSection } from './error-tracking-settings';
 import { ErrorsPanel } from './errors';
 import { EscalationPolicyPanel } from './escalation-policy';
 import { HooksSettings } from './hooks-settings';
+import { IncidentsPanel } from './incidents';
 import { MembersSection } from './members';
 import { OncallSchedulesPanel } from './oncall-schedules';
+import { SilencesSettings } from './silences-settings';
 
 const TAB_LABELS: Record<ProjectTab, string> = {
   alerts: 'Alerts',
+  incidents: 'Incidents',
   error_tracking: 'Error tracking',
   oncall_schedules: 'On-call schedules',
   escalation_policy: 'Escalation policy',
@@ -65,6 +68,7 @@ function ProjectView({ project, tab }: { readonly project: Project; readonly tab
       </TabList>
       <section className="tab-panel" role="tabpanel" id={panelId(tab)} aria-labelledby={tabId(tab)}>
         {tab === 'alerts' && <AlertsPanel project={project} />}
+        {tab === 'incidents' && <IncidentsPanel project={project} />}
         {tab === 'error_tracking' && <ErrorsPanel project={project} />}
         {tab === 'oncall_schedules' && <OncallSchedulesPanel project={project} />}
         {tab === 'escalation_policy' && <EscalationPolicyPanel project={project} />}
@@ -100,6 +104,7 @@ function SettingsPanel({ project }: { readonly project: Project }) {
       <ErrorTrackingSettingsSection project={project} />
       <ErrorRulesSettings project={project} />
       <HooksSettings project={project} />
+      <SilencesSettings project={project} />
     </>
   );
 }
