@@ -231,7 +231,7 @@ function NewIncidentForm({
   const toggle = (id: number, on: boolean) =>
     setAssignees((list) => (on ? [...list, id] : list.filter((x) => x !== id)));
   return (
-    <details className="settings-section">
+    <details className="settings-section new-incident">
       <summary className="button button-primary">New incident</summary>
       <form aria-label="New incident" onSubmit={(e) => void submit(e)}>
         {action.error !== null && <ErrorNotice message={`Could not open the incident: ${action.error}`} />}
