@@ -231,6 +231,18 @@ describe('incidents, overrides and silences in the UI (Chromium)', () => {
         );
         await shoot(page, 'incident-page');
 
+        // An event someone wrote can be deleted, after a confirmation; the ones svc wrote cannot.
+        await handMade.getByRole('button', { name: 'Delete event' }).click();
+        await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+        await handMade.waitFor({ state: 'detached' });
+        expect(
+          await timeline
+            .getByRole('listitem')
+            .filter({ hasText: 'created the incident' })
+            .getByRole('button')
+            .count(),
+        ).toBe(0);
+
         // Close, then reopen.
         await page.getByRole('button', { name: 'Close incident' }).click();
         await page.getByText('Incident closed.').waitFor();
@@ -439,6 +451,7 @@ describe('incidents, overrides and silences in the UI (Chromium)', () => {
         ]);
 
         await list.getByRole('button', { name: 'Delete override of bob' }).click();
+        await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
         await overrides.getByText('No overrides.').waitFor();
         await block.waitFor({ state: 'detached' });
         expect((await api.get(`${schedules}/1/overrides`, { token: s.rootToken })).body).toEqual([]);

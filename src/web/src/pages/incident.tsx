@@ -3,6 +3,7 @@ import { SeverityBadge, STATUS_LABELS, StatusBadge } from '../alert-labels';
 import { sendJson } from '../api';
 import {
   Breadcrumbs,
+  ConfirmDialog,
   ErrorNotice,
   InlineMarkdown,
   projectLabel,
@@ -499,8 +500,12 @@ function Timeline({
   const headingId = useId();
   const events = useResource<TimelineEvent[]>(`${apiPath}/timeline_events`, version);
   const remove = useAction();
-  const doRemove = async (id: number): Promise<void> => {
-    if (await remove.run(() => sendJson('DELETE', `${apiPath}/timeline_events/${id}`))) onChanged();
+  const [confirm, setConfirm] = useState<TimelineEvent | null>(null);
+  const doRemove = async (): Promise<void> => {
+    if (!confirm) return;
+    const ok = await remove.run(() => sendJson('DELETE', `${apiPath}/timeline_events/${confirm.id}`));
+    setConfirm(null);
+    if (ok) onChanged();
   };
   return (
     <section className="card section" aria-labelledby={headingId}>
@@ -532,7 +537,7 @@ function Timeline({
                       type="button"
                       className="button button-small button-danger-outline"
                       disabled={remove.busy}
-                      onClick={() => void doRemove(e.id)}
+                      onClick={() => setConfirm(e)}
                     >
                       Delete event
                     </button>
@@ -544,6 +549,17 @@ function Timeline({
         }
       </ResourceView>
       <AddTimelineEventForm projectId={projectId} apiPath={apiPath} onAdded={onChanged} />
+      <ConfirmDialog
+        open={confirm !== null}
+        title="Delete this timeline event?"
+        confirmLabel="Delete"
+        danger
+        busy={remove.busy}
+        onConfirm={() => void doRemove()}
+        onCancel={() => setConfirm(null)}
+      >
+        <p>{confirm?.note}</p>
+      </ConfirmDialog>
     </section>
   );
 }

@@ -335,8 +335,12 @@ function Overrides({
     refresh,
   );
   const remove = useAction();
-  const doRemove = async (id: number) => {
-    if (await remove.run(() => sendJson('DELETE', `${path}/overrides/${id}`))) onChanged();
+  const [confirm, setConfirm] = useState<OncallOverride | null>(null);
+  const doRemove = async () => {
+    if (!confirm) return;
+    const ok = await remove.run(() => sendJson('DELETE', `${path}/overrides/${confirm.id}`));
+    setConfirm(null);
+    if (ok) onChanged();
   };
   return (
     <section className="oncall-overrides" aria-labelledby={headingId}>
@@ -358,7 +362,7 @@ function Overrides({
                     type="button"
                     className="button button-small button-danger-outline"
                     disabled={remove.busy}
-                    onClick={() => void doRemove(o.id)}
+                    onClick={() => setConfirm(o)}
                   >
                     Delete override of {o.user.username}
                   </button>
@@ -377,6 +381,17 @@ function Overrides({
           onAdded={onChanged}
         />
       </details>
+      <ConfirmDialog
+        open={confirm !== null}
+        title={`Delete the override of ${confirm?.user.username ?? ''}?`}
+        confirmLabel="Delete"
+        danger
+        busy={remove.busy}
+        onConfirm={() => void doRemove()}
+        onCancel={() => setConfirm(null)}
+      >
+        <p>The rotations decide who is on call for its time again.</p>
+      </ConfirmDialog>
     </section>
   );
 }
