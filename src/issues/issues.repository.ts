@@ -214,6 +214,7 @@ export class IssuesRepository {
     if (f.issueType) base = base.where('issue_type', '=', f.issueType);
     if (f.state) base = base.where('state', '=', f.state);
     if (f.authorId !== undefined) base = base.where('author_id', '=', f.authorId);
+    if (f.severity) base = base.where('severity', '=', f.severity);
     if (f.search) {
       const p = likePattern(f.search);
       base = base.where(

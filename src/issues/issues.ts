@@ -67,6 +67,8 @@ export interface IssueFilter {
   readonly authorId?: number;
   /** Text in the title or description. */
   readonly search?: string;
+  /** Incidents of this severity (svc's filter: GitLab filters by severity in GraphQL only). */
+  readonly severity?: IssueSeverity;
   readonly orderBy: 'created_at' | 'updated_at';
   readonly sort: 'asc' | 'desc';
 }

@@ -377,7 +377,7 @@ describe.each(await databases())('incidents (%s)', (database) => {
     );
   });
 
-  it('filters and pages the list as GitLab: state, type, labels, assignees, search, order', async () => {
+  it('filters and pages the list as GitLab: state, type, labels, assignees, search, severity, order', async () => {
     const p = await api.post('/api/v4/projects', { ...tok('owner'), body: { name: 'filters' } });
     const pid = p.body.id as number;
     for (const who of ['dev', 'reporter'])
@@ -399,6 +399,7 @@ describe.each(await databases())('incidents (%s)', (database) => {
       description: 'the DB is at 100% cpu',
       issue_type: 'incident',
       labels: 'db',
+      severity: 'HIGH',
     });
     const c = await make({ title: 'Typo in docs', assignee_ids: [ids.reporter] });
     await api.put(`${url}/${b}`, { ...tok('dev'), body: { state_event: 'close' } });
@@ -422,6 +423,11 @@ describe.each(await databases())('incidents (%s)', (database) => {
     expect(await iids('search=DB')).toEqual([b, a]);
     expect(await iids('search=100%25')).toEqual([b]);
     expect(await iids('search=1_0')).toEqual([]);
+    expect(await iids('severity=HIGH')).toEqual([b]);
+    expect(await iids('issue_type=incident&severity=unknown')).toEqual([a]);
+    const badSeverity = await api.get(`${url}?severity=SEV1`, tok('reporter'));
+    expect(badSeverity.status).toBe(400);
+    expect(badSeverity.body).toEqual({ error: 'severity does not have a valid value' });
     expect(await iids('order_by=updated_at')).toEqual([a, b, c]);
     expect(await iids('order_by=created_at&sort=asc')).toEqual([a, b, c]);
     const page = await api.get<IssueBody[]>(`${url}?per_page=1&page=2`, tok('reporter'));

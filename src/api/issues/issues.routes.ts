@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import type { AppContext } from '../../app-context.js';
+import type { IssueSeverity } from '../../issues/issues.js';
 import { Literals } from '../common/common.entities.js';
 import { noteRoutes } from '../notes/notes.routes.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../pagination.js';
@@ -21,6 +22,12 @@ const Severity = Type.Optional(
 const EscalationStatus = Type.Optional(Literals(['triggered', 'acknowledged', 'resolved'] as const));
 const IssueType = Type.Optional(Literals(['issue', 'incident'] as const));
 
+/** An incident list's `severity` filter: GitLab's values, upper or lower case. */
+const LIST_SEVERITIES = [
+  ...(['UNKNOWN', 'LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const),
+  ...(['unknown', 'low', 'medium', 'high', 'critical'] as const satisfies readonly IssueSeverity[]),
+] as const;
+
 /** GitLab's issue list filters (`GET /projects/:id/issues`, `GET /issues`). */
 const ListQuery = Type.Object({
   ...PageQuery.properties,
@@ -39,6 +46,7 @@ const ListQuery = Type.Object({
   assignee_username: Type.Optional(Type.String()),
   author_id: Type.Optional(Type.Integer()),
   search: Type.Optional(Type.String({ maxLength: 255 })),
+  severity: Type.Optional(Literals(LIST_SEVERITIES)),
   order_by: Type.Optional(Literals(['created_at', 'updated_at'] as const)),
   sort: Type.Optional(Literals(['asc', 'desc'] as const)),
 });
@@ -54,6 +62,7 @@ function filterOf(q: Static<typeof ListQuery>) {
     assigneeUsername: q.assignee_username,
     authorId: q.author_id,
     search: q.search?.trim() || undefined,
+    severity: q.severity?.toLowerCase() as IssueSeverity | undefined,
     orderBy: q.order_by ?? 'created_at',
     sort: q.sort ?? 'desc',
   } as const;

@@ -30,6 +30,7 @@ export type Route =
 /** Tabs of the project page, each with its own URL segment. */
 export const PROJECT_TABS = [
   'alerts',
+  'incidents',
   'error_tracking',
   'oncall_schedules',
   'escalation_policy',

@@ -28,15 +28,21 @@ import type {
   EscalationRuleEntity,
 } from '../../api/escalation/escalation.entities.js';
 import type { GroupEntity, NamespaceEntity } from '../../api/groups/groups.entities.js';
-import type { IssueEntity } from '../../api/issues/issues.entities.js';
+import type {
+  IssueEntity,
+  TimelineEventEntity,
+  TimelineEventTagEntity,
+} from '../../api/issues/issues.entities.js';
 import type { MemberEntity } from '../../api/members/members.entities.js';
 import type { MergeRequestEntity } from '../../api/merge-requests/merge-requests.entities.js';
+import type { NoteEntity } from '../../api/notes/notes.entities.js';
 import type {
   ErrorNotificationRuleEntity,
   HookDeliveryEntity,
   ProjectHookEntity,
 } from '../../api/notifications/notifications.entities.js';
 import type {
+  OncallOverrideEntity,
   OncallRotationEntity,
   OncallScheduleEntity,
   OncallShiftEntity,
@@ -44,6 +50,7 @@ import type {
 import type { ProjectEntity } from '../../api/projects/projects.entities.js';
 import type { SessionEntity } from '../../api/session.entities.js';
 import type { FeatureEntity, SettingsEntity, VersionEntity } from '../../api/settings/settings.entities.js';
+import type { MatcherEntity, SilenceEntity } from '../../api/silences/silences.entities.js';
 import type { SnippetEntity } from '../../api/snippets/snippets.entities.js';
 import type {
   RepositoryStorageEntity,
@@ -162,6 +169,18 @@ export type OncallSchedule = Static<typeof OncallScheduleEntity>;
 export type OncallRotation = Static<typeof OncallRotationEntity>;
 /** One shift (`GET .../oncall_schedules/:iid/shifts`). */
 export type OncallShift = Static<typeof OncallShiftEntity>;
+/** An override of a schedule (`GET .../oncall_schedules/:iid/overrides`). */
+export type OncallOverride = Static<typeof OncallOverrideEntity>;
+/** A note of an issue (`GET .../issues/:iid/notes`): a comment, or a system note recording a change. */
+export type IssueNote = Static<typeof NoteEntity>;
+/** An incident timeline event (`GET .../issues/:iid/timeline_events`). */
+export type TimelineEvent = Static<typeof TimelineEventEntity>;
+/** A timeline event tag of a project (`GET .../incident_management/timeline_event_tags`). */
+export type TimelineEventTag = Static<typeof TimelineEventTagEntity>;
+/** An alert silence (`GET .../alert_management/silences`). */
+export type Silence = Static<typeof SilenceEntity>;
+/** One matcher of a silence, in Alertmanager's shape. */
+export type SilenceMatcher = Static<typeof MatcherEntity>;
 
 // The values the UI knows for fields the entities type as strings (labels, filters, badges): a value outside
 // them is shown as it came.
@@ -199,6 +218,15 @@ export type RotationLengthUnit = 'hours' | 'days' | 'weeks';
 
 /** The triggers of an error notification rule. */
 export type ErrorRuleTrigger = 'new' | 'regression' | 'threshold';
+
+/** An incident's escalation status. */
+export type EscalationStatus = NonNullable<Issue['escalation_status']>;
+
+/** An incident's severity, as the API spells it. */
+export type IncidentSeverity = Issue['severity'];
+
+/** The states of a silence. */
+export type SilenceState = 'active' | 'pending' | 'expired';
 
 /** Periods the occurrence endpoints offer (`stats_period`). */
 export type StatsPeriod = '24h' | '30d';

@@ -1,6 +1,6 @@
 import { type FormEvent, type ReactNode, useId, useState } from 'react';
 import { SeverityBadge, STATUS_LABELS, StatusBadge } from '../alert-labels';
-import { sendJson } from '../api';
+import { getJson, sendJson } from '../api';
 import {
   Breadcrumbs,
   ErrorNotice,
@@ -12,10 +12,11 @@ import {
 } from '../components';
 import { Markdown, OccurrenceChart } from '../lazy';
 import { Link, paths } from '../router';
-import type { Alert, AlertNote, AlertStatus, Member, Project } from '../types';
+import type { Alert, AlertNote, AlertStatus, Member, Project, Silence } from '../types';
 import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
 import { AlertEscalations } from './escalation-policy';
+import { matchersFromAlert, SilenceForm } from './silences-settings';
 
 /** Annotations that already show as the alert's own fields; the others are listed separately. */
 const KNOWN_ANNOTATIONS = new Set(['title', 'summary', 'description', 'runbook']);
@@ -71,6 +72,7 @@ function AlertView({
 }) {
   const annotations = extraAnnotations(alert.payload);
   const [commented, setCommented] = useState(0);
+  const [silencing, setSilencing] = useState(false);
   return (
     <>
       <header className="page-header alert-header">
@@ -86,10 +88,35 @@ function AlertView({
         <StatusControl alert={alert} apiPath={apiPath} onChanged={onChanged} />
       </header>
 
+      {(alert.silenced_by ?? []).length > 0 && (
+        <SilencedBy projectId={projectId} ids={alert.silenced_by ?? []} />
+      )}
+
       <div className="alert-sidebar card section">
         <AssigneeControl projectId={projectId} alert={alert} apiPath={apiPath} onChanged={onChanged} />
         <IncidentControl projectId={projectId} alert={alert} apiPath={apiPath} onChanged={onChanged} />
+        <div className="sidebar-item">
+          <button type="button" className="button" onClick={() => setSilencing((on) => !on)}>
+            Silence alerts like this
+          </button>
+        </div>
       </div>
+
+      {silencing && (
+        <section className="card section" aria-labelledby="alert-silence">
+          <h2 id="alert-silence">Silence alerts like this</h2>
+          <p className="muted">
+            Pre-filled with this alert's labels and fields: remove the matchers that should not have to match.
+          </p>
+          <SilenceForm
+            project={{ id: projectId }}
+            initial={matchersFromAlert(alert)}
+            onCreated={() => {
+              void getJson<Alert>(apiPath).then(onChanged, () => undefined);
+            }}
+          />
+        </section>
+      )}
 
       <section className="card section" aria-labelledby="alert-occurrences">
         <h2 id="alert-occurrences">Occurrences over time</h2>
@@ -392,6 +419,43 @@ function Notes({ path, refreshKey }: { readonly path: string; readonly refreshKe
         )
       }
     </ResourceView>
+  );
+}
+
+/** "Silenced by": the active silences that match the alert now, each with its comment and end. */
+function SilencedBy({ projectId, ids }: { readonly projectId: string; readonly ids: readonly number[] }) {
+  return (
+    <output className="notice">
+      <strong>Silenced by</strong>{' '}
+      <ul className="inline-list" aria-label="Silenced by">
+        {ids.map((id) => (
+          <li key={id}>
+            <SilenceRef projectId={projectId} id={id} />
+          </li>
+        ))}
+      </ul>{' '}
+      <span className="muted small">
+        It pages, e-mails and calls webhooks for no one while silenced.{' '}
+        <Link to={paths.project(projectId, 'settings')}>Manage silences</Link>
+      </span>
+    </output>
+  );
+}
+
+function SilenceRef({ projectId, id }: { readonly projectId: string; readonly id: number }) {
+  const silence = useResource<Silence>(
+    `/api/v4/projects/${encodeURIComponent(projectId)}/alert_management/silences/${id}`,
+  );
+  return (
+    <span>
+      silence #{id}
+      {silence.status === 'ok' && (
+        <>
+          {' '}
+          ({silence.data.comment}, until <Timestamp value={silence.data.ends_at} />)
+        </>
+      )}
+    </span>
   );
 }
 

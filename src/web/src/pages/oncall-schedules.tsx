@@ -4,6 +4,7 @@ import { ConfirmDialog, ErrorNotice, ResourceView, SuccessNotice, useNow } from 
 import { SelectField, TextField } from '../form-fields';
 import type {
   Member,
+  OncallOverride,
   OncallRotation,
   OncallSchedule,
   OncallShift,
@@ -157,6 +158,7 @@ function ScheduleCard({
         </ul>
       )}
       <Timeline path={path} schedule={schedule} refresh={refresh} />
+      <Overrides path={path} schedule={schedule} members={members} refresh={refresh} onChanged={onChanged} />
       <details className="oncall-add-rotation" open={schedule.rotations.length === 0}>
         <summary>Add a rotation to {schedule.name}</summary>
         <AddRotationForm
@@ -227,10 +229,52 @@ function Timeline({
               ))}
             </span>
           </div>
+          {list.some((s) => s.override !== null) && (
+            <div className="oncall-timeline-row">
+              <span className="oncall-timeline-label">Overrides</span>
+              <span className="oncall-timeline-track">
+                {list
+                  .filter((s) => s.override !== null)
+                  .map((s) => {
+                    const label = `Override ${s.user.username}: ${localTime(s.starts_at, schedule.timezone)} – ${localTime(s.ends_at, schedule.timezone)}`;
+                    return (
+                      <span
+                        key={`${s.starts_at}-${s.override?.id}`}
+                        className="oncall-shift oncall-override"
+                        role="img"
+                        aria-label={label}
+                        title={label}
+                        style={{
+                          left: pct(Date.parse(s.starts_at)),
+                          width: `calc(${pct(Date.parse(s.ends_at))} - ${pct(Date.parse(s.starts_at))})`,
+                        }}
+                      >
+                        {s.user.username}
+                      </span>
+                    );
+                  })}
+                <span className="oncall-now" style={{ left: pct(now) }} title="now" />
+              </span>
+            </div>
+          )}
           {schedule.rotations.map((r) => (
             <div key={r.id} className="oncall-timeline-row">
               <span className="oncall-timeline-label">{r.name}</span>
               <span className="oncall-timeline-track">
+                {/* The spans an override holds, drawn across every rotation: nobody of the rotation is on call then. */}
+                {list
+                  .filter((s) => s.override !== null)
+                  .map((s) => (
+                    <span
+                      key={`band-${s.starts_at}-${s.override?.id}`}
+                      className="oncall-override-band"
+                      aria-hidden="true"
+                      style={{
+                        left: pct(Date.parse(s.starts_at)),
+                        width: `calc(${pct(Date.parse(s.ends_at))} - ${pct(Date.parse(s.starts_at))})`,
+                      }}
+                    />
+                  ))}
                 {list
                   .filter((s) => s.rotation?.id === r.id)
                   .map((s) => {
@@ -260,11 +304,168 @@ function Timeline({
             </div>
           ))}
           <figcaption className="small muted">
-            Times in {schedule.timezone}. The red line is now; hover a shift to see who and when.
+            Times in {schedule.timezone}. The red line is now; hover a shift to see who and when. Striped
+            blocks are overrides: their user is on call instead of the rotations.
           </figcaption>
         </figure>
       )}
     </ResourceView>
+  );
+}
+
+/** A schedule's overrides that have not ended (a user on call in place of the rotations), add and delete. */
+function Overrides({
+  path,
+  schedule,
+  members,
+  refresh,
+  onChanged,
+}: {
+  readonly path: string;
+  readonly schedule: OncallSchedule;
+  readonly members: readonly UserRef[];
+  readonly refresh: number;
+  readonly onChanged: () => void;
+}) {
+  const headingId = useId();
+  // The request stays the same for the page's life: `starts_at` alone keeps the overrides that end after it.
+  const [since] = useState(() => new Date().toISOString());
+  const overrides = useResource<OncallOverride[]>(
+    `${path}/overrides?per_page=100&starts_at=${encodeURIComponent(since)}`,
+    refresh,
+  );
+  const remove = useAction();
+  const [confirm, setConfirm] = useState<OncallOverride | null>(null);
+  const doRemove = async () => {
+    if (!confirm) return;
+    const ok = await remove.run(() => sendJson('DELETE', `${path}/overrides/${confirm.id}`));
+    setConfirm(null);
+    if (ok) onChanged();
+  };
+  return (
+    <section className="oncall-overrides" aria-labelledby={headingId}>
+      <h4 id={headingId}>Overrides</h4>
+      {remove.error !== null && <ErrorNotice message={`Could not delete the override: ${remove.error}`} />}
+      <ResourceView resource={overrides}>
+        {(list) =>
+          list.length === 0 ? (
+            <p className="muted">No overrides.</p>
+          ) : (
+            <ul className="oncall-rotations" aria-label={`Overrides of ${schedule.name}`}>
+              {list.map((o) => (
+                <li key={o.id}>
+                  <strong>{o.user.username}</strong>{' '}
+                  <span className="small">
+                    {localTime(o.starts_at, schedule.timezone)} – {localTime(o.ends_at, schedule.timezone)}
+                  </span>{' '}
+                  <button
+                    type="button"
+                    className="button button-small button-danger-outline"
+                    disabled={remove.busy}
+                    onClick={() => setConfirm(o)}
+                  >
+                    Delete override of {o.user.username}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )
+        }
+      </ResourceView>
+      <details className="oncall-add-rotation">
+        <summary>Add an override to {schedule.name}</summary>
+        <AddOverrideForm
+          path={`${path}/overrides`}
+          schedule={schedule}
+          members={members}
+          onAdded={onChanged}
+        />
+      </details>
+      <ConfirmDialog
+        open={confirm !== null}
+        title={`Delete the override of ${confirm?.user.username ?? ''}?`}
+        confirmLabel="Delete"
+        danger
+        busy={remove.busy}
+        onConfirm={() => void doRemove()}
+        onCancel={() => setConfirm(null)}
+      >
+        <p>The rotations decide who is on call for its time again.</p>
+      </ConfirmDialog>
+    </section>
+  );
+}
+
+function AddOverrideForm({
+  path,
+  schedule,
+  members,
+  onAdded,
+}: {
+  readonly path: string;
+  readonly schedule: OncallSchedule;
+  readonly members: readonly UserRef[];
+  readonly onAdded: () => void;
+}) {
+  // Participants first (the usual swap), then the other members.
+  const participants = schedule.rotations.flatMap((r) => r.participants.map((p) => p.user));
+  const people = [...participants, ...members].filter(
+    (u, i, all) => all.findIndex((x) => x.id === u.id) === i,
+  );
+  const [userId, setUserId] = useState('');
+  const [start, setStart] = useState('');
+  const [end, setEnd] = useState('');
+  const action = useAction();
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    await action.run(async () => {
+      // Without an offset, the server reads these as local times of the schedule's timezone.
+      await sendJson('POST', path, { user_id: Number(userId), starts_at: start, ends_at: end });
+      setStart('');
+      setEnd('');
+      onAdded();
+      return 'Override added.';
+    });
+  };
+  return (
+    <form aria-label={`Add override to ${schedule.name}`} onSubmit={(e) => void submit(e)}>
+      {action.error !== null && <ErrorNotice message={action.error} />}
+      {action.done !== null && <SuccessNotice>{action.done}</SuccessNotice>}
+      <SelectField
+        label="On call instead"
+        value={userId}
+        onChange={setUserId}
+        options={[
+          { value: '', label: 'Choose a person' },
+          ...people.map((u) => ({ value: String(u.id), label: `${u.name} (@${u.username})` })),
+        ]}
+      />
+      <div className="oncall-length">
+        <TextField
+          label={`From (${schedule.timezone})`}
+          type="datetime-local"
+          value={start}
+          onChange={setStart}
+          required
+        />
+        <TextField
+          label={`Until (${schedule.timezone})`}
+          type="datetime-local"
+          value={end}
+          onChange={setEnd}
+          required
+        />
+      </div>
+      <div className="actions">
+        <button
+          type="submit"
+          className="button button-primary"
+          disabled={action.busy || userId === '' || start === '' || end === ''}
+        >
+          {action.busy ? 'Adding…' : 'Add override'}
+        </button>
+      </div>
+    </form>
   );
 }
 

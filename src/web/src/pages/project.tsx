@@ -10,12 +10,15 @@ import { ErrorTrackingSettingsSection } from './error-tracking-settings';
 import { ErrorsPanel } from './errors';
 import { EscalationPolicyPanel } from './escalation-policy';
 import { HooksSettings } from './hooks-settings';
+import { IncidentsPanel } from './incidents';
 import { MembersSection } from './members';
 import { RenameAndDelete } from './namespace-settings';
 import { OncallSchedulesPanel } from './oncall-schedules';
+import { SilencesSettings } from './silences-settings';
 
 const TAB_LABELS: Record<ProjectTab, string> = {
   alerts: 'Alerts',
+  incidents: 'Incidents',
   error_tracking: 'Error tracking',
   oncall_schedules: 'On-call schedules',
   escalation_policy: 'Escalation policy',
@@ -79,6 +82,7 @@ function ProjectView({
       </TabList>
       <section className="tab-panel" role="tabpanel" id={panelId(tab)} aria-labelledby={tabId(tab)}>
         {tab === 'alerts' && <AlertsPanel project={project} />}
+        {tab === 'incidents' && <IncidentsPanel project={project} />}
         {tab === 'error_tracking' && <ErrorsPanel project={project} />}
         {tab === 'oncall_schedules' && <OncallSchedulesPanel project={project} />}
         {tab === 'escalation_policy' && <EscalationPolicyPanel project={project} />}
@@ -162,6 +166,7 @@ function SettingsPanel({
       <ErrorTrackingSettingsSection project={project} />
       <ErrorRulesSettings project={project} />
       <HooksSettings project={project} />
+      <SilencesSettings project={project} />
       <RenameAndDelete
         kind="projects"
         target={{
