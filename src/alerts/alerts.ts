@@ -410,7 +410,7 @@ export function parseGeneric(
   const resolves = endTime !== null || statusResolves(payload, opts.mapping, tool?.resolves ?? false);
   const explicit = explicitFingerprint(get('fingerprint')) ?? explicitFingerprint(tool?.identity);
   return {
-    title: truncate(str(get('title'))?.trim() || 'New: Alert', 200),
+    title: truncate(str(get('title'))?.trim() || tool?.title || 'New: Alert', 200),
     description: mapNull(str(get('description')), (d) => truncate(d, 1000)),
     severity: genericSeverity(get('severity')),
     startedAt: payloadTime(get('start_time'), 'start_time') ?? opts.now.toISOString(),

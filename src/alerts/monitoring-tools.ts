@@ -13,6 +13,8 @@ export interface ToolReading {
   readonly resolves: boolean;
   /** The tool's identifier of the alert (one firing episode), used as the fingerprint when none is sent. */
   readonly identity: string | null;
+  /** A title when the tool's payload has no `title` field (New Relic's legacy webhook). */
+  readonly title?: string | null;
 }
 
 const text = (v: unknown): string | null =>
@@ -48,6 +50,7 @@ export function readTool(payload: JsonObject): ToolReading | null {
       tool: 'New Relic',
       resolves: text(payload.current_state)?.toLowerCase() === 'closed',
       identity: identity(payload, 'newrelic', ['incident_id']),
+      title: text(payload.condition_name) ?? text(payload.details),
     };
   }
   if ('issueUrl' in payload && 'state' in payload) {
