@@ -303,7 +303,7 @@ export function payloadFields(
     );
     const type: MappingType = Array.isArray(v)
       ? 'array'
-      : typeof v === 'string' && parseTime(v) !== null && /\d{4}-\d{2}-\d{2}/.test(v)
+      : (typeof v === 'string' && parseTime(v) !== null && /\d{4}-\d{2}-\d{2}/.test(v)) || looksLikeEpoch(v)
         ? 'datetime'
         : 'string';
     out.push({ path, label, type, example: v });
@@ -315,6 +315,20 @@ export function payloadFields(
   };
   walk(payload, []);
   return out;
+}
+
+/**
+ * A sample value that reads as an epoch time of the years 2001 to 2286 (seconds, or milliseconds like New Relic's
+ * `createdAt`), as a number or digits, so the mapping UI offers it for the time fields.
+ */
+function looksLikeEpoch(v: unknown): boolean {
+  const n =
+    typeof v === 'number'
+      ? v
+      : typeof v === 'string' && /^\d{10}(?:\d{3})?$/.test(v)
+        ? Number(v)
+        : Number.NaN;
+  return (n >= 1e9 && n < 1e10) || (n >= 1e12 && n < 1e13);
 }
 
 /** Validates a mapping (GitLab's JSON schema plus the field/type table); returns problems by field. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseGeneric, parsePrometheus, validateMapping } from './alerts.js';
+import { parseGeneric, parsePrometheus, payloadFields, validateMapping } from './alerts.js';
 import { isAlertmanagerPayload, isGrafanaPayload, isResolvedValue, readTool } from './monitoring-tools.js';
 
 const now = new Date('2026-11-21T00:00:00Z');
@@ -81,6 +81,21 @@ describe('generic payload recovery and times', () => {
     const zero = generic({ start_time: '0001-01-01T00:00:00Z', end_time: '0001-01-01T00:00:00Z' });
     expect(zero).toMatchObject({ startedAt: now.toISOString(), endedAt: null, resolves: false });
     expect(() => generic({ end_time: 1e20 })).toThrow('end_time is out of range');
+  });
+
+  it('offers epoch numbers for the time fields of a mapping', () => {
+    const fields = payloadFields({
+      createdAt: 1700000000000,
+      date: '1406662672',
+      count: 3,
+      id: 12345678901234,
+    });
+    expect(fields.map((f) => [f.label, f.type])).toEqual([
+      ['createdAt', 'datetime'],
+      ['date', 'datetime'],
+      ['count', 'string'],
+      ['id', 'string'],
+    ]);
   });
 
   it('takes runbook_url as the runbook', () => {
