@@ -129,7 +129,7 @@ describe('alert recovery UI (Chromium)', () => {
     ];
     expect((await notify(integration.url, integration.authorization_key, payload)).status).toBe(200);
     // An Alertmanager payload on the same endpoint: stored as before, and a warning on the integration.
-    const am = { ...payload, alerts: [{ ...payload.alerts[0] }] };
+    const am: Record<string, unknown> = { ...payload, alerts: [{ ...payload.alerts[0] }] };
     delete am.orgId;
     expect((await notify(integration.url, integration.authorization_key, am)).status).toBe(200);
 
@@ -149,12 +149,12 @@ describe('alert recovery UI (Chromium)', () => {
       await section.getByText('44.23943737541908', { exact: true }).waitFor();
       const image = section.getByRole('img', { name: 'Panel screenshot sent by Grafana' });
       expect(await image.getAttribute('referrerpolicy')).toBe('no-referrer');
-      await page.waitForFunction(
-        () => (document.querySelector('img.alert-image') as HTMLImageElement | null)?.naturalWidth === 1,
-      );
+      // Loaded (the 1x1 image from the loopback server), not just present.
+      await page.waitForFunction("document.querySelector('img.alert-image')?.naturalWidth === 1");
       // The runbook came from annotations.runbook_url, and is not listed again as an extra annotation.
       const details = page.getByRole('region', { name: 'Alert details' });
       await details.getByRole('link', { name: 'https://myrunbook.com/runbook/1234' }).waitFor();
+      expect(await page.getByRole('region', { name: 'Annotations' }).count()).toBe(0);
       await page.screenshot({ path: screenshotPath('alert-recovery-grafana.png'), fullPage: true });
 
       await page.goto(`${s.url}/`);
