@@ -130,6 +130,31 @@ describe('generic payload recovery and times', () => {
     expect(p).toMatchObject({ title: 'zone us-1 is at 95%', monitoringTool: 'Prometheus' });
   });
 
+  it('a mapped status decides an Alertmanager item too', () => {
+    const item = (state: string) => ({
+      status: 'firing',
+      labels: { alertname: 'x', state },
+      annotations: {},
+      startsAt: '2026-01-01T00:00:00Z',
+    });
+    const payload = (state: string) => ({
+      alerts: [item(state)],
+      commonAnnotations: {},
+      commonLabels: {},
+      externalURL: '',
+      groupKey: '',
+      groupLabels: {},
+      receiver: '',
+      status: 'firing',
+      version: '4',
+    });
+    const mapping = {
+      status: { path: ['labels', 'state'], type: 'string' as const, resolved_values: ['ok'] },
+    };
+    expect(parsePrometheus(payload('OK'), { mapping, now })[0]!.resolves).toBe(true);
+    expect(parsePrometheus(payload('bad'), { mapping, now })[0]!.resolves).toBe(false);
+  });
+
   it('validates the status mapping', () => {
     expect(validateMapping({ status: { path: ['s'], type: 'string', resolved_values: ['ok'] } })).toEqual([]);
     expect(validateMapping({ status: { path: ['s'], type: 'string' } })[0]).toContain(
