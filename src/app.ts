@@ -61,13 +61,14 @@ import { runInRequestContext } from './request-context.js';
 
 /**
  * The UI's Content-Security-Policy: the built React app loads its own module scripts and stylesheets only (no
- * inline script), talks to its own origin, and may not be framed (clickjacking).
+ * inline script), talks to its own origin, and may not be framed (clickjacking); images may come from elsewhere.
  */
 const UI_CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data:",
+  // Alert pages show the panel screenshot a monitoring tool links to (Grafana's imageURL), loaded without referrer.
+  "img-src 'self' data: https: http:",
   "font-src 'self'",
   "connect-src 'self'",
   "object-src 'none'",

@@ -33,6 +33,7 @@ import type {
   IntegrationType,
   ParsedAlert,
   PayloadMapping,
+  RecordedWarning,
   Severity,
 } from './alerts.js';
 
@@ -61,6 +62,7 @@ function toIntegration(r: Selectable<AlertIntegrationsTable>): Integration & { t
     payloadAttributeMapping: JSON.parse(r.payload_attribute_mapping) as PayloadMapping,
     createdAt: readTimestamp(r.created_at),
     updatedAt: readTimestamp(r.updated_at),
+    recordedWarnings: r.warnings ? (JSON.parse(r.warnings) as RecordedWarning[]) : [],
     tokenEncrypted: r.token_encrypted,
   };
 }
@@ -329,6 +331,15 @@ export class AlertsRepository {
         ...(patch.tokenEncrypted !== undefined && { token_encrypted: patch.tokenEncrypted }),
         updated_at: now,
       })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** Replaces what intake noticed about an integration's payloads (not a change of its settings). */
+  async setIntegrationWarnings(id: number, warnings: readonly RecordedWarning[]): Promise<void> {
+    await this.db
+      .updateTable('alert_integrations')
+      .set({ warnings: warnings.length === 0 ? null : JSON.stringify(warnings) })
       .where('id', '=', id)
       .execute();
   }

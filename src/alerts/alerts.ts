@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { User } from '../users/users.js';
+import { isResolvedValue, readTool } from './monitoring-tools.js';
 
 /** Alert domain: types, the payload parsers (generic, metrics-alerting, custom mapping) and fingerprints. */
 
@@ -22,6 +23,8 @@ export const MAPPABLE_FIELDS: Readonly<Record<string, readonly MappingType[]>> =
   severity: ['string'],
   fingerprint: ['string', 'array'],
   svc_environment_name: ['string'],
+  // svc's: the field whose value says the alert recovered (with the values that mean so, `resolved_values`).
+  status: ['string'],
 };
 export type MappingType = 'string' | 'datetime' | 'array';
 
@@ -30,6 +33,8 @@ export interface MappingEntry {
   readonly path: readonly (string | number)[];
   readonly type: MappingType;
   readonly label?: string | null;
+  /** `status` only: the values of the field that mean the alert recovered (compared without case). */
+  readonly resolved_values?: readonly string[];
 }
 export type PayloadMapping = Readonly<Record<string, MappingEntry>>;
 
@@ -45,6 +50,15 @@ export interface Integration {
   readonly payloadAttributeMapping: PayloadMapping;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** What intake noticed about the payloads it received, each once, with when it was first seen. */
+  readonly recordedWarnings: readonly RecordedWarning[];
+}
+
+/** Codes of what intake can notice about an integration's payloads. */
+export type IntegrationWarningCode = 'alertmanager_payload';
+export interface RecordedWarning {
+  readonly code: IntegrationWarningCode;
+  readonly at: string;
 }
 
 export interface Alert {
@@ -152,6 +166,24 @@ function timeMs(v: unknown, allowEpochMs: boolean): number | null {
 
 const inTimeRange = (ms: number): boolean => ms >= MIN_TIME_MS && ms <= MAX_TIME_MS;
 
+/**
+ * Epoch numbers below this are seconds, above it milliseconds: 1e11 seconds is the year 5138, 1e11 milliseconds
+ * is March 1973, so neither reading of a real alert time is mistaken for the other.
+ */
+const EPOCH_SECONDS_BELOW = 1e11;
+/** Epoch times as text (`"1406662672000"`, Datadog's `$DATE`): nine digits or more, so a year never matches. */
+const EPOCH_TEXT = /^-?\d{9,}(?:\.\d+)?$/;
+
+/** Epoch milliseconds of a payload time: a time string, or epoch seconds or milliseconds (number or digits). */
+function payloadTimeMs(v: unknown): number | null {
+  let n: number | null = null;
+  if (typeof v === 'number') n = Number.isFinite(v) ? v : null;
+  else if (typeof v === 'string' && EPOCH_TEXT.test(v.trim())) n = Number(v.trim());
+  else return timeMs(v, false);
+  if (n === null) return null;
+  return Math.abs(n) < EPOCH_SECONDS_BELOW ? n * 1000 : n;
+}
+
 /** Parses a time string (ISO 8601 and the like) or epoch milliseconds; null if unparseable or out of range. */
 export function parseTime(v: unknown, allowEpochMs = false): string | null {
   const ms = timeMs(v, allowEpochMs);
@@ -162,9 +194,10 @@ export function parseTime(v: unknown, allowEpochMs = false): string | null {
  * A time field of a payload. Unparseable values count as absent (GitLab's `parse_time` gives nil); a value that
  * is a time but outside years 0001 to 9999 (`end_time: 1e20`) is refused with a PayloadShapeError naming it.
  */
-function payloadTime(v: unknown, field: string, allowEpochMs = false): string | null {
-  const ms = timeMs(v, allowEpochMs);
-  if (ms === null) return null;
+function payloadTime(v: unknown, field: string): string | null {
+  const ms = payloadTimeMs(v);
+  // Go's zero time (`0001-01-01T00:00:00Z`, Alertmanager's endsAt of a firing alert) means "no time".
+  if (ms === null || ms === MIN_TIME_MS) return null;
   if (!inTimeRange(ms)) {
     throw new PayloadShapeError(`${field} is out of range: times must lie in the years 0001 to 9999`);
   }
@@ -270,7 +303,7 @@ export function payloadFields(
     );
     const type: MappingType = Array.isArray(v)
       ? 'array'
-      : typeof v === 'string' && parseTime(v) !== null && /\d{4}-\d{2}-\d{2}/.test(v)
+      : (typeof v === 'string' && parseTime(v) !== null && /\d{4}-\d{2}-\d{2}/.test(v)) || looksLikeEpoch(v)
         ? 'datetime'
         : 'string';
     out.push({ path, label, type, example: v });
@@ -282,6 +315,20 @@ export function payloadFields(
   };
   walk(payload, []);
   return out;
+}
+
+/**
+ * A sample value that reads as an epoch time of the years 2001 to 2286 (seconds, or milliseconds like New Relic's
+ * `createdAt`), as a number or digits, so the mapping UI offers it for the time fields.
+ */
+function looksLikeEpoch(v: unknown): boolean {
+  const n =
+    typeof v === 'number'
+      ? v
+      : typeof v === 'string' && /^\d{10}(?:\d{3})?$/.test(v)
+        ? Number(v)
+        : Number.NaN;
+  return (n >= 1e9 && n < 1e10) || (n >= 1e12 && n < 1e13);
 }
 
 /** Validates a mapping (GitLab's JSON schema plus the field/type table); returns problems by field. */
@@ -310,13 +357,31 @@ export function validateMapping(mapping: unknown): string[] {
     if (typeof entry.type !== 'string' || !types.includes(entry.type as MappingType)) {
       problems.push(`${field}.type must be one of ${types.join(', ')}`);
     }
-    const extra = Object.keys(entry).filter((k) => k !== 'path' && k !== 'type' && k !== 'label');
+    const keys =
+      field === 'status' ? ['path', 'type', 'label', 'resolved_values'] : ['path', 'type', 'label'];
+    const extra = Object.keys(entry).filter((k) => !keys.includes(k));
     if (extra.length > 0) problems.push(`${field} has unknown keys: ${extra.join(', ')}`);
+    if (field === 'status') problems.push(...resolvedValuesProblems(entry.resolved_values));
     if (entry.label !== undefined && entry.label !== null && typeof entry.label !== 'string') {
       problems.push(`${field}.label must be a string`);
     }
   }
   return problems;
+}
+
+/** `status.resolved_values`: 1 to 50 non-blank strings of at most 255 characters. */
+function resolvedValuesProblems(v: unknown): string[] {
+  if (
+    !Array.isArray(v) ||
+    v.length === 0 ||
+    v.length > 50 ||
+    !v.every((e) => typeof e === 'string' && e.trim() !== '' && e.length <= 255)
+  ) {
+    return [
+      'status.resolved_values must list 1 to 50 values (non-blank strings of at most 255 characters) that mean resolved',
+    ];
+  }
+  return [];
 }
 
 // Parsers
@@ -354,21 +419,24 @@ export function parseGeneric(
     }
     return payload[fallbackKey];
   };
-  const endedAt = payloadTime(get('end_time'), 'end_time', true);
-  const explicit = explicitFingerprint(get('fingerprint'));
+  const tool = readTool(payload);
+  const endTime = payloadTime(get('end_time'), 'end_time');
+  const resolves = endTime !== null || statusResolves(payload, opts.mapping, tool?.resolves ?? false);
+  const explicit = explicitFingerprint(get('fingerprint')) ?? explicitFingerprint(tool?.identity);
   return {
-    title: truncate(str(get('title'))?.trim() || 'New: Alert', 200),
+    title: truncate(str(get('title'))?.trim() || tool?.title || 'New: Alert', 200),
     description: mapNull(str(get('description')), (d) => truncate(d, 1000)),
     severity: genericSeverity(get('severity')),
     startedAt: payloadTime(get('start_time'), 'start_time') ?? opts.now.toISOString(),
-    endedAt,
-    resolves: endedAt !== null,
+    endedAt: resolves ? (endTime ?? opts.now.toISOString()) : null,
+    resolves,
     fingerprint: explicit ?? (opts.autoFingerprint ? automaticFingerprint(payload) : null),
     hosts: hosts(get('hosts')),
     service: mapNull(str(get('service')), (s) => truncate(s, 100)),
-    monitoringTool: mapNull(str(get('monitoring_tool')), (s) => truncate(s, 100)),
+    monitoringTool: mapNull(str(get('monitoring_tool')) ?? tool?.tool ?? null, (s) => truncate(s, 100)),
     environment: str(get('svc_environment_name')),
-    runbook: str(payload.runbook),
+    // Prometheus' common annotation name besides the spec's.
+    runbook: str(payload.runbook) ?? str(payload.runbook_url),
     incidentMarkdown: str(payload.svc_incident_markdown),
     metric: null,
     payload,
@@ -376,6 +444,21 @@ export function parseGeneric(
 }
 
 const mapNull = <T, U>(v: T | null, f: (v: T) => U): U | null => (v === null ? null : f(v));
+
+/**
+ * Whether a generic payload's status says it recovered: the mapped status field against its resolved values when
+ * the payload has it; otherwise a top-level `status` of `resolved` (any case) or the sending tool's own recovery
+ * field (see readTool).
+ */
+function statusResolves(payload: JsonObject, mapping: PayloadMapping | null, toolResolves: boolean): boolean {
+  const m = mapping?.status;
+  if (m) {
+    const v = readPath(payload, m.path);
+    if (!isBlank(v)) return isResolvedValue(v, m.resolved_values ?? []);
+  }
+  const status = payload.status;
+  return (typeof status === 'string' && status.trim().toLowerCase() === 'resolved') || toolResolves;
+}
 
 /** The nine required top-level attributes of the metrics-alerting (Alertmanager) webhook format. */
 export const PROMETHEUS_REQUIRED = [
@@ -408,7 +491,14 @@ export function generatorQuery(url: unknown): string | null {
  */
 export function parsePrometheus(
   payload: unknown,
-  opts: { mapping: PayloadMapping | null; now: Date; maxAlerts?: number; skip?: (problem: string) => void },
+  opts: {
+    mapping: PayloadMapping | null;
+    now: Date;
+    maxAlerts?: number;
+    skip?: (problem: string) => void;
+    /** Grafana Alerting's webhook (see isGrafanaPayload): the rule title before the summary, tool Grafana. */
+    grafana?: boolean;
+  },
 ): ParsedAlert[] {
   if (!isObject(payload))
     throw new PayloadShapeError('The payload must be a JSON object in the Alertmanager webhook format');
@@ -445,7 +535,7 @@ export function parsePrometheus(
 function prometheusItem(
   item: unknown,
   index: number,
-  opts: { mapping: PayloadMapping | null; now: Date },
+  opts: { mapping: PayloadMapping | null; now: Date; grafana?: boolean },
 ): ParsedAlert {
   if (!isObject(item)) throw new PayloadShapeError(`alerts[${index}] must be an object`);
   const annotations = isObject(item.annotations) ? item.annotations : {};
@@ -456,8 +546,11 @@ function prometheusItem(
     const v = readPath(item, m.path);
     return isBlank(v) ? undefined : v;
   };
-  const titleSource =
-    mapped('title') ?? [annotations.title, annotations.summary, labels.alertname].find((v) => !isBlank(v));
+  // A Grafana-managed rule's title is its alertname; its summary is a templated sentence that changes with values.
+  const titleOrder = opts.grafana
+    ? [annotations.title, labels.alertname, annotations.summary]
+    : [annotations.title, annotations.summary, labels.alertname];
+  const titleSource = mapped('title') ?? titleOrder.find((v) => !isBlank(v));
   const title = str(titleSource);
   if (title === null) {
     throw new PayloadShapeError(
@@ -468,7 +561,11 @@ function prometheusItem(
     throw new PayloadShapeError(`alerts[${index}] needs startsAt`);
   }
   const query = generatorQuery(item.generatorURL ?? item.generatorUrl);
-  const resolves = item.status === 'resolved';
+  const mappedStatus = mapped('status');
+  const resolves =
+    mappedStatus !== undefined
+      ? isResolvedValue(mappedStatus, opts.mapping?.status?.resolved_values ?? [])
+      : item.status === 'resolved';
   const startedAt = payloadTime(item.startsAt, `alerts[${index}].startsAt`);
   // A firing item's endsAt is only Alertmanager's expected end (or Go's zero time): it is not read.
   const endedAt = resolves ? payloadTime(item.endsAt, `alerts[${index}].endsAt`) : null;
@@ -483,9 +580,9 @@ function prometheusItem(
     fingerprint: explicit ?? prometheusIdentity(item.startsAt, title, query, item.fingerprint),
     hosts: hosts(mapped('hosts')),
     service: str(mapped('service')),
-    monitoringTool: str(mapped('monitoring_tool')) ?? 'Prometheus',
+    monitoringTool: str(mapped('monitoring_tool')) ?? (opts.grafana ? 'Grafana' : 'Prometheus'),
     environment: str(mapped('svc_environment_name') ?? labels.svc_environment_name),
-    runbook: str(annotations.runbook),
+    runbook: str(annotations.runbook) ?? str(annotations.runbook_url),
     incidentMarkdown: str(annotations.svc_incident_markdown),
     metric: query === null ? null : { query, yLabel: yLabel(item) },
     payload: item,

@@ -23,6 +23,7 @@ import {
 import type { AlertsRepository } from './alerts.repository.js';
 import { incidentDescription } from './incident.js';
 import type { IntegrationsService, IntegrationView } from './integrations.service.js';
+import { isAlertmanagerPayload, isGrafanaPayload } from './monitoring-tools.js';
 
 const ALERT_BOT = null;
 
@@ -193,15 +194,23 @@ export class IntakeService {
         : null;
     let parsed: ParsedAlert[];
     const skipped: string[] = [];
-    if (integration.type === 'prometheus') {
+    const object = typeof payload === 'object' && payload !== null && !Array.isArray(payload);
+    const grafana = object && isGrafanaPayload(payload as Record<string, unknown>);
+    // Grafana's webhook on either integration: one alert per entry, as the metrics-alerting format.
+    if (integration.type === 'prometheus' || grafana) {
       const maxAlerts = (await this.settings.get()).incident_management_notification_max_alerts;
       parsed = parsePrometheus(payload, {
         mapping,
         now,
         maxAlerts,
         skip: (problem) => skipped.push(problem),
+        grafana,
       });
     } else {
+      // Stored as one alert, as GitLab does; the owner is told (once) to use a Prometheus integration.
+      if (object && isAlertmanagerPayload(payload as Record<string, unknown>)) {
+        await this.integrations.recordWarning(integration, 'alertmanager_payload');
+      }
       // Spec: automatic grouping needs Premium or Ultimate and the flag (on unless an admin turns it off).
       const autoFingerprint =
         this.access.hasTier('alert_auto_grouping') &&

@@ -10,6 +10,7 @@ import type { User } from '../users/users.js';
 import {
   type Integration,
   type IntegrationType,
+  type IntegrationWarningCode,
   type PayloadMapping,
   payloadFields,
   validateMapping,
@@ -32,7 +33,26 @@ export interface IntegrationView extends Integration {
   /** Whether it currently accepts alerts (inactive while the on-call link is active, or beyond the tier). */
   readonly effectiveActive: boolean;
   readonly isDefaultPrometheus: boolean;
+  /** What the owner should know about how its alerts are received (recorded by intake, or following from the tier). */
+  readonly warnings: readonly IntegrationWarning[];
 }
+
+export interface IntegrationWarning {
+  readonly code: IntegrationWarningCode | 'no_fingerprint';
+  readonly message: string;
+  /** When intake first noticed it; null for what follows from the settings. */
+  readonly at: string | null;
+}
+
+const WARNING_MESSAGES: Readonly<Record<IntegrationWarning['code'], string>> = {
+  alertmanager_payload:
+    'This looks like an Alertmanager payload; use a Prometheus integration (each of its alerts then opens and ' +
+    'resolves an alert of its own; here the whole payload is one alert)',
+  no_fingerprint:
+    'Without a `fingerprint` field in the payload, every notification opens a new alert and a recovery finds no ' +
+    'alert to resolve (automatic grouping needs the Premium or Ultimate tier). Add a `fingerprint` (for example ' +
+    "the tool's alert id) to the payload the tool sends, or map a payload field to Fingerprint",
+};
 
 const newKey = () => randomBytes(16).toString('hex');
 const newIdentifier = () => randomBytes(8).toString('hex');
@@ -109,7 +129,38 @@ export class IntegrationsService {
         (i.type === 'oncall_link' || !oncallActive) &&
         (this.premium || firstOfType.get(i.type) === i.id),
       isDefaultPrometheus: i.id === firstPrometheus,
+      warnings: this.warnings(i),
     }));
+  }
+
+  private warnings(i: Integration): IntegrationWarning[] {
+    const out: IntegrationWarning[] = i.recordedWarnings.map((w) => ({
+      code: w.code,
+      message: WARNING_MESSAGES[w.code],
+      at: w.at,
+    }));
+    if (
+      i.type === 'http' &&
+      !this.access.hasTier('alert_auto_grouping') &&
+      i.payloadAttributeMapping.fingerprint === undefined
+    ) {
+      out.push({ code: 'no_fingerprint', message: WARNING_MESSAGES.no_fingerprint, at: null });
+    }
+    return out;
+  }
+
+  /**
+   * Records what intake noticed about a payload, once per code (later sightings change nothing, so the hot path
+   * writes at most once). Saving the integration clears it.
+   */
+  async recordWarning(integration: IntegrationView, code: IntegrationWarningCode): Promise<void> {
+    if (integration.recordedWarnings.some((w) => w.code === code)) return;
+    const now = this.clock.now().toISOString();
+    await this.repo.setIntegrationWarnings(integration.id, [
+      ...integration.recordedWarnings,
+      { code, at: now },
+    ]);
+    await this.changed();
   }
 
   async list(actor: User | null, idOrPath: string): Promise<{ project: Project; items: IntegrationView[] }> {
@@ -247,6 +298,8 @@ export class IntegrationsService {
       },
       now,
     );
+    // Saving is how the owner says the sender was fixed: what intake noticed before is forgotten.
+    if (current.recordedWarnings.length > 0) await this.repo.setIntegrationWarnings(id, []);
     if (current.type === 'oncall_link' && input.active === true)
       await this.repo.deactivateOthers(project.id, id, now);
     await this.changed();

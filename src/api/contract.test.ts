@@ -178,6 +178,8 @@ const integration: IntegrationView = {
   authorizationKey: 'secret-key',
   effectiveActive: true,
   isDefaultPrometheus: false,
+  recordedWarnings: [{ code: 'alertmanager_payload', at }],
+  warnings: [{ code: 'alertmanager_payload', message: 'Looks like Alertmanager', at }],
 };
 const alert: Alert = {
   id: 50,

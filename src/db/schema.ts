@@ -157,6 +157,8 @@ export interface AlertIntegrationsTable {
   payload_attribute_mapping: string;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** JSON `[{code, at}]`: what intake noticed about its payloads (migration 0040); null: nothing. */
+  warnings: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AlertsTable {

@@ -11,12 +11,23 @@ export const IntegrationEntity = Type.Object({
   payload_example: Str,
   payload_attribute_mapping: Type.Record(
     Str,
-    Type.Object({ path: Type.Array(Type.Union([Str, Int])), type: Str, label: Type.Optional(Nullable(Str)) }),
+    Type.Object({
+      path: Type.Array(Type.Union([Str, Int])),
+      type: Str,
+      label: Type.Optional(Nullable(Str)),
+      /** svc's, `status` only: the values that mean the alert recovered. */
+      resolved_values: Type.Optional(Type.Array(Str)),
+    }),
   ),
   url: Nullable(Str),
   authorization_key: Type.Optional(Str),
   created_at: Str,
   updated_at: Str,
+  /**
+   * svc's: what the owner should know about how alerts arrive (`alertmanager_payload`: intake saw an Alertmanager
+   * payload, with `recorded_at`; `no_fingerprint`: repeats cannot be grouped on this tier, `recorded_at` null).
+   */
+  warnings: Type.Array(Type.Object({ code: Str, message: Str, recorded_at: Nullable(Str) })),
 });
 
 export const AlertEntity = Type.Object({

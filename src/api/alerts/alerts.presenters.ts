@@ -46,6 +46,7 @@ export function integration(
     ...(withKey && { authorization_key: i.authorizationKey }),
     created_at: i.createdAt,
     updated_at: i.updatedAt,
+    warnings: i.warnings.map((w) => ({ code: w.code, message: w.message, recorded_at: w.at })),
   };
 }
 

@@ -15,11 +15,12 @@ import { Link, paths } from '../router';
 import type { Alert, AlertNote, AlertStatus, Member, Project, Silence } from '../types';
 import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
+import { GrafanaSection } from './alert-grafana';
 import { AlertEscalations } from './escalation-policy';
 import { matchersFromAlert, SilenceForm } from './silences-settings';
 
 /** Annotations that already show as the alert's own fields; the others are listed separately. */
-const KNOWN_ANNOTATIONS = new Set(['title', 'summary', 'description', 'runbook']);
+const KNOWN_ANNOTATIONS = new Set(['title', 'summary', 'description', 'runbook', 'runbook_url']);
 
 /** One alert: every field, Alertmanager's extra annotations, the raw payload, notes, and a status control. */
 export function AlertPage({ projectId, iid }: { readonly projectId: string; readonly iid: string }) {
@@ -187,6 +188,8 @@ function AlertView({
           </dl>
         </section>
       )}
+
+      <GrafanaSection payload={alert.payload} />
 
       <AlertEscalations apiPath={apiPath} refreshKey={notesKey} />
 

@@ -5,7 +5,7 @@ import type { Integration, PayloadField } from '../../types';
 import { useAction } from '../../use-action';
 import { useResource } from '../../use-resource';
 import { needsApiUrl } from './integrations';
-import { buildMapping, initialSelection, MAPPING_FIELDS, MappingTable } from './mapping';
+import { buildMapping, initialSelection, MAPPING_FIELDS, MappingTable, RESOLVED_VALUES_KEY } from './mapping';
 
 /** An integration's name, state, API URL and (HTTP endpoints) sample payload and field mapping. */
 export function ConfigureForm({
@@ -29,7 +29,9 @@ export function ConfigureForm({
   const isHttp = integration.type === 'http';
   const payloadChanged = payload !== integration.payload_example;
   const initial = initialSelection(integration);
-  const mappingChanged = MAPPING_FIELDS.some((f) => selection[f.key] !== initial[f.key]);
+  const mappingChanged =
+    MAPPING_FIELDS.some((f) => selection[f.key] !== initial[f.key]) ||
+    (Boolean(selection.status) && selection[RESOLVED_VALUES_KEY] !== initial[RESOLVED_VALUES_KEY]);
 
   const save = async (body: Record<string, unknown>, message: string): Promise<void> => {
     await action.run(async () => {

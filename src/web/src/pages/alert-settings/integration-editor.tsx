@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
 import { INTEGRATION_TYPE_LABELS } from '../../alert-labels';
 import { sendJson } from '../../api';
-import { ConfirmDialog, ErrorNotice, SuccessNotice, TabList } from '../../components';
+import { ConfirmDialog, ErrorNotice, SuccessNotice, TabList, Timestamp } from '../../components';
 import type { Integration, IntegrationType, Project } from '../../types';
 import { useAction } from '../../use-action';
 import { ConfigureForm, FieldsLoader } from './configure-form';
@@ -80,6 +80,7 @@ export function IntegrationEditor({
         </div>
       </div>
       {deletion.error !== null && !confirmDelete && <ErrorNotice message={deletion.error} />}
+      <IntegrationWarnings integration={integration} />
       <TabList
         label="Integration settings"
         tabs={tabs}
@@ -140,5 +141,27 @@ export function IntegrationEditor({
         {deletion.error !== null && <ErrorNotice message={deletion.error} />}
       </ConfirmDialog>
     </section>
+  );
+}
+
+/** What the server noticed about how this integration's alerts arrive (see `warnings` in the API). */
+export function IntegrationWarnings({ integration }: { readonly integration: Integration }) {
+  if (integration.warnings.length === 0) return null;
+  return (
+    <ul className="notice notice-warning integration-warnings" aria-label="Integration warnings">
+      {integration.warnings.map((w) => (
+        <li key={w.code} data-code={w.code}>
+          {w.message}
+          {w.recorded_at !== null && (
+            <>
+              {' '}
+              <span className="muted small">
+                (first seen <Timestamp value={w.recorded_at} />; saving the integration clears this)
+              </span>
+            </>
+          )}
+        </li>
+      ))}
+    </ul>
   );
 }

@@ -17,7 +17,18 @@ export const MAPPING_FIELDS: readonly {
   { key: 'severity', label: 'Severity', types: ['string'] },
   { key: 'fingerprint', label: 'Fingerprint', types: ['string', 'array'] },
   { key: 'svc_environment_name', label: 'Environment name', types: ['string'] },
+  { key: 'status', label: 'Status', types: ['string'] },
 ];
+
+/** The selection key of the status field's resolved values (comma-separated text). */
+export const RESOLVED_VALUES_KEY = 'status.resolved_values';
+
+/** Comma-separated text as the list of values that mean resolved. */
+const resolvedValues = (text: string | undefined): string[] =>
+  (text ?? '')
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
 
 /** The select value for a mapping entry: its path as JSON, so equal paths compare equal as strings. */
 const pathKey = (path: readonly (string | number)[]): string => JSON.stringify(path);
@@ -28,6 +39,7 @@ export function initialSelection(integration: Integration): Record<string, strin
     const entry = integration.payload_attribute_mapping[f.key];
     out[f.key] = entry ? pathKey(entry.path) : '';
   }
+  out[RESOLVED_VALUES_KEY] = integration.payload_attribute_mapping.status?.resolved_values?.join(', ') ?? '';
   return out;
 }
 
@@ -45,11 +57,15 @@ export function buildMapping(
       // Not among the parsed fields (the sample changed elsewhere): keep what was saved.
       const saved = integration.payload_attribute_mapping[f.key];
       if (saved) out[f.key] = saved;
-      continue;
+    } else {
+      // A datetime is also a string, so it may fill a string field; the type sent is the one the field takes.
+      const type = f.types.includes(field.type) ? field.type : 'string';
+      out[f.key] = { path: [...field.path], type, label: field.label };
     }
-    // A datetime is also a string, so it may fill a string field; the type sent is the one the field takes.
-    const type = f.types.includes(field.type) ? field.type : 'string';
-    out[f.key] = { path: [...field.path], type, label: field.label };
+    const entry = out[f.key];
+    if (f.key === 'status' && entry) {
+      out[f.key] = { ...entry, resolved_values: resolvedValues(selection[RESOLVED_VALUES_KEY]) };
+    }
   }
   return out;
 }
@@ -70,6 +86,7 @@ export function MappingTable({
   readonly onChange: (key: string, value: string) => void;
 }) {
   const baseId = useId();
+  const resolvedId = `${baseId}-resolved-values`;
   if (fields.length === 0) {
     return <p className="muted">Parse a sample payload to map its fields.</p>;
   }
@@ -107,6 +124,24 @@ export function MappingTable({
                     </option>
                   ))}
                 </select>
+                {f.key === 'status' && (
+                  <div className="field">
+                    <label htmlFor={resolvedId}>Values that mean resolved</label>
+                    <input
+                      id={resolvedId}
+                      value={selection[RESOLVED_VALUES_KEY] ?? ''}
+                      disabled={disabled || !selection.status}
+                      required={Boolean(selection.status)}
+                      placeholder="resolved, ok, Recovered"
+                      aria-describedby={`${resolvedId}-help`}
+                      onChange={(event) => onChange(RESOLVED_VALUES_KEY, event.target.value)}
+                    />
+                    <span id={`${resolvedId}-help`} className="muted small">
+                      Comma-separated, any case. A payload whose status is one of them resolves the alert with
+                      the same fingerprint.
+                    </span>
+                  </div>
+                )}
               </td>
             </tr>
           );
