@@ -10,6 +10,7 @@ import { ErrorTrackingSettingsSection } from './error-tracking-settings';
 import { ErrorsPanel } from './errors';
 import { EscalationPolicyPanel } from './escalation-policy';
 import { HooksSettings } from './hooks-settings';
+import { MaintenanceWindowsSettings } from './maintenance-windows-settings';
 import { MembersSection } from './members';
 import { OncallSchedulesPanel } from './oncall-schedules';
 
@@ -100,6 +101,7 @@ function SettingsPanel({ project }: { readonly project: Project }) {
       <ErrorTrackingSettingsSection project={project} />
       <ErrorRulesSettings project={project} />
       <HooksSettings project={project} />
+      <MaintenanceWindowsSettings project={project} />
     </>
   );
 }
