@@ -35,6 +35,7 @@ import type { ProjectsService } from './projects/projects.service.js';
 import type { RunnersService } from './runners/runners.service.js';
 import type { ApiThrottle } from './settings/api-throttle.js';
 import type { SettingsService } from './settings/settings.service.js';
+import type { MaintenanceWindowsService } from './silences/maintenance-windows.service.js';
 import type { SilencesService } from './silences/silences.service.js';
 import type { SnippetsService } from './snippets/snippets.service.js';
 import type { StorageMovesService } from './storage-moves/storage-moves.service.js';
@@ -100,6 +101,8 @@ export interface AppContext {
   readonly escalations: EscalationService;
   /** Alert silences (Alertmanager's): what holds a matching alert's pages, e-mails and hooks back. */
   readonly silences: SilencesService;
+  /** Maintenance windows (PagerDuty's): a project or an integration silenced for a planned period. */
+  readonly maintenanceWindows: MaintenanceWindowsService;
   /** Project and group access tokens (their bot users). */
   readonly accessTokens: AccessTokensService;
 }

@@ -38,6 +38,7 @@ import { runnerRegistrationRoutes } from './api/runners/registration.routes.js';
 import { runnerRoutes } from './api/runners/runners.routes.js';
 import { sessionRoutes } from './api/session.routes.js';
 import { adminRoutes } from './api/settings/admin.routes.js';
+import { maintenanceWindowRoutes } from './api/silences/maintenance-windows.routes.js';
 import { silenceRoutes } from './api/silences/silences.routes.js';
 import { snippetRoutes } from './api/snippets/snippets.routes.js';
 import { storageMoveRoutes } from './api/storage-moves/storage-moves.routes.js';
@@ -281,6 +282,7 @@ export async function buildApp(
         oncallRoutes(s, ctx, api);
         escalationRoutes(s, ctx, api);
         silenceRoutes(s, ctx);
+        maintenanceWindowRoutes(s, ctx);
         storageMoveRoutes(s, ctx, api);
         repositoryRoutes(s, ctx);
         repositoryContentRoutes(s, ctx, api);

@@ -141,7 +141,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     offering: config.offering,
     rates: rates(),
   });
-  const { silences } = wireSilences({ ...base, users });
+  const { silences, maintenanceWindows } = wireSilences({ ...base, users, integrations });
   const { notifications, hooks } = wireNotifications({
     ...{ ...base, jobs, projects, members, users, alerts, silences, errorTracking, outbound, cipher, git },
     mergeRequests: mrs.mergeRequests,
@@ -183,6 +183,8 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   outbox.afterCommit('alert.changed', () => alertSearch.poke());
   // A silence expired early or changed: the pages it held are checked again at once.
   silences.onChange((projectId) => escalations.silencesChanged(projectId));
+  // ... and the alert e-mails and hooks it held, for alerts still firing.
+  silences.onChange((projectId) => notifications.silencesChanged(projectId));
   outbox.on('error.recorded', 'notifications', {
     wants: (trx, e) => notifications.wantsErrorEvent(trx, e.projectId, e),
     handle: (trx, e) => notifications.errorRecorded(trx, e.projectId, e.errorId, e),
@@ -257,6 +259,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     ...{ alertIntake, integrations, alerts, alertSearch, errorTracking, collector, notifications, hooks },
     escalations,
     silences,
+    maintenanceWindows,
     accessTokens,
     ...mrs,
     ...wireRepository({ access, git, gitAccess }),

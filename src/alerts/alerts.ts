@@ -65,6 +65,8 @@ export interface Alert {
   readonly id: number;
   readonly projectId: number;
   readonly iid: number;
+  /** The integration it came through (null: svc's own, or the integration was deleted). */
+  readonly integrationId: number | null;
   readonly title: string;
   readonly description: string | null;
   readonly severity: Severity;

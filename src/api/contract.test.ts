@@ -185,6 +185,7 @@ const alert: Alert = {
   id: 50,
   projectId: project.id,
   iid: 1,
+  integrationId: null,
   title: 'CPU high',
   description: null,
   severity: 'critical',

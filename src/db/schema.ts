@@ -709,6 +709,19 @@ export interface AlertSilencesTable {
   updated_at: Timestamp;
 }
 
+export interface MaintenanceWindowsTable {
+  id: Generated<number>;
+  project_id: number;
+  /** Null: the whole project. */
+  integration_id: number | null;
+  starts_at: Timestamp;
+  ends_at: Timestamp;
+  created_by_id: number | null;
+  comment: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface EscalationPoliciesTable {
   id: Generated<number>;
   project_id: number;
@@ -741,6 +754,7 @@ export interface Database {
   oncall_participants: OncallParticipantsTable;
   oncall_overrides: OncallOverridesTable;
   alert_silences: AlertSilencesTable;
+  maintenance_windows: MaintenanceWindowsTable;
   escalation_policies: EscalationPoliciesTable;
   escalation_rules: EscalationRulesTable;
   error_notification_rules: ErrorNotificationRulesTable;

@@ -269,6 +269,7 @@ export class HooksService {
         id: 0,
         projectId: project.id,
         iid: 0,
+        integrationId: null,
         title: 'Test alert from svc',
         description: 'A sample alert sent by the webhook test',
         severity: 'critical',

@@ -161,6 +161,22 @@ export class NotificationsRepository {
     return this.db.transaction().execute(fn);
   }
 
+  /** Makes the project's pending jobs whose unique key is `like` (held notifications) due at `now`. */
+  async releaseHeld(like: string, projectId: number, now: string): Promise<void> {
+    const held = await this.db
+      .selectFrom('jobs')
+      .select(['id', 'payload'])
+      .where('unique_key', 'like', like)
+      .where('state', '=', 'pending')
+      .where('locked_by', 'is', null)
+      .execute();
+    const ids = held
+      .filter((r) => (JSON.parse(r.payload) as { projectId?: number }).projectId === projectId)
+      .map((r) => r.id);
+    if (ids.length > 0)
+      await this.db.updateTable('jobs').set({ run_at: now }).where('id', 'in', ids).execute();
+  }
+
   /** Users by id (active only), for rule recipients. */
   async activeUsers(ids: readonly number[]): Promise<{ id: number; email: string }[]> {
     if (ids.length === 0) return [];

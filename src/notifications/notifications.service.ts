@@ -115,7 +115,12 @@ interface AlertEventJob {
   projectId: number;
   iid: number;
   event: AlertEventType;
+  /** Set on a new alert's notifications held by a silence or maintenance window until it ends. */
+  held?: boolean;
 }
+
+/** The unique key prefix of held alert notifications (one job per alert and release time). */
+const HELD_PREFIX = 'alert-held:';
 interface ErrorEventJob {
   projectId: number;
   errorId: number;
@@ -161,6 +166,15 @@ export class NotificationsService {
     jobs.register(SEND_EMAIL_JOB, (job) => this.sendEmail(job), 'urgent');
     // Deliveries have a lane of their own: a receiver that never answers must not hold e-mails and pages.
     jobs.register(HOOK_DELIVERY_JOB, (job) => this.deliver(job), 'hooks');
+  }
+
+  /**
+   * A silence or maintenance window of the project changed or ended early: its held alert notifications are
+   * checked again now (those still silenced are held again until the new end).
+   */
+  async silencesChanged(projectId: number): Promise<void> {
+    await this.repo.releaseHeld(`${HELD_PREFIX}%`, projectId, this.clock.now().toISOString());
+    this.jobs.wake();
   }
 
   /** Calls `fn` after rules, hooks or `send_email` changed (the composition root tells the other processes). */
@@ -320,7 +334,22 @@ export class NotificationsService {
     const alert = project && (await this.sources.alerts.alertForSystem(project.id, j.iid));
     if (!project || !alert) return;
     // Asked now, not when the alert came: a silence made meanwhile holds these back too.
-    if ((await this.sources.silences.silencing(project.id, alert)).length > 0) return;
+    const silencing = await this.sources.silences.silencing(project.id, alert);
+    if (silencing.length > 0) {
+      // A new alert's e-mails and hooks wait for the end of what silences it (or until it changes: see
+      // `silencesChanged`). What is released then is keyed as if sent at once, so it goes out once at most.
+      if (j.event === 'new' && alert.status === 'triggered') {
+        const end = new Date(Math.max(...silencing.map((s) => new Date(s.endsAt).getTime())));
+        await this.jobs.enqueue(ALERT_EVENT_JOB, { ...j, held: true } satisfies AlertEventJob, {
+          runAt: end,
+          // A held job held again gets another key than its own (its row goes only when it returns).
+          uniqueKey: `${HELD_PREFIX}${alert.id}:${end.getTime()}${j.held ? `:${this.clock.now().getTime()}` : ''}`,
+        });
+      }
+      return;
+    }
+    // Released: only an alert that still fires is told about (resolved or acknowledged meanwhile, it is not).
+    if (j.held && alert.status !== 'triggered') return;
     const url = this.pageUrl('alert', project, alert.iid);
     const keyBase = `alert:${alert.id}`;
     let recipients: { id: number; email: string }[] = [];

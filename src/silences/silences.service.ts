@@ -6,6 +6,8 @@ import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
 import type { User } from '../users/users.js';
 import type { UsersService } from '../users/users.service.js';
+import { covers, type Silencer } from './maintenance-windows.js';
+import type { MaintenanceWindowsRepository } from './maintenance-windows.repository.js';
 import {
   MAX_COMMENT,
   type Matchable,
@@ -44,15 +46,24 @@ export class SilencesService {
     private readonly access: Access,
     private readonly users: Pick<UsersService, 'findById'>,
     private readonly clock: Clock,
+    private readonly windows: MaintenanceWindowsRepository,
   ) {}
 
-  /** Calls `fn` after a silence was changed or expired early (what it held back may go out now). */
+  /**
+   * Calls `fn` after a silence or maintenance window was changed or ended early (what it held back may go out
+   * now).
+   */
   onChange(fn: (projectId: number) => void | Promise<void>): void {
     this.listeners.push(fn);
   }
 
-  private async changed(projectId: number): Promise<void> {
+  /** Tells the listeners that what holds the project's alerts back changed (maintenance windows call it too). */
+  async announce(projectId: number): Promise<void> {
     for (const fn of this.listeners) await fn(projectId);
+  }
+
+  private async changed(projectId: number): Promise<void> {
+    await this.announce(projectId);
   }
 
   private async project(actor: User | null, idOrPath: string, level: number): Promise<Project> {
@@ -153,20 +164,54 @@ export class SilencesService {
 
   // For the senders and the alert views (no actor: the caller has checked access).
 
-  /** The silences that silence an alert at `at` (active then and matching), by id. */
-  async silencing(projectId: number, alert: Matchable, at: Date = this.clock.now()): Promise<Silence[]> {
-    const unended = await this.repo.unended(projectId, at.toISOString());
-    return unended.filter((s) => silenceState(s, at) === 'active' && silences(s.matchers, alert));
+  /**
+   * What silences an alert at `at`: the silences active then that match it, then the maintenance windows active
+   * then over its project or its integration.
+   */
+  async silencing(
+    projectId: number,
+    alert: Matchable & { readonly integrationId: number | null },
+    at: Date = this.clock.now(),
+  ): Promise<Silencer[]> {
+    return (await this.silencers(projectId, [alert], at))[0]!;
   }
 
-  /** The ids of the silences silencing each alert now (for the alert entity's `silenced_by`). */
+  /** What silences each alert now (for the alert entity's `silenced_by`), by alert id. */
   async silencedBy(
     projectId: number,
-    alerts: readonly (Matchable & { readonly id: number })[],
-  ): Promise<Map<number, number[]>> {
-    const now = this.clock.now();
-    const unended = alerts.length > 0 ? await this.repo.unended(projectId, now.toISOString()) : [];
-    const active = unended.filter((s) => silenceState(s, now) === 'active');
-    return new Map(alerts.map((a) => [a.id, active.filter((s) => silences(s.matchers, a)).map((s) => s.id)]));
+    alerts: readonly (Matchable & { readonly id: number; readonly integrationId: number | null })[],
+  ): Promise<Map<number, Silencer[]>> {
+    const found = await this.silencers(projectId, alerts, this.clock.now());
+    return new Map(alerts.map((a, i) => [a.id, found[i]!]));
+  }
+
+  private async silencers(
+    projectId: number,
+    alerts: readonly (Matchable & { readonly integrationId: number | null })[],
+    at: Date,
+  ): Promise<Silencer[][]> {
+    if (alerts.length === 0) return [];
+    const now = at.toISOString();
+    const [unended, windows] = await Promise.all([
+      this.repo.unended(projectId, now),
+      this.windows.unended(projectId, now),
+    ]);
+    const active = unended.filter((s) => silenceState(s, at) === 'active');
+    const activeWindows = windows.filter((w) => silenceState(w, at) === 'active');
+    return alerts.map((a) => [
+      ...active
+        .filter((s) => silences(s.matchers, a))
+        .map((s): Silencer => ({ kind: 'silence', id: s.id, endsAt: s.endsAt })),
+      ...activeWindows
+        .filter((w) => covers(w, a.integrationId))
+        .map(
+          (w): Silencer => ({
+            kind: 'maintenance_window',
+            id: w.id,
+            endsAt: w.endsAt,
+            integrationId: w.integrationId,
+          }),
+        ),
+    ]);
   }
 }

@@ -32,8 +32,23 @@ export const IntegrationEntity = Type.Object({
 
 export const AlertEntity = Type.Object({
   iid: Int,
-  /** svc's: the ids of the active silences that match the alert now (list and get only). */
-  silenced_by: Type.Optional(Type.Array(Int)),
+  /**
+   * svc's: what silences the alert now (list and get only): the id of each active silence that matches it, then
+   * an object for each active maintenance window over its project or integration.
+   */
+  silenced_by: Type.Optional(
+    Type.Array(
+      Type.Union([
+        Int,
+        Type.Object({
+          type: Type.Literal('maintenance_window'),
+          id: Int,
+          integration_id: Nullable(Int),
+          ends_at: Str,
+        }),
+      ]),
+    ),
+  ),
   title: Str,
   description: Nullable(Str),
   severity: Str,

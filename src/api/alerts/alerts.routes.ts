@@ -5,6 +5,7 @@ import type { StatsPeriod } from '../../time-buckets.js';
 import type { User } from '../../users/users.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../pagination.js';
 import { SortInput, StatsQuery } from '../schemas.js';
+import { silencedBy } from '../silences/silences.presenters.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../version.js';
 import { AlertCountsEntity } from './alerts.entities.js';
 
@@ -66,7 +67,7 @@ export function alertRoutes(
       const silenced = first ? await ctx.silences.silencedBy(first.projectId, result.items) : new Map();
       return result.items.map((a) => ({
         ...P.alert(a, viewOf(req, url)),
-        silenced_by: silenced.get(a.id) ?? [],
+        silenced_by: silencedBy(silenced.get(a.id)),
       }));
     },
   );
@@ -92,7 +93,7 @@ export function alertRoutes(
     async (req) => {
       const alert = await ctx.alerts.get(req.actor.user, req.params.id, req.params.alert_iid);
       const silenced = await ctx.silences.silencedBy(alert.projectId, [alert]);
-      return { ...P.alert(alert, viewOf(req, url)), silenced_by: silenced.get(alert.id) ?? [] };
+      return { ...P.alert(alert, viewOf(req, url)), silenced_by: silencedBy(silenced.get(alert.id)) };
     },
   );
 

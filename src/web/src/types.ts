@@ -50,6 +50,7 @@ import type {
 import type { ProjectEntity } from '../../api/projects/projects.entities.js';
 import type { SessionEntity } from '../../api/session.entities.js';
 import type { FeatureEntity, SettingsEntity, VersionEntity } from '../../api/settings/settings.entities.js';
+import type { MaintenanceWindowEntity } from '../../api/silences/maintenance-windows.entities.js';
 import type { MatcherEntity, SilenceEntity } from '../../api/silences/silences.entities.js';
 import type { SnippetEntity } from '../../api/snippets/snippets.entities.js';
 import type {
@@ -230,3 +231,6 @@ export type SilenceState = 'active' | 'pending' | 'expired';
 
 /** Periods the occurrence endpoints offer (`stats_period`). */
 export type StatsPeriod = '24h' | '30d';
+
+/** Body of `GET /projects/:id/alert_management/maintenance_windows/:window_id`. */
+export type MaintenanceWindow = Static<typeof MaintenanceWindowEntity>;

@@ -90,7 +90,7 @@ function AlertView({
       </header>
 
       {(alert.silenced_by ?? []).length > 0 && (
-        <SilencedBy projectId={projectId} ids={alert.silenced_by ?? []} />
+        <SilencedBy projectId={projectId} by={alert.silenced_by ?? []} />
       )}
 
       <div className="alert-sidebar card section">
@@ -426,20 +426,34 @@ function Notes({ path, refreshKey }: { readonly path: string; readonly refreshKe
 }
 
 /** "Silenced by": the active silences that match the alert now, each with its comment and end. */
-function SilencedBy({ projectId, ids }: { readonly projectId: string; readonly ids: readonly number[] }) {
+function SilencedBy({
+  projectId,
+  by,
+}: {
+  readonly projectId: string;
+  readonly by: NonNullable<Alert['silenced_by']>;
+}) {
   return (
     <output className="notice">
       <strong>Silenced by</strong>{' '}
       <ul className="inline-list" aria-label="Silenced by">
-        {ids.map((id) => (
-          <li key={id}>
-            <SilenceRef projectId={projectId} id={id} />
-          </li>
-        ))}
+        {by.map((entry) =>
+          typeof entry === 'number' ? (
+            <li key={`silence-${entry}`}>
+              <SilenceRef projectId={projectId} id={entry} />
+            </li>
+          ) : (
+            <li key={`window-${entry.id}`}>
+              maintenance window #{entry.id}
+              {entry.integration_id === null ? ' (whole project' : ' (this integration'}, until{' '}
+              <Timestamp value={entry.ends_at} />)
+            </li>
+          ),
+        )}
       </ul>{' '}
       <span className="muted small">
         It pages, e-mails and calls webhooks for no one while silenced.{' '}
-        <Link to={paths.project(projectId, 'settings')}>Manage silences</Link>
+        <Link to={paths.project(projectId, 'settings')}>Manage silences and maintenance windows</Link>
       </span>
     </output>
   );

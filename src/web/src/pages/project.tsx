@@ -11,6 +11,7 @@ import { ErrorsPanel } from './errors';
 import { EscalationPolicyPanel } from './escalation-policy';
 import { HooksSettings } from './hooks-settings';
 import { IncidentsPanel } from './incidents';
+import { MaintenanceWindowsSettings } from './maintenance-windows-settings';
 import { MembersSection } from './members';
 import { RenameAndDelete } from './namespace-settings';
 import { OncallSchedulesPanel } from './oncall-schedules';
@@ -167,6 +168,7 @@ function SettingsPanel({
       <ErrorRulesSettings project={project} />
       <HooksSettings project={project} />
       <SilencesSettings project={project} />
+      <MaintenanceWindowsSettings project={project} />
       <RenameAndDelete
         kind="projects"
         target={{
