@@ -3,6 +3,7 @@ import { sendJson } from '../api';
 import { ConfirmDialog, ErrorNotice, SuccessNotice } from '../components';
 import { TextField } from '../form-fields';
 import { navigate, paths } from '../router';
+import type { Group, Project } from '../types';
 import { useAction } from '../use-action';
 
 /** What the rename/path/delete sections need of a project or a group. */
@@ -60,12 +61,8 @@ function NameAndPathForm({
       if (name.trim() !== target.name) body.name = name.trim();
       if (path.trim() !== target.path) body.path = path.trim();
       if (Object.keys(body).length === 0) return 'Nothing to change.';
-      const saved = await sendJson<{ path_with_namespace?: string; full_path?: string }>(
-        'PUT',
-        `/api/v4/${kind}/${target.id}`,
-        body,
-      );
-      onChanged({ fullPath: saved.path_with_namespace ?? saved.full_path ?? target.fullPath });
+      const saved = await sendJson<Project | Group>('PUT', `/api/v4/${kind}/${target.id}`, body);
+      onChanged({ fullPath: 'path_with_namespace' in saved ? saved.path_with_namespace : saved.full_path });
       return body.path ? `Saved. The old path redirects to the new one.` : 'Saved.';
     });
   };
