@@ -122,6 +122,10 @@ describe('clone URL, rename, change path and delete of projects and groups (Chro
       await dialog.getByRole('button', { name: 'Yes, delete group' }).click();
       await page.getByRole('heading', { name: 'Groups', level: 1 }).waitFor();
     });
-    expect((await api.get(`/api/v4/groups/${g.body.id}`, { token: s.rootToken })).status).toBe(404);
+    // The deletion is a job (202, as GitLab's): the group is gone once it ran.
+    await until(
+      async () => (await api.get(`/api/v4/groups/${g.body.id}`, { token: s.rootToken })).status === 404,
+      'the group deleted',
+    );
   });
 });
