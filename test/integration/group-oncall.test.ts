@@ -420,6 +420,45 @@ describe.each(await databases())('group on-call (%s)', (database) => {
     ).toEqual([]);
   });
 
+  it("a project moved out of the group is no longer paged through the group's policy (the cached policy goes)", async () => {
+    const g = await groupWithMembers('gmove');
+    const other = await api.post('/api/v4/groups', {
+      token: s.rootToken,
+      body: { name: 'Elsewhere gmove', path: 'elsewhere-gmove' },
+    });
+    const pol = await api.post(policies(g.id), {
+      token: s.rootToken,
+      body: {
+        name: 'G',
+        rules: [{ elapsed_time_seconds: 0, status: 'acknowledged', username: 'reporter-gmove' }],
+      },
+    });
+    expect(pol.status).toBe(201);
+    const p = await project(g.id);
+    const escalationsOf = async (title: string) => {
+      // The notify URL names the project's path, which the move changes: an integration of the moment.
+      const integration = await createIntegration(api, s.rootToken, p, { name: title, type: 'http' });
+      const r = await notify(integration.url, integration.authorization_key, { title });
+      expect(r.status).toBe(200);
+      await s.server.ctx.jobs.drain();
+      const list = await api.get(`/api/v4/projects/${p}/alert_management/alerts?search=${title}`, {
+        token: s.rootToken,
+      });
+      return (
+        await api.get(`/api/v4/projects/${p}/alert_management/alerts/${list.body[0].iid}/escalations`, {
+          token: s.rootToken,
+        })
+      ).body as { user: { username: string } | null }[];
+    };
+    expect((await escalationsOf('gmove-1')).map((e) => e.user?.username)).toEqual(['reporter-gmove']);
+    const moved = await api.put(`/api/v4/projects/${p}/transfer`, {
+      token: s.rootToken,
+      body: { namespace: other.body.id },
+    });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(await escalationsOf('gmove-2')).toEqual([]);
+  });
+
   it('a member who leaves the group leaves its rotations and loses future overrides; a deleted group takes its own', async () => {
     const g = await groupWithMembers('gleave');
     const token = g.tokens.maintainer;
