@@ -171,7 +171,7 @@ export class EscalationService {
     for (const fn of this.listeners) await fn();
   }
 
-  private async project(actor: User | null, ref: EscalationRef, level: number): Promise<PolicyScope> {
+  private async scope(actor: User | null, ref: EscalationRef, level: number): Promise<PolicyScope> {
     if (typeof ref !== 'string') {
       const { group } = await this.access.group(actor, ref.group, level);
       this.access.tier('escalation_policies');
@@ -204,13 +204,13 @@ export class EscalationService {
 
   /** `GET .../escalation_policies`: the project's (group's) own policy, or none (Reporter). */
   async list(actor: User | null, idOrPath: EscalationRef): Promise<PolicyView[]> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
+    const project = await this.scope(actor, idOrPath, AccessLevel.Reporter);
     const policy = await this.repo.policy(project.owner);
     return policy ? [await this.view(policy)] : [];
   }
 
   async get(actor: User | null, idOrPath: EscalationRef, policyId: number): Promise<PolicyView> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
+    const project = await this.scope(actor, idOrPath, AccessLevel.Reporter);
     return this.view(await this.existing(project, policyId));
   }
 
@@ -222,7 +222,7 @@ export class EscalationService {
 
   /** `POST`: 400 when the project (group) has a policy already (GitLab: one per project), or for a bad rule. */
   async create(actor: User | null, idOrPath: EscalationRef, input: PolicyInput): Promise<PolicyView> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const project = await this.scope(actor, idOrPath, AccessLevel.Maintainer);
     const one = `${Noun(project)} can only have one escalation policy`;
     if (await this.repo.policy(project.owner)) throw invalid(one);
     const fields = this.fields(input, null);
@@ -242,7 +242,7 @@ export class EscalationService {
     policyId: number,
     input: PolicyInput,
   ): Promise<PolicyView> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const project = await this.scope(actor, idOrPath, AccessLevel.Maintainer);
     const current = await this.existing(project, policyId);
     const fields = this.fields(input, current);
     const rules = input.rules === undefined ? null : await this.rules(project, input.rules);
@@ -254,7 +254,7 @@ export class EscalationService {
 
   /** `DELETE`: the policy and its rules; escalations in progress stop (their jobs find no policy). */
   async delete(actor: User | null, idOrPath: EscalationRef, policyId: number): Promise<PolicyView> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const project = await this.scope(actor, idOrPath, AccessLevel.Maintainer);
     const current = await this.view(await this.existing(project, policyId));
     await this.repo.deletePolicy(current.id);
     await this.changed();
@@ -263,7 +263,7 @@ export class EscalationService {
 
   /** The project's (group's) on-call schedules (for the UI's target choice; Reporter). */
   async schedules(actor: User | null, idOrPath: EscalationRef) {
-    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
+    const project = await this.scope(actor, idOrPath, AccessLevel.Reporter);
     return this.repo.schedules(project.owner);
   }
 
@@ -549,7 +549,7 @@ export class EscalationService {
 
   /** `GET .../alerts/:iid/escalations`: which rules paged whom and when, which wait (Reporter). */
   async escalations(actor: User | null, idOrPath: string, iid: number): Promise<RuleEscalationView[]> {
-    const { project } = await this.project(actor, idOrPath, AccessLevel.Reporter);
+    const { project } = await this.scope(actor, idOrPath, AccessLevel.Reporter);
     const alert = await this.sources.alerts.alertForSystem(project!.id, iid);
     if (!alert) throw notFound('Alert');
     const [pending, pages, policy] = await Promise.all([

@@ -151,7 +151,7 @@ export class OncallService {
    * The project or group for a caller with at least `level` in it: 404 when invisible, 403 on the Free tier or when
    * too low (a group's level is the caller's in it or an ancestor, as its members inherit).
    */
-  private async project(actor: User | null, ref: OncallRef, level: number): Promise<OncallScope> {
+  private async scope(actor: User | null, ref: OncallRef, level: number): Promise<OncallScope> {
     const { scope, have } =
       typeof ref === 'string'
         ? await this.access
@@ -167,7 +167,7 @@ export class OncallService {
   }
 
   /** The owner of a schedule, loaded; null when it is gone. */
-  async scopeOf(schedule: OncallSchedule): Promise<OncallScope | null> {
+  private async scopeOf(schedule: OncallSchedule): Promise<OncallScope | null> {
     if (schedule.projectId !== null) {
       const project = await this.projects.findById(schedule.projectId);
       return project && projectScope(project);
@@ -234,17 +234,17 @@ export class OncallService {
   }
 
   async listSchedules(actor: User | null, idOrPath: OncallRef): Promise<ScheduleView[]> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
+    const project = await this.scope(actor, idOrPath, AccessLevel.Reporter);
     return this.view(project, await this.repo.schedules(project.owner));
   }
 
   async getSchedule(actor: User | null, idOrPath: OncallRef, iid: number): Promise<ScheduleView> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
+    const project = await this.scope(actor, idOrPath, AccessLevel.Reporter);
     return (await this.view(project, [await this.scheduleOf(project, iid)]))[0]!;
   }
 
   async createSchedule(actor: User | null, idOrPath: OncallRef, input: ScheduleInput): Promise<ScheduleView> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const project = await this.scope(actor, idOrPath, AccessLevel.Maintainer);
     const fields = scheduleFields(input, null);
     const created = await this.repo.insertSchedule(project.owner, fields, this.clock.now().toISOString());
     if (!created) throw invalidFields({ name: ['has already been taken'] });
@@ -258,7 +258,7 @@ export class OncallService {
     iid: number,
     input: ScheduleInput,
   ): Promise<ScheduleView> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const project = await this.scope(actor, idOrPath, AccessLevel.Maintainer);
     const current = await this.scheduleOf(project, iid);
     const fields = scheduleFields(input, current);
     const now = this.clock.now();
@@ -276,7 +276,7 @@ export class OncallService {
   }
 
   async deleteSchedule(actor: User | null, idOrPath: OncallRef, iid: number): Promise<void> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const project = await this.scope(actor, idOrPath, AccessLevel.Maintainer);
     await this.repo.deleteSchedule((await this.scheduleOf(project, iid)).id);
   }
 
@@ -296,7 +296,7 @@ export class OncallService {
     iid: number,
     input: RotationInput,
   ): Promise<RotationView> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const project = await this.scope(actor, idOrPath, AccessLevel.Maintainer);
     const schedule = await this.scheduleOf(project, iid);
     if ((await this.repo.rotations([schedule.id])).length >= MAX_ROTATIONS)
       throw invalidFields({ base: [`A schedule may have at most ${MAX_ROTATIONS} rotations`] });
@@ -313,7 +313,7 @@ export class OncallService {
     id: number,
     input: RotationInput,
   ): Promise<RotationView> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const project = await this.scope(actor, idOrPath, AccessLevel.Maintainer);
     const schedule = await this.scheduleOf(project, iid);
     const current = await this.repo.rotation(schedule.id, id);
     if (!current) throw notFound('On-call rotation');
@@ -324,7 +324,7 @@ export class OncallService {
   }
 
   async deleteRotation(actor: User | null, idOrPath: OncallRef, iid: number, id: number): Promise<void> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const project = await this.scope(actor, idOrPath, AccessLevel.Maintainer);
     const schedule = await this.scheduleOf(project, iid);
     if (!(await this.repo.rotation(schedule.id, id))) throw notFound('On-call rotation');
     await this.repo.deleteRotation(schedule.id, id);
@@ -345,7 +345,7 @@ export class OncallService {
    * override in force then, else the rotations' participants.
    */
   async onCall(actor: User | null, idOrPath: OncallRef, iid: number, at?: string): Promise<ShiftView[]> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
+    const project = await this.scope(actor, idOrPath, AccessLevel.Reporter);
     const { schedule, rotations } = (await this.view(project, [await this.scheduleOf(project, iid)]))[0]!;
     const t = at === undefined ? this.clock.now().getTime() : parseTime(at, schedule.timezone);
     if (t === null) throw paramError('at is invalid: an ISO 8601 time is expected');
@@ -411,7 +411,7 @@ export class OncallService {
     range: { from?: string; to?: string },
     page: PageRequest,
   ): Promise<{ items: ShiftView[]; total: number | null }> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
+    const project = await this.scope(actor, idOrPath, AccessLevel.Reporter);
     const { schedule, rotations } = (await this.view(project, [await this.scheduleOf(project, iid)]))[0]!;
     const tz = schedule.timezone;
     const from = range.from === undefined ? this.clock.now().getTime() : parseTime(range.from, tz);
@@ -495,7 +495,7 @@ export class OncallService {
     window: { startsAt?: string; endsAt?: string },
     page: PageRequest,
   ): Promise<Paged<OverrideView>> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
+    const project = await this.scope(actor, idOrPath, AccessLevel.Reporter);
     const schedule = await this.scheduleOf(project, iid);
     const bound = (v: string | undefined, name: string) => {
       if (v === undefined) return null;
@@ -529,7 +529,7 @@ export class OncallService {
     iid: number,
     input: OverrideInput,
   ): Promise<OverrideView> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const project = await this.scope(actor, idOrPath, AccessLevel.Maintainer);
     const schedule = await this.scheduleOf(project, iid);
     const errors: Record<string, string[]> = {};
     const fail = (field: string, reason: string) => {
@@ -588,7 +588,7 @@ export class OncallService {
   }
 
   async deleteOverride(actor: User | null, idOrPath: OncallRef, iid: number, id: number): Promise<void> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const project = await this.scope(actor, idOrPath, AccessLevel.Maintainer);
     const schedule = await this.scheduleOf(project, iid);
     if (!(await this.repo.override(schedule.id, id))) throw notFound('On-call override');
     await this.repo.deleteOverride(schedule.id, id);
