@@ -149,7 +149,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     payloads: eventPresenter(config.externalUrl),
     externalUrl: config.externalUrl,
   });
-  const { oncall } = wireOncall({ ...base, projects, users, permissions });
+  const { oncall } = wireOncall({ ...base, projects, users, permissions, namespaces });
   // Someone who leaves loses the overrides that put them on call (GitLab takes them out of the rotations).
   members.onLeft((userId) => oncall.memberLeft(userId));
   const { escalations } = wireEscalation({
@@ -209,7 +209,12 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     {
       topic: 'projects',
       changedBy: [(f) => projects.onChange(f), (f) => groups.onTreeDeleted(f), (f) => groups.onTreeMoved(f)],
-      invalidates: [() => alertIntake.invalidate(), () => collector.invalidate()],
+      // A project's effective escalation policy follows the tree (a move, a deleted group).
+      invalidates: [
+        () => alertIntake.invalidate(),
+        () => collector.invalidate(),
+        () => escalations.invalidate(),
+      ],
     },
     {
       topic: 'error-tracking',

@@ -525,6 +525,7 @@ const escalationRule: RuleView = {
 const escalationPolicy: PolicyView = {
   id: 3,
   projectId: 1,
+  groupId: null,
   name: 'Page the team',
   description: 'Night and day',
   rules: [escalationRule, { ...escalationRule, id: 5, schedule: null, userId: alice.id, user: alice }],
@@ -1217,6 +1218,7 @@ const oncallSchedule: ScheduleView = {
   schedule: {
     id: 1,
     projectId: 20,
+    groupId: null,
     iid: 1,
     name: 'Ops',
     description: null,

@@ -657,7 +657,9 @@ export interface ErrorRuleFiringsTable {
 
 export interface OncallSchedulesTable {
   id: Generated<number>;
-  project_id: number;
+  /** The owner: a project or a group (exactly one; migration 0039). */
+  project_id: number | null;
+  group_id: ColumnType<number | null, number | null | undefined, number | null>;
   iid: number;
   name: string;
   description: string | null;
@@ -724,7 +726,9 @@ export interface MaintenanceWindowsTable {
 
 export interface EscalationPoliciesTable {
   id: Generated<number>;
-  project_id: number;
+  /** The owner: a project or a group (exactly one; migration 0039). */
+  project_id: number | null;
+  group_id: ColumnType<number | null, number | null | undefined, number | null>;
   name: string;
   description: string | null;
   /** How many more times the rules run while the alert stays triggered (0..9). */

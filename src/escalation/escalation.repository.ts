@@ -1,14 +1,21 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { isUniqueViolation, readTimestamp } from '../db/dialect.js';
-import type { Database, Queryable } from '../db/schema.js';
+import type { Database, EscalationPoliciesTable, Queryable } from '../db/schema.js';
 import type { UnitOfWork } from '../unit-of-work.js';
 import type {
   EscalationPolicy,
   EscalationRule,
   EscalationStatus,
   PageJob,
+  PolicyOwner,
   RuleRecord,
 } from './escalation.js';
+
+/** The column naming a policy's or a schedule's owner. */
+const ownerColumn = (o: PolicyOwner) => (o.type === 'project' ? 'project_id' : 'group_id');
+
+/** How far up the group tree a policy is looked for (GitLab nests groups at most 20 deep). */
+const MAX_GROUP_DEPTH = 20;
 
 /** A policy's own fields, as saved. */
 export interface PolicyFields {
@@ -26,14 +33,51 @@ export class EscalationRepository {
     return this.db.transaction().execute(fn);
   }
 
-  /** The project's policy with its rules in order, or null (in `trx` when given: intake asks inside its own). */
-  async policy(projectId: number, trx: Queryable = this.db): Promise<EscalationPolicy | null> {
+  /** The policy of a project or group with its rules in order, or null (in `trx` when given). */
+  async policy(owner: PolicyOwner, trx: Queryable = this.db): Promise<EscalationPolicy | null> {
     const p = await trx
       .selectFrom('escalation_policies')
       .selectAll()
-      .where('project_id', '=', projectId)
+      .where(ownerColumn(owner), '=', owner.id)
       .executeTakeFirst();
-    if (!p) return null;
+    return p ? this.withRules(p, trx) : null;
+  }
+
+  /**
+   * The policy that escalates a project's alerts: its own, else the nearest of its groups' (its namespace, then up
+   * the tree); null when none has one. In `trx` when given: intake asks inside its own.
+   */
+  async effectivePolicy(projectId: number, trx: Queryable = this.db): Promise<EscalationPolicy | null> {
+    const own = await this.policy({ type: 'project', id: projectId }, trx);
+    if (own) return own;
+    const project = await trx
+      .selectFrom('projects')
+      .select('namespace_id')
+      .where('id', '=', projectId)
+      .executeTakeFirst();
+    const chain: number[] = [];
+    let next: number | null = project?.namespace_id ?? null;
+    while (next !== null && chain.length < MAX_GROUP_DEPTH) {
+      const ns = await trx
+        .selectFrom('namespaces')
+        .select(['id', 'kind', 'parent_id'])
+        .where('id', '=', next)
+        .executeTakeFirst();
+      if (!ns || ns.kind !== 'group') break;
+      chain.push(ns.id);
+      next = ns.parent_id;
+    }
+    if (chain.length === 0) return null;
+    const rows = await trx
+      .selectFrom('escalation_policies')
+      .selectAll()
+      .where('group_id', 'in', chain)
+      .execute();
+    const nearest = chain.map((id) => rows.find((r) => r.group_id === id)).find((r) => r !== undefined);
+    return nearest ? this.withRules(nearest, trx) : null;
+  }
+
+  private async withRules(p: Selectable<EscalationPoliciesTable>, trx: Queryable): Promise<EscalationPolicy> {
     const rows = await trx
       .selectFrom('escalation_rules as r')
       .leftJoin('oncall_schedules as s', 's.id', 'r.oncall_schedule_id')
@@ -64,6 +108,7 @@ export class EscalationRepository {
     return {
       id: p.id,
       projectId: p.project_id,
+      groupId: p.group_id,
       name: p.name,
       description: p.description,
       rules,
@@ -74,12 +119,12 @@ export class EscalationRepository {
     };
   }
 
-  /** A schedule of the project by its iid (for rule targets). */
-  async schedule(projectId: number, iid: number): Promise<{ id: number; iid: number; name: string } | null> {
+  /** A schedule of the project or group by its iid (for rule targets). */
+  async schedule(owner: PolicyOwner, iid: number): Promise<{ id: number; iid: number; name: string } | null> {
     const r = await this.db
       .selectFrom('oncall_schedules')
       .select(['id', 'iid', 'name'])
-      .where('project_id', '=', projectId)
+      .where(ownerColumn(owner), '=', owner.id)
       .where('iid', '=', iid)
       .executeTakeFirst();
     return r ?? null;
@@ -94,34 +139,34 @@ export class EscalationRepository {
     return r ?? null;
   }
 
-  async schedules(projectId: number): Promise<{ id: number; iid: number; name: string }[]> {
+  async schedules(owner: PolicyOwner): Promise<{ id: number; iid: number; name: string }[]> {
     return this.db
       .selectFrom('oncall_schedules')
       .select(['id', 'iid', 'name'])
-      .where('project_id', '=', projectId)
+      .where(ownerColumn(owner), '=', owner.id)
       .orderBy('iid')
       .execute();
   }
 
-  /** Inserts a policy with its rules (position: their order); false when the project has one already. */
+  /** Inserts a policy with its rules (position: their order); false when the owner has one already. */
   async insertPolicy(
-    projectId: number,
+    owner: PolicyOwner,
     p: PolicyFields,
     rules: readonly RuleRecord[],
     now: string,
   ): Promise<boolean> {
     try {
-      await this.insertPolicyAndRules(projectId, p, rules, now);
+      await this.insertPolicyAndRules(owner, p, rules, now);
       return true;
     } catch (err) {
-      // Two creations at once: the unique project_id lets one through.
+      // Two creations at once: the unique project_id (group_id) lets one through.
       if (isUniqueViolation(err)) return false;
       throw err;
     }
   }
 
   private async insertPolicyAndRules(
-    projectId: number,
+    owner: PolicyOwner,
     p: PolicyFields,
     rules: readonly RuleRecord[],
     now: string,
@@ -130,7 +175,8 @@ export class EscalationRepository {
       const row = await trx
         .insertInto('escalation_policies')
         .values({
-          project_id: projectId,
+          project_id: owner.type === 'project' ? owner.id : null,
+          group_id: owner.type === 'group' ? owner.id : null,
           name: p.name,
           description: p.description,
           repeat: p.repeat,

@@ -4,6 +4,7 @@ import { notFound, paramError, plainError } from '../errors.js';
 import type { Job, JobQueue } from '../jobs/queue.js';
 import { AccessLevel } from '../members/members.js';
 import type { MembersService } from '../members/members.service.js';
+import type { Namespace } from '../namespaces/namespaces.js';
 import type { NotificationsService } from '../notifications/notifications.service.js';
 import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
@@ -30,6 +31,7 @@ import {
   type OnCallLookup,
   orderRules,
   type PageJob,
+  type PolicyOwner,
   pageKey,
   type RuleRecord,
   rulePages,
@@ -53,6 +55,23 @@ type AlertEvent = 'new' | 'resolved' | 'acknowledged' | 'retriggered';
 
 /** A 400 with GitLab's service message (`{"message": "..."}`). */
 const invalid = (message: string) => plainError('invalid', message);
+
+/**
+ * Whose policy a call is about: a project (its id or full path) or a group (`{ group: id or full path }`). A group's
+ * policy escalates the alerts of every project below it that has no policy of its own.
+ */
+export type EscalationRef = string | { readonly group: string };
+
+/** The owner of a policy, loaded (exactly one of `project` and `group`). */
+interface PolicyScope {
+  readonly owner: PolicyOwner;
+  readonly project: Project | null;
+  readonly group: Namespace | null;
+}
+
+/** "project" or "group", for messages. */
+const noun = (scope: PolicyScope) => (scope.project ? 'project' : 'group');
+const Noun = (scope: PolicyScope) => (scope.project ? 'Project' : 'Group');
 
 /** A rule as the API takes it: the target by `oncall_schedule_iid`, `username` or `user_id` (exactly one). */
 export interface RuleInput {
@@ -100,7 +119,7 @@ export interface EscalationSources {
   alerts: Pick<AlertsService, 'alertForSystem' | 'retriggerAcknowledged'>;
   users: Pick<UsersService, 'findById' | 'findByUsername'>;
   /** Who may be paged: active members of the project, direct or inherited (and a personal namespace's owner). */
-  members: Pick<MembersService, 'memberIdsAtLeast'>;
+  members: Pick<MembersService, 'memberIdsAtLeast' | 'groupMemberIdsAtLeast'>;
   /** Records the page e-mails and the webhook event. */
   notifications: Pick<NotificationsService, 'page'>;
   /** The silences holding an alert's pages back when they are due. */
@@ -115,7 +134,10 @@ export interface EscalationSources {
  * crash pages nobody twice; the e-mails are sent by the notification jobs.
  */
 export class EscalationService {
-  /** Each project's policy, read by intake per new alert (a project without one costs a cached lookup). */
+  /**
+   * Each project's effective policy (its own, else its nearest group's), read by intake per new alert (a project
+   * without one costs a cached lookup). Cleared on any policy change, and on any change of the project tree.
+   */
   private readonly policies: TtlCache<number, EscalationPolicy | null>;
   private readonly listeners: (() => void | Promise<void>)[] = [];
 
@@ -149,10 +171,25 @@ export class EscalationService {
     for (const fn of this.listeners) await fn();
   }
 
-  private async project(actor: User | null, idOrPath: string, level: number): Promise<Project> {
-    const { project } = await this.access.project(actor, idOrPath, level);
+  private async scope(actor: User | null, ref: EscalationRef, level: number): Promise<PolicyScope> {
+    if (typeof ref !== 'string') {
+      const { group } = await this.access.group(actor, ref.group, level);
+      this.access.tier('escalation_policies');
+      return { owner: { type: 'group', id: group.id }, project: null, group };
+    }
+    const { project } = await this.access.project(actor, ref, level);
     this.access.tier('escalation_policies');
-    return project;
+    return { owner: { type: 'project', id: project.id }, project, group: null };
+  }
+
+  /**
+   * The policy that escalates a project's alerts and incidents: the project's own, else the nearest ancestor
+   * group's (its namespace first), else null. The one lookup every escalation starts from (intake's new alerts,
+   * the page jobs, paging by hand), cached per project; pass the caller's transaction when inside one (on SQLite a
+   * query outside it would wait for it forever).
+   */
+  async effectivePolicy(projectId: number, trx?: UnitOfWork): Promise<EscalationPolicy | null> {
+    return this.policies.get(projectId, () => this.repo.effectivePolicy(projectId, trx));
   }
 
   private async view(policy: EscalationPolicy): Promise<PolicyView> {
@@ -165,68 +202,69 @@ export class EscalationService {
     return { ...policy, rules };
   }
 
-  /** `GET .../escalation_policies`: the project's policy, or none (Reporter). */
-  async list(actor: User | null, idOrPath: string): Promise<PolicyView[]> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
-    const policy = await this.repo.policy(project.id);
+  /** `GET .../escalation_policies`: the project's (group's) own policy, or none (Reporter). */
+  async list(actor: User | null, idOrPath: EscalationRef): Promise<PolicyView[]> {
+    const project = await this.scope(actor, idOrPath, AccessLevel.Reporter);
+    const policy = await this.repo.policy(project.owner);
     return policy ? [await this.view(policy)] : [];
   }
 
-  async get(actor: User | null, idOrPath: string, policyId: number): Promise<PolicyView> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
+  async get(actor: User | null, idOrPath: EscalationRef, policyId: number): Promise<PolicyView> {
+    const project = await this.scope(actor, idOrPath, AccessLevel.Reporter);
     return this.view(await this.existing(project, policyId));
   }
 
-  private async existing(project: Project, policyId: number): Promise<EscalationPolicy> {
-    const policy = await this.repo.policy(project.id);
+  private async existing(project: PolicyScope, policyId: number): Promise<EscalationPolicy> {
+    const policy = await this.repo.policy(project.owner);
     if (!policy || policy.id !== policyId) throw notFound('Escalation policy');
     return policy;
   }
 
-  /** `POST`: 400 when the project has a policy already (GitLab: one per project), or for a bad rule. */
-  async create(actor: User | null, idOrPath: string, input: PolicyInput): Promise<PolicyView> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
-    if (await this.repo.policy(project.id)) throw invalid('Project can only have one escalation policy');
+  /** `POST`: 400 when the project (group) has a policy already (GitLab: one per project), or for a bad rule. */
+  async create(actor: User | null, idOrPath: EscalationRef, input: PolicyInput): Promise<PolicyView> {
+    const project = await this.scope(actor, idOrPath, AccessLevel.Maintainer);
+    const one = `${Noun(project)} can only have one escalation policy`;
+    if (await this.repo.policy(project.owner)) throw invalid(one);
     const fields = this.fields(input, null);
     if (input.rules === undefined) throw paramError('rules is missing');
     const rules = await this.rules(project, input.rules);
     checkRepeat(fields.repeat, rules);
-    if (!(await this.repo.insertPolicy(project.id, fields, rules, this.clock.now().toISOString())))
-      throw invalid('Project can only have one escalation policy');
+    if (!(await this.repo.insertPolicy(project.owner, fields, rules, this.clock.now().toISOString())))
+      throw invalid(one);
     await this.changed();
-    return this.view((await this.repo.policy(project.id))!);
+    return this.view((await this.repo.policy(project.owner))!);
   }
 
   /** `PUT`: changes the name and description; `rules`, when given, replace the rules. */
   async update(
     actor: User | null,
-    idOrPath: string,
+    idOrPath: EscalationRef,
     policyId: number,
     input: PolicyInput,
   ): Promise<PolicyView> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const project = await this.scope(actor, idOrPath, AccessLevel.Maintainer);
     const current = await this.existing(project, policyId);
     const fields = this.fields(input, current);
     const rules = input.rules === undefined ? null : await this.rules(project, input.rules);
     checkRepeat(fields.repeat, rules ?? current.rules);
     await this.repo.updatePolicy(current.id, fields, rules, this.clock.now().toISOString());
     await this.changed();
-    return this.view((await this.repo.policy(project.id))!);
+    return this.view((await this.repo.policy(project.owner))!);
   }
 
   /** `DELETE`: the policy and its rules; escalations in progress stop (their jobs find no policy). */
-  async delete(actor: User | null, idOrPath: string, policyId: number): Promise<PolicyView> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+  async delete(actor: User | null, idOrPath: EscalationRef, policyId: number): Promise<PolicyView> {
+    const project = await this.scope(actor, idOrPath, AccessLevel.Maintainer);
     const current = await this.view(await this.existing(project, policyId));
     await this.repo.deletePolicy(current.id);
     await this.changed();
     return current;
   }
 
-  /** The project's on-call schedules (for the UI's target choice; Reporter). */
-  async schedules(actor: User | null, idOrPath: string) {
-    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
-    return this.repo.schedules(project.id);
+  /** The project's (group's) on-call schedules (for the UI's target choice; Reporter). */
+  async schedules(actor: User | null, idOrPath: EscalationRef) {
+    const project = await this.scope(actor, idOrPath, AccessLevel.Reporter);
+    return this.repo.schedules(project.owner);
   }
 
   private fields(input: PolicyInput, current: EscalationPolicy | null): PolicyFields {
@@ -252,7 +290,7 @@ export class EscalationService {
   }
 
   /** Checks the rules (GitLab's limits and messages) and resolves their targets; in GitLab's order. */
-  private async rules(project: Project, input: readonly RuleInput[]): Promise<RuleRecord[]> {
+  private async rules(project: PolicyScope, input: readonly RuleInput[]): Promise<RuleRecord[]> {
     if (input.length === 0) throw invalid('Escalation policies must have at least one rule');
     if (input.length > MAX_RULES) throw invalid(`Maximum of ${MAX_RULES} rules are permitted`);
     let members: ReadonlySet<number> | null = null;
@@ -271,18 +309,20 @@ export class EscalationService {
       let scheduleId: number | null = null;
       let userId: number | null = null;
       if (r.oncallScheduleIid !== undefined) {
-        const schedule = await this.repo.schedule(project.id, r.oncallScheduleIid);
+        const schedule = await this.repo.schedule(project.owner, r.oncallScheduleIid);
         if (!schedule)
-          throw invalid('Schedule-based escalation rules must have a schedule in the same project');
+          throw invalid(`Schedule-based escalation rules must have a schedule in the same ${noun(project)}`);
         scheduleId = schedule.id;
       } else {
         const user =
           r.username !== undefined
             ? await this.sources.users.findByUsername(r.username)
             : await this.sources.users.findById(r.userId!);
-        members ??= await this.sources.members.memberIdsAtLeast(project, AccessLevel.Guest);
+        members ??= project.project
+          ? await this.sources.members.memberIdsAtLeast(project.project, AccessLevel.Guest)
+          : await this.sources.members.groupMemberIdsAtLeast(project.group!, AccessLevel.Guest);
         if (!user || !members.has(user.id))
-          throw invalid('User-based escalation rules must have a user with access to the project');
+          throw invalid(`User-based escalation rules must have a user with access to the ${noun(project)}`);
         userId = user.id;
       }
       out.push({ elapsedTimeSeconds: elapsed, status: r.status as EscalationStatus, scheduleId, userId });
@@ -307,7 +347,7 @@ export class EscalationService {
   async wantsAlertEvent(trx: UnitOfWork, projectId: number, event: AlertEvent): Promise<boolean> {
     if (!this.access.hasTier('escalation_policies')) return false;
     if (event === 'resolved') return true;
-    const policy = await this.policies.get(projectId, () => this.repo.policy(projectId, trx));
+    const policy = await this.effectivePolicy(projectId, trx);
     if (event === 'acknowledged') return policy !== null && policy.ackTimeoutMinutes !== null;
     return policy !== null;
   }
@@ -334,7 +374,7 @@ export class EscalationService {
       return;
     }
     // Inside the caller's transaction: on SQLite a query outside it would wait for it forever.
-    const policy = await this.policies.get(projectId, () => this.repo.policy(projectId, trx));
+    const policy = await this.effectivePolicy(projectId, trx);
     if (!policy) return;
     const at = createdAt ? new Date(createdAt) : this.clock.now();
     if (event === 'acknowledged') {
@@ -370,7 +410,7 @@ export class EscalationService {
   private async runAckTimeout(job: Job): Promise<void> {
     const j = job.payload as AckTimeoutJob;
     if (!this.access.hasTier('escalation_policies')) return;
-    const policy = await this.repo.policy(j.projectId);
+    const policy = await this.effectivePolicy(j.projectId);
     if (!policy || policy.id !== j.policyId || policy.ackTimeoutMinutes === null) return;
     await this.sources.alerts.retriggerAcknowledged(j.projectId, j.iid, j.alertId, j.minutes);
   }
@@ -436,8 +476,9 @@ export class EscalationService {
     const project = await this.projects.findById(j.projectId);
     const alert = project && (await this.sources.alerts.alertForSystem(project.id, j.iid));
     if (!project || !alert || alert.id !== j.alertId) return;
-    // A deleted policy stops its escalations (a new one applies to later alerts only).
-    const policy = await this.repo.policy(project.id);
+    // A deleted policy stops its escalations (a new one applies to later alerts only), as does one that no longer
+    // applies (the project got its own, or moved out of the group).
+    const policy = await this.effectivePolicy(project.id);
     if (!policy || policy.id !== j.policyId) return;
     if (!rulePages(j.status, alert.status)) return;
     // A silenced alert pages nobody: the page is held until the silences end (or are expired early, see
@@ -508,13 +549,13 @@ export class EscalationService {
 
   /** `GET .../alerts/:iid/escalations`: which rules paged whom and when, which wait (Reporter). */
   async escalations(actor: User | null, idOrPath: string, iid: number): Promise<RuleEscalationView[]> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
-    const alert = await this.sources.alerts.alertForSystem(project.id, iid);
+    const { project } = await this.scope(actor, idOrPath, AccessLevel.Reporter);
+    const alert = await this.sources.alerts.alertForSystem(project!.id, iid);
     if (!alert) throw notFound('Alert');
     const [pending, pages, policy] = await Promise.all([
       this.repo.pendingPages(alert.id),
       this.repo.pages(alert.id),
-      this.repo.policy(project.id),
+      this.effectivePolicy(project!.id),
     ]);
     // The current rules applied to the alert when the policy has not changed since it came.
     const current = policy && policy.updatedAt <= alert.createdAt ? policy.rules : [];

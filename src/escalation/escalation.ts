@@ -26,10 +26,20 @@ export interface EscalationRule {
   readonly userId: number | null;
 }
 
-/** A project's escalation policy (at most one per project). */
+/**
+ * Whom a policy belongs to: a project, or a group (the policy of every project below it that has none of its own).
+ */
+export interface PolicyOwner {
+  readonly type: 'project' | 'group';
+  readonly id: number;
+}
+
+/** A project's or a group's escalation policy (at most one each). */
 export interface EscalationPolicy {
   readonly id: number;
-  readonly projectId: number;
+  /** The owner: a project or a group (exactly one of the two is set). */
+  readonly projectId: number | null;
+  readonly groupId: number | null;
   readonly name: string;
   readonly description: string | null;
   readonly rules: readonly EscalationRule[];

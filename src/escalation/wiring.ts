@@ -20,7 +20,7 @@ export function wireEscalation(deps: {
   alerts: Pick<AlertsService, 'alertForSystem' | 'retriggerAcknowledged'>;
   users: Pick<UsersService, 'findById' | 'findByUsername'>;
   /** Who may be paged: the project's members. */
-  members: Pick<MembersService, 'memberIdsAtLeast'>;
+  members: Pick<MembersService, 'memberIdsAtLeast' | 'groupMemberIdsAtLeast'>;
   /** Who is on call now (the on-call schedules). */
   oncall: OnCallLookup;
   /** Sends the pages. */

@@ -76,6 +76,17 @@ export class MembersService {
     return new Set((await this.membersAtLeast(project, minLevel)).map((m) => m.id));
   }
 
+  /**
+   * Who is a member of a group at `minLevel` or above: its own members and its ancestors' (inherited); active users,
+   * unexpired memberships. Whom a group's escalation policy may page.
+   */
+  async groupMemberIdsAtLeast(group: Namespace, minLevel: number): Promise<Set<number>> {
+    const sources = await this.permissions.inheritedSources(group, false);
+    return new Set(
+      (await this.members.membersAtLeast(sources, minLevel, this.today(), null)).map((m) => m.id),
+    );
+  }
+
   /** The groups and projects a user is a member of (memberships expired before `today` left out). */
   memberships(
     userId: number,

@@ -18,7 +18,11 @@ import type {
   OverrideRecord,
   ParticipantRecord,
   RotationRecord,
+  ScheduleOwner,
 } from './oncall.js';
+
+/** The column naming a schedule's owner. */
+const ownerColumn = (o: ScheduleOwner) => (o.type === 'project' ? 'project_id' : 'group_id');
 
 /** The fields of a schedule a caller sets. */
 export interface ScheduleFields {
@@ -37,6 +41,7 @@ function toSchedule(r: Selectable<OncallSchedulesTable>): OncallSchedule {
   return {
     id: r.id,
     projectId: r.project_id,
+    groupId: r.group_id,
     iid: r.iid,
     name: r.name,
     description: r.description,
@@ -93,21 +98,21 @@ function rotationColumns(f: Omit<RotationFields, 'userIds'>) {
 export class OncallRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async schedules(projectId: number): Promise<OncallSchedule[]> {
+  async schedules(owner: ScheduleOwner): Promise<OncallSchedule[]> {
     const rows = await this.db
       .selectFrom('oncall_schedules')
       .selectAll()
-      .where('project_id', '=', projectId)
+      .where(ownerColumn(owner), '=', owner.id)
       .orderBy('iid')
       .execute();
     return rows.map(toSchedule);
   }
 
-  async schedule(projectId: number, iid: number): Promise<OncallSchedule | null> {
+  async schedule(owner: ScheduleOwner, iid: number): Promise<OncallSchedule | null> {
     const row = await this.db
       .selectFrom('oncall_schedules')
       .selectAll()
-      .where('project_id', '=', projectId)
+      .where(ownerColumn(owner), '=', owner.id)
       .where('iid', '=', iid)
       .executeTakeFirst();
     return row ? toSchedule(row) : null;
@@ -122,14 +127,35 @@ export class OncallRepository {
     return row ? toSchedule(row) : null;
   }
 
-  /** Adds a schedule with the project's next iid; null when the project has one of that name. */
-  async insertSchedule(projectId: number, f: ScheduleFields, now: string): Promise<OncallSchedule | null> {
+  /**
+   * Adds a schedule with the owner's next iid (a project's from its internal ids; a group's, which has none, one
+   * above its highest, the unique (group, iid) settling a race); null when the owner has one of that name.
+   */
+  async insertSchedule(owner: ScheduleOwner, f: ScheduleFields, now: string): Promise<OncallSchedule | null> {
     try {
       return await this.db.transaction().execute(async (trx) => {
-        const iid = await nextIid(trx, projectId, 'oncall_schedules');
+        const iid =
+          owner.type === 'project'
+            ? await nextIid(trx, owner.id, 'oncall_schedules')
+            : Number(
+                (
+                  await trx
+                    .selectFrom('oncall_schedules')
+                    .select((eb) => eb.fn.max('iid').as('top'))
+                    .where('group_id', '=', owner.id)
+                    .executeTakeFirst()
+                )?.top ?? 0,
+              ) + 1;
         const row = await trx
           .insertInto('oncall_schedules')
-          .values({ project_id: projectId, iid, ...f, created_at: now, updated_at: now })
+          .values({
+            project_id: owner.type === 'project' ? owner.id : null,
+            group_id: owner.type === 'group' ? owner.id : null,
+            iid,
+            ...f,
+            created_at: now,
+            updated_at: now,
+          })
           .returningAll()
           .executeTakeFirstOrThrow();
         return toSchedule(row);
@@ -366,17 +392,15 @@ export class OncallRepository {
       .execute();
   }
 
-  /** A user's overrides that have not ended by `now`, with the project of each one's schedule. */
-  async openOverridesOf(userId: number, now: string): Promise<(OverrideRecord & { projectId: number })[]> {
+  /** A user's overrides that have not ended by `now`, with the schedule of each. */
+  async openOverridesOf(userId: number, now: string): Promise<(OverrideRecord & { scheduleId: number })[]> {
     const rows = await this.db
       .selectFrom('oncall_overrides')
-      .innerJoin('oncall_schedules', 'oncall_schedules.id', 'oncall_overrides.schedule_id')
       .selectAll('oncall_overrides')
-      .select('oncall_schedules.project_id')
       .where('oncall_overrides.user_id', '=', userId)
       .where('oncall_overrides.ends_at', '>', now)
       .execute();
-    return rows.map((r) => ({ ...toOverride(r), projectId: r.project_id }));
+    return rows.map(toOverride);
   }
 
   /**

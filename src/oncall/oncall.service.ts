@@ -3,6 +3,8 @@ import type { Clock } from '../clock.js';
 import { invalidFields, notFound, paramError } from '../errors.js';
 import { AccessLevel, type MemberSource } from '../members/members.js';
 import type { PermissionsService } from '../members/permissions.service.js';
+import type { Namespace } from '../namespaces/namespaces.js';
+import type { NamespacesService } from '../namespaces/namespaces.service.js';
 import type { Paged, PageRequest } from '../pagination.js';
 import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
@@ -32,6 +34,7 @@ import {
   parseTime,
   parseTimeOfDay,
   type RotationRecord,
+  type ScheduleOwner,
   shiftsAt,
 } from './oncall.js';
 import type { OncallRepository, RotationFields, ScheduleFields } from './oncall.repository.js';
@@ -103,6 +106,33 @@ export interface RotationInput {
 const DAY = 86_400_000;
 
 /**
+ * Whose schedules a call is about: a project (its id or full path, as the project routes take it) or a group (`{
+ * group: id or full path }`, the group routes). Both have the same schedules, rotations, overrides and rules.
+ */
+export type OncallRef = string | { readonly group: string };
+
+/**
+ * The owner of schedules, loaded: a project, or a group whose schedules any project below it may use. Its members
+ * (direct or inherited; a personal project's owner too) are who may take part and be on call.
+ */
+export interface OncallScope {
+  readonly owner: ScheduleOwner;
+  readonly project: Project | null;
+  readonly group: Namespace | null;
+}
+
+export const projectScope = (project: Project): OncallScope => ({
+  owner: { type: 'project', id: project.id },
+  project,
+  group: null,
+});
+export const groupScope = (group: Namespace): OncallScope => ({
+  owner: { type: 'group', id: group.id },
+  project: null,
+  group,
+});
+
+/**
  * On-call schedules (GitLab Premium and Ultimate): schedules, rotations and who is on call. Reporters and above
  * read; Maintainers and above change (GitLab's `read_incident_management_oncall_schedule` and `admin_...`).
  */
@@ -110,28 +140,49 @@ export class OncallService {
   constructor(
     private readonly repo: OncallRepository,
     private readonly projects: ProjectsService,
+    private readonly namespaces: Pick<NamespacesService, 'findById'>,
     private readonly users: Pick<UsersService, 'findById' | 'findByUsername'>,
     private readonly permissions: Pick<PermissionsService, 'inheritedSources'>,
     private readonly access: Access,
     private readonly clock: Clock,
   ) {}
 
-  /** The project for a caller with at least `level`: 404 when invisible, 403 on the Free tier or when too low. */
-  private async project(actor: User | null, idOrPath: string, level: number): Promise<Project> {
-    const { project, level: have } = await this.access.project(actor, idOrPath);
+  /**
+   * The project or group for a caller with at least `level` in it: 404 when invisible, 403 on the Free tier or when
+   * too low (a group's level is the caller's in it or an ancestor, as its members inherit).
+   */
+  private async scope(actor: User | null, ref: OncallRef, level: number): Promise<OncallScope> {
+    const { scope, have } =
+      typeof ref === 'string'
+        ? await this.access
+            .project(actor, ref)
+            .then((r) => ({ scope: projectScope(r.project), have: r.level }))
+        : await this.access
+            .group(actor, ref.group)
+            .then((r) => ({ scope: groupScope(r.group), have: r.level }));
     // On-call checks the tier before the level (see AccessPolicy): a Free instance answers 403 to anyone.
     this.access.tier('oncall_schedules');
     this.access.level(actor, have, level);
-    return project;
+    return scope;
   }
 
-  private async scheduleOf(project: Project, iid: number): Promise<OncallSchedule> {
-    const schedule = await this.repo.schedule(project.id, iid);
+  /** The owner of a schedule, loaded; null when it is gone. */
+  private async scopeOf(schedule: OncallSchedule): Promise<OncallScope | null> {
+    if (schedule.projectId !== null) {
+      const project = await this.projects.findById(schedule.projectId);
+      return project && projectScope(project);
+    }
+    const group = schedule.groupId === null ? null : await this.namespaces.findById(schedule.groupId);
+    return group && group.kind === 'group' ? groupScope(group) : null;
+  }
+
+  private async scheduleOf(project: OncallScope, iid: number): Promise<OncallSchedule> {
+    const schedule = await this.repo.schedule(project.owner, iid);
     if (!schedule) throw notFound('On-call schedule');
     return schedule;
   }
 
-  private async view(project: Project, schedules: readonly OncallSchedule[]): Promise<ScheduleView[]> {
+  private async view(project: OncallScope, schedules: readonly OncallSchedule[]): Promise<ScheduleView[]> {
     const rotations = await this.current(project, await this.repo.rotations(schedules.map((s) => s.id)));
     const users = await this.usersById(rotations.flatMap((r) => r.participants.map((p) => p.userId)));
     return schedules.map((schedule) => ({
@@ -146,7 +197,7 @@ export class OncallService {
    * The rotations with the participants who are still members of the project: as GitLab, someone who left the
    * project leaves its rotations (their turns go to the others) and is never paged for it.
    */
-  private async current(project: Project, rotations: RotationRecord[]): Promise<RotationRecord[]> {
+  private async current(project: OncallScope, rotations: RotationRecord[]): Promise<RotationRecord[]> {
     const members = await this.memberIds(
       project,
       rotations.flatMap((r) => r.participants.map((p) => p.userId)),
@@ -157,15 +208,21 @@ export class OncallService {
     }));
   }
 
-  /** Which of `userIds` are members of the project (directly, through its groups, or owning its namespace). */
-  private async memberIds(project: Project, userIds: readonly number[]): Promise<Set<number>> {
-    const sources: MemberSource[] = [
-      { type: 'project', id: project.id },
-      ...(await this.permissions.inheritedSources(project.namespace, false)),
-    ];
+  /**
+   * Which of `userIds` are members of the project (directly, through its groups, or owning its namespace) or of the
+   * group (directly or through its ancestors).
+   */
+  private async memberIds(scope: OncallScope, userIds: readonly number[]): Promise<Set<number>> {
+    const { project, group } = scope;
+    const sources: MemberSource[] = project
+      ? [
+          { type: 'project', id: project.id },
+          ...(await this.permissions.inheritedSources(project.namespace, false)),
+        ]
+      : await this.permissions.inheritedSources(group!, false);
     const ids = [...new Set(userIds)];
     const members = await this.repo.membersOf(sources, ids, this.clock.now().toISOString().slice(0, 10));
-    const owner = project.namespace.kind === 'user' ? project.namespace.ownerId : null;
+    const owner = project?.namespace.kind === 'user' ? project.namespace.ownerId : null;
     if (owner !== null && ids.includes(owner)) members.add(owner);
     return members;
   }
@@ -176,20 +233,20 @@ export class OncallService {
     return new Map(found.flatMap((u) => (u ? [[u.id, u] as const] : [])));
   }
 
-  async listSchedules(actor: User | null, idOrPath: string): Promise<ScheduleView[]> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
-    return this.view(project, await this.repo.schedules(project.id));
+  async listSchedules(actor: User | null, idOrPath: OncallRef): Promise<ScheduleView[]> {
+    const project = await this.scope(actor, idOrPath, AccessLevel.Reporter);
+    return this.view(project, await this.repo.schedules(project.owner));
   }
 
-  async getSchedule(actor: User | null, idOrPath: string, iid: number): Promise<ScheduleView> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
+  async getSchedule(actor: User | null, idOrPath: OncallRef, iid: number): Promise<ScheduleView> {
+    const project = await this.scope(actor, idOrPath, AccessLevel.Reporter);
     return (await this.view(project, [await this.scheduleOf(project, iid)]))[0]!;
   }
 
-  async createSchedule(actor: User | null, idOrPath: string, input: ScheduleInput): Promise<ScheduleView> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+  async createSchedule(actor: User | null, idOrPath: OncallRef, input: ScheduleInput): Promise<ScheduleView> {
+    const project = await this.scope(actor, idOrPath, AccessLevel.Maintainer);
     const fields = scheduleFields(input, null);
-    const created = await this.repo.insertSchedule(project.id, fields, this.clock.now().toISOString());
+    const created = await this.repo.insertSchedule(project.owner, fields, this.clock.now().toISOString());
     if (!created) throw invalidFields({ name: ['has already been taken'] });
     return { schedule: created, rotations: [] };
   }
@@ -197,11 +254,11 @@ export class OncallService {
   /** Changes a schedule; a new timezone converts its rotations' active hours so that they keep their instants. */
   async updateSchedule(
     actor: User | null,
-    idOrPath: string,
+    idOrPath: OncallRef,
     iid: number,
     input: ScheduleInput,
   ): Promise<ScheduleView> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const project = await this.scope(actor, idOrPath, AccessLevel.Maintainer);
     const current = await this.scheduleOf(project, iid);
     const fields = scheduleFields(input, current);
     const now = this.clock.now();
@@ -218,16 +275,16 @@ export class OncallService {
     return (await this.view(project, [await this.scheduleOf(project, iid)]))[0]!;
   }
 
-  async deleteSchedule(actor: User | null, idOrPath: string, iid: number): Promise<void> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+  async deleteSchedule(actor: User | null, idOrPath: OncallRef, iid: number): Promise<void> {
+    const project = await this.scope(actor, idOrPath, AccessLevel.Maintainer);
     await this.repo.deleteSchedule((await this.scheduleOf(project, iid)).id);
   }
 
-  async listRotations(actor: User | null, idOrPath: string, iid: number): Promise<RotationView[]> {
+  async listRotations(actor: User | null, idOrPath: OncallRef, iid: number): Promise<RotationView[]> {
     return [...(await this.getSchedule(actor, idOrPath, iid)).rotations];
   }
 
-  async getRotation(actor: User | null, idOrPath: string, iid: number, id: number): Promise<RotationView> {
+  async getRotation(actor: User | null, idOrPath: OncallRef, iid: number, id: number): Promise<RotationView> {
     const rotation = (await this.getSchedule(actor, idOrPath, iid)).rotations.find((r) => r.id === id);
     if (!rotation) throw notFound('On-call rotation');
     return rotation;
@@ -235,11 +292,11 @@ export class OncallService {
 
   async createRotation(
     actor: User | null,
-    idOrPath: string,
+    idOrPath: OncallRef,
     iid: number,
     input: RotationInput,
   ): Promise<RotationView> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const project = await this.scope(actor, idOrPath, AccessLevel.Maintainer);
     const schedule = await this.scheduleOf(project, iid);
     if ((await this.repo.rotations([schedule.id])).length >= MAX_ROTATIONS)
       throw invalidFields({ base: [`A schedule may have at most ${MAX_ROTATIONS} rotations`] });
@@ -251,12 +308,12 @@ export class OncallService {
 
   async updateRotation(
     actor: User | null,
-    idOrPath: string,
+    idOrPath: OncallRef,
     iid: number,
     id: number,
     input: RotationInput,
   ): Promise<RotationView> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const project = await this.scope(actor, idOrPath, AccessLevel.Maintainer);
     const schedule = await this.scheduleOf(project, iid);
     const current = await this.repo.rotation(schedule.id, id);
     if (!current) throw notFound('On-call rotation');
@@ -266,14 +323,18 @@ export class OncallService {
     return this.rotationOf(project, schedule, id);
   }
 
-  async deleteRotation(actor: User | null, idOrPath: string, iid: number, id: number): Promise<void> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+  async deleteRotation(actor: User | null, idOrPath: OncallRef, iid: number, id: number): Promise<void> {
+    const project = await this.scope(actor, idOrPath, AccessLevel.Maintainer);
     const schedule = await this.scheduleOf(project, iid);
     if (!(await this.repo.rotation(schedule.id, id))) throw notFound('On-call rotation');
     await this.repo.deleteRotation(schedule.id, id);
   }
 
-  private async rotationOf(project: Project, schedule: OncallSchedule, id: number): Promise<RotationView> {
+  private async rotationOf(
+    project: OncallScope,
+    schedule: OncallSchedule,
+    id: number,
+  ): Promise<RotationView> {
     const rotation = (await this.view(project, [schedule]))[0]!.rotations.find((r) => r.id === id);
     if (!rotation) throw notFound('On-call rotation');
     return rotation;
@@ -283,8 +344,8 @@ export class OncallService {
    * Who is on call at `at` (an ISO time; local to the schedule without an offset; now when absent): the user of the
    * override in force then, else the rotations' participants.
    */
-  async onCall(actor: User | null, idOrPath: string, iid: number, at?: string): Promise<ShiftView[]> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
+  async onCall(actor: User | null, idOrPath: OncallRef, iid: number, at?: string): Promise<ShiftView[]> {
+    const project = await this.scope(actor, idOrPath, AccessLevel.Reporter);
     const { schedule, rotations } = (await this.view(project, [await this.scheduleOf(project, iid)]))[0]!;
     const t = at === undefined ? this.clock.now().getTime() : parseTime(at, schedule.timezone);
     if (t === null) throw paramError('at is invalid: an ISO 8601 time is expected');
@@ -317,7 +378,7 @@ export class OncallService {
    * come out whole.
    */
   private async overridesIn(
-    project: Project,
+    project: OncallScope,
     scheduleId: number,
     from: number,
     to: number,
@@ -345,12 +406,12 @@ export class OncallService {
    */
   async shifts(
     actor: User | null,
-    idOrPath: string,
+    idOrPath: OncallRef,
     iid: number,
     range: { from?: string; to?: string },
     page: PageRequest,
   ): Promise<{ items: ShiftView[]; total: number | null }> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
+    const project = await this.scope(actor, idOrPath, AccessLevel.Reporter);
     const { schedule, rotations } = (await this.view(project, [await this.scheduleOf(project, iid)]))[0]!;
     const tz = schedule.timezone;
     const from = range.from === undefined ? this.clock.now().getTime() : parseTime(range.from, tz);
@@ -397,7 +458,7 @@ export class OncallService {
   async onCallUserIds(scheduleId: number, at: Date): Promise<number[]> {
     const schedule = await this.repo.scheduleById(scheduleId);
     if (!schedule) return [];
-    const project = await this.projects.findById(schedule.projectId);
+    const project = await this.scopeOf(schedule);
     if (!project) return [];
     const t = at.getTime();
     const override = overrideAt(await this.overridesIn(project, schedule.id, t, t + 1), t);
@@ -413,9 +474,9 @@ export class OncallService {
     return ids.flatMap((id) => users.get(id) ?? []);
   }
 
-  /** A schedule of a project by iid, for other features that reference one (escalation rules); null if none. */
+  /** A schedule of a project by iid, for other features that reference one; null if none. */
   async scheduleByIid(projectId: number, iid: number): Promise<OncallSchedule | null> {
-    return this.repo.schedule(projectId, iid);
+    return this.repo.schedule({ type: 'project', id: projectId }, iid);
   }
 
   /** A schedule by id, for other features that reference one; null if none. */
@@ -429,12 +490,12 @@ export class OncallService {
    */
   async listOverrides(
     actor: User | null,
-    idOrPath: string,
+    idOrPath: OncallRef,
     iid: number,
     window: { startsAt?: string; endsAt?: string },
     page: PageRequest,
   ): Promise<Paged<OverrideView>> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Reporter);
+    const project = await this.scope(actor, idOrPath, AccessLevel.Reporter);
     const schedule = await this.scheduleOf(project, iid);
     const bound = (v: string | undefined, name: string) => {
       if (v === undefined) return null;
@@ -464,11 +525,11 @@ export class OncallService {
    */
   async createOverride(
     actor: User | null,
-    idOrPath: string,
+    idOrPath: OncallRef,
     iid: number,
     input: OverrideInput,
   ): Promise<OverrideView> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+    const project = await this.scope(actor, idOrPath, AccessLevel.Maintainer);
     const schedule = await this.scheduleOf(project, iid);
     const errors: Record<string, string[]> = {};
     const fail = (field: string, reason: string) => {
@@ -486,7 +547,7 @@ export class OncallService {
       if (!user)
         fail('user', `${input.username !== undefined ? `'${input.username}'` : input.userId} not found`);
       else if (!(await this.memberIds(project, [user.id])).has(user.id))
-        fail('user', `is not a member of the project: ${user.username}`);
+        fail('user', `is not a member of the ${noun(project)}: ${user.username}`);
     }
     const time = (v: string | undefined, field: string) => {
       if (v === undefined || v.trim() === '') {
@@ -526,33 +587,34 @@ export class OncallService {
     return { override: created, user, timezone: tz };
   }
 
-  async deleteOverride(actor: User | null, idOrPath: string, iid: number, id: number): Promise<void> {
-    const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
+  async deleteOverride(actor: User | null, idOrPath: OncallRef, iid: number, id: number): Promise<void> {
+    const project = await this.scope(actor, idOrPath, AccessLevel.Maintainer);
     const schedule = await this.scheduleOf(project, iid);
     if (!(await this.repo.override(schedule.id, id))) throw notFound('On-call override');
     await this.repo.deleteOverride(schedule.id, id);
   }
 
   /**
-   * After a user left a project or a group (the members feature calls this): in every project they are no longer a
-   * member of, their overrides not yet started are deleted and one in progress ends now, as GitLab takes someone who
-   * left out of the project's rotations. Past overrides stay.
+   * After a user left a project or a group (the members feature calls this): in every project or group whose
+   * schedules they are no longer a member of, their overrides not yet started are deleted and one in progress ends
+   * now, as GitLab takes someone who left out of the project's rotations. Past overrides stay.
    */
   async memberLeft(userId: number): Promise<void> {
     const now = this.clock.now().toISOString();
     const open = await this.repo.openOverridesOf(userId, now);
     const drop: number[] = [];
-    for (const projectId of new Set(open.map((o) => o.projectId))) {
-      const project = await this.projects.findById(projectId);
-      if (project && (await this.memberIds(project, [userId])).has(userId)) continue;
-      drop.push(...open.filter((o) => o.projectId === projectId).map((o) => o.id));
+    for (const scheduleId of new Set(open.map((o) => o.scheduleId))) {
+      const schedule = await this.repo.scheduleById(scheduleId);
+      const scope = schedule && (await this.scopeOf(schedule));
+      if (scope && (await this.memberIds(scope, [userId])).has(userId)) continue;
+      drop.push(...open.filter((o) => o.scheduleId === scheduleId).map((o) => o.id));
     }
     await this.repo.dropOverrides(drop, now);
   }
 
   /** Validates a rotation (new, or `current` changed by `input`) and resolves its participants. */
   private async rotationFields(
-    project: Project,
+    project: OncallScope,
     schedule: OncallSchedule,
     input: RotationInput,
     current: RotationRecord | null,
@@ -629,7 +691,7 @@ export class OncallService {
 
   /** The participants' user ids in order: each an existing user who is a member of the project (GitLab's rule). */
   private async participantIds(
-    project: Project,
+    project: OncallScope,
     input: readonly ParticipantInput[],
     fail: (field: string, reason: string) => void,
   ): Promise<number[]> {
@@ -660,10 +722,12 @@ export class OncallService {
       .filter(({ user }) => user && !members.has(user.id))
       .map(({ user }) => user!.username);
     if (strangers.length > 0)
-      fail('participants', `are not members of the project: ${[...new Set(strangers)].join(', ')}`);
+      fail('participants', `are not members of the ${noun(project)}: ${[...new Set(strangers)].join(', ')}`);
     return ids;
   }
 }
+
+const noun = (scope: OncallScope) => (scope.project ? 'project' : 'group');
 
 function scheduleFields(input: ScheduleInput, current: OncallSchedule | null): ScheduleFields {
   const errors: Record<string, string[]> = {};

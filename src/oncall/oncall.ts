@@ -34,9 +34,17 @@ export interface ActivePeriod {
   readonly endTime: string;
 }
 
+/** Whom a schedule (or an escalation policy) belongs to: a project, or a group and so every project below it. */
+export interface ScheduleOwner {
+  readonly type: 'project' | 'group';
+  readonly id: number;
+}
+
 export interface OncallSchedule {
   readonly id: number;
-  readonly projectId: number;
+  /** The owner: a project or a group (exactly one of the two is set). */
+  readonly projectId: number | null;
+  readonly groupId: number | null;
   readonly iid: number;
   readonly name: string;
   readonly description: string | null;

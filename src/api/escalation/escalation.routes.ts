@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../../app-context.js';
-import type { PolicyInput } from '../../escalation/escalation.service.js';
+import type { EscalationRef, PolicyInput } from '../../escalation/escalation.service.js';
 import { type ApiApp, type ApiVersion, viewOf } from '../version.js';
 
 const Params = Type.Object({ id: Type.String() });
@@ -36,8 +36,9 @@ const toInput = (b: {
 });
 
 /**
- * Escalation policies (`/projects/:id/incident_management/escalation_policies`, Premium and Ultimate: Reporter
- * reads, Maintainer writes) and an alert's escalation state (`.../alerts/:alert_iid/escalations`).
+ * Escalation policies (`/projects/:id/incident_management/escalation_policies`, and a group's at
+ * `/groups/:id/incident_management/escalation_policies`; Premium and Ultimate: Reporter reads, Maintainer writes)
+ * and an alert's escalation state (`.../alerts/:alert_iid/escalations`).
  */
 export function escalationRoutes(
   app: ApiApp,
@@ -48,91 +49,109 @@ export function escalationRoutes(
   const P = api.present;
   const url = ctx.config.externalUrl;
   const tags = ['escalation policies'];
-  const base = '/projects/:id/incident_management/escalation_policies';
-
-  app.get(
-    base,
+  // A group's policy is a project's, at the group's path; it escalates the alerts of the projects below the group
+  // that have none of their own.
+  const owners = [
     {
-      schema: {
-        tags,
-        summary: "The project's escalation policy (a list of at most one; Reporter)",
-        params: Params,
-        response: { 200: Type.Array(E.EscalationPolicyEntity) },
-      },
+      base: '/projects/:id/incident_management/escalation_policies',
+      ref: (id: string): EscalationRef => id,
+      whose: 'project',
     },
-    async (req) =>
-      (await ctx.escalations.list(req.actor.user, req.params.id)).map((p) =>
-        P.escalationPolicy(p, viewOf(req, url)),
-      ),
-  );
-  app.post(
-    base,
     {
-      schema: {
-        tags,
-        summary: 'Create the escalation policy of a project (one per project; Maintainer)',
-        params: Params,
-        body: E.EscalationPolicyInput,
-        response: { 201: E.EscalationPolicyEntity },
+      base: '/groups/:id/incident_management/escalation_policies',
+      ref: (id: string): EscalationRef => ({ group: id }),
+      whose: 'group',
+    },
+  ];
+  for (const { base, ref, whose } of owners) {
+    app.get(
+      base,
+      {
+        schema: {
+          tags,
+          summary: `The ${whose}'s escalation policy (a list of at most one; Reporter)`,
+          params: Params,
+          response: { 200: Type.Array(E.EscalationPolicyEntity) },
+        },
       },
-    },
-    async (req, reply) => {
-      const policy = await ctx.escalations.create(req.actor.user, req.params.id, toInput(req.body ?? {}));
-      return reply.status(201).send(P.escalationPolicy(policy, viewOf(req, url)));
-    },
-  );
-  app.get(
-    `${base}/:policy_id`,
-    {
-      schema: {
-        tags,
-        summary: 'One escalation policy (Reporter)',
-        params: PolicyParams,
-        response: { 200: E.EscalationPolicyEntity },
-      },
-    },
-    async (req) =>
-      P.escalationPolicy(
-        await ctx.escalations.get(req.actor.user, req.params.id, req.params.policy_id),
-        viewOf(req, url),
-      ),
-  );
-  app.put(
-    `${base}/:policy_id`,
-    {
-      schema: {
-        tags,
-        summary: 'Change an escalation policy; `rules`, when given, replace its rules (Maintainer)',
-        params: PolicyParams,
-        body: E.EscalationPolicyInput,
-        response: { 200: E.EscalationPolicyEntity },
-      },
-    },
-    async (req) =>
-      P.escalationPolicy(
-        await ctx.escalations.update(
-          req.actor.user,
-          req.params.id,
-          req.params.policy_id,
-          toInput(req.body ?? {}),
+      async (req) =>
+        (await ctx.escalations.list(req.actor.user, ref(req.params.id))).map((p) =>
+          P.escalationPolicy(p, viewOf(req, url)),
         ),
-        viewOf(req, url),
-      ),
-  );
-  app.delete(
-    `${base}/:policy_id`,
-    {
-      schema: {
-        tags,
-        summary: 'Delete an escalation policy; escalations in progress stop (Maintainer)',
-        params: PolicyParams,
+    );
+    app.post(
+      base,
+      {
+        schema: {
+          tags,
+          summary: `Create the escalation policy of a ${whose} (one per ${whose}; Maintainer)`,
+          params: Params,
+          body: E.EscalationPolicyInput,
+          response: { 201: E.EscalationPolicyEntity },
+        },
       },
-    },
-    async (req, reply) => {
-      await ctx.escalations.delete(req.actor.user, req.params.id, req.params.policy_id);
-      return reply.status(204).send();
-    },
-  );
+      async (req, reply) => {
+        const policy = await ctx.escalations.create(
+          req.actor.user,
+          ref(req.params.id),
+          toInput(req.body ?? {}),
+        );
+        return reply.status(201).send(P.escalationPolicy(policy, viewOf(req, url)));
+      },
+    );
+    app.get(
+      `${base}/:policy_id`,
+      {
+        schema: {
+          tags,
+          summary: 'One escalation policy (Reporter)',
+          params: PolicyParams,
+          response: { 200: E.EscalationPolicyEntity },
+        },
+      },
+      async (req) =>
+        P.escalationPolicy(
+          await ctx.escalations.get(req.actor.user, ref(req.params.id), req.params.policy_id),
+          viewOf(req, url),
+        ),
+    );
+    app.put(
+      `${base}/:policy_id`,
+      {
+        schema: {
+          tags,
+          summary: 'Change an escalation policy; `rules`, when given, replace its rules (Maintainer)',
+          params: PolicyParams,
+          body: E.EscalationPolicyInput,
+          response: { 200: E.EscalationPolicyEntity },
+        },
+      },
+      async (req) =>
+        P.escalationPolicy(
+          await ctx.escalations.update(
+            req.actor.user,
+            ref(req.params.id),
+            req.params.policy_id,
+            toInput(req.body ?? {}),
+          ),
+          viewOf(req, url),
+        ),
+    );
+    app.delete(
+      `${base}/:policy_id`,
+      {
+        schema: {
+          tags,
+          summary: 'Delete an escalation policy; escalations in progress stop (Maintainer)',
+          params: PolicyParams,
+        },
+      },
+      async (req, reply) => {
+        await ctx.escalations.delete(req.actor.user, ref(req.params.id), req.params.policy_id);
+        return reply.status(204).send();
+      },
+    );
+  }
   app.get(
     '/projects/:id/alert_management/alerts/:alert_iid/escalations',
     {

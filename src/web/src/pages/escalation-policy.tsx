@@ -9,11 +9,11 @@ import type {
   EscalationRuleStatus,
   Member,
   OncallSchedule,
-  Project,
   UserRef,
 } from '../types';
 import { useAction } from '../use-action';
 import { useLoader, useResource } from '../use-resource';
+import { type OncallOwnerProps, ownerPath } from './oncall-schedules';
 
 /** A schedule as a rule names it and the form offers it: its `iid` and `name`. */
 type ScheduleRef = Pick<OncallSchedule, 'iid' | 'name'>;
@@ -54,15 +54,19 @@ const loadSchedules = (path: string): Promise<OncallSchedule[]> =>
     throw err;
   });
 
-/** The project's Escalation policy tab: the policy and its rules; create, edit and delete (Maintainer). */
-export function EscalationPolicyPanel({ project }: { readonly project: Project }) {
-  const path = `/api/v4/projects/${project.id}/incident_management/escalation_policies`;
+/**
+ * The project's (or group's) Escalation policy tab: the policy and its rules; create, edit and delete (Maintainer).
+ * A group's policy pages for the projects below it that have none of their own.
+ */
+export function EscalationPolicyPanel(owner: OncallOwnerProps) {
+  const base = ownerPath(owner);
+  const path = `${base}/incident_management/escalation_policies`;
   const [refresh, setRefresh] = useState(0);
   const [editing, setEditing] = useState(false);
   const policies = useResource<EscalationPolicy[]>(path, refresh);
-  const members = useResource<Member[]>(`/api/v4/projects/${project.id}/members/all?per_page=100`);
+  const members = useResource<Member[]>(`${base}/members/all?per_page=100`);
   const schedules = useLoader<OncallSchedule[]>(
-    `/api/v4/projects/${project.id}/incident_management/oncall_schedules`,
+    `${base}/incident_management/oncall_schedules`,
     loadSchedules,
   );
   const changed = () => {
@@ -100,6 +104,7 @@ export function EscalationPolicyPanel({ project }: { readonly project: Project }
                       schedules={scheds}
                       onSaved={changed}
                       onCancel={policy ? () => setEditing(false) : null}
+                      ownerNoun={owner.project ? 'project' : 'group'}
                     />
                   )}
                 </ResourceView>
@@ -200,9 +205,12 @@ function PolicyForm({
   schedules,
   onSaved,
   onCancel,
+  ownerNoun,
 }: {
   readonly policy: EscalationPolicy | null;
   readonly path: string;
+  /** "project" or "group": whose schedules the targets are. */
+  readonly ownerNoun: string;
   readonly members: readonly UserRef[];
   readonly schedules: readonly ScheduleRef[];
   readonly onSaved: () => void;
@@ -282,7 +290,7 @@ function PolicyForm({
         onChange={setAckTimeout}
       />
       {schedules.length === 0 && (
-        <p className="help">No on-call schedules in this project: rules can page members.</p>
+        <p className="help">No on-call schedules in this {ownerNoun}: rules can page members.</p>
       )}
       {rules.map((r, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: rules have no identity while they are edited.

@@ -1,10 +1,12 @@
-import { useState } from 'react';
-import { Breadcrumbs, ResourceView } from '../components';
+import { useId, useState } from 'react';
+import { Breadcrumbs, ResourceView, TabList } from '../components';
 import { Link, navigate, paths } from '../router';
 import type { Group, Project } from '../types';
 import { useResource } from '../use-resource';
+import { EscalationPolicyPanel } from './escalation-policy';
 import { MembersSection } from './members';
 import { RenameAndDelete } from './namespace-settings';
+import { OncallSchedulesPanel } from './oncall-schedules';
 import { ProjectLinks } from './projects';
 
 /** The groups the user can see, with a "New group" button. */
@@ -66,11 +68,18 @@ export function GroupPage({ path }: { readonly path: string }) {
   );
 }
 
+/** The group page's sections: its content, and its on-call (the project pages' panels, for the group). */
+const GROUP_SECTIONS = ['overview', 'oncall_schedules', 'escalation_policy'] as const;
+type GroupSection = (typeof GROUP_SECTIONS)[number];
+const GROUP_SECTION_LABELS: Record<GroupSection, string> = {
+  overview: 'Overview',
+  oncall_schedules: 'On-call schedules',
+  escalation_policy: 'Escalation policy',
+};
+
 function GroupView({ group, onRenamed }: { readonly group: Group; readonly onRenamed: () => void }) {
-  const subgroups = useResource<Group[]>(`/api/v4/groups/${group.id}/subgroups?per_page=100`);
-  const projects = useResource<Project[]>(
-    `/api/v4/groups/${group.id}/projects?per_page=100&order_by=name&sort=asc`,
-  );
+  const baseId = useId();
+  const [section, setSection] = useState<GroupSection>('overview');
   return (
     <>
       <header className="page-header">
@@ -90,6 +99,54 @@ function GroupView({ group, onRenamed }: { readonly group: Group; readonly onRen
         </p>
         {group.description ? <p>{group.description}</p> : null}
       </header>
+      <TabList
+        label="Group sections"
+        variant="tab"
+        tabs={GROUP_SECTIONS}
+        selected={section}
+        onSelect={setSection}
+        tabId={(t) => `${baseId}-tab-${t}`}
+        panelId={(t) => `${baseId}-panel-${t}`}
+      >
+        {(t) => GROUP_SECTION_LABELS[t]}
+      </TabList>
+      <section
+        className="tab-panel"
+        role="tabpanel"
+        id={`${baseId}-panel-${section}`}
+        aria-labelledby={`${baseId}-tab-${section}`}
+      >
+        {section === 'overview' && <GroupOverview group={group} onRenamed={onRenamed} />}
+        {section === 'oncall_schedules' && (
+          <>
+            <p className="muted">
+              A group's schedules take its members, and those of the groups above it; its escalation policy
+              can page them.
+            </p>
+            <OncallSchedulesPanel group={group} />
+          </>
+        )}
+        {section === 'escalation_policy' && (
+          <>
+            <p className="muted">
+              The group's policy pages for every project in the group and its subgroups that has no policy of
+              its own (a subgroup's policy wins over this one).
+            </p>
+            <EscalationPolicyPanel group={group} />
+          </>
+        )}
+      </section>
+    </>
+  );
+}
+
+function GroupOverview({ group, onRenamed }: { readonly group: Group; readonly onRenamed: () => void }) {
+  const subgroups = useResource<Group[]>(`/api/v4/groups/${group.id}/subgroups?per_page=100`);
+  const projects = useResource<Project[]>(
+    `/api/v4/groups/${group.id}/projects?per_page=100&order_by=name&sort=asc`,
+  );
+  return (
+    <>
       <section className="card section" aria-labelledby="group-subgroups">
         <h2 id="group-subgroups">Subgroups</h2>
         <ResourceView resource={subgroups}>

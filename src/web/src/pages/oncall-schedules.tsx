@@ -3,6 +3,7 @@ import { sendJson } from '../api';
 import { ConfirmDialog, ErrorNotice, ResourceView, SuccessNotice, useNow } from '../components';
 import { SelectField, TextField } from '../form-fields';
 import type {
+  Group,
   Member,
   OncallOverride,
   OncallRotation,
@@ -53,12 +54,27 @@ function describeRotation(r: OncallRotation): string {
   return `every ${r.length} ${unit}${hours}`;
 }
 
-/** Project > On-call schedules: schedules, their rotations, and the next two weeks of shifts as a timeline. */
-export function OncallSchedulesPanel({ project }: { readonly project: Project }) {
-  const path = `/api/v4/projects/${project.id}/incident_management/oncall_schedules`;
+/**
+ * Whose on-call a panel shows: a project's or a group's (the same API at `/projects/:id/...` and `/groups/:id/...`;
+ * a group's members include those of the groups above it).
+ */
+export type OncallOwnerProps =
+  | { readonly project: Project; readonly group?: undefined }
+  | { readonly group: Group; readonly project?: undefined };
+
+/** The API path of the project or group a panel shows. */
+export const ownerPath = (owner: OncallOwnerProps): string =>
+  owner.project ? `/api/v4/projects/${owner.project.id}` : `/api/v4/groups/${owner.group.id}`;
+
+/**
+ * Project (or group) > On-call schedules: schedules, their rotations, and the next two weeks of shifts as a
+ * timeline.
+ */
+export function OncallSchedulesPanel(owner: OncallOwnerProps) {
+  const path = `${ownerPath(owner)}/incident_management/oncall_schedules`;
   const [refresh, setRefresh] = useState(0);
   const schedules = useResource<OncallSchedule[]>(path, refresh);
-  const members = useResource<Member[]>(`/api/v4/projects/${project.id}/members/all?per_page=100`);
+  const members = useResource<Member[]>(`${ownerPath(owner)}/members/all?per_page=100`);
   const changed = () => setRefresh((n) => n + 1);
   return (
     <>
