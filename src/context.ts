@@ -134,6 +134,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     outbox,
     notifier,
     rates: rates(),
+    jobs,
   });
   const { alerts, alertSearch, alertIntake, integrations } = alerting;
   const { errorTracking, collector } = wireErrorTracking({

@@ -178,6 +178,7 @@ const integration: IntegrationView = {
   authorizationKey: 'secret-key',
   effectiveActive: true,
   isDefaultPrometheus: false,
+  heartbeat: null,
 };
 const alert: Alert = {
   id: 50,
