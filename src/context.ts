@@ -137,10 +137,11 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     jobs,
   });
   const { alerts, alertSearch, alertIntake, integrations } = alerting;
-  const { errorTracking, collector } = wireErrorTracking({
+  const { errorTracking, collector, monitors } = wireErrorTracking({
     ...{ ...base, projects, settings, outbound, cipher, jobs, outbox },
     offering: config.offering,
     rates: rates(),
+    alertWrite: alertIntake.apply,
   });
   const { silences } = wireSilences({ ...base, users });
   const { notifications, hooks } = wireNotifications({
@@ -259,6 +260,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     escalations,
     silences,
     accessTokens,
+    monitors,
     ...mrs,
     ...wireRepository({ access, git, gitAccess }),
     release: parseRelease(config.release),
