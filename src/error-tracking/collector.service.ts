@@ -10,6 +10,7 @@ import { TtlCache } from '../ttl-cache.js';
 import type { ErrorTrackingRepository, SessionCounts } from './error-tracking.repository.js';
 import type { ErrorTrackingService } from './error-tracking.service.js';
 import { EventError, type NormalizedEvent, normalizeEvent } from './events.js';
+import { CheckInError } from './monitors.js';
 import type { MonitorsService } from './monitors.service.js';
 import {
   decodeBody,
@@ -139,6 +140,44 @@ export class CollectorService {
     if (!target) throw new ProtocolError('not_found', '404 Project Not Found');
     if (!target.enabled) throw new ProtocolError('not_found', '404 Not Found');
     if (!target.keys.some((k) => safeEqual(k, key))) throw new ProtocolError('not_found', '404 Not Found');
+  }
+
+  /**
+   * Sentry's HTTP check-in endpoint (`/api/<project>/cron/<monitor_slug>/<public key>/`, GET with query
+   * parameters or POST with a JSON body): one check-in, refused with 400 when invalid (no SDK to drop it for).
+   */
+  async httpCheckIn(req: {
+    readonly projectId: string;
+    readonly key: string;
+    readonly slug: string;
+    readonly query: Readonly<Record<string, unknown>>;
+    readonly body: Buffer;
+    readonly contentEncoding: string | undefined;
+  }): Promise<void> {
+    const target = await this.target(req.projectId);
+    if (!target) throw new ProtocolError('not_found', '404 Project Not Found');
+    if (!target.enabled || !this.monitors) throw new ProtocolError('not_found', '404 Not Found');
+    if (!target.keys.some((k) => safeEqual(k, req.key)))
+      throw new ProtocolError('not_found', '404 Not Found');
+    const limit = (await this.settings.get()).error_tracking_rate_limit_per_minute;
+    if (limit > 0) {
+      const wait = await this.rates.hit(`sentry-key:${req.key}`, 1, limit, 60);
+      if (wait > 0) throw new RateLimited(wait);
+    }
+    const body =
+      req.body.length > 0 ? parseJson(await decodeBody(req.body, req.contentEncoding, EVENT_LIMIT)) : {};
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw new ProtocolError('bad_request', '400 Bad request - the check-in must be a JSON object');
+    // Query parameters are strings: a duration given there is a number of seconds.
+    const q = { ...req.query } as Record<string, unknown>;
+    if (typeof q.duration === 'string' && q.duration !== '') q.duration = Number(q.duration);
+    try {
+      await this.monitors.record(target.project.id, [{ ...q, ...body, monitor_slug: req.slug }], true);
+    } catch (err) {
+      if (err instanceof CheckInError)
+        throw new ProtocolError('bad_request', `400 Bad request - ${err.message}`);
+      throw err;
+    }
   }
 
   /** Handles one store or envelope request; returns the event id answered to the SDK. */

@@ -164,6 +164,20 @@ export class MonitorsRepository {
     return r ? toCheckIn(r) : null;
   }
 
+  /** The monitor's newest check-in that is still in progress, if any. */
+  async latestInProgress(trx: Queryable, monitorId: number): Promise<CheckIn | null> {
+    const r = await trx
+      .selectFrom('cron_checkins')
+      .selectAll()
+      .where('monitor_id', '=', monitorId)
+      .where('status', '=', 'in_progress')
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return r ? toCheckIn(r) : null;
+  }
+
   async checkInById(id: number, trx: Queryable = this.db): Promise<CheckIn | null> {
     const r = await trx.selectFrom('cron_checkins').selectAll().where('id', '=', id).executeTakeFirst();
     return r ? toCheckIn(r) : null;

@@ -15,6 +15,7 @@ import {
   type Monitor,
   missedDeadline,
   monitorFingerprint,
+  NIL_CHECK_IN,
   parseCheckIn,
   timeoutAt,
 } from './monitors.js';
@@ -77,18 +78,19 @@ export class MonitorsService {
    * does not exist and carry no `monitor_config` to create it, are dropped (as Sentry's relay does); their
    * reasons are returned.
    */
-  async record(projectId: number, items: readonly unknown[]): Promise<string[]> {
+  async record(projectId: number, items: readonly unknown[], strict = false): Promise<string[]> {
     const dropped: string[] = [];
     for (const raw of items) {
       let item: CheckInItem;
       try {
         item = parseCheckIn(raw);
       } catch (err) {
-        if (!(err instanceof CheckInError)) throw err;
+        if (!(err instanceof CheckInError) || strict) throw err;
         dropped.push(err.message);
         continue;
       }
       const problem = await this.writes.submit((unit) => this.checkIn(unit, projectId, item));
+      if (problem && strict) throw new CheckInError(problem);
       if (problem) dropped.push(problem);
     }
     return dropped;
@@ -102,7 +104,12 @@ export class MonitorsService {
       ? await this.repo.upsert(trx, projectId, item.monitorSlug, item.config, at)
       : await this.repo.bySlug(projectId, item.monitorSlug, trx);
     if (!monitor) return `no monitor ${item.monitorSlug}, and no monitor_config to create it`;
-    const existing = await this.repo.checkIn(trx, monitor.id, item.checkInId);
+    const nil = item.checkInId === NIL_CHECK_IN;
+    const existing = nil
+      ? item.status === 'in_progress'
+        ? null
+        : await this.repo.latestInProgress(trx, monitor.id)
+      : await this.repo.checkIn(trx, monitor.id, item.checkInId);
     if (existing) {
       // The end of a run that checked in as in_progress (a repeated in_progress changes nothing).
       if (item.status === 'in_progress') return null;
@@ -114,7 +121,7 @@ export class MonitorsService {
         trx,
         {
           monitorId: monitor.id,
-          checkInId: item.checkInId,
+          checkInId: nil ? randomUUID().replace(/-/g, '') : item.checkInId,
           status: item.status,
           environment: item.environment,
           duration: item.duration,

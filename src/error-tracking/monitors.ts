@@ -128,6 +128,9 @@ export function parseMonitorConfig(raw: unknown): MonitorConfig {
   };
 }
 
+/** The nil UUID as a check_in_id: "the latest in_progress check-in of the monitor, else a new one". */
+export const NIL_CHECK_IN = '00000000000000000000000000000000';
+
 const STATUSES = new Set<CheckInStatus>(['in_progress', 'ok', 'error']);
 
 /** Validates one `check_in` item (Sentry's check-in protocol); a CheckInError names what is wrong. */
@@ -139,7 +142,8 @@ export function parseCheckIn(raw: unknown): CheckInItem {
   const status = raw.status;
   if (typeof status !== 'string' || !STATUSES.has(status as CheckInStatus))
     throw new CheckInError('status must be in_progress, ok or error');
-  const id = raw.check_in_id;
+  // Absent (the HTTP endpoint's curl) or the nil UUID: the monitor's latest in_progress run (Sentry's rule).
+  const id = raw.check_in_id ?? NIL_CHECK_IN;
   if (typeof id !== 'string' || !/^[0-9a-fA-F-]{32,36}$/.test(id))
     throw new CheckInError('check_in_id must be a UUID');
   const duration = raw.duration;

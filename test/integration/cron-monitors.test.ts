@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { curl } from '../helpers/alerts.js';
 import { databases } from '../helpers/databases.js';
 import { http } from '../helpers/http.js';
 import { createUser } from '../helpers/members.js';
@@ -238,5 +239,38 @@ describe.each(await databases())('cron monitors (%s)', (database) => {
     expect((await alerts(p.id)).filter((a) => a.status === 'triggered')).toMatchObject([
       { title: 'Cron monitor import exceeded its maximum runtime' },
     ]);
+  });
+
+  it("Sentry's HTTP check-in endpoint: curl in_progress then ok closes the same run; 202, and 400 or 404 refused", async () => {
+    const p = await createSentryProject(s.url, s.rootToken, 'cron-http');
+    const base = `${s.url}/api/v4/error_tracking/collector/api/${p.id}/cron/db-dump/${p.publicKey}/`;
+    const config = {
+      monitor_config: { schedule: { type: 'interval', value: 2, unit: 'hour' }, checkin_margin: 10 },
+    };
+    const start = await curl([
+      '-X',
+      'POST',
+      '-H',
+      'content-type: application/json',
+      '-d',
+      JSON.stringify(config),
+      `${base}?status=in_progress`,
+    ]);
+    expect(start.status).toBe(202);
+    expect((await curl([`${base}?status=ok&environment=prod`])).status).toBe(202);
+    const m = await monitor(p.id, 'db-dump');
+    expect(m).toMatchObject({
+      status: 'ok',
+      schedule: { type: 'interval', value: 2, unit: 'hour' },
+      checkin_margin: 10,
+    });
+    expect(m.checkins).toHaveLength(1);
+    expect(m.checkins[0]!.status).toBe('ok');
+    expect(Date.parse(m.next_checkin_latest_at!) - Date.parse(m.last_checkin_at!)).toBe(130 * MINUTE);
+    // Refusals change nothing.
+    expect((await curl([`${base}?status=finished`])).status).toBe(400);
+    expect((await curl([base.replace(p.publicKey, 'f'.repeat(32))])).status).toBe(404);
+    expect((await curl([`${base.replace('db-dump', 'unknown')}?status=ok`])).status).toBe(400);
+    expect((await monitor(p.id, 'db-dump')).checkins).toHaveLength(1);
   });
 });

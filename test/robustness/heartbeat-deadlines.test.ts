@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createIntegration, notify } from '../helpers/alerts.js';
+import { createIntegration } from '../helpers/alerts.js';
 import { databases, postgresAvailable } from '../helpers/databases.js';
 import { http } from '../helpers/http.js';
 import { type RestartableSetup, restartableSetup, type SvcServer, startSvc } from '../helpers/svc.js';
@@ -105,7 +105,7 @@ describe.skipIf(!(await postgresAvailable()))('a heartbeat deadline with two pro
         ).status,
       ).toBe(200);
 
-    const db = new pg.Client({ connectionString: env.SVC_DATABASE_URL });
+    const db = new pg.Client({ connectionString: setup.env.SVC_DATABASE_URL });
     await db.connect();
     try {
       const alertsUrl = `/api/v4/projects/${projectId}/alert_management/alerts`;
