@@ -19,7 +19,7 @@ async function checkIns(s: TestServer, p: SentryProject, items: object[]): Promi
   expect(r.status).toBe(200);
 }
 
-describe('cron monitors in the error tracking tab (Chromium)', () => {
+describe('cron monitors and heartbeats in the UI (Chromium)', () => {
   let s: TestServer;
   let browser: Browser;
 
@@ -72,5 +72,41 @@ describe('cron monitors in the error tracking tab (Chromium)', () => {
       expect(sync.slice(0, 2)).toEqual(['OK', 'every 15 minutes']);
       await page.screenshot({ path: screenshotPath('cron-monitors.png'), fullPage: true });
     });
+  });
+
+  it('adds a heartbeat integration with its interval and grace period; its credentials show the heartbeat URL', async () => {
+    const created = await fetch(`${s.url}/api/v4/projects`, {
+      method: 'POST',
+      headers: { 'PRIVATE-TOKEN': s.rootToken, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Heartbeat UI' }),
+    });
+    const projectId = ((await created.json()) as { id: number }).id;
+    await withSignedInPage(browser, s, 'heartbeat-add', async (page) => {
+      await page.getByRole('link', { name: 'Heartbeat UI', exact: true }).click();
+      await page.getByRole('tab', { name: 'Settings' }).click();
+      await page.getByRole('button', { name: 'Add integration' }).click();
+      const form = page.getByRole('form', { name: 'Add integration' });
+      await form.getByLabel('Type').selectOption({ label: 'Heartbeat' });
+      await form.getByLabel('Name').fill('Nightly backup');
+      await form.getByLabel('Interval (seconds)').fill('3600');
+      await form.getByLabel('Grace period (seconds)').fill('600');
+      await page.screenshot({ path: screenshotPath('heartbeat-add.png'), fullPage: true });
+      await form.getByRole('button', { name: 'Save integration' }).click();
+      await page.getByText('Integration "Nightly backup" created.').waitFor();
+      await page.getByRole('tab', { name: 'View credentials' }).click();
+      const credentials = page.getByRole('tabpanel', { name: 'View credentials' });
+      const url = await credentials.getByLabel('Webhook URL', { exact: true }).inputValue();
+      expect(url).toMatch(new RegExp(`^${s.url}/-/alerts/heartbeat/${projectId}/[a-z0-9]+$`));
+    });
+    const list = await fetch(`${s.url}/api/v4/projects/${projectId}/alert_management/integrations`, {
+      headers: { 'PRIVATE-TOKEN': s.rootToken },
+    });
+    expect(await list.json()).toMatchObject([
+      {
+        name: 'Nightly backup',
+        type: 'heartbeat',
+        heartbeat: { interval_seconds: 3600, grace_seconds: 600 },
+      },
+    ]);
   });
 });

@@ -167,7 +167,7 @@ export type OncallShift = Static<typeof OncallShiftEntity>;
 // them is shown as it came.
 
 /** Kinds of alert integration. */
-export type IntegrationType = 'http' | 'prometheus' | 'oncall_link';
+export type IntegrationType = 'http' | 'prometheus' | 'oncall_link' | 'heartbeat';
 
 /** The statuses an alert moves through. */
 export type AlertStatus = 'triggered' | 'acknowledged' | 'resolved' | 'ignored';
