@@ -11,6 +11,7 @@ import type { Config } from './config.js';
 import type { Db } from './db/db.js';
 import type { CollectorService } from './error-tracking/collector.service.js';
 import type { ErrorTrackingService } from './error-tracking/error-tracking.service.js';
+import type { MonitorsService } from './error-tracking/monitors.service.js';
 import type { EscalationService } from './escalation/escalation.service.js';
 import type { GeoService } from './geo/geo.service.js';
 import type { GitAccessService } from './git/git-access.service.js';
@@ -103,6 +104,8 @@ export interface AppContext {
   readonly silences: SilencesService;
   /** Maintenance windows (PagerDuty's): a project or an integration silenced for a planned period. */
   readonly maintenanceWindows: MaintenanceWindowsService;
+  /** Sentry cron monitors and their check-ins. */
+  readonly monitors: MonitorsService;
   /** Project and group access tokens (their bot users). */
   readonly accessTokens: AccessTokensService;
 }

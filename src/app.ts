@@ -15,6 +15,7 @@ import { avatarRoutes } from './api/avatars/avatars.routes.js';
 import { deprecationRoutes, installDeprecationSignals } from './api/deprecations.js';
 import { collectorRoutes } from './api/error-tracking/collector.routes.js';
 import { errorTrackingRoutes } from './api/error-tracking/error-tracking.routes.js';
+import { monitorRoutes } from './api/error-tracking/monitors.routes.js';
 import { frameworkErrors, installErrorHandling } from './api/errors.js';
 import { escalationRoutes } from './api/escalation/escalation.routes.js';
 import { geoRoutes } from './api/geo/geo.routes.js';
@@ -283,6 +284,7 @@ export async function buildApp(
         escalationRoutes(s, ctx, api);
         silenceRoutes(s, ctx);
         maintenanceWindowRoutes(s, ctx);
+        monitorRoutes(s, ctx);
         storageMoveRoutes(s, ctx, api);
         repositoryRoutes(s, ctx);
         repositoryContentRoutes(s, ctx, api);

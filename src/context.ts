@@ -134,12 +134,14 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     outbox,
     notifier,
     rates: rates(),
+    jobs,
   });
   const { alerts, alertSearch, alertIntake, integrations } = alerting;
-  const { errorTracking, collector } = wireErrorTracking({
+  const { errorTracking, collector, monitors } = wireErrorTracking({
     ...{ ...base, projects, settings, outbound, cipher, jobs, outbox },
     offering: config.offering,
     rates: rates(),
+    alertWrite: alertIntake.apply,
   });
   const { silences, maintenanceWindows } = wireSilences({ ...base, users, integrations });
   const { notifications, hooks } = wireNotifications({
@@ -266,6 +268,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     silences,
     maintenanceWindows,
     accessTokens,
+    monitors,
     ...mrs,
     ...wireRepository({ access, git, gitAccess }),
     release: parseRelease(config.release),

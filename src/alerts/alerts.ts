@@ -4,8 +4,13 @@ import { isResolvedValue, readTool } from './monitoring-tools.js';
 
 /** Alert domain: types, the payload parsers (generic, metrics-alerting, custom mapping) and fingerprints. */
 
-export type IntegrationType = 'http' | 'prometheus' | 'oncall_link';
-export const INTEGRATION_TYPES: readonly IntegrationType[] = ['http', 'prometheus', 'oncall_link'];
+export type IntegrationType = 'http' | 'prometheus' | 'oncall_link' | 'heartbeat';
+export const INTEGRATION_TYPES: readonly IntegrationType[] = [
+  'http',
+  'prometheus',
+  'oncall_link',
+  'heartbeat',
+];
 
 export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info' | 'unknown';
 export type AlertStatus = 'triggered' | 'acknowledged' | 'resolved' | 'ignored';

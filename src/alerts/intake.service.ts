@@ -21,6 +21,7 @@ import {
   payloadTooDeep,
 } from './alerts.js';
 import type { AlertsRepository } from './alerts.repository.js';
+import type { HeartbeatsService } from './heartbeats.service.js';
 import { incidentDescription } from './incident.js';
 import type { IntegrationsService, IntegrationView } from './integrations.service.js';
 import { isAlertmanagerPayload, isGrafanaPayload } from './monitoring-tools.js';
@@ -32,6 +33,18 @@ export interface IntakeResult {
   readonly iid: number;
   readonly title: string;
 }
+
+/**
+ * Writes one parsed alert (or its recovery) of a project in the caller's transaction, by the intake's state
+ * table: what svc raises itself (missed heartbeats, cron monitors) takes the same path as a payload.
+ */
+export type AlertWrite = (
+  unit: IngestUnit,
+  projectId: number,
+  integrationId: number | null,
+  parsed: ParsedAlert,
+  source: string,
+) => Promise<IntakeResult | null>;
 
 /** A payload's outcome: the alerts it created, incremented or resolved, and the items skipped as invalid. */
 export interface IntakeOutcome {
@@ -79,6 +92,8 @@ export class IntakeService {
     /** Notifications per integration, counted after authentication (see `authenticate`); shared by processes. */
     private readonly rates: RateCounter = new LocalRateCounter(clock),
     cacheTtlMs = RESOLVE_CACHE_MS,
+    /** Calls to heartbeat integrations and Watchdog alerts move their heartbeat's deadline. */
+    private readonly heartbeats: Pick<HeartbeatsService, 'beat'> | null = null,
   ) {
     this.resolved = new TtlCache(clock, cacheTtlMs);
     const clear = () => this.invalidate();
@@ -115,8 +130,14 @@ export class IntakeService {
     readonly identifier: string | null;
     readonly key: string | null;
     readonly body: string;
+    /** The heartbeat URL: only a heartbeat integration answers there (404 for the others). */
+    readonly heartbeatOnly?: boolean;
   }): Promise<IntakeOutcome & { readonly integrationId: number }> {
     const { project, integration } = await this.authenticate(req.projectPath, req.identifier, req.key);
+    if (req.heartbeatOnly && integration.type !== 'heartbeat') throw notFound('Heartbeat');
+    // A heartbeat's call is its arrival; whatever it carries (often nothing: `curl -X POST`) is not read.
+    if (integration.type === 'heartbeat')
+      return { alerts: await this.beat(project, integration), skipped: [], integrationId: integration.id };
     if (req.body.trim() === '') throw new PayloadTextError('The payload is empty');
     const outcome = await this.receive(project, integration, parsePayloadText(req.body));
     return { ...outcome, integrationId: integration.id };
@@ -169,11 +190,26 @@ export class IntakeService {
     const integration = await this.integrations.view(project, integrationId);
     if (integration.type === 'oncall_link') throw badRequest('The on-call tool link does not take alerts');
     if (!integration.effectiveActive) throw forbidden('The integration is not active');
+    if (integration.type === 'heartbeat') return this.beat(project, integration);
     const payload = typeof body === 'string' ? parsePayloadText(body) : body;
     if (payload === undefined || payload === null) throw badRequest('The test payload is empty');
     if (valueDepth(payload, MAX_PAYLOAD_DEPTH) > MAX_PAYLOAD_DEPTH) throw payloadTooDeep();
     return (await this.receive(project, integration, payload)).alerts;
   }
+
+  /** A call to a heartbeat integration: the alerts it resolved (a heartbeat that was missed comes back). */
+  private async beat(project: Project, integration: IntegrationView): Promise<IntakeResult[]> {
+    const heartbeats = this.heartbeats;
+    if (!heartbeats) return [];
+    const r = await this.writes.submit((unit) =>
+      heartbeats.beat(unit, project.id, integration.id, integration.name),
+    );
+    return r ? [{ iid: r.iid, title: r.title }] : [];
+  }
+
+  /** See AlertWrite. */
+  readonly apply: AlertWrite = (unit, projectId, integrationId, parsed, source) =>
+    this.processOne(unit, { id: projectId }, integrationId, parsed, source);
 
   /**
    * Parses and stores a payload for an integration; a PayloadShapeError (422) for the wrong shape, a
@@ -218,11 +254,27 @@ export class IntakeService {
       parsed = [parseGeneric(payload, { mapping, autoFingerprint, now })];
     }
     const source = integration.type === 'prometheus' ? integration.name || 'Prometheus' : null;
+    // The Watchdog (an always-firing alert marked as the integration's heartbeat) is a call, not an alert: stored,
+    // it would stay open for ever and page whoever its escalation names.
+    const watchdog = integration.heartbeat?.alertname ?? null;
+    let beats = false;
+    if (watchdog !== null && this.heartbeats) {
+      const isWatchdog = (p: ParsedAlert) => alertnameOf(p.payload) === watchdog;
+      beats = parsed.some((p) => isWatchdog(p) && !p.resolves);
+      parsed = parsed.filter((p) => !isWatchdog(p));
+    }
+    const heartbeats = beats ? this.heartbeats : null;
     // Group commit: the items of requests that arrive together are written in one transaction, and each request
     // is answered once it committed (a 200 means every alert of it is stored; an error stores none of it).
-    return this.writes.submit((unit, pause) =>
-      this.write(unit, pause, project, integration, parsed, source, skipped),
-    );
+    return this.writes.submit(async (unit, pause) => {
+      const resolved = heartbeats
+        ? await heartbeats.beat(unit, project.id, integration.id, integration.name)
+        : null;
+      const out = await this.write(unit, pause, project, integration, parsed, source, skipped);
+      return resolved
+        ? { ...out, alerts: [{ iid: resolved.iid, title: resolved.title }, ...out.alerts] }
+        : out;
+    });
   }
 
   /** The one place an accepted payload is written: its items in order, inside the caller's transaction. */
@@ -241,7 +293,7 @@ export class IntakeService {
       const r = await this.processOne(
         unit,
         project,
-        integration,
+        integration.id,
         p,
         p.monitoringTool ?? source ?? integration.name,
       );
@@ -252,8 +304,8 @@ export class IntakeService {
 
   private async processOne(
     { trx, outbox }: IngestUnit,
-    project: Project,
-    integration: IntegrationView,
+    project: Pick<Project, 'id'>,
+    integrationId: number | null,
     p: ParsedAlert,
     source: string,
   ): Promise<IntakeResult | null> {
@@ -287,7 +339,7 @@ export class IntakeService {
     if (p.resolves) return null;
     const alert = await this.repo.createAlert(
       trx,
-      { ...p, projectId: project.id, integrationId: integration.id },
+      { ...p, projectId: project.id, integrationId },
       `logged an alert from **${source}**`,
       now,
     );
@@ -316,6 +368,14 @@ export class IntakeService {
     });
     return alert;
   }
+}
+
+/** The `labels.alertname` of an Alertmanager item. */
+function alertnameOf(payload: unknown): string | null {
+  const labels = (payload as { labels?: unknown } | null)?.labels;
+  const name =
+    typeof labels === 'object' && labels !== null ? (labels as { alertname?: unknown }).alertname : null;
+  return typeof name === 'string' ? name : null;
 }
 
 /** Nesting depth of a parsed JSON value (objects and arrays), without recursion; stops early past `limit`. */

@@ -16,6 +16,8 @@ import {
   validateMapping,
 } from './alerts.js';
 import type { AlertsRepository } from './alerts.repository.js';
+import type { Heartbeat } from './heartbeats.js';
+import type { HeartbeatInput, HeartbeatsService } from './heartbeats.service.js';
 
 export interface IntegrationInput {
   name?: string;
@@ -25,6 +27,8 @@ export interface IntegrationInput {
   /** JSON text (or an already parsed value) of a sample payload. */
   payloadExample?: unknown;
   payloadAttributeMapping?: unknown;
+  /** A heartbeat integration's interval and grace; a Prometheus integration's Watchdog (null: none). */
+  heartbeat?: HeartbeatInput | null;
 }
 
 /** An integration with its secret, as shown to Maintainers. */
@@ -35,6 +39,8 @@ export interface IntegrationView extends Integration {
   readonly isDefaultPrometheus: boolean;
   /** What the owner should know about how its alerts are received (recorded by intake, or following from the tier). */
   readonly warnings: readonly IntegrationWarning[];
+  /** Its heartbeat's settings and state (heartbeat integrations; Prometheus ones with a Watchdog). */
+  readonly heartbeat: Heartbeat | null;
 }
 
 export interface IntegrationWarning {
@@ -89,6 +95,7 @@ export class IntegrationsService {
     private readonly cipher: Cipher,
     private readonly access: Access,
     private readonly clock: Clock,
+    private readonly heartbeats: HeartbeatsService,
   ) {}
 
   /** Registers a function called after any integration changes (the intake cache clears itself). */
@@ -116,6 +123,7 @@ export class IntegrationsService {
   /** All integrations of a project with their effective state. */
   async views(project: Project): Promise<IntegrationView[]> {
     const all = await this.repo.integrations(project.id);
+    const beats = new Map((await this.heartbeats.forProject(project.id)).map((h) => [h.integrationId, h]));
     const oncallActive = all.some((i) => i.type === 'oncall_link' && i.active);
     const firstOfType = new Map<IntegrationType, number>();
     for (const i of all) if (!firstOfType.has(i.type)) firstOfType.set(i.type, i.id);
@@ -130,6 +138,7 @@ export class IntegrationsService {
         (this.premium || firstOfType.get(i.type) === i.id),
       isDefaultPrometheus: i.id === firstPrometheus,
       warnings: this.warnings(i),
+      heartbeat: beats.get(i.id) ?? null,
     }));
   }
 
@@ -200,6 +209,10 @@ export class IntegrationsService {
       this.access.tier('alert_field_mapping');
       if (type === 'oncall_link')
         throw invalidFields({ payload_attribute_mapping: ['is not used by the on-call link'] });
+      if (type === 'heartbeat')
+        throw invalidFields({
+          payload_attribute_mapping: ['is not used by a heartbeat, which reads no payload'],
+        });
     }
     if (input.payloadExample !== undefined) out.example = parseExample(input.payloadExample);
     if (input.payloadAttributeMapping !== undefined) {
@@ -236,6 +249,7 @@ export class IntegrationsService {
       );
     }
     const { example, mapping } = this.checkMappingInput(input, type);
+    const heartbeat = this.heartbeats.validate(type, input.heartbeat, null);
     const now = this.clock.now().toISOString();
     const id = await this.repo.insertIntegration(
       {
@@ -245,13 +259,14 @@ export class IntegrationsService {
         active,
         endpointIdentifier: newIdentifier(),
         tokenEncrypted: this.cipher.encrypt(newKey()),
-        apiUrl: type === 'http' ? null : (input.apiUrl ?? null),
+        apiUrl: type === 'http' || type === 'heartbeat' ? null : (input.apiUrl ?? null),
         payloadExample: example ?? {},
         payloadAttributeMapping: mapping ?? {},
       },
       now,
     );
     if (type === 'oncall_link' && active) await this.repo.deactivateOthers(project.id, id, now);
+    if (heartbeat) await this.heartbeats.configure(project.id, id, heartbeat);
     await this.changed();
     return { project, item: await this.view(project, id) };
   }
@@ -270,7 +285,7 @@ export class IntegrationsService {
     if (input.name !== undefined && input.name.trim() === '')
       throw invalidFields({ name: ["can't be blank"] });
     if (input.apiUrl) checkUrl('api_url', input.apiUrl);
-    if (input.apiUrl === null && current.type !== 'http')
+    if (input.apiUrl === null && current.type !== 'http' && current.type !== 'heartbeat')
       throw invalidFields({ api_url: ["can't be blank"] });
     const all = await this.repo.integrations(project.id);
     if (
@@ -283,6 +298,7 @@ export class IntegrationsService {
       );
     }
     const { example, mapping } = this.checkMappingInput(input, current.type);
+    const heartbeat = this.heartbeats.validate(current.type, input.heartbeat, current.heartbeat);
     const exampleChanged =
       example !== undefined && JSON.stringify(example) !== JSON.stringify(current.payloadExample);
     const now = this.clock.now().toISOString();
@@ -291,7 +307,8 @@ export class IntegrationsService {
       {
         name: input.name?.trim(),
         active: input.active,
-        apiUrl: current.type === 'http' ? undefined : (input.apiUrl ?? undefined),
+        apiUrl:
+          current.type === 'http' || current.type === 'heartbeat' ? undefined : (input.apiUrl ?? undefined),
         payloadExample: example,
         // Spec: after the sample payload changes, fields must be mapped again.
         payloadAttributeMapping: mapping ?? (exampleChanged ? {} : undefined),
@@ -302,6 +319,7 @@ export class IntegrationsService {
     if (current.recordedWarnings.length > 0) await this.repo.setIntegrationWarnings(id, []);
     if (current.type === 'oncall_link' && input.active === true)
       await this.repo.deactivateOthers(project.id, id, now);
+    if (heartbeat !== undefined) await this.heartbeats.configure(project.id, id, heartbeat);
     await this.changed();
     return { project, item: await this.view(project, id) };
   }

@@ -7,12 +7,15 @@ import type { Database } from '../db/schema.js';
 import { Ingest } from '../ingest/ingest.js';
 import type { Outbox } from '../ingest/outbox.js';
 import type { IssuesService } from '../issues/issues.service.js';
+import type { JobQueue } from '../jobs/queue.js';
 import type { Access } from '../projects/access.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { UsersService } from '../users/users.service.js';
 import { AlertsRepository } from './alerts.repository.js';
 import { AlertsService } from './alerts.service.js';
+import { HeartbeatsRepository } from './heartbeats.repository.js';
+import { HeartbeatsService } from './heartbeats.service.js';
 import { type AlertNotifier, IntakeService } from './intake.service.js';
 import { IntegrationsService } from './integrations.service.js';
 import { AlertSearchIndex } from './search-index.js';
@@ -37,17 +40,43 @@ export function wireAlerts(deps: {
   rates: RateCounter;
   cacheTtlMs: number;
   clock: Clock;
+  /** The heartbeats' deadline jobs. */
+  jobs: JobQueue;
 }): {
   integrations: IntegrationsService;
   alerts: AlertsService;
   alertSearch: AlertSearchIndex;
   alertIntake: IntakeService;
+  heartbeats: HeartbeatsService;
 } {
   const { kysely: k, projects, access, clock } = deps;
   const repo = new AlertsRepository(k, deps.dialect);
-  const integrations = new IntegrationsService(repo, projects, deps.cipher, access, clock);
+  // The intake writes the heartbeats' alerts, and tells them of calls: the write is reached once it exists.
+  const heartbeats = new HeartbeatsService(
+    new HeartbeatsRepository(k),
+    repo,
+    deps.jobs,
+    clock,
+    new Ingest(k, deps.outbox, { maxBatch: 64, attempts: 5 }),
+    () => intake.apply,
+  );
+  const integrations = new IntegrationsService(repo, projects, deps.cipher, access, clock, heartbeats);
   const alertSearch = new AlertSearchIndex(repo);
+  const intake: IntakeService = new IntakeService(
+    repo,
+    deps.issues,
+    integrations,
+    projects,
+    deps.settings,
+    access,
+    clock,
+    new Ingest(k, deps.outbox, { maxBatch: 64, attempts: 5 }),
+    deps.rates,
+    deps.cacheTtlMs,
+    heartbeats,
+  );
   return {
+    heartbeats,
     integrations,
     alerts: new AlertsService(
       repo,
@@ -61,17 +90,6 @@ export function wireAlerts(deps: {
       deps.outbox,
     ),
     alertSearch,
-    alertIntake: new IntakeService(
-      repo,
-      deps.issues,
-      integrations,
-      projects,
-      deps.settings,
-      access,
-      clock,
-      new Ingest(k, deps.outbox, { maxBatch: 64, attempts: 5 }),
-      deps.rates,
-      deps.cacheTtlMs,
-    ),
+    alertIntake: intake,
   };
 }

@@ -180,6 +180,7 @@ const integration: IntegrationView = {
   isDefaultPrometheus: false,
   recordedWarnings: [{ code: 'alertmanager_payload', at }],
   warnings: [{ code: 'alertmanager_payload', message: 'Looks like Alertmanager', at }],
+  heartbeat: null,
 };
 const alert: Alert = {
   id: 50,

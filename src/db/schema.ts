@@ -161,6 +161,50 @@ export interface AlertIntegrationsTable {
   warnings: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
+/** The heartbeat of an alert integration (migration 0042). */
+export interface AlertHeartbeatsTable {
+  integration_id: number;
+  project_id: number;
+  interval_seconds: number;
+  grace_seconds: number;
+  alertname: string | null;
+  state: string;
+  last_seen_at: Timestamp | null;
+  deadline_at: Timestamp | null;
+  updated_at: Timestamp;
+}
+
+/** A Sentry cron monitor of a project (migration 0042). */
+export interface CronMonitorsTable {
+  id: Generated<number>;
+  project_id: number;
+  slug: string;
+  schedule_type: string | null;
+  schedule: string | null;
+  schedule_unit: string | null;
+  checkin_margin: number | null;
+  max_runtime: number | null;
+  timezone: string | null;
+  status: string;
+  last_checkin_at: Timestamp | null;
+  deadline_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One check-in of a cron monitor (migration 0042). */
+export interface CronCheckinsTable {
+  id: Generated<number>;
+  monitor_id: number;
+  check_in_id: string;
+  status: string;
+  environment: string | null;
+  duration: number | null;
+  timeout_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface AlertsTable {
   id: Generated<number>;
   project_id: number;
@@ -811,6 +855,9 @@ export interface Database {
   rate_limit_windows: RateLimitWindowsTable;
   git_pushes: GitPushesTable;
   redirect_routes: RedirectRoutesTable;
+  alert_heartbeats: AlertHeartbeatsTable;
+  cron_monitors: CronMonitorsTable;
+  cron_checkins: CronCheckinsTable;
 }
 
 /** Where a query runs: the database or one of its transactions (`Db` is an open database, db/db.ts). */

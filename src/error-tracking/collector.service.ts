@@ -10,6 +10,8 @@ import { TtlCache } from '../ttl-cache.js';
 import type { ErrorTrackingRepository, SessionCounts } from './error-tracking.repository.js';
 import type { ErrorTrackingService } from './error-tracking.service.js';
 import { EventError, type NormalizedEvent, normalizeEvent } from './events.js';
+import { CheckInError } from './monitors.js';
+import type { MonitorsService } from './monitors.service.js';
 import {
   decodeBody,
   decodeFirstLine,
@@ -81,6 +83,8 @@ export class CollectorService {
     /** Events per client key (`error_tracking_rate_limit_per_minute`); shared by processes. */
     private readonly rates: RateCounter = new LocalRateCounter(clock),
     cacheTtlMs = CACHE_MS,
+    /** Cron monitors: the envelopes' `check_in` items. */
+    private readonly monitors: Pick<MonitorsService, 'record'> | null = null,
   ) {
     this.targets = new TtlCache(clock, cacheTtlMs);
     const clear = () => this.invalidate();
@@ -136,6 +140,44 @@ export class CollectorService {
     if (!target) throw new ProtocolError('not_found', '404 Project Not Found');
     if (!target.enabled) throw new ProtocolError('not_found', '404 Not Found');
     if (!target.keys.some((k) => safeEqual(k, key))) throw new ProtocolError('not_found', '404 Not Found');
+  }
+
+  /**
+   * Sentry's HTTP check-in endpoint (`/api/<project>/cron/<monitor_slug>/<public key>/`, GET with query
+   * parameters or POST with a JSON body): one check-in, refused with 400 when invalid (no SDK to drop it for).
+   */
+  async httpCheckIn(req: {
+    readonly projectId: string;
+    readonly key: string;
+    readonly slug: string;
+    readonly query: Readonly<Record<string, unknown>>;
+    readonly body: Buffer;
+    readonly contentEncoding: string | undefined;
+  }): Promise<void> {
+    const target = await this.target(req.projectId);
+    if (!target) throw new ProtocolError('not_found', '404 Project Not Found');
+    if (!target.enabled || !this.monitors) throw new ProtocolError('not_found', '404 Not Found');
+    if (!target.keys.some((k) => safeEqual(k, req.key)))
+      throw new ProtocolError('not_found', '404 Not Found');
+    const limit = (await this.settings.get()).error_tracking_rate_limit_per_minute;
+    if (limit > 0) {
+      const wait = await this.rates.hit(`sentry-key:${req.key}`, 1, limit, 60);
+      if (wait > 0) throw new RateLimited(wait);
+    }
+    const body =
+      req.body.length > 0 ? parseJson(await decodeBody(req.body, req.contentEncoding, EVENT_LIMIT)) : {};
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw new ProtocolError('bad_request', '400 Bad request - the check-in must be a JSON object');
+    // Query parameters are strings: a duration given there is a number of seconds.
+    const q = { ...req.query } as Record<string, unknown>;
+    if (typeof q.duration === 'string' && q.duration !== '') q.duration = Number(q.duration);
+    try {
+      await this.monitors.record(target.project.id, [{ ...q, ...body, monitor_slug: req.slug }], true);
+    } catch (err) {
+      if (err instanceof CheckInError)
+        throw new ProtocolError('bad_request', `400 Bad request - ${err.message}`);
+      throw err;
+    }
   }
 
   /** Handles one store or envelope request; returns the event id answered to the SDK. */
@@ -198,6 +240,7 @@ export class CollectorService {
     const sessionItems = envelope.items.filter(
       (i) => i.headers.type === 'session' || i.headers.type === 'sessions',
     );
+    const checkInItems = envelope.items.filter((i) => i.headers.type === 'check_in');
     // Counted before anything is parsed or stored: an envelope beyond the limits changes nothing.
     if (eventItems.length > MAX_EVENT_ITEMS)
       throw new ProtocolError(
@@ -208,6 +251,11 @@ export class CollectorService {
       throw new ProtocolError(
         'bad_request',
         `400 Bad request - too many session items in envelope (at most ${MAX_SESSION_ITEMS})`,
+      );
+    if (checkInItems.length > MAX_CHECK_IN_ITEMS)
+      throw new ProtocolError(
+        'bad_request',
+        `400 Bad request - too many check-ins in envelope (at most ${MAX_CHECK_IN_ITEMS})`,
       );
     await throttle(eventItems.length - 1);
     const events: NormalizedEvent[] = [];
@@ -241,9 +289,21 @@ export class CollectorService {
     // transaction, client_report, attachment and unknown types: accepted, not stored (Sentry: skip unknown items).
     if (events.length > 0) await this.commit(target.project.id, events);
     await this.repo.addSessions(target.project.id, sessions);
+    if (checkInItems.length > 0 && this.monitors) {
+      const checkIns = checkInItems.map((item) => {
+        if (item.payload.length > EVENT_LIMIT)
+          throw new ProtocolError('too_large', '413 Request Entity Too Large - check-in larger than 1 MB');
+        return parseJson(item.payload);
+      });
+      // Invalid check-ins are dropped, as Sentry's relay drops them: the SDK is answered 200 either way.
+      await this.monitors.record(target.project.id, checkIns);
+    }
     return { id: events[0]?.eventId ?? (headerId ? headerId.replace(/-/g, '') : null) };
   }
 }
+
+/** Check-in items one envelope may carry (SDKs send one). */
+const MAX_CHECK_IN_ITEMS = 100;
 
 /** The key from `sentry_key=`, `X-Sentry-Auth` or `Authorization: Sentry ...`, in that order. */
 function requestKey(req: Pick<CollectorRequest, 'queryKey' | 'authHeader' | 'authorization'>): string | null {

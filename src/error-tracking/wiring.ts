@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { AlertWrite } from '../alerts/intake.service.js';
 import type { Clock } from '../clock.js';
 import type { RateCounter } from '../cluster/rate-counter.js';
 import type { Offering } from '../config.js';
@@ -15,6 +16,8 @@ import type { SettingsService } from '../settings/settings.service.js';
 import { CollectorService } from './collector.service.js';
 import { ErrorTrackingRepository } from './error-tracking.repository.js';
 import { ErrorTrackingService } from './error-tracking.service.js';
+import { MonitorsRepository } from './monitors.repository.js';
+import { MonitorsService } from './monitors.service.js';
 import { registerRetention } from './retention.js';
 import { SentryClient } from './sentry-client.js';
 
@@ -37,7 +40,9 @@ export function wireErrorTracking(deps: {
   rates: RateCounter;
   cacheTtlMs: number;
   clock: Clock;
-}): { errorTracking: ErrorTrackingService; collector: CollectorService } {
+  /** Cron monitors' alerts take the alert intake's path. */
+  alertWrite: AlertWrite;
+}): { errorTracking: ErrorTrackingService; collector: CollectorService; monitors: MonitorsService } {
   const { kysely: k, settings, clock } = deps;
   const repo = new ErrorTrackingRepository(k, deps.dialect);
   registerRetention(deps.jobs, repo, settings, clock);
@@ -50,8 +55,17 @@ export function wireErrorTracking(deps: {
     deps.offering,
     clock,
   );
+  const monitors = new MonitorsService(
+    new MonitorsRepository(k),
+    errorTracking,
+    deps.jobs,
+    clock,
+    new Ingest(k, deps.outbox, { maxBatch: 64, attempts: 3 }),
+    deps.alertWrite,
+  );
   return {
     errorTracking,
+    monitors,
     collector: new CollectorService(
       repo,
       deps.projects,
@@ -61,6 +75,7 @@ export function wireErrorTracking(deps: {
       new Ingest(k, deps.outbox, { maxBatch: 64, attempts: 3 }),
       deps.rates,
       deps.cacheTtlMs,
+      monitors,
     ),
   };
 }

@@ -2,6 +2,18 @@ import { Type } from 'typebox';
 import { Bool, Int, Nullable, Str } from '../common/common.entities.js';
 import { UserBasic } from '../users/users.entities.js';
 
+/** svc's: a heartbeat integration's (or a Prometheus integration's Watchdog) settings and state. */
+export const HeartbeatEntity = Type.Object({
+  interval_seconds: Int,
+  grace_seconds: Int,
+  /** Prometheus integrations: the alertname whose arrival is the call. */
+  alertname: Nullable(Str),
+  /** waiting (never called), up, down (missed: its alert is open). */
+  status: Str,
+  last_seen_at: Nullable(Str),
+  due_at: Nullable(Str),
+});
+
 export const IntegrationEntity = Type.Object({
   id: Int,
   name: Str,
@@ -28,6 +40,8 @@ export const IntegrationEntity = Type.Object({
    * payload, with `recorded_at`; `no_fingerprint`: repeats cannot be grouped on this tier, `recorded_at` null).
    */
   warnings: Type.Array(Type.Object({ code: Str, message: Str, recorded_at: Nullable(Str) })),
+  /** svc's: only on integrations with a heartbeat. */
+  heartbeat: Type.Optional(HeartbeatEntity),
 });
 
 export const AlertEntity = Type.Object({

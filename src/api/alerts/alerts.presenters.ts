@@ -17,6 +17,9 @@ import type {
 /** The notify URL of an integration (none for the on-call link, which only links out). */
 export function integrationUrl(project: Project, i: IntegrationView, v: View): string | null {
   if (i.type === 'oncall_link') return null;
+  // A heartbeat is called with GET or POST (a cron job's curl); its URL is fixed-depth, by project id.
+  if (i.type === 'heartbeat')
+    return `${v.externalUrl}/-/alerts/heartbeat/${project.id}/${i.endpointIdentifier}`;
   if (i.isDefaultPrometheus) return `${v.externalUrl}/${project.fullPath}/prometheus/alerts/notify.json`;
   const slug =
     i.name
@@ -47,6 +50,16 @@ export function integration(
     created_at: i.createdAt,
     updated_at: i.updatedAt,
     warnings: i.warnings.map((w) => ({ code: w.code, message: w.message, recorded_at: w.at })),
+    ...(i.heartbeat && {
+      heartbeat: {
+        interval_seconds: i.heartbeat.intervalSeconds,
+        grace_seconds: i.heartbeat.graceSeconds,
+        alertname: i.heartbeat.alertname,
+        status: i.heartbeat.state,
+        last_seen_at: i.heartbeat.lastSeenAt,
+        due_at: i.heartbeat.deadlineAt,
+      },
+    }),
   };
 }
 

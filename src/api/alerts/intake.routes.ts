@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
 import { badRequest } from '../../errors.js';
 
@@ -59,6 +59,23 @@ export async function intakeRoutes(
     { parseAs: 'string', bodyLimit: ctx.config.alertPayloadLimitBytes },
     (_req, body, done) => done(null, body),
   );
+
+  // A heartbeat integration's URL (GET or POST; the body is not read): `/-/alerts/heartbeat/<project id>/<id>`.
+  const heartbeat = async (
+    request: FastifyRequest<{ Params: { project: string; identifier: string } }>,
+    reply: FastifyReply,
+  ) => {
+    const outcome = await ctx.alertIntake.notify({
+      projectPath: request.params.project,
+      identifier: request.params.identifier,
+      key: keyFrom(request),
+      body: '',
+      heartbeatOnly: true,
+    });
+    return reply.status(200).send(outcome.alerts);
+  };
+  app.get('/-/alerts/heartbeat/:project/:identifier', heartbeat);
+  app.post('/-/alerts/heartbeat/:project/:identifier', heartbeat);
 
   app.post('/*', async (request, reply) => {
     const target = parseNotifyPath(request.url);

@@ -16,6 +16,8 @@ const IntegrationBody = Type.Object({
   api_url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   payload_example: Type.Optional(Type.Unknown()),
   payload_attribute_mapping: Type.Optional(Type.Unknown()),
+  // Checked by the service (field-named 400s): interval_seconds, grace_seconds, alertname.
+  heartbeat: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
 });
 const toInput = (b: {
   name?: string;
@@ -24,6 +26,7 @@ const toInput = (b: {
   api_url?: string | null;
   payload_example?: unknown;
   payload_attribute_mapping?: unknown;
+  heartbeat?: Record<string, unknown> | null;
 }): IntegrationInput => ({
   name: b.name,
   type: b.type,
@@ -31,6 +34,14 @@ const toInput = (b: {
   apiUrl: b.api_url,
   payloadExample: b.payload_example,
   payloadAttributeMapping: b.payload_attribute_mapping,
+  heartbeat:
+    b.heartbeat === undefined || b.heartbeat === null
+      ? b.heartbeat
+      : {
+          intervalSeconds: b.heartbeat.interval_seconds,
+          graceSeconds: b.heartbeat.grace_seconds,
+          alertname: b.heartbeat.alertname,
+        },
 });
 
 /** Alert integrations management under /projects/:id/alert_management/integrations (Maintainer). */

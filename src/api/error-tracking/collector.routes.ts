@@ -84,6 +84,27 @@ export async function collectorRoutes(
     return reply.status(500).send({ message: '500 Internal Server Error' });
   });
 
+  // Sentry's HTTP check-in endpoint for cron jobs without an SDK (`curl ".../cron/<slug>/<key>/?status=ok"`): 202, no body.
+  const cron = async (
+    request: FastifyRequest<{
+      Params: { id: string; slug: string; key: string };
+      Querystring: Record<string, unknown>;
+    }>,
+    reply: FastifyReply,
+  ) => {
+    await ctx.collector.httpCheckIn({
+      projectId: request.params.id,
+      key: request.params.key,
+      slug: request.params.slug,
+      query: request.query ?? {},
+      body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+      contentEncoding: single(request.headers['content-encoding']),
+    });
+    return reply.status(202).send();
+  };
+  app.get('/api/:id/cron/:slug/:key/', cron);
+  app.post('/api/:id/cron/:slug/:key/', cron);
+
   for (const kind of ['store', 'envelope'] as const) {
     // SDKs post to `.../store/` and `.../envelope/`; the router ignores a trailing slash, so one path takes both.
     const path = `/api/:id/${kind}/`;

@@ -34,6 +34,7 @@ import * as m0036 from './0036_alert_silences.js';
 import * as m0038 from './0038_maintenance_windows.js';
 import * as m0039 from './0039_group_oncall.js';
 import * as m0040 from './0040_alert_integration_warnings.js';
+import * as m0042 from './0042_heartbeats_cron_monitors.js';
 import type { MigrationEnv } from './helpers.js';
 
 /** Every migration in order; names are what the migrations table records. */
@@ -75,4 +76,5 @@ export const MIGRATIONS: ReadonlyArray<
   ['0038_maintenance_windows', m0038.up],
   ['0039_group_oncall', m0039.up],
   ['0040_alert_integration_warnings', m0040.up],
+  ['0042_heartbeats_cron_monitors', m0042.up],
 ];

@@ -24,6 +24,7 @@ export const INTEGRATION_TYPE_LABELS: Readonly<Record<IntegrationType, string>> 
   http: 'HTTP endpoint',
   prometheus: 'Prometheus',
   oncall_link: 'On-call tool link',
+  heartbeat: 'Heartbeat',
 };
 
 export const INTEGRATION_TYPES = Object.keys(INTEGRATION_TYPE_LABELS) as IntegrationType[];

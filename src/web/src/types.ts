@@ -22,6 +22,7 @@ import type {
   ExternalProjectsEntity,
   StackTraceEntity,
 } from '../../api/error-tracking/error-tracking.entities.js';
+import type { MonitorEntity } from '../../api/error-tracking/monitors.entities.js';
 import type {
   AlertEscalationEntity,
   EscalationPolicyEntity,
@@ -150,6 +151,7 @@ export type ErrorStats = Static<typeof ErrorStatsEntity>;
 export type ErrorCounts = Static<typeof ErrorCountsEntity>;
 /** Session counts per release and environment (`GET .../error_tracking/sessions`). */
 export type ErrorSessions = Static<typeof ErrorSessionsEntity>;
+export type CronMonitor = Static<typeof MonitorEntity>;
 /** An error notification rule (`GET .../error_tracking/notification_rules`). */
 export type ErrorNotificationRule = Static<typeof ErrorNotificationRuleEntity>;
 /** A project webhook (`GET /projects/:id/hooks`). */
@@ -187,7 +189,7 @@ export type SilenceMatcher = Static<typeof MatcherEntity>;
 // them is shown as it came.
 
 /** Kinds of alert integration. */
-export type IntegrationType = 'http' | 'prometheus' | 'oncall_link';
+export type IntegrationType = 'http' | 'prometheus' | 'oncall_link' | 'heartbeat';
 
 /** The statuses an alert moves through. */
 export type AlertStatus = 'triggered' | 'acknowledged' | 'resolved' | 'ignored';

@@ -6,6 +6,7 @@ import { Sparkline } from '../lazy';
 import { Link, paths } from '../router';
 import type { ErrorCounts, ErrorSessions, ErrorStats, ErrorStatus, Project, TrackedError } from '../types';
 import { useLoader, useResource } from '../use-resource';
+import { CronMonitors } from './cron-monitors';
 
 const PER_PAGE = 20;
 
@@ -177,6 +178,7 @@ function ErrorsList({ project }: { readonly project: Project }) {
         </ResourceView>
       </div>
       <Sessions project={project} refreshKey={refreshKey} />
+      <CronMonitors project={project} refreshKey={refreshKey} />
     </>
   );
 }

@@ -20,14 +20,19 @@ export function AddIntegrationForm({
   const [type, setType] = useState<IntegrationType>('http');
   const [active, setActive] = useState(true);
   const [apiUrl, setApiUrl] = useState('');
+  const [intervalSeconds, setIntervalSeconds] = useState('300');
+  const [graceSeconds, setGraceSeconds] = useState('60');
   const action = useAction();
   const ids = { name: useId(), type: useId(), active: useId(), apiUrl: useId(), apiUrlHelp: useId() };
+  const beatIds = { interval: useId(), grace: useId(), help: useId() };
 
   const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
     event.preventDefault();
     await action.run(async () => {
       const body: Record<string, unknown> = { name: name.trim(), type, active };
       if (needsApiUrl(type)) body.api_url = apiUrl.trim();
+      if (type === 'heartbeat')
+        body.heartbeat = { interval_seconds: Number(intervalSeconds), grace_seconds: Number(graceSeconds) };
       onCreated(await sendJson<Integration>('POST', integrationsPath(project), body));
     });
   };
@@ -80,6 +85,39 @@ export function AddIntegrationForm({
               : 'The page of your on-call tool that responders should open. Needs the Premium or Ultimate tier.'}
           </span>
         </div>
+      )}
+      {type === 'heartbeat' && (
+        <>
+          <div className="field">
+            <label htmlFor={beatIds.interval}>Interval (seconds)</label>
+            <input
+              id={beatIds.interval}
+              type="number"
+              min={10}
+              required
+              value={intervalSeconds}
+              onChange={(event) => setIntervalSeconds(event.target.value)}
+              aria-describedby={beatIds.help}
+            />
+          </div>
+          <div className="field">
+            <label htmlFor={beatIds.grace}>Grace period (seconds)</label>
+            <input
+              id={beatIds.grace}
+              type="number"
+              min={0}
+              required
+              value={graceSeconds}
+              onChange={(event) => setGraceSeconds(event.target.value)}
+              aria-describedby={beatIds.help}
+            />
+            <span id={beatIds.help} className="help">
+              Your job calls the heartbeat URL (GET or POST, with the key) at least this often; when no call
+              arrives within the interval plus the grace period, an alert &ldquo;Heartbeat missed&rdquo;
+              opens.
+            </span>
+          </div>
+        </>
       )}
       <div className="checkbox">
         <input
