@@ -185,7 +185,8 @@ export class CollectorService {
       const raw = parseJson(body);
       // A transaction is not an error: Sentry's store endpoint takes it as one, svc keeps no traces. Answered as
       // accepted with its id (the SDK must not retry it) and not stored.
-      if (isTransaction(raw)) return { id: usableEventId(str((raw as { event_id?: unknown }).event_id) ?? '') };
+      if (isTransaction(raw))
+        return { id: usableEventId(str((raw as { event_id?: unknown }).event_id) ?? '') };
       const withId = withEventId(raw);
       const event = normalize(withId, withId === raw ? body.toString('utf8') : JSON.stringify(withId));
       await this.commit(target.project.id, [event]);

@@ -42,7 +42,9 @@ describe.each(await databases())('error grouping, merge and unmerge (%s)', (data
       body: { active: true, integrated: true },
     });
     expect(set.status).toBe(200);
-    const keys = await p.api.get(`/api/v4/projects/${p.id}/error_tracking/client_keys`, { token: s.rootToken });
+    const keys = await p.api.get(`/api/v4/projects/${p.id}/error_tracking/client_keys`, {
+      token: s.rootToken,
+    });
     const key = keys.body[0].public_key as string;
     const errors = `/api/v4/projects/${p.id}/error_tracking/errors`;
     const store = async (event: object) => {
@@ -54,9 +56,9 @@ describe.each(await databases())('error grouping, merge and unmerge (%s)', (data
       return (await r.json()) as { id: string };
     };
     const list = async () =>
-      ((await p.api.get(`${errors}?per_page=100&sort=first_seen`, { token: s.rootToken })).body as any[]).sort(
-        (a, b) => a.id - b.id,
-      );
+      (
+        (await p.api.get(`${errors}?per_page=100&sort=first_seen`, { token: s.rootToken })).body as any[]
+      ).sort((a, b) => a.id - b.id);
     return { ...p, dsn: keys.body[0].sentry_dsn as string, errors, store, list };
   }
 
@@ -66,14 +68,17 @@ describe.each(await databases())('error grouping, merge and unmerge (%s)', (data
   afterAll(() => s?.stop());
 
   it.skipIf(python !== null && !process.env.CI)(
-    "python3-sentry-sdk: one bug from two routes is one error, two bugs in one route are two; logentry params fill the title",
+    'python3-sentry-sdk: one bug from two routes is one error, two bugs in one route are two; logentry params fill the title',
     async () => {
       if (python) throw new Error(`required in CI: ${python}`);
       const p = await setup();
       const run = await runClient('/usr/bin/python3', ['python-grouping.py', p.dsn], { env: clientEnv() });
       expect(run.code, run.summary).toBe(0);
       expect(run.sends.length, run.summary).toBe(4);
-      expect(run.sends.every((x) => x.status === 200), run.summary).toBe(true);
+      expect(
+        run.sends.every((x) => x.status === 200),
+        run.summary,
+      ).toBe(true);
       const errors = await p.list();
       expect(errors.map((e) => [e.title, e.count])).toEqual([
         ["KeyError 'id'", 2],
@@ -126,7 +131,9 @@ describe.each(await databases())('error grouping, merge and unmerge (%s)', (data
     expect(
       (await p.api.put(merge, { token: p.tokens.developer, body: { error_ids: [a.id, foreign.id] } })).status,
     ).toBe(404);
-    expect((await p.api.put(merge, { token: p.tokens.developer, body: { error_ids: 'x' } })).status).toBe(400);
+    expect((await p.api.put(merge, { token: p.tokens.developer, body: { error_ids: 'x' } })).status).toBe(
+      400,
+    );
     expect((await p.list()).map((e) => e.count)).toEqual([1, 2, 1]);
 
     // The error with the most events takes the others.
@@ -147,17 +154,25 @@ describe.each(await databases())('error grouping, merge and unmerge (%s)', (data
     const hashes = await p.api.get(`${p.errors}/${b.id}/hashes`, { token: p.tokens.reporter });
     expect(hashes.status).toBe(200);
     expect(hashes.body).toHaveLength(2);
-    expect(hashes.body.map((h: any) => h.grouping_version)).toEqual(['stacktrace:2026-11', 'stacktrace:2026-11']);
+    expect(hashes.body.map((h: any) => h.grouping_version)).toEqual([
+      'stacktrace:2026-11',
+      'stacktrace:2026-11',
+    ]);
     expect(hashes.body.map((h: any) => h.events_count)).toEqual([2, 2]);
     // Oldest first: the hash of the error merged away was recorded first.
     const [ofA, ofB] = hashes.body.map((h: any) => h.hash as string);
 
     const unmerge = `${p.errors}/${b.id}/unmerge`;
-    expect((await p.api.post(unmerge, { token: p.tokens.reporter, body: { hashes: [ofA] } })).status).toBe(403);
+    expect((await p.api.post(unmerge, { token: p.tokens.reporter, body: { hashes: [ofA] } })).status).toBe(
+      403,
+    );
     const all = await p.api.post(unmerge, { token: p.tokens.developer, body: { hashes: [ofA, ofB] } });
     expect(all.status).toBe(400);
     expect(all.body.message).toEqual({ hashes: ['must leave the error at least one of its hashes'] });
-    const unknown = await p.api.post(unmerge, { token: p.tokens.developer, body: { hashes: ['f'.repeat(40)] } });
+    const unknown = await p.api.post(unmerge, {
+      token: p.tokens.developer,
+      body: { hashes: ['f'.repeat(40)] },
+    });
     expect(unknown.status).toBe(400);
     expect((await p.api.post(unmerge, { token: p.tokens.developer, body: { hashes: [] } })).status).toBe(400);
     expect((await p.list()).map((e) => e.count)).toEqual([4, 1]);
@@ -172,7 +187,9 @@ describe.each(await databases())('error grouping, merge and unmerge (%s)', (data
     ]);
     // The hash went with it: later events of that bug land in the new error.
     await p.store(exception('KeyError', "'id'", ['show', 'load']));
-    expect((await p.api.get(`${p.errors}/${split.body.id}`, { token: p.tokens.reporter })).body.count).toBe(3);
+    expect((await p.api.get(`${p.errors}/${split.body.id}`, { token: p.tokens.reporter })).body.count).toBe(
+      3,
+    );
     expect((await p.api.get(`${p.errors}/${b.id}`, { token: p.tokens.reporter })).body.count).toBe(2);
   });
 
