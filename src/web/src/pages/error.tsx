@@ -18,7 +18,16 @@ import {
 import { TextField } from '../form-fields';
 import { OccurrenceChart } from '../lazy';
 import { Link, navigate, paths } from '../router';
-import type { ErrorEvent, ErrorStatus, Project, StackTrace, StackTraceEntry, TrackedError } from '../types';
+import type {
+  ErrorEvent,
+  ErrorHash,
+  ErrorMerge,
+  ErrorStatus,
+  Project,
+  StackTrace,
+  StackTraceEntry,
+  TrackedError,
+} from '../types';
 import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
 
@@ -156,13 +165,6 @@ function ErrorView({
   );
 }
 
-interface ErrorHash {
-  readonly hash: string;
-  readonly grouping_version: string;
-  readonly created_at: string;
-  readonly events_count: number;
-}
-
 /**
  * Grouping by hand: merge other errors into this one, or move some of its grouping hashes (and their events) into
  * a new error. The API answers 403 to Reporters, which the notice shows.
@@ -194,13 +196,9 @@ function GroupingSection({
       return;
     }
     await action.run(async () => {
-      const r = await sendJson<{ error: TrackedError; merged_error_ids: number[] }>(
-        'PUT',
-        `${errorsPath}/merge`,
-        {
-          error_ids: [error.id, ...ids],
-        },
-      );
+      const r = await sendJson<ErrorMerge>('PUT', `${errorsPath}/merge`, {
+        error_ids: [error.id, ...ids],
+      });
       setOthers('');
       if (r.error.id !== error.id) navigate(paths.error(projectId, r.error.id));
       else onChanged(r.error);
