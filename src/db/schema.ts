@@ -373,6 +373,18 @@ export interface ErrorTrackingErrorsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   regressed_at: ColumnType<string | Date | null, string | null | undefined, string | null>;
+  /** The grouping version the error was created with (grouping.ts); set by migration 0043. */
+  grouping_version: Generated<string>;
+}
+
+/** Grouping hashes and the error each one leads to (migration 0043). */
+export interface ErrorTrackingErrorHashesTable {
+  id: Generated<number>;
+  project_id: number;
+  hash: string;
+  error_id: number;
+  grouping_version: string;
+  created_at: Timestamp;
 }
 
 export interface ErrorTrackingEventsTable {
@@ -389,6 +401,8 @@ export interface ErrorTrackingEventsTable {
   occurred_at: Timestamp;
   payload: string;
   created_at: Timestamp;
+  /** The grouping hash that brought the event to its error (migration 0043; unmerge moves events by it). */
+  grouping_hash: string | null;
 }
 
 export interface ErrorTrackingSessionsTable {
@@ -838,6 +852,7 @@ export interface Database {
   error_tracking_client_keys: ErrorTrackingClientKeysTable;
   error_tracking_errors: ErrorTrackingErrorsTable;
   error_tracking_events: ErrorTrackingEventsTable;
+  error_tracking_error_hashes: ErrorTrackingErrorHashesTable;
   error_tracking_sessions: ErrorTrackingSessionsTable;
   jobs: JobsTable;
   repository_storage_moves: RepositoryStorageMovesTable;

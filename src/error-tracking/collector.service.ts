@@ -9,7 +9,7 @@ import type { SettingsService } from '../settings/settings.service.js';
 import { TtlCache } from '../ttl-cache.js';
 import type { ErrorTrackingRepository, SessionCounts } from './error-tracking.repository.js';
 import type { ErrorTrackingService } from './error-tracking.service.js';
-import { EventError, type NormalizedEvent, normalizeEvent } from './events.js';
+import { EventError, type NormalizedEvent, normalizeEvent, usableEventId } from './events.js';
 import { CheckInError } from './monitors.js';
 import type { MonitorsService } from './monitors.service.js';
 import {
@@ -225,6 +225,10 @@ export class CollectorService {
     if (req.kind === 'store') {
       const body = await decodeBody(req.body, req.contentEncoding, EVENT_LIMIT);
       const raw = parseJson(body);
+      // A transaction is not an error: Sentry's store endpoint takes it as one, svc keeps no traces. Answered as
+      // accepted with its id (the SDK must not retry it) and not stored.
+      if (isTransaction(raw))
+        return { id: usableEventId(str((raw as { event_id?: unknown }).event_id) ?? '') };
       const withId = withEventId(raw);
       const event = normalize(withId, withId === raw ? body.toString('utf8') : JSON.stringify(withId));
       await this.commit(target.project.id, [event]);
@@ -264,6 +268,7 @@ export class CollectorService {
       if (item.payload.length > EVENT_LIMIT)
         throw new ProtocolError('too_large', '413 Request Entity Too Large - event larger than 1 MB');
       const raw = parseJson(item.payload);
+      if (isTransaction(raw)) continue;
       const withId = withEventId(raw, headerId);
       // The event's own event_id first: the envelope header's names the (usual) single event when it has none,
       // and must not make several events of one envelope duplicates of each other.
@@ -315,6 +320,13 @@ function requestKey(req: Pick<CollectorRequest, 'queryKey' | 'authHeader' | 'aut
       : null)
   );
 }
+
+/** An event of type `transaction` (performance data, which svc does not keep). */
+function isTransaction(raw: unknown): boolean {
+  return typeof raw === 'object' && raw !== null && (raw as { type?: unknown }).type === 'transaction';
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
 /** An event without an id gets one (SDKs always send it; hand-written payloads may not). */
 function withEventId(raw: unknown, headerId?: string): unknown {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { bucketKey } from '../db/buckets.js';
 import {
@@ -11,18 +12,25 @@ import {
 import { containsText } from '../db/like.js';
 import { fetchPage } from '../db/pagination.js';
 import { Prepared } from '../db/prepared.js';
-import type { Database, ErrorTrackingErrorsTable, ErrorTrackingEventsTable } from '../db/schema.js';
+import type {
+  Database,
+  ErrorTrackingErrorHashesTable,
+  ErrorTrackingErrorsTable,
+  ErrorTrackingEventsTable,
+} from '../db/schema.js';
 import { WriteConflict } from '../ingest/retry.js';
 import type { Paged, PageRequest } from '../pagination.js';
 import { type Bucket, type BucketWindow, fillBuckets } from '../time-buckets.js';
 import type {
   ClientKey,
   ErrorEvent,
+  ErrorHash,
   ErrorStatus,
   ErrorTrackingSettings,
   TrackedError,
 } from './error-tracking.js';
 import type { NormalizedEvent } from './events.js';
+import { GROUPING_VERSION } from './grouping.js';
 
 function toError(r: Selectable<ErrorTrackingErrorsTable>): TrackedError {
   return {
@@ -110,10 +118,30 @@ export class ErrorTrackingRepository {
           .where('project_id', '=', p('projectId'))
           .where('event_id', '=', p('eventId')),
       ),
-      upsertError: new Prepared<
-        Insertable<ErrorTrackingErrorsTable>,
-        { id: number; events_count: number; regressed_at: string | Date | null }
+      findHashes: new Prepared<
+        { projectId: number; current: string; legacy: string },
+        { hash: string; error_id: number }
       >((p) =>
+        db
+          .selectFrom('error_tracking_error_hashes')
+          .select(['hash', 'error_id'])
+          .where('project_id', '=', p('projectId'))
+          .where('hash', 'in', [p('current'), p('legacy')]),
+      ),
+      insertHash: new Prepared<Insertable<ErrorTrackingErrorHashesTable>, { id: number }>((p) =>
+        db
+          .insertInto('error_tracking_error_hashes')
+          .values({
+            project_id: p('project_id'),
+            hash: p('hash'),
+            error_id: p('error_id'),
+            grouping_version: p('grouping_version'),
+            created_at: p('created_at'),
+          })
+          .onConflict((oc) => oc.columns(['project_id', 'hash']).doNothing())
+          .returning('id'),
+      ),
+      insertError: new Prepared<Insertable<ErrorTrackingErrorsTable>, { id: number }>((p) =>
         db
           .insertInto('error_tracking_errors')
           .values({
@@ -135,24 +163,40 @@ export class ErrorTrackingRepository {
             created_at: p('created_at'),
             updated_at: p('updated_at'),
             regressed_at: null,
+            grouping_version: p('grouping_version'),
           })
-          .onConflict((oc) =>
-            oc.columns(['project_id', 'fingerprint']).doUpdateSet({
-              events_count: sql`error_tracking_errors.events_count + 1`,
-              message: sql`excluded.message`,
-              first_seen_at: sql`${least}(error_tracking_errors.first_seen_at, excluded.first_seen_at)`,
-              last_seen_at: sql`${greatest}(error_tracking_errors.last_seen_at, excluded.last_seen_at)`,
-              first_release: sql`coalesce(error_tracking_errors.first_release, excluded.first_release)`,
-              last_release: sql`coalesce(excluded.last_release, error_tracking_errors.last_release)`,
-              environment: sql`coalesce(excluded.environment, error_tracking_errors.environment)`,
-              tags: sql`excluded.tags`,
-              // A resolved error that occurs again is a regression: unresolved again. Ignored stays ignored.
-              status: sql`CASE WHEN error_tracking_errors.status = 'resolved' THEN 'unresolved' ELSE error_tracking_errors.status END`,
-              // When it became one (the error rules' "regression" trigger).
-              regressed_at: sql`CASE WHEN error_tracking_errors.status = 'resolved' THEN excluded.updated_at ELSE error_tracking_errors.regressed_at END`,
-              updated_at: sql`excluded.updated_at`,
-            }),
-          )
+          .returning('id'),
+      ),
+      updateError: new Prepared<
+        {
+          id: number;
+          message: string;
+          seenAt: string;
+          release: string | null;
+          environment: string | null;
+          tags: string;
+          now: string;
+        },
+        { id: number; events_count: number; regressed_at: string | Date | null }
+      >((p) =>
+        db
+          .updateTable('error_tracking_errors')
+          .set({
+            events_count: sql`events_count + 1`,
+            message: p('message'),
+            first_seen_at: sql`${least}(first_seen_at, ${p('seenAt')})`,
+            last_seen_at: sql`${greatest}(last_seen_at, ${p('seenAt')})`,
+            first_release: sql`coalesce(first_release, ${p('release')})`,
+            last_release: sql`coalesce(${p('release')}, last_release)`,
+            environment: sql`coalesce(${p('environment')}, environment)`,
+            tags: p('tags'),
+            // A resolved error that occurs again is a regression: unresolved again. Ignored stays ignored.
+            status: sql`CASE WHEN status = 'resolved' THEN 'unresolved' ELSE status END`,
+            // When it became one (the error rules' "regression" trigger).
+            regressed_at: sql`CASE WHEN status = 'resolved' THEN ${p('now')} ELSE regressed_at END`,
+            updated_at: p('now'),
+          })
+          .where('id', '=', p('id'))
           .returning(['id', 'events_count', 'regressed_at']),
       ),
       userSeen: new Prepared<{ errorId: number; userKey: string }, { id: number }>((p) =>
@@ -184,6 +228,7 @@ export class ErrorTrackingRepository {
             occurred_at: p('occurred_at'),
             payload: p('payload'),
             created_at: p('created_at'),
+            grouping_hash: p('grouping_hash'),
           })
           .onConflict((oc) => oc.columns(['project_id', 'event_id']).doNothing())
           .returning('id'),
@@ -312,23 +357,52 @@ export class ErrorTrackingRepository {
   ): Promise<RecordedError | null> {
     // A repeated event_id (an SDK retry, or a replay) is accepted and not stored again.
     if (await this.seen(trx, projectId, e.eventId)) return null;
-    const error = await this.q.upsertError.first(trx, {
-      project_id: projectId,
-      fingerprint: e.fingerprint,
-      type: e.type,
-      message: e.message,
-      culprit: e.culprit,
-      platform: e.platform,
-      first_seen_at: e.timestamp,
-      last_seen_at: e.timestamp,
-      first_release: e.release,
-      last_release: e.release,
-      environment: e.environment,
-      tags: JSON.stringify({ ...e.tags, level: e.level }),
-      created_at: now,
-      updated_at: now,
-    } as Insertable<ErrorTrackingErrorsTable>);
-    if (!error) throw new Error('the error upsert returned no row');
+    const { current, legacy } = e.hashes;
+    const found = (await this.q.findHashes.run(trx, { projectId, current, legacy })).rows;
+    // The current version's hash first; else an error of the previous version, which from now on also has the
+    // current hash (so it is still found once the previous version is no longer computed).
+    const byCurrent = found.find((r) => r.hash === current);
+    const existing = byCurrent ?? found.find((r) => r.hash === legacy);
+    const tags = JSON.stringify({ ...e.tags, level: e.level });
+    let error: { id: number; events_count: number; regressed_at: string | Date | null } | undefined;
+    if (existing) {
+      error = await this.q.updateError.first(trx, {
+        id: existing.error_id,
+        message: e.message,
+        seenAt: e.timestamp,
+        release: e.release,
+        environment: e.environment,
+        tags,
+        now,
+      });
+      // Merged into another error or deleted by retention meanwhile: run again, the hash now says where.
+      if (!error) throw new WriteConflict('the error of this hash changed meanwhile');
+      if (!byCurrent) await this.addHash(trx, projectId, current, error.id, now);
+    } else {
+      const created = await this.q.insertError.first(trx, {
+        project_id: projectId,
+        // A unique tag only (errors are found by their hashes): the hash may later move to another error.
+        fingerprint: randomUUID().replace(/-/g, ''),
+        type: e.type,
+        message: e.message,
+        culprit: e.culprit,
+        platform: e.platform,
+        first_seen_at: e.timestamp,
+        last_seen_at: e.timestamp,
+        first_release: e.release,
+        last_release: e.release,
+        environment: e.environment,
+        tags,
+        created_at: now,
+        updated_at: now,
+        grouping_version: GROUPING_VERSION,
+      } as Insertable<ErrorTrackingErrorsTable>);
+      if (!created) throw new Error('the error insert returned no row');
+      // Another transaction created the error of this hash first (PostgreSQL): run again, then it is found.
+      if (!(await this.addHash(trx, projectId, current, created.id, now)))
+        throw new WriteConflict('another transaction created the error of this hash first');
+      error = { id: created.id, events_count: 1, regressed_at: null };
+    }
     if (e.userKey !== null) {
       const seen = await this.q.userSeen.first(trx, { errorId: error.id, userKey: e.userKey });
       if (!seen) await this.q.countUser.run(trx, { errorId: error.id });
@@ -345,6 +419,7 @@ export class ErrorTrackingRepository {
       occurred_at: e.timestamp,
       payload: e.payloadJson,
       created_at: now,
+      grouping_hash: current,
     });
     if (!inserted) throw new WriteConflict('another transaction stored the same event_id first');
     const regressedAt = readNullableTimestamp(error.regressed_at);
@@ -353,6 +428,24 @@ export class ErrorTrackingRepository {
       created: error.events_count === 1,
       regressedAt: regressedAt !== null && regressedAt === new Date(now).toISOString() ? regressedAt : null,
     };
+  }
+
+  /** Records that `hash` leads to `errorId`; false when the hash already leads somewhere. */
+  private async addHash(
+    trx: Transaction<Database>,
+    projectId: number,
+    hash: string,
+    errorId: number,
+    now: string,
+  ): Promise<boolean> {
+    const row = await this.q.insertHash.first(trx, {
+      project_id: projectId,
+      hash,
+      error_id: errorId,
+      grouping_version: GROUPING_VERSION,
+      created_at: now,
+    });
+    return row !== undefined;
   }
 
   async addSessions(projectId: number, rows: readonly SessionCounts[]): Promise<void> {
@@ -444,6 +537,180 @@ export class ErrorTrackingRepository {
       .where('id', '=', id)
       .executeTakeFirst();
     return r ? toError(r) : null;
+  }
+
+  /** The grouping hashes of an error, oldest first, with how many of its stored events each brought. */
+  async hashes(errorId: number): Promise<ErrorHash[]> {
+    const rows = await this.db
+      .selectFrom('error_tracking_error_hashes')
+      .select(['hash', 'grouping_version', 'created_at'])
+      .where('error_id', '=', errorId)
+      .orderBy('id')
+      .execute();
+    const counts = await this.db
+      .selectFrom('error_tracking_events')
+      .select(['grouping_hash', (eb) => eb.fn.countAll().as('n')])
+      .where('error_id', '=', errorId)
+      .groupBy('grouping_hash')
+      .execute();
+    const n = new Map(counts.map((c) => [c.grouping_hash, readCount(c.n as string | number)]));
+    return rows.map((r) => ({
+      hash: r.hash,
+      groupingVersion: r.grouping_version,
+      createdAt: readTimestamp(r.created_at),
+      eventsCount: n.get(r.hash) ?? 0,
+    }));
+  }
+
+  /**
+   * Merges errors `sourceIds` into `targetId` (all of one project): their hashes and events move to it, so later
+   * events of any of them land in it too; their counts add up; they are deleted.
+   */
+  async merge(targetId: number, sourceIds: readonly number[], now: string): Promise<void> {
+    if (sourceIds.length === 0) return;
+    await this.db.transaction().execute(async (trx) => {
+      const moved = await trx
+        .selectFrom('error_tracking_errors')
+        .select((eb) => eb.fn.sum<number | string>('events_count').as('n'))
+        .where('id', 'in', [...sourceIds])
+        .executeTakeFirst();
+      await trx
+        .updateTable('error_tracking_error_hashes')
+        .set({ error_id: targetId })
+        .where('error_id', 'in', [...sourceIds])
+        .execute();
+      await trx
+        .updateTable('error_tracking_events')
+        .set({ error_id: targetId })
+        .where('error_id', 'in', [...sourceIds])
+        .execute();
+      await trx
+        .deleteFrom('error_tracking_errors')
+        .where('id', 'in', [...sourceIds])
+        .execute();
+      await trx
+        .updateTable('error_tracking_errors')
+        .set({ events_count: sql`events_count + ${Number(moved?.n ?? 0)}`, updated_at: now })
+        .where('id', '=', targetId)
+        .execute();
+      await this.recount(trx, targetId);
+    });
+  }
+
+  /**
+   * Moves the hashes `hashes` of error `errorId` and the events they brought into a new error, a copy of the
+   * error's description until `describe` (the caller's, from the moved events) replaces it. Returns the new id.
+   */
+  async unmerge(
+    projectId: number,
+    errorId: number,
+    hashes: readonly string[],
+    now: string,
+    describe: (payload: Record<string, unknown>) => {
+      type: string;
+      message: string;
+      culprit: string;
+      platform: string;
+    },
+  ): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      const source = await trx
+        .selectFrom('error_tracking_errors')
+        .selectAll()
+        .where('id', '=', errorId)
+        .where('project_id', '=', projectId)
+        .executeTakeFirstOrThrow();
+      const version = await trx
+        .selectFrom('error_tracking_error_hashes')
+        .select('grouping_version')
+        .where('error_id', '=', errorId)
+        .where('hash', 'in', [...hashes])
+        .orderBy('id', 'desc')
+        .executeTakeFirstOrThrow();
+      const created = await trx
+        .insertInto('error_tracking_errors')
+        .values({
+          project_id: projectId,
+          fingerprint: randomUUID().replace(/-/g, ''),
+          type: source.type,
+          message: source.message,
+          culprit: source.culprit,
+          platform: source.platform,
+          status: 'unresolved',
+          events_count: 0,
+          users_count: 0,
+          first_seen_at: readTimestamp(source.first_seen_at),
+          last_seen_at: readTimestamp(source.last_seen_at),
+          first_release: null,
+          last_release: null,
+          environment: source.environment,
+          tags: source.tags,
+          created_at: now,
+          updated_at: now,
+          grouping_version: version.grouping_version,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await trx
+        .updateTable('error_tracking_error_hashes')
+        .set({ error_id: created.id })
+        .where('error_id', '=', errorId)
+        .where('hash', 'in', [...hashes])
+        .execute();
+      const moved = await trx
+        .updateTable('error_tracking_events')
+        .set({ error_id: created.id })
+        .where('error_id', '=', errorId)
+        .where('grouping_hash', 'in', [...hashes])
+        .executeTakeFirst();
+      const n = Number(moved.numUpdatedRows);
+      await trx
+        .updateTable('error_tracking_errors')
+        .set({ events_count: sql`${sql.ref('events_count')} - ${n}`, updated_at: now })
+        .where('id', '=', errorId)
+        .execute();
+      const latest = await trx
+        .selectFrom('error_tracking_events')
+        .select(['payload', 'message'])
+        .where('error_id', '=', created.id)
+        .orderBy('occurred_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      const d = latest ? describe(JSON.parse(latest.payload) as Record<string, unknown>) : null;
+      await trx
+        .updateTable('error_tracking_errors')
+        .set({ events_count: n, ...(d ?? {}) })
+        .where('id', '=', created.id)
+        .execute();
+      await this.recount(trx, errorId);
+      await this.recount(trx, created.id);
+      return created.id;
+    });
+  }
+
+  /** An error's users, first and last seen and releases, from its stored events (after events moved). */
+  private async recount(trx: Transaction<Database>, id: number): Promise<void> {
+    const events = (order: 'asc' | 'desc', column: 'occurred_at' | 'release') =>
+      trx
+        .selectFrom('error_tracking_events')
+        .select(column)
+        .where('error_id', '=', id)
+        .$if(column === 'release', (q) => q.where('release', 'is not', null))
+        .orderBy('occurred_at', order)
+        .orderBy('id', order)
+        .limit(1);
+    await trx
+      .updateTable('error_tracking_errors')
+      .set({
+        users_count: sql<number>`(SELECT count(DISTINCT user_key) FROM error_tracking_events WHERE error_id = ${id})`,
+        first_seen_at: sql<string>`coalesce((${events('asc', 'occurred_at')}), first_seen_at)`,
+        last_seen_at: sql<string>`coalesce((${events('desc', 'occurred_at')}), last_seen_at)`,
+        first_release: sql<string | null>`(${events('asc', 'release')})`,
+        last_release: sql<string | null>`(${events('desc', 'release')})`,
+      })
+      .where('id', '=', id)
+      .execute();
   }
 
   async setStatus(id: number, status: ErrorStatus, now: string): Promise<void> {

@@ -13,13 +13,14 @@ import type { User } from '../users/users.js';
 import type {
   ClientKey,
   ErrorEvent,
+  ErrorHash,
   ErrorStatus,
   ErrorTrackingSettings,
   StackTrace,
   TrackedError,
 } from './error-tracking.js';
 import type { ErrorSort, ErrorTrackingRepository } from './error-tracking.repository.js';
-import { stackFrames } from './events.js';
+import { normalizeEvent, stackFrames } from './events.js';
 import { isSentrySlug } from './sentry-client.js';
 
 const INTEGRATED_FLAG = 'integrated_error_tracking';
@@ -82,6 +83,9 @@ const DISABLED: ErrorTrackingSettings = {
   projectName: null,
   organizationName: null,
 };
+
+/** Most errors one merge takes (a page of the list). */
+const MAX_MERGE = 100;
 
 /** `glet_` + 32 hex characters, as GitLab's client keys. */
 const newPublicKey = () => `glet_${randomBytes(16).toString('hex')}`;
@@ -381,6 +385,74 @@ export class ErrorTrackingService {
     const e = await this.integratedError(project.id, errorId);
     await this.repo.setStatus(e.id, status, this.clock.now().toISOString());
     return this.integratedError(project.id, errorId);
+  }
+
+  /** The grouping hashes of an error (Reporter; integrated backend): what unmerge can move out. */
+  async hashes(
+    actor: User | null,
+    idOrPath: string,
+    errorId: string,
+  ): Promise<{ error: TrackedError; hashes: ErrorHash[] }> {
+    const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Reporter);
+    if (external) throw badRequest('Grouping hashes are only kept by the integrated backend');
+    const error = await this.integratedError(project.id, errorId);
+    return { error, hashes: await this.repo.hashes(error.id) };
+  }
+
+  /**
+   * Merges errors by hand (Developer): the one with the most events (on a tie the oldest) takes the others' events
+   * and hashes, so their later events land in it too; the others are deleted. Returns it and the ids merged into it.
+   */
+  async merge(
+    actor: User | null,
+    idOrPath: string,
+    errorIds: readonly string[],
+  ): Promise<{ error: TrackedError; merged: number[] }> {
+    const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Developer);
+    if (external) throw badRequest('Only errors of the integrated backend can be merged');
+    const ids = [...new Set(errorIds)];
+    if (ids.length < 2) throw invalidFields({ error_ids: ['must name at least two different errors'] });
+    if (ids.length > MAX_MERGE) throw invalidFields({ error_ids: [`must name at most ${MAX_MERGE} errors`] });
+    const errors = await Promise.all(ids.map((id) => this.integratedError(project.id, id)));
+    const [target, ...sources] = [...errors].sort((a, b) => b.count - a.count || a.id - b.id);
+    await this.repo.merge(
+      target!.id,
+      sources.map((e) => e.id),
+      this.clock.now().toISOString(),
+    );
+    return {
+      error: await this.integratedError(project.id, String(target!.id)),
+      merged: sources.map((e) => e.id),
+    };
+  }
+
+  /**
+   * Unmerges (Developer): the error's hashes `hashes`, and the events they brought, become a new error. The error
+   * keeps at least one hash. Returns the new error.
+   */
+  async unmerge(
+    actor: User | null,
+    idOrPath: string,
+    errorId: string,
+    hashes: readonly string[],
+  ): Promise<TrackedError> {
+    const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Developer);
+    if (external) throw badRequest('Only errors of the integrated backend can be unmerged');
+    const error = await this.integratedError(project.id, errorId);
+    const wanted = [...new Set(hashes)];
+    if (wanted.length === 0) throw invalidFields({ hashes: ['must name at least one hash of the error'] });
+    const own = new Set((await this.repo.hashes(error.id)).map((h) => h.hash));
+    const unknown = wanted.filter((h) => !own.has(h));
+    if (unknown.length > 0)
+      throw invalidFields({ hashes: [`are not hashes of this error: ${unknown.slice(0, 5).join(', ')}`] });
+    if (wanted.length >= own.size)
+      throw invalidFields({ hashes: ['must leave the error at least one of its hashes'] });
+    const now = this.clock.now();
+    const id = await this.repo.unmerge(project.id, error.id, wanted, now.toISOString(), (payload) => {
+      const e = normalizeEvent(payload, { now, clientIp: null });
+      return { type: e.type, message: e.message, culprit: e.culprit, platform: e.platform };
+    });
+    return this.integratedError(project.id, String(id));
   }
 
   /** The Connect action: lists the external system's projects with a host and token (Maintainer). */

@@ -63,3 +63,13 @@ export interface StackTrace {
   readonly dateReceived: string;
   readonly frames: readonly Frame[];
 }
+
+/** A grouping hash of an error: events with this hash land in it. */
+export interface ErrorHash {
+  readonly hash: string;
+  /** The grouping version that computed it (grouping.ts). */
+  readonly groupingVersion: string;
+  readonly createdAt: string;
+  /** Stored events of the error that this hash brought. */
+  readonly eventsCount: number;
+}

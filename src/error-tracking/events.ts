@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { type EventHashes, groupingHashes } from './grouping.js';
 
 /**
  * Sentry event handling, pure: normalising what every SDK sends (exception as object or list, message as string
@@ -35,7 +36,8 @@ export interface NormalizedEvent {
   readonly tags: Readonly<Record<string, string>>;
   /** The user key for "users affected": id, username, email or IP address. */
   readonly userKey: string | null;
-  readonly fingerprint: string;
+  /** The grouping hashes of every supported grouping version (grouping.ts). */
+  readonly hashes: EventHashes;
   readonly frames: readonly Frame[];
   /** The event with NUL bytes removed, as stored. */
   readonly payload: JsonObject;
@@ -129,18 +131,53 @@ function mainException(event: JsonObject): JsonObject | undefined {
   return withFrames[withFrames.length - 1] ?? values[values.length - 1];
 }
 
-/** The message: a string `message`, `message.formatted`, or `logentry.formatted`/`logentry.message`. */
+/**
+ * The message: a string `message`, `message.formatted`, or `logentry.formatted`/`logentry.message`. Without
+ * `formatted`, the template is formatted with `params` (sentry-python before 2.26 sends only those).
+ */
 function eventMessage(event: JsonObject): { formatted: string | null; template: string | null } {
   for (const key of ['logentry', 'message']) {
     const m = event[key];
     if (typeof m === 'string' && m !== '') return { formatted: m, template: m };
     if (isObject(m)) {
       const template = str(m.message) ?? str(m.formatted);
-      const formatted = str(m.formatted) ?? template;
+      const formatted = str(m.formatted) ?? (template !== null ? formatMessage(template, m.params) : null);
       if (formatted) return { formatted, template };
     }
   }
   return { formatted: null, template: null };
+}
+
+const paramText = (v: unknown): string =>
+  typeof v === 'string' ? v : v === undefined ? '' : (JSON.stringify(v) ?? String(v));
+
+/**
+ * `logentry.message` with its `params` filled in, as the SDKs format them: a list fills `%s`/`%d`-style
+ * (Python, `%%` is a percent sign), `{}` (Rust, Java's SLF4J) or `{0}` (.NET) positions in order; an object
+ * fills `{name}` (.NET structured logging) and `%(name)s` (Python). Positions without a parameter stay as sent.
+ */
+export function formatMessage(template: string, params: unknown): string {
+  if (Array.isArray(params)) {
+    if (params.length === 0) return template;
+    let i = 0;
+    const next = (whole: string) => (i < params.length ? paramText(params[i++]) : whole);
+    if (/%[-#0 +]*\d*(?:\.\d+)?[sdifrxXeEgGcoaub]/.test(template))
+      return template.replace(/%%|%[-#0 +]*\d*(?:\.\d+)?[sdifrxXeEgGcoaub]/g, (m) =>
+        m === '%%' ? '%' : next(m),
+      );
+    if (template.includes('{}')) return template.replace(/\{\}/g, next);
+    return template.replace(/\{(\d+)(?:[,:][^}]*)?\}/g, (m, n: string) =>
+      Number(n) < params.length ? paramText(params[Number(n)]) : m,
+    );
+  }
+  if (isObject(params)) {
+    return template
+      .replace(/%\((\w+)\)[-#0 +]*\d*(?:\.\d+)?[sdifr]/g, (m, k: string) =>
+        k in params ? paramText(params[k]) : m,
+      )
+      .replace(/\{@?(\w+)(?:[,:][^}]*)?\}/g, (m, k: string) => (k in params ? paramText(params[k]) : m));
+  }
+  return template;
 }
 
 /** Context lines without their line ending (raven-ruby sends them with a trailing newline). */
@@ -220,13 +257,11 @@ export function userKey(event: JsonObject, clientIp: string | null): string | nu
   return ip ? `ip:${ip}` : null;
 }
 
-const sha1 = (s: string) => createHash('sha1').update(s).digest('hex');
 const truncate = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 3)}...` : s);
 
 /**
- * Normalises an event for storage and grouping. Grouping key: the event's `fingerprint` when given (`{{ default }}`
- * expands to the default key); otherwise exception type + culprit + platform, or for message events the message
- * template + platform.
+ * Normalises an event for storage and grouping (grouping.ts computes its hashes; the legacy grouping's default key,
+ * exception type + culprit + platform or message template + platform, is computed here from the same fields).
  */
 export function normalizeEvent(
   raw: unknown,
@@ -268,16 +303,10 @@ export function normalizeEvent(
       (last && !isMessageEvent ? `${last.function ?? '?'}(${last.module ?? last.filename ?? ''})` : ''),
     255,
   );
-  const defaultKey =
+  const legacyKey =
     isMessageEvent && msg.template !== null
       ? `message\u0000${msg.template}\u0000${platform}`
       : `exception\u0000${type}\u0000${culprit}\u0000${platform}`;
-  const fp =
-    Array.isArray(event.fingerprint) && event.fingerprint.length > 0
-      ? event.fingerprint
-          .map((part) => (part === '{{ default }}' || part === '{{default}}' ? defaultKey : String(part)))
-          .join('\u0000')
-      : defaultKey;
   const eventId = usableEventId(opts.eventId ?? str(event.event_id) ?? '');
   return {
     eventId,
@@ -291,7 +320,7 @@ export function normalizeEvent(
     environment: str(event.environment),
     tags: tagsOf(event.tags),
     userKey: userKey(event, opts.clientIp),
-    fingerprint: sha1(fp),
+    hashes: groupingHashes(event, platform, legacyKey),
     frames,
     payload: event,
     payloadJson: clean && opts.text !== undefined ? opts.text : JSON.stringify(event),

@@ -22,7 +22,7 @@ function event(fingerprint: string, at: Date, userKey: string | null): Normalize
     environment: null,
     tags: {},
     userKey,
-    fingerprint,
+    hashes: { current: fingerprint, legacy: fingerprint },
     frames: [],
     payload: {},
     payloadJson: '{}',

@@ -275,6 +275,59 @@ describe('error tracking UI on the hosted offering (Chromium)', () => {
     });
   });
 
+  it('merges two errors on the error page and unmerges one of their hashes into a new error', async () => {
+    const bug = (fn: string) => {
+      const e = event('u9');
+      const [value] = (e.exception as { values: Record<string, unknown>[] }).values;
+      e.exception = {
+        values: [
+          {
+            ...value,
+            type: 'RangeError',
+            value: `bad ${fn}`,
+            stacktrace: { frames: [{ filename: 'shop.js', function: fn, lineno: 3, in_app: true }] },
+          },
+        ],
+      };
+      return e;
+    };
+    expect((await sendEvent(dsn, bug('checkoutTotal'))).status).toBe(200);
+    expect((await sendEvent(dsn, bug('checkoutTotal'))).status).toBe(200);
+    expect((await sendEvent(dsn, bug('applyCoupon'))).status).toBe(200);
+    const list = (await (
+      await api('GET', `/projects/${projectId}/error_tracking/errors?search=RangeError`)
+    ).json()) as {
+      id: number;
+      message: string;
+    }[];
+    const total = list.find((e) => e.message === 'bad checkoutTotal')!;
+    const coupon = list.find((e) => e.message === 'bad applyCoupon')!;
+
+    await withPage('merge', async (page) => {
+      await page.goto(`${server!.url}/-/ui/projects/${projectId}/errors/${coupon.id}`);
+      const grouping = page.getByRole('region', { name: 'Grouping' });
+      await grouping.getByRole('table', { name: 'Grouping hashes' }).waitFor();
+      await grouping.getByLabel('Merge with errors').fill(String(total.id));
+      await grouping.getByRole('button', { name: 'Merge', exact: true }).click();
+      // The error with more events takes the other: the page moves to it.
+      await page.waitForURL(`**/-/ui/projects/${projectId}/errors/${total.id}`);
+      const rows = page.getByRole('table', { name: 'Grouping hashes' }).getByRole('row');
+      await expect.poll(() => rows.count()).toBe(3);
+      expect(await page.getByRole('heading', { level: 1 }).innerText()).toContain('bad checkoutTotal');
+      await page.screenshot({ path: screenshotPath('errors-grouping.png'), fullPage: true });
+
+      await rows
+        .nth(2)
+        .getByRole('button', { name: /^Unmerge/ })
+        .click();
+      await page.waitForURL((url) => !url.pathname.endsWith(`/errors/${total.id}`));
+      await page.getByRole('heading', { level: 1, name: /RangeError bad applyCoupon/ }).waitFor();
+      await expect
+        .poll(() => page.getByRole('table', { name: 'Grouping hashes' }).getByRole('row').count())
+        .toBe(2);
+    });
+  });
+
   it('rotates a leaked key: creates a new key, deletes the old one, and the old key is refused', async () => {
     expect(dsn).not.toBe('');
     const oldKey = new URL(dsn).username;

@@ -106,3 +106,17 @@ export const ExternalProjectsEntity = Type.Object({
     }),
   ),
 });
+
+/** A grouping hash of an error (`GET .../errors/:error_id/hashes`): what unmerge moves. */
+export const ErrorHashEntity = Type.Object({
+  hash: Str,
+  grouping_version: Str,
+  created_at: Str,
+  events_count: Int,
+});
+
+/** The answer to a merge: the error that took the others, and the ids of those merged into it (now gone). */
+export const ErrorMergeEntity = Type.Object({
+  error: ErrorEntity,
+  merged_error_ids: Type.Array(Int),
+});

@@ -7,7 +7,12 @@ import type { StatsPeriod } from '../../time-buckets.js';
 import { PageQuery, pageRequest, setCursorHeaders, setPageHeaders } from '../pagination.js';
 import { StatsQuery } from '../schemas.js';
 import type { ApiApp, ApiVersion } from '../version.js';
-import { ErrorCountsEntity, ErrorSessionsEntity } from './error-tracking.entities.js';
+import {
+  ErrorCountsEntity,
+  ErrorHashEntity,
+  ErrorMergeEntity,
+  ErrorSessionsEntity,
+} from './error-tracking.entities.js';
 
 const Params = Type.Object({ id: Type.String() });
 const ErrorParams = Type.Object({ id: Type.String(), error_id: Type.String() });
@@ -363,6 +368,79 @@ export function errorTrackingRoutes(
         ),
         { externalUrl: url },
       ),
+  );
+  // Merge and unmerge (Sentry's issue merge and hash unmerge, in GitLab's error tracking paths).
+  app.put(
+    `${base}/errors/merge`,
+    {
+      schema: {
+        tags,
+        summary: 'Merge errors into the one with the most events (Developer)',
+        params: Params,
+        body: Type.Object({
+          error_ids: Type.Array(
+            Type.Union([Type.Integer({ minimum: 1 }), Type.String({ pattern: '^[0-9]{1,18}$' })]),
+            {
+              minItems: 2,
+              maxItems: 100,
+            },
+          ),
+        }),
+        response: { 200: ErrorMergeEntity },
+      },
+    },
+    async (req) => {
+      const r = await ctx.errorTracking.merge(req.actor.user, req.params.id, req.body.error_ids.map(String));
+      return { error: P.trackedError(r.error, { externalUrl: url }), merged_error_ids: r.merged };
+    },
+  );
+  app.get(
+    `${base}/errors/:error_id/hashes`,
+    {
+      schema: {
+        tags,
+        summary: 'Grouping hashes of an error (Reporter)',
+        params: ErrorParams,
+        response: { 200: Type.Array(ErrorHashEntity) },
+      },
+    },
+    async (req) =>
+      (await ctx.errorTracking.hashes(req.actor.user, req.params.id, req.params.error_id)).hashes.map(
+        (h) => ({
+          hash: h.hash,
+          grouping_version: h.groupingVersion,
+          created_at: h.createdAt,
+          events_count: h.eventsCount,
+        }),
+      ),
+  );
+  app.post(
+    `${base}/errors/:error_id/unmerge`,
+    {
+      schema: {
+        tags,
+        summary: 'Move some grouping hashes of an error, and their events, into a new error (Developer)',
+        params: ErrorParams,
+        body: Type.Object({
+          hashes: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 100 }),
+        }),
+        response: { 201: E.ErrorEntity },
+      },
+    },
+    async (req, reply) =>
+      reply
+        .status(201)
+        .send(
+          P.trackedError(
+            await ctx.errorTracking.unmerge(
+              req.actor.user,
+              req.params.id,
+              req.params.error_id,
+              req.body.hashes,
+            ),
+            { externalUrl: url },
+          ),
+        ),
   );
   app.get(
     `${base}/sessions`,

@@ -35,6 +35,7 @@ import * as m0038 from './0038_maintenance_windows.js';
 import * as m0039 from './0039_group_oncall.js';
 import * as m0040 from './0040_alert_integration_warnings.js';
 import * as m0042 from './0042_heartbeats_cron_monitors.js';
+import * as m0043 from './0043_error_grouping.js';
 import type { MigrationEnv } from './helpers.js';
 
 /** Every migration in order; names are what the migrations table records. */
@@ -77,4 +78,5 @@ export const MIGRATIONS: ReadonlyArray<
   ['0039_group_oncall', m0039.up],
   ['0040_alert_integration_warnings', m0040.up],
   ['0042_heartbeats_cron_monitors', m0042.up],
+  ['0043_error_grouping', m0043.up],
 ];

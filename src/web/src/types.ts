@@ -16,6 +16,8 @@ import type {
   ErrorEntity,
   ErrorEventDetailEntity,
   ErrorEventEntity,
+  ErrorHashEntity,
+  ErrorMergeEntity,
   ErrorSessionsEntity,
   ErrorStatsEntity,
   ErrorTrackingSettingsEntity,
@@ -149,6 +151,10 @@ export type ErrorEventDetail = Static<typeof ErrorEventDetailEntity>;
 export type ErrorStats = Static<typeof ErrorStatsEntity>;
 /** Body of `GET .../errors/counts`: a count per status and `all`. */
 export type ErrorCounts = Static<typeof ErrorCountsEntity>;
+
+export type ErrorHash = Static<typeof ErrorHashEntity>;
+
+export type ErrorMerge = Static<typeof ErrorMergeEntity>;
 /** Session counts per release and environment (`GET .../error_tracking/sessions`). */
 export type ErrorSessions = Static<typeof ErrorSessionsEntity>;
 export type CronMonitor = Static<typeof MonitorEntity>;

@@ -1,4 +1,4 @@
-import { type ReactNode, useState } from 'react';
+import { type FormEvent, type ReactNode, useState } from 'react';
 import { sendJson } from '../api';
 import {
   Breadcrumbs,
@@ -15,9 +15,19 @@ import {
   ErrorStatusBadge,
   userLabel,
 } from '../error-labels';
+import { TextField } from '../form-fields';
 import { OccurrenceChart } from '../lazy';
-import { Link, paths } from '../router';
-import type { ErrorEvent, ErrorStatus, Project, StackTrace, StackTraceEntry, TrackedError } from '../types';
+import { Link, navigate, paths } from '../router';
+import type {
+  ErrorEvent,
+  ErrorHash,
+  ErrorMerge,
+  ErrorStatus,
+  Project,
+  StackTrace,
+  StackTraceEntry,
+  TrackedError,
+} from '../types';
 import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
 
@@ -135,6 +145,14 @@ function ErrorView({
         <StackTraceView path={`${apiPath}/stack_trace`} />
       </section>
 
+      <GroupingSection
+        key={error.count}
+        projectId={projectId}
+        error={error}
+        apiPath={apiPath}
+        onChanged={onChanged}
+      />
+
       <section className="card section" aria-labelledby="error-events">
         <h2 id="error-events">Latest events</h2>
         <EventsView
@@ -144,6 +162,118 @@ function ErrorView({
         />
       </section>
     </>
+  );
+}
+
+/**
+ * Grouping by hand: merge other errors into this one, or move some of its grouping hashes (and their events) into
+ * a new error. The API answers 403 to Reporters, which the notice shows.
+ */
+function GroupingSection({
+  projectId,
+  error,
+  apiPath,
+  onChanged,
+}: {
+  readonly projectId: string;
+  readonly error: TrackedError;
+  readonly apiPath: string;
+  readonly onChanged: (error: TrackedError) => void;
+}) {
+  const hashes = useResource<ErrorHash[]>(`${apiPath}/hashes`);
+  const action = useAction();
+  const [others, setOthers] = useState('');
+  const errorsPath = apiPath.replace(/\/[^/]+$/, '');
+
+  const merge = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
+    event.preventDefault();
+    const ids = others
+      .split(/[\s,#]+/)
+      .filter((v) => v !== '')
+      .map(Number);
+    if (ids.length === 0 || ids.some((n) => !Number.isInteger(n) || n <= 0)) {
+      action.fail('Give the ids of the errors to merge, separated by commas.');
+      return;
+    }
+    await action.run(async () => {
+      const r = await sendJson<ErrorMerge>('PUT', `${errorsPath}/merge`, {
+        error_ids: [error.id, ...ids],
+      });
+      setOthers('');
+      if (r.error.id !== error.id) navigate(paths.error(projectId, r.error.id));
+      else onChanged(r.error);
+      return `Merged ${r.merged_error_ids.map((id) => `#${id}`).join(', ')} into #${r.error.id}.`;
+    });
+  };
+
+  const unmerge = async (hash: string): Promise<void> => {
+    await action.run(async () => {
+      const created = await sendJson<TrackedError>('POST', `${apiPath}/unmerge`, { hashes: [hash] });
+      navigate(paths.error(projectId, created.id));
+      return `Unmerged into #${created.id}.`;
+    });
+  };
+
+  return (
+    <section className="card section" aria-labelledby="error-grouping">
+      <h2 id="error-grouping">Grouping</h2>
+      <form className="form-card" aria-label="Merge errors" onSubmit={(e) => void merge(e)}>
+        <TextField
+          label="Merge with errors"
+          value={others}
+          onChange={setOthers}
+          placeholder="12, 15"
+          help="Their events join this error (or this one joins theirs, whichever has more events), and so do their later events."
+        />
+        <div className="actions">
+          <button type="submit" className="button" disabled={action.busy}>
+            Merge
+          </button>
+        </div>
+      </form>
+      <ResourceView resource={hashes}>
+        {(loaded) => (
+          <table className="table" aria-label="Grouping hashes">
+            <thead>
+              <tr>
+                <th>Hash</th>
+                <th>Grouping</th>
+                <th>Events</th>
+                <th>
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {loaded.map((h) => (
+                <tr key={h.hash}>
+                  <td>
+                    <code title={h.hash}>{h.hash.slice(0, 12)}</code>
+                  </td>
+                  <td>{h.grouping_version}</td>
+                  <td>{h.events_count}</td>
+                  <td>
+                    {loaded.length > 1 ? (
+                      <button
+                        type="button"
+                        className="button"
+                        disabled={action.busy}
+                        aria-label={`Unmerge ${h.hash.slice(0, 12)}`}
+                        onClick={() => void unmerge(h.hash)}
+                      >
+                        Unmerge
+                      </button>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </ResourceView>
+      {action.error !== null && <ErrorNotice message={action.error} />}
+      {action.done !== null && <SuccessNotice>{action.done}</SuccessNotice>}
+    </section>
   );
 }
 
