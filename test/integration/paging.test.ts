@@ -4,7 +4,7 @@ import { createIntegration, notify } from '../helpers/alerts.js';
 import { databases } from '../helpers/databases.js';
 import { startHookReceiver } from '../helpers/hook-receiver.js';
 import { http } from '../helpers/http.js';
-import { projectWithMembers } from '../helpers/members.js';
+import { createUser, projectWithMembers } from '../helpers/members.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { type ReceivedMail, startSmtpReceiver } from '../helpers/smtp.js';
 import { until } from '../helpers/until.js';
@@ -97,6 +97,8 @@ describe.each(await databases())('paging (%s)', (database) => {
     expect((await api.post(page, { token: tokens.guest })).status).toBe(403);
     expect((await api.post(page, { token: tokens.reporter })).status).toBe(403);
     expect((await api.post(page, {})).status).toBe(401);
+    const stranger = await createUser(s, 'stranger-ph');
+    expect((await api.post(page, { token: stranger.token })).status).toBe(404);
     const plain = await api.post(issues, { token: tokens.maintainer, body: { title: 'Not an incident' } });
     expect((await api.post(`${issues}/${plain.body.iid}/page`, { token: tokens.developer })).status).toBe(
       404,
@@ -133,14 +135,14 @@ describe.each(await databases())('paging (%s)', (database) => {
     await waitPages('oncall-ph', 'DB down', 1);
     const mail = pagesTo('oncall-ph', 'DB down')[0]!;
     expect(mail.text).toContain(`/-/ui/projects/${id}/incidents/${incident.body.iid}`);
-    linkOf(mail);
 
-    // Acknowledged: the `acknowledged` rules stop, the `resolved` one still pages at 300 s.
-    const ack = await api.put(`${issues}/${incident.body.iid}`, {
-      token: tokens.developer,
-      body: { escalation_status: 'acknowledged' },
-    });
+    // Acknowledged from the page's link: the `acknowledged` rules stop, the `resolved` one still pages at 300 s.
+    const ack = await press(linkOf(mail));
     expect(ack.status).toBe(200);
+    expect(await ack.text()).toContain('Incident #');
+    expect(
+      (await api.get(`${issues}/${incident.body.iid}`, { token: tokens.reporter })).body.escalation_status,
+    ).toBe('acknowledged');
     s.clock.advance(301_000);
     await waitPages('maintainer-ph', 'DB down', 1);
     expect(pagesTo('oncall-ph', 'DB down')).toHaveLength(1);
@@ -156,6 +158,9 @@ describe.each(await databases())('paging (%s)', (database) => {
       'changed the incident status to **Triggered** because the acknowledgement timed out after 10 minutes',
     );
     expect(notes.map((n) => n.body)).toContain('paged escalation policy **Ops**');
+    expect(notes.map((n) => n.body)).toContain(
+      'changed the incident status to **Acknowledged** via page link',
+    );
 
     // Resolved: nothing more pages, the second run's 300 s rule included.
     const resolved = await api.put(`${issues}/${incident.body.iid}`, {
@@ -183,6 +188,7 @@ describe.each(await databases())('paging (%s)', (database) => {
     expect(texts).toContain(
       'The acknowledgement timed out after 10 minutes: the incident is triggered again',
     );
+    expect(texts).toContain('Acknowledged by @oncall-ph via page link');
   });
 
   it('pages by the /page quick action, with GitLab answers; for readers below Developer it is a plain comment', async () => {
