@@ -481,4 +481,34 @@ describe.each(await databases())('paging (%s)', (database) => {
       at = found;
     }
   });
+
+  it('the Free tier refuses paging (403 naming the tier) and has no /page command', async () => {
+    const free = await startTestServer({ database, env: { SVC_TIER: 'free' } });
+    try {
+      const api = http(free.url);
+      const p = await api.post('/api/v4/projects', { token: free.rootToken, body: { name: 'free-page' } });
+      const issues = `/api/v4/projects/${p.body.id}/issues`;
+      const incident = await api.post(issues, {
+        token: free.rootToken,
+        body: { title: 'Free incident', issue_type: 'incident' },
+      });
+      const refused = await api.post(`${issues}/${incident.body.iid}/page`, { token: free.rootToken });
+      expect(refused.status).toBe(403);
+      expect(refused.body.message).toContain('Premium or Ultimate');
+      const note = await api.post(`${issues}/${incident.body.iid}/notes`, {
+        token: free.rootToken,
+        body: { body: '/page Ops' },
+      });
+      expect(note.status).toBe(201);
+      expect(note.body.body).toBe('/page Ops');
+      expect((await api.get(`${issues}/${incident.body.iid}`, { token: free.rootToken })).body).toMatchObject(
+        {
+          escalation_status: 'triggered',
+          escalation_policy: null,
+        },
+      );
+    } finally {
+      await free.stop();
+    }
+  });
 });
