@@ -17,6 +17,7 @@ import { collectorRoutes } from './api/error-tracking/collector.routes.js';
 import { errorTrackingRoutes } from './api/error-tracking/error-tracking.routes.js';
 import { monitorRoutes } from './api/error-tracking/monitors.routes.js';
 import { frameworkErrors, installErrorHandling } from './api/errors.js';
+import { acknowledgeRoutes } from './api/escalation/acknowledge.routes.js';
 import { escalationRoutes } from './api/escalation/escalation.routes.js';
 import { geoRoutes } from './api/geo/geo.routes.js';
 import { repositoryRoutes } from './api/git/repositories.routes.js';
@@ -164,7 +165,9 @@ export async function buildApp(
     // the API policy over the UI's.
     if (reply.statusCode === 304) return;
     const type = String(reply.getHeader('content-type') ?? '');
-    reply.header('Content-Security-Policy', type.startsWith('text/html') ? UI_CSP : API_CSP);
+    // A page that sets its own policy keeps it (the acknowledge link's page).
+    if (!reply.hasHeader('Content-Security-Policy'))
+      reply.header('Content-Security-Policy', type.startsWith('text/html') ? UI_CSP : API_CSP);
     // GitLab answers JSON as exactly `application/json` (JSON is UTF-8 by definition, RFC 8259), and clients
     // compare it exactly: python-gitlab 3.x (Debian 12's) refuses anything else (its issue 2503).
     if (type === 'application/json; charset=utf-8') reply.header('Content-Type', 'application/json');
@@ -249,6 +252,7 @@ export async function buildApp(
   await app.register(async (scope) => sessionRoutes(scope as unknown as ApiApp, ctx));
   await app.register(async (scope) => avatarRoutes(scope as unknown as ApiApp, ctx));
   await app.register(async (scope) => intakeRoutes(scope, ctx));
+  await app.register(async (scope) => acknowledgeRoutes(scope, ctx));
   await app.register(async (scope) => collectorRoutes(scope, ctx), {
     prefix: '/api/v4/error_tracking/collector',
   });

@@ -158,6 +158,9 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     ...base,
     projects,
     alerts,
+    incidents: issues,
+    outbox,
+    externalUrl: config.externalUrl,
     users,
     members,
     oncall,
@@ -183,6 +186,11 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     handle: (trx, e) => escalations.alertChanged(trx, e.projectId, e.iid, e.event, e.alertId, e.at),
   });
   outbox.afterCommit('alert.changed', () => alertSearch.poke());
+  // A paged incident acknowledged, resolved or triggered again: its acknowledgement timeout, the end of its pages.
+  outbox.on('incident.changed', 'escalation', {
+    wants: async () => escalations.wantsIncidentEvent(),
+    handle: (trx, e) => escalations.incidentChanged(trx, e.projectId, e.issueId, e.iid, e.event, e.at),
+  });
   // A silence expired early or changed: the pages it held are checked again at once.
   silences.onChange((projectId) => escalations.silencesChanged(projectId));
   // ... and the alert e-mails and hooks it held, for alerts still firing.

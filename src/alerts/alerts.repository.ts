@@ -516,6 +516,12 @@ export class AlertsRepository {
     return (await this.withAssignees([toAlert(r)], trx))[0]!;
   }
 
+  async alertById(id: number, trx: Queryable = this.db): Promise<Alert | null> {
+    const r = await trx.selectFrom('alerts').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!r) return null;
+    return (await this.withAssignees([toAlert(r)], trx))[0]!;
+  }
+
   /** The alerts with their assignees (one query for all of them). */
   private async withAssignees(alerts: Alert[], trx: Queryable = this.db): Promise<Alert[]> {
     if (alerts.length === 0) return alerts;

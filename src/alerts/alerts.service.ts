@@ -45,7 +45,7 @@ export class AlertsService {
     private readonly access: Access,
     private readonly clock: Clock,
     private readonly users: Pick<UsersService, 'findByUsername'>,
-    private readonly issues: Pick<IssuesService, 'createIncidentFor'>,
+    private readonly issues: Pick<IssuesService, 'createIncidentFor' | 'recordTimelineEvent'>,
     private readonly notifier: AlertNotifier,
     private readonly searchIndex: AlertSearchIndex,
     /** Where a status change writes its `alert.changed` event (dispatched after commit). */
@@ -55,6 +55,12 @@ export class AlertsService {
   /** An alert by project and iid, for work the system does on its own (notifications, escalation): no caller. */
   alertForSystem(projectId: number, iid: number): Promise<Alert | null> {
     return this.repo.alert(projectId, iid);
+  }
+
+  /** An alert of a project by id (an acknowledge link names it so), for the system: no caller. */
+  async alertByIdForSystem(projectId: number, id: number): Promise<Alert | null> {
+    const a = await this.repo.alertById(id);
+    return a && a.projectId === projectId ? a : null;
   }
 
   /** Whether closing an incident resolves its alerts in the project (the alert setting `auto_resolve_alerts`). */
@@ -183,13 +189,21 @@ export class AlertsService {
           actor?.id ?? null,
           now,
         );
+        await this.incidentTimeline(
+          trx,
+          alert,
+          `${actor ? `@${actor.username}` : '@alert-bot'} changed the status of alert ^alert#${alert.iid} to **${STATUS_LABEL[status]}**`,
+          actor?.id ?? null,
+          now,
+        );
         // After commit: its notifications and the end of its escalation (handlers registered in src/context.ts).
-        if (status === 'resolved' || status === 'acknowledged')
+        // Triggered again by hand (from acknowledged, resolved or ignored), its escalation starts again.
+        if (status === 'resolved' || status === 'acknowledged' || status === 'triggered')
           await outbox.add('alert.changed', {
             projectId: project.id,
             alertId: alert.id,
             iid,
-            event: status,
+            event: status === 'triggered' ? 'retriggered' : status,
             at: now,
           });
         return (await this.repo.alert(project.id, iid, trx))!;
@@ -226,6 +240,15 @@ export class AlertsService {
           null,
           now,
         );
+        await this.incidentTimeline(
+          trx,
+          alert,
+          `The acknowledgement of alert ^alert#${alert.iid} timed out after ${minutes} ${
+            minutes === 1 ? 'minute' : 'minutes'
+          }: the alert is triggered again`,
+          null,
+          now,
+        );
         await outbox.add('alert.changed', {
           projectId,
           alertId: alert.id,
@@ -236,6 +259,65 @@ export class AlertsService {
         return true;
       },
     );
+  }
+
+  /** An event on the timeline of the alert's incident, when it opened one (its status changes, its pages). */
+  private async incidentTimeline(
+    trx: UnitOfWork,
+    alert: Alert,
+    note: string,
+    authorId: number | null,
+    now: string,
+  ): Promise<void> {
+    if (alert.incidentIid === null) return;
+    await this.issues.recordTimelineEvent(
+      trx,
+      { projectId: alert.projectId, iid: alert.incidentIid },
+      { note, action: 'status', occurredAt: now, authorId },
+    );
+  }
+
+  /**
+   * Acknowledges a triggered alert from a page's link, in the caller's transaction (which used the link's token),
+   * as the person paged (`user`; null: the webhook's link of a page to several people): the status note, the
+   * event on its incident's timeline, and the `acknowledged` event (its acknowledgement timeout). False, changing
+   * nothing, when it is no longer triggered.
+   */
+  async acknowledgeByLink(
+    trx: UnitOfWork,
+    outbox: OutboxWriter,
+    target: { projectId: number; alertId: number },
+    user: User | null,
+    now: string,
+  ): Promise<boolean> {
+    const found = await this.repo.alertById(target.alertId, trx);
+    if (!found || found.projectId !== target.projectId) return false;
+    await this.repo.lock(trx, found.projectId, found.iid);
+    const alert = (await this.repo.alert(found.projectId, found.iid, trx))!;
+    if (alert.status !== 'triggered') return false;
+    await this.repo.setStatus(trx, alert.id, 'acknowledged', null, now);
+    await this.repo.addNote(
+      trx,
+      alert.id,
+      'changed the status to **Acknowledged** via page link',
+      user?.id ?? null,
+      now,
+    );
+    await this.incidentTimeline(
+      trx,
+      alert,
+      `Alert ^alert#${alert.iid} acknowledged by ${user ? `@${user.username}` : 'someone'} via page link`,
+      user?.id ?? null,
+      now,
+    );
+    await outbox.add('alert.changed', {
+      projectId: alert.projectId,
+      alertId: alert.id,
+      iid: alert.iid,
+      event: 'acknowledged',
+      at: now,
+    });
+    return true;
   }
 
   /**

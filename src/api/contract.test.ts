@@ -289,6 +289,8 @@ const issue: IssueView = {
   escalationStatus: 'triggered',
   assigneeIds: [alice.id],
   labels: ['database', 'sev 2'],
+  escalationPolicyId: 5,
+  escalationPolicy: { id: 5, name: 'Night shift' },
   projectPath: 'acme/shop',
   author: null,
   assignees: [alice],

@@ -19,6 +19,9 @@ const SECRET_VALUE = /(?:svcpat-|glpat-|glrt-|glcbt-|gldt-|glptt-|glft-|glsoat-)
 /** `scheme://user:pass@` anywhere (absolute-form request targets, URLs inside parameter values). */
 const USERINFO = /(\/\/|%2f%2f)[^/?#@]*(@|%40)/gi;
 
+/** `/-/acknowledge/<token>`: the token is the credential of a one-use acknowledge link. */
+const ACK_LINK = /(\/-\/acknowledge\/)[^/?#]+/i;
+
 /** Percent-decodes what can be decoded (`+` as space), leaving malformed escapes as they are; never throws. */
 export function lenientDecode(text: string): string {
   const spaced = text.replace(/\+/g, ' ');
@@ -58,7 +61,10 @@ function redactPair(pair: string): string {
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
-  const safePath = path.replace(USERINFO, `$1${REDACTED}$2`);
+  const safePath = path
+    .replace(USERINFO, `$1${REDACTED}$2`)
+    // A page's acknowledge link carries its token in the path.
+    .replace(ACK_LINK, `$1${REDACTED}`);
   if (q < 0) return safePath;
   // `&` is Fastify's separator; `;` is Rack's other one: split on both so no reading of the query escapes.
   const query = url

@@ -294,6 +294,8 @@ export interface IssuesTable {
   severity: ColumnType<string, string | undefined, string>;
   escalation_status: string | null;
   closed_by_id: number | null;
+  /** The escalation policy an incident was paged with; null when never paged. */
+  escalation_policy_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface IssueAssigneesTable {
@@ -807,7 +809,21 @@ export interface EscalationRulesTable {
   user_id: number | null;
 }
 
+/** One-use acknowledge links of pages: the token's SHA-256 digest, for one alert or incident, until it expires. */
+export interface AcknowledgeTokensTable {
+  id: Generated<number>;
+  token_digest: string;
+  project_id: number;
+  target_type: string;
+  target_id: number;
+  user_id: number | null;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+
 export interface Database {
+  acknowledge_tokens: AcknowledgeTokensTable;
   notification_emails: NotificationEmailsTable;
   project_hooks: ProjectHooksTable;
   hook_deliveries: HookDeliveriesTable;

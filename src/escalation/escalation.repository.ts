@@ -16,6 +16,16 @@ const ownerColumn = (o: PolicyOwner) => (o.type === 'project' ? 'project_id' : '
 
 /** How far up the group tree a policy is looked for (GitLab nests groups at most 20 deep). */
 const MAX_GROUP_DEPTH = 20;
+/** A one-use acknowledge link's token, as stored (its digest only). */
+export interface AckToken {
+  readonly id: number;
+  readonly projectId: number;
+  readonly targetType: 'alert' | 'incident';
+  readonly targetId: number;
+  readonly userId: number | null;
+  readonly expiresAt: string;
+  readonly usedAt: string | null;
+}
 
 /** A policy's own fields, as saved. */
 export interface PolicyFields {
@@ -237,7 +247,7 @@ export class EscalationRepository {
   }
 
   /** The pending page jobs of an alert (their payloads: the rules as they were when it came). */
-  async pendingPages(alertId: number): Promise<PageJob[]> {
+  async pendingPages(alertId: number | string): Promise<PageJob[]> {
     const rows = await this.db
       .selectFrom('jobs')
       .select('payload')
@@ -249,7 +259,7 @@ export class EscalationRepository {
 
   /** The pages recorded for an alert: rule, user, when, and the e-mail's state. */
   async pages(
-    alertId: number,
+    alertId: number | string,
   ): Promise<
     { ruleId: number; round: number; cycle: number | null; userId: number; at: string; emailStatus: string }[]
   > {
@@ -295,13 +305,72 @@ export class EscalationRepository {
       await this.db.updateTable('jobs').set({ run_at: now }).where('id', 'in', ids).execute();
   }
 
-  async dropPending(trx: Queryable, alertId: number): Promise<void> {
+  async dropPending(trx: Queryable, alertId: number | string): Promise<void> {
     await this.dropPendingLike(trx, `escalation:${alertId}:%`);
   }
 
   /** Drops the pending acknowledgement timeouts of an alert (acknowledged again, or resolved). */
-  async dropAckTimeouts(trx: Queryable, alertId: number): Promise<void> {
+  async dropAckTimeouts(trx: Queryable, alertId: number | string): Promise<void> {
     await this.dropPendingLike(trx, `escalation-ack:${alertId}:%`);
+  }
+
+  // One-use acknowledge links
+
+  async insertAckToken(
+    trx: Queryable,
+    t: {
+      digest: string;
+      projectId: number;
+      targetType: 'alert' | 'incident';
+      targetId: number;
+      userId: number | null;
+      expiresAt: string;
+    },
+    now: string,
+  ): Promise<void> {
+    await trx
+      .insertInto('acknowledge_tokens')
+      .values({
+        token_digest: t.digest,
+        project_id: t.projectId,
+        target_type: t.targetType,
+        target_id: t.targetId,
+        user_id: t.userId,
+        expires_at: t.expiresAt,
+        used_at: null,
+        created_at: now,
+      })
+      .execute();
+  }
+
+  /** The token of a digest (in `trx` when given: the acknowledgement reads it again under its lock). */
+  async ackToken(digest: string, trx: Queryable = this.db): Promise<AckToken | null> {
+    const r = await trx
+      .selectFrom('acknowledge_tokens')
+      .selectAll()
+      .where('token_digest', '=', digest)
+      .executeTakeFirst();
+    if (!r) return null;
+    return {
+      id: r.id,
+      projectId: r.project_id,
+      targetType: r.target_type === 'incident' ? 'incident' : 'alert',
+      targetId: r.target_id,
+      userId: r.user_id,
+      expiresAt: readTimestamp(r.expires_at),
+      usedAt: r.used_at === null ? null : readTimestamp(r.used_at),
+    };
+  }
+
+  /** Marks a token used unless it was: true for the one caller that used it (a conditional update). */
+  async spendAckToken(trx: Queryable, id: number, now: string): Promise<boolean> {
+    const r = await trx
+      .updateTable('acknowledge_tokens')
+      .set({ used_at: now })
+      .where('id', '=', id)
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
   }
 
   private async dropPendingLike(trx: Queryable, pattern: string): Promise<void> {

@@ -1,11 +1,16 @@
+import type { AlertStatus } from '../alerts/alerts.js';
 import type { AlertsService } from '../alerts/alerts.service.js';
 import type { Clock } from '../clock.js';
-import { notFound, paramError, plainError } from '../errors.js';
+import { digest, randomToken } from '../crypto.js';
+import { forbidden, notFound, paramError, plainError } from '../errors.js';
+import type { Outbox } from '../ingest/outbox.js';
+import type { Issue, IssueView } from '../issues/issues.js';
+import type { IssuesService } from '../issues/issues.service.js';
 import type { Job, JobQueue } from '../jobs/queue.js';
 import { AccessLevel } from '../members/members.js';
 import type { MembersService } from '../members/members.service.js';
 import type { Namespace } from '../namespaces/namespaces.js';
-import type { NotificationsService } from '../notifications/notifications.service.js';
+import type { NotificationsService, PagedSubject } from '../notifications/notifications.service.js';
 import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
@@ -15,6 +20,7 @@ import type { UnitOfWork } from '../unit-of-work.js';
 import type { User } from '../users/users.js';
 import type { UsersService } from '../users/users.service.js';
 import {
+  ACK_LINK_TTL_MS,
   type AckTimeoutJob,
   ackKey,
   ESCALATION_STATUSES,
@@ -35,8 +41,9 @@ import {
   pageKey,
   type RuleRecord,
   rulePages,
+  targetRef,
 } from './escalation.js';
-import type { EscalationRepository, PolicyFields } from './escalation.repository.js';
+import type { AckToken, EscalationRepository, PolicyFields } from './escalation.repository.js';
 
 export const ESCALATION_PAGE_JOB = 'escalation_page';
 export const ESCALATION_ACK_TIMEOUT_JOB = 'escalation_ack_timeout';
@@ -113,10 +120,46 @@ export interface RuleEscalationView {
   }[];
 }
 
+/** What an acknowledge link shows before it is used (`GET /-/acknowledge/:token`). */
+export interface AckLinkView {
+  /** `valid`: the button acknowledges; the others change nothing. */
+  readonly state: 'valid' | 'used' | 'expired' | 'unknown';
+  readonly projectPath?: string;
+  readonly target?: {
+    readonly kind: 'alert' | 'incident';
+    readonly iid: number;
+    readonly title: string;
+    readonly status: string;
+  };
+  readonly user?: string | null;
+}
+
+/** What using an acknowledge link did (`POST /-/acknowledge/:token`). */
+export type AckOutcome = AckLinkView & {
+  /** Whether this request used the token (false: it could not be used, nothing changed). */
+  readonly usedNow: boolean;
+  /** Whether it acknowledged (false when used on an alert or incident no longer triggered). */
+  readonly acknowledged: boolean;
+};
+
 /** What this service reads and drives of other features (ports, wired in the composition root). */
 export interface EscalationSources {
-  /** Reads alerts; triggers an acknowledged one again when its acknowledgement times out. */
-  alerts: Pick<AlertsService, 'alertForSystem' | 'retriggerAcknowledged'>;
+  /** Reads alerts; triggers an acknowledged one again when its acknowledgement times out; acknowledges by link. */
+  alerts: Pick<
+    AlertsService,
+    'alertForSystem' | 'alertByIdForSystem' | 'retriggerAcknowledged' | 'acknowledgeByLink'
+  >;
+  /** Incidents paged by hand: read, started, acknowledged by link, triggered again, their timelines. */
+  incidents: Pick<
+    IssuesService,
+    | 'incidentForSystem'
+    | 'incidentById'
+    | 'viewForSystem'
+    | 'startPaging'
+    | 'acknowledgeByLink'
+    | 'retriggerAcknowledged'
+    | 'recordTimelineEvent'
+  >;
   users: Pick<UsersService, 'findById' | 'findByUsername'>;
   /** Who may be paged: active members of the project, direct or inherited (and a personal namespace's owner). */
   members: Pick<MembersService, 'memberIdsAtLeast' | 'groupMemberIdsAtLeast'>;
@@ -149,6 +192,10 @@ export class EscalationService {
     private readonly jobs: JobQueue,
     private readonly access: Access,
     private readonly clock: Clock,
+    /** Writes the events of an acknowledgement by link in its transaction. */
+    private readonly outbox: Outbox,
+    /** Where acknowledge links point. */
+    private readonly externalUrl: string,
     cacheTtlMs = 1000,
   ) {
     this.policies = new TtlCache(clock, cacheTtlMs);
@@ -399,7 +446,179 @@ export class EscalationService {
     // first run's jobs still pending, of `resolved` rules, go: the new run pages those rules anew).
     if (event === 'retriggered') await this.repo.dropPending(trx, alertId);
     const cycle = event === 'retriggered' ? at.getTime() : undefined;
-    await this.enqueueRound(trx, policy, projectId, alertId, iid, at, 0, cycle);
+    await this.enqueueRound(trx, policy, projectId, { id: alertId, iid }, at, 0, cycle);
+  }
+
+  /** Whether a paged incident's change concerns escalation (a paid tier: its pages and timeouts exist there). */
+  wantsIncidentEvent(): boolean {
+    return this.access.hasTier('escalation_policies');
+  }
+
+  /**
+   * A paged incident's status changed (the outbox's handler, after the change committed): resolved or closed drops
+   * its pending pages and acknowledgement timeout; acknowledged starts its policy's acknowledgement timeout (a new
+   * acknowledgement restarts it); triggered again, by hand or by a timeout, runs the rules again from the first,
+   * as new pages.
+   */
+  async incidentChanged(
+    trx: UnitOfWork,
+    projectId: number,
+    issueId: number,
+    iid: number,
+    event: 'resolved' | 'acknowledged' | 'retriggered',
+    at: string,
+  ): Promise<void> {
+    if (!this.access.hasTier('escalation_policies')) return;
+    const ref = targetRef(issueId, true);
+    if (event === 'resolved') {
+      await this.repo.dropPending(trx, ref);
+      await this.repo.dropAckTimeouts(trx, ref);
+      return;
+    }
+    const incident = await this.sources.incidents.incidentForSystem(projectId, iid, trx);
+    const policy = await this.effectivePolicy(projectId, trx);
+    if (!incident || incident.id !== issueId || !policy || policy.id !== incident.escalationPolicyId) return;
+    const when = new Date(at);
+    if (event === 'acknowledged') {
+      await this.repo.dropAckTimeouts(trx, ref);
+      if (policy.ackTimeoutMinutes === null) return;
+      const job: AckTimeoutJob = {
+        projectId,
+        alertId: issueId,
+        incident: true,
+        iid,
+        policyId: policy.id,
+        minutes: policy.ackTimeoutMinutes,
+      };
+      await this.jobs.enqueue(ESCALATION_ACK_TIMEOUT_JOB, job, {
+        trx,
+        runAt: new Date(when.getTime() + policy.ackTimeoutMinutes * 60_000),
+        uniqueKey: ackKey(ref, when.getTime()),
+      });
+      return;
+    }
+    await this.repo.dropPending(trx, ref);
+    await this.enqueueRound(
+      trx,
+      policy,
+      projectId,
+      { id: issueId, iid, incident: true },
+      when,
+      0,
+      when.getTime(),
+    );
+  }
+
+  /**
+   * `POST .../issues/:iid/page`: starts an escalation policy on an incident (Developer, GitLab's
+   * `update_escalation_status`; Premium and Ultimate). The policy is `policyId`, else the project's; 400 when there
+   * is none, or when the incident is closed or already being escalated with it (triggered). In one transaction:
+   * the incident takes the policy and is triggered (notes and timeline events), and the first round is queued as a
+   * new run (its own keys: paging again later pages anew).
+   */
+  async pageIncident(
+    actor: User | null,
+    idOrPath: string,
+    iid: number,
+    policyId?: number,
+  ): Promise<IssueView> {
+    const { project, user, incident, policy } = await this.pageable(actor, idOrPath, iid, (p) => {
+      if (policyId !== undefined && p?.id !== policyId) throw notFound('Escalation policy');
+      if (!p)
+        throw invalid(
+          'The project has no escalation policy: create one (incident_management/escalation_policies) to page',
+        );
+      return p;
+    });
+    if (incident.escalationPolicyId === policy.id && incident.escalationStatus === 'triggered')
+      throw invalid(`This incident is already escalated with '${policy.name}'.`);
+    await this.startPaging(project, user, incident, policy);
+    return this.sources.incidents.viewForSystem(project, iid);
+  }
+
+  /**
+   * GitLab's `/page <policy name>` quick action in a note: the same as `pageIncident`, by the policy's name, with
+   * GitLab's messages; an unknown policy or one already escalating the incident changes nothing (the message says
+   * why). Returns what changed (GitLab's `commands_changes`) and the message.
+   */
+  async pageByQuickAction(
+    actor: User | null,
+    idOrPath: string,
+    iid: number,
+    name: string,
+  ): Promise<{ changes: Record<string, unknown>; message: string } | null> {
+    // As GitLab, the command exists only for whoever may page this incident (Developer, a paid tier, an incident):
+    // for anyone else (null) the line is plain text of the comment.
+    const user = this.access.signedIn(actor);
+    const { project, level } = await this.access.project(user, idOrPath);
+    const incident = await this.sources.incidents.incidentForSystem(project.id, iid);
+    if (!incident || level < AccessLevel.Developer || !this.access.hasTier('escalation_policies'))
+      return null;
+    const wanted = name.trim();
+    const policy = await this.effectivePolicy(project.id);
+    if (!policy || policy.name.toLowerCase() !== wanted.toLowerCase())
+      return { changes: {}, message: `Policy '${wanted}' does not exist.` };
+    if (incident.state === 'closed')
+      return { changes: {}, message: 'A closed incident cannot be paged: reopen it first.' };
+    if (incident.escalationPolicyId === policy.id && incident.escalationStatus === 'triggered')
+      return { changes: {}, message: `This incident is already escalated with '${policy.name}'.` };
+    await this.startPaging(project, user, incident, policy);
+    return {
+      changes: { escalation_status: { policy: { id: policy.id, name: policy.name } } },
+      message: 'Started escalation for this incident.',
+    };
+  }
+
+  /** The incident a caller may page, and the policy `choose` picks from the project's. */
+  private async pageable<P extends EscalationPolicy | null>(
+    actor: User | null,
+    idOrPath: string,
+    iid: number,
+    choose: (policy: EscalationPolicy | null) => P,
+  ): Promise<{ project: Project; user: User; incident: Issue; policy: P }> {
+    const user = this.access.signedIn(actor);
+    const { project, level } = await this.access.project(user, idOrPath);
+    const incident = await this.sources.incidents.incidentForSystem(project.id, iid);
+    if (!incident) {
+      // A plain issue cannot be paged (GitLab offers `/page` on incidents only); a missing one is a 404.
+      throw notFound('Incident');
+    }
+    if (level < AccessLevel.Developer) throw forbidden();
+    this.access.tier('escalation_policies');
+    if (incident.state === 'closed') throw invalid('A closed incident cannot be paged: reopen it first');
+    return { project, user, incident, policy: choose(await this.effectivePolicy(project.id)) };
+  }
+
+  private async startPaging(
+    project: Project,
+    user: User,
+    incident: Issue,
+    policy: EscalationPolicy,
+  ): Promise<void> {
+    const ref = targetRef(incident.id, true);
+    await this.repo.transaction(async (trx) => {
+      const now = this.clock.now();
+      await this.sources.incidents.startPaging(
+        trx,
+        { projectId: project.id, iid: incident.iid },
+        user,
+        { id: policy.id, name: policy.name },
+        now.toISOString(),
+      );
+      // A run in progress (another policy's, or one acknowledged) gives way to the new one.
+      await this.repo.dropPending(trx, ref);
+      await this.repo.dropAckTimeouts(trx, ref);
+      await this.enqueueRound(
+        trx,
+        policy,
+        project.id,
+        { id: incident.id, iid: incident.iid, incident: true },
+        now,
+        0,
+        now.getTime(),
+      );
+    });
+    this.jobs.wake();
   }
 
   /**
@@ -412,7 +631,9 @@ export class EscalationService {
     if (!this.access.hasTier('escalation_policies')) return;
     const policy = await this.effectivePolicy(j.projectId);
     if (!policy || policy.id !== j.policyId || policy.ackTimeoutMinutes === null) return;
-    await this.sources.alerts.retriggerAcknowledged(j.projectId, j.iid, j.alertId, j.minutes);
+    if (j.incident)
+      await this.sources.incidents.retriggerAcknowledged(j.projectId, j.alertId, j.policyId, j.minutes);
+    else await this.sources.alerts.retriggerAcknowledged(j.projectId, j.iid, j.alertId, j.minutes);
   }
 
   /**
@@ -423,19 +644,20 @@ export class EscalationService {
     trx: UnitOfWork | undefined,
     policy: EscalationPolicy,
     projectId: number,
-    alertId: number,
-    iid: number,
+    target: { id: number; iid: number; incident?: boolean },
     start: Date,
     round: number,
     cycle?: number,
   ): Promise<void> {
     const lastId = policy.rules[policy.rules.length - 1]?.id;
+    const ref = targetRef(target.id, target.incident);
     for (const rule of policy.rules) {
       const dueAt = new Date(start.getTime() + rule.elapsedTimeSeconds * 1000);
       const job: PageJob = {
         projectId,
-        alertId,
-        iid,
+        alertId: target.id,
+        ...(target.incident && { incident: true as const }),
+        iid: target.iid,
         policyId: policy.id,
         ruleId: rule.id,
         elapsedTimeSeconds: rule.elapsedTimeSeconds,
@@ -450,7 +672,7 @@ export class EscalationService {
       await this.jobs.enqueue(ESCALATION_PAGE_JOB, job, {
         trx,
         runAt: dueAt,
-        uniqueKey: jobKey(alertId, rule.id, round, cycle),
+        uniqueKey: jobKey(ref, rule.id, round, cycle),
       });
     }
   }
@@ -474,22 +696,42 @@ export class EscalationService {
     const j = job.payload as PageJob;
     if (!this.access.hasTier('escalation_policies')) return;
     const project = await this.projects.findById(j.projectId);
-    const alert = project && (await this.sources.alerts.alertForSystem(project.id, j.iid));
-    if (!project || !alert || alert.id !== j.alertId) return;
+    if (!project) return;
     // A deleted policy stops its escalations (a new one applies to later alerts only), as does one that no longer
     // applies (the project got its own, or moved out of the group).
     const policy = await this.effectivePolicy(project.id);
     if (!policy || policy.id !== j.policyId) return;
-    if (!rulePages(j.status, alert.status)) return;
+    const ref = targetRef(j.alertId, j.incident);
+    let status: AlertStatus;
+    let subject: PagedSubject;
+    /** The incident whose timeline tells of the page (the incident paged, or the one the alert opened). */
+    let timelineIid: number | null;
+    if (j.incident) {
+      const incident = await this.sources.incidents.incidentForSystem(project.id, j.iid);
+      // Paged with another policy since (its own run goes on), or gone.
+      if (!incident || incident.id !== j.alertId || incident.escalationPolicyId !== j.policyId) return;
+      status = incident.state === 'closed' ? 'resolved' : (incident.escalationStatus ?? 'triggered');
+      subject = { kind: 'incident', incident };
+      timelineIid = incident.iid;
+    } else {
+      const alert = await this.sources.alerts.alertForSystem(project.id, j.iid);
+      if (!alert || alert.id !== j.alertId) return;
+      status = alert.status;
+      subject = { kind: 'alert', alert };
+      timelineIid = alert.incidentIid;
+    }
+    if (!rulePages(j.status, status)) return;
     // A silenced alert pages nobody: the page is held until the silences end (or are expired early, see
     // `silencesChanged`), then checked afresh: it goes out if the alert is still in a state its rule pages for.
-    const silencing = await this.sources.silences.silencing(project.id, alert);
+    // Silences match alerts; an incident paged by hand is paged.
+    const silencing =
+      subject.kind === 'alert' ? await this.sources.silences.silencing(project.id, subject.alert) : [];
     if (silencing.length > 0) {
       const end = new Date(Math.max(...silencing.map((s) => new Date(s.endsAt).getTime())));
       // Another key than the running job's (which is deleted when this returns), under the alert's prefix.
       await this.jobs.enqueue(ESCALATION_PAGE_JOB, { ...j, dueAt: end.toISOString() } satisfies PageJob, {
         runAt: end,
-        uniqueKey: `${jobKey(alert.id, j.ruleId, j.round ?? 0, j.cycle ?? undefined)}:held:${end.getTime()}`,
+        uniqueKey: `${jobKey(ref, j.ruleId, j.round ?? 0, j.cycle ?? undefined)}:held:${end.getTime()}`,
       });
       return;
     }
@@ -514,10 +756,14 @@ export class EscalationService {
       if (u && u.state === 'active' && members.has(u.id)) users.push(u);
     }
     const target = j.userId === null ? null : await this.sources.users.findById(j.userId);
+    const position = policy.rules.findIndex((r) => r.id === j.ruleId);
+    const ruleName = `rule ${position < 0 ? '?' : position + 1} (after ${j.elapsedTimeSeconds} s${
+      schedule ? `, schedule **${schedule.name}**` : ''
+    })`;
     await this.sources.notifications.page({
       project,
-      alert,
-      keyBase: pageKey(alert.id, j.ruleId, round, j.cycle),
+      subject,
+      keyBase: pageKey(ref, j.ruleId, round, j.cycle),
       recipients: users.map((u) => ({ id: u.id, email: u.email, username: u.username })),
       policyName: policy.name,
       escalation: {
@@ -533,18 +779,146 @@ export class EscalationService {
         round,
         targets: users.map((u) => ({ id: u.id, username: u.username, name: u.name })),
       },
+      acknowledgeUrl: (trx, userId) =>
+        this.acknowledgeUrl(trx, project.id, j.incident ? 'incident' : 'alert', j.alertId, userId),
+      recorded: async (trx, paged) => {
+        if (timelineIid === null) return;
+        const whom = paged.map((u) => `@${u.username}`).join(', ');
+        await this.sources.incidents.recordTimelineEvent(
+          trx,
+          { projectId: project.id, iid: timelineIid },
+          {
+            note: `${whom} paged by escalation policy **${policy.name}**, ${ruleName}${
+              subject.kind === 'alert' ? ` for alert ^alert#${subject.alert.iid}` : ''
+            }${round > 0 ? `, repeat ${round}` : ''}`,
+            action: 'escalation',
+            occurredAt: this.clock.now().toISOString(),
+            authorId: null,
+          },
+        );
+      },
     });
-    if (j.last && alert.status === 'triggered' && round < policy.repeat && policy.rules.length > 0)
+    if (j.last && status === 'triggered' && round < policy.repeat && policy.rules.length > 0)
       await this.enqueueRound(
         undefined,
         policy,
         project.id,
-        alert.id,
-        alert.iid,
+        { id: j.alertId, iid: j.iid, incident: j.incident },
         new Date(j.dueAt),
         round + 1,
         j.cycle,
       );
+  }
+
+  // One-use acknowledge links
+
+  /**
+   * A new acknowledge link for one page of one alert or incident, in the page's transaction: a random token (192
+   * bits) whose SHA-256 digest alone is stored, for `userId` (null: whoever opens the webhook's link), for a day.
+   */
+  private async acknowledgeUrl(
+    trx: UnitOfWork,
+    projectId: number,
+    targetType: 'alert' | 'incident',
+    targetId: number,
+    userId: number | null,
+  ): Promise<string> {
+    const token = randomToken(24);
+    const now = this.clock.now();
+    await this.repo.insertAckToken(
+      trx,
+      {
+        digest: digest(token),
+        projectId,
+        targetType,
+        targetId,
+        userId,
+        expiresAt: new Date(now.getTime() + ACK_LINK_TTL_MS).toISOString(),
+      },
+      now.toISOString(),
+    );
+    return `${this.externalUrl}/-/acknowledge/${token}`;
+  }
+
+  /** What a token would acknowledge, and whether it still may (no sign-in: the token is the credential). */
+  async acknowledgeLink(token: string): Promise<AckLinkView> {
+    const t = /^[\w-]{16,128}$/.test(token) ? await this.repo.ackToken(digest(token)) : null;
+    if (!t) return { state: 'unknown' };
+    return this.linkView(t);
+  }
+
+  private async linkView(t: AckToken): Promise<AckLinkView> {
+    const project = await this.projects.findById(t.projectId);
+    const user = t.userId === null ? null : await this.sources.users.findById(t.userId);
+    let target: AckLinkView['target'];
+    if (project && t.targetType === 'incident') {
+      const i = await this.sources.incidents.incidentById(project.id, t.targetId);
+      if (i)
+        target = {
+          kind: 'incident',
+          iid: i.iid,
+          title: i.title,
+          status: i.state === 'closed' ? 'resolved' : (i.escalationStatus ?? 'triggered'),
+        };
+    } else if (project) {
+      const a = await this.sources.alerts.alertByIdForSystem(project.id, t.targetId);
+      if (a) target = { kind: 'alert', iid: a.iid, title: a.title, status: a.status };
+    }
+    if (!project || !target) return { state: 'unknown' };
+    const state =
+      t.usedAt !== null
+        ? 'used'
+        : Date.parse(t.expiresAt) <= this.clock.now().getTime()
+          ? 'expired'
+          : 'valid';
+    return { state, projectPath: project.fullPath, target, user: user?.username ?? null };
+  }
+
+  /**
+   * Uses a token: in one transaction, marks it used (once: a conditional update) and acknowledges its one alert or
+   * incident as the person paged, when it is still triggered. An unknown, used or expired token changes nothing;
+   * neither does one whose person is blocked or has left the project.
+   */
+  async acknowledgeWithLink(token: string): Promise<AckOutcome> {
+    const t = /^[\w-]{16,128}$/.test(token) ? await this.repo.ackToken(digest(token)) : null;
+    if (!t) return { state: 'unknown', usedNow: false, acknowledged: false };
+    const before = await this.linkView(t);
+    if (before.state !== 'valid') return { ...before, usedNow: false, acknowledged: false };
+    const project = (await this.projects.findById(t.projectId))!;
+    let user: User | null = null;
+    if (t.userId !== null) {
+      user = await this.sources.users.findById(t.userId);
+      const members = await this.sources.members.memberIdsAtLeast(project, AccessLevel.Guest);
+      if (!user || user.state !== 'active' || !members.has(user.id))
+        return { state: 'unknown', usedNow: false, acknowledged: false };
+    }
+    const result = await this.outbox.transaction(
+      (fn) => this.repo.transaction(fn),
+      async (trx, outbox) => {
+        const now = this.clock.now().toISOString();
+        const fresh = await this.repo.ackToken(digest(token), trx);
+        if (!fresh || fresh.usedAt !== null || Date.parse(fresh.expiresAt) <= Date.parse(now)) return null;
+        if (!(await this.repo.spendAckToken(trx, fresh.id, now))) return null;
+        return t.targetType === 'incident'
+          ? this.sources.incidents.acknowledgeByLink(
+              trx,
+              outbox,
+              { projectId: t.projectId, issueId: t.targetId },
+              user,
+              now,
+            )
+          : this.sources.alerts.acknowledgeByLink(
+              trx,
+              outbox,
+              { projectId: t.projectId, alertId: t.targetId },
+              user,
+              now,
+            );
+      },
+    );
+    const after = await this.linkView(t);
+    if (result === null) return { ...after, usedNow: false, acknowledged: false };
+    return { ...after, usedNow: true, acknowledged: result };
   }
 
   /** `GET .../alerts/:iid/escalations`: which rules paged whom and when, which wait (Reporter). */

@@ -88,10 +88,16 @@ export function orderRules<T extends { elapsedTimeSeconds: number; status: Escal
   );
 }
 
-/** The job that pages one rule's targets for one alert: a snapshot of the rule as it was when the alert came. */
+/**
+ * The job that pages one rule's targets for one alert (or incident): a snapshot of the rule as it was when the
+ * escalation started.
+ */
 export interface PageJob {
   readonly projectId: number;
+  /** The alert's id, or the incident's (issue id) when `incident`. */
   readonly alertId: number;
+  /** Whether this escalates an incident paged by hand (absent: an alert's). */
+  readonly incident?: true;
   readonly iid: number;
   readonly policyId: number;
   readonly ruleId: number;
@@ -112,25 +118,53 @@ export interface PageJob {
   readonly cycle?: number;
 }
 
+/** How long a page's acknowledge link works (a day: a page older than that is news no more). */
+export const ACK_LINK_TTL_MS = 24 * 3_600_000;
+
 /** The job that triggers an acknowledged alert again when its acknowledgement times out. */
 export interface AckTimeoutJob {
   readonly projectId: number;
+  /** The alert's id, or the incident's (issue id) when `incident`. */
   readonly alertId: number;
+  readonly incident?: true;
   readonly iid: number;
   readonly policyId: number;
   readonly minutes: number;
 }
 
+/**
+ * What names an escalation's target in the keys below: an alert's id, or `i<issue id>` for an incident (so that
+ * an alert's `escalation:<id>:%` never matches an incident's keys).
+ */
+export const targetRef = (id: number, incident?: boolean): string => (incident ? `i${id}` : String(id));
+
 /** The dedupe key of the e-mail that pages `userId` for a rule and alert (unique: a re-run sends nothing twice). */
-export const pageKey = (alertId: number, ruleId: number, round = 0, cycle?: number) =>
+export const pageKey = (alertId: number | string, ruleId: number, round = 0, cycle?: number) =>
   `page:${alertId}:${ruleId}${runSuffix(round, cycle)}`;
 /**
  * The unique key of the pending job of a rule, round, cycle and alert (the first round of the first cycle keeps
  * the key jobs had before repeats).
  */
-export const jobKey = (alertId: number, ruleId: number, round = 0, cycle?: number) =>
+export const jobKey = (alertId: number | string, ruleId: number, round = 0, cycle?: number) =>
   `escalation:${alertId}:${ruleId}${runSuffix(round, cycle)}`;
 const runSuffix = (round: number, cycle?: number) =>
   `${cycle === undefined ? '' : `:c${cycle}`}${round === 0 ? '' : `:r${round}`}`;
 /** The unique key of an acknowledgement's timeout job (`at`: when the alert was acknowledged, ms). */
-export const ackKey = (alertId: number, at: number) => `escalation-ack:${alertId}:${at}`;
+export const ackKey = (alertId: number | string, at: number) => `escalation-ack:${alertId}:${at}`;
+
+/**
+ * GitLab's `/page <policy name>` quick action in a note's text: the policy names of its `/page` lines (outside
+ * fenced code, as GitLab's extractor), and the text without them (blank: the note is commands only).
+ */
+export function pageCommands(body: string): { names: string[]; rest: string } {
+  const names: string[] = [];
+  const kept: string[] = [];
+  let fenced = false;
+  for (const line of body.split('\n')) {
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    const m = fenced ? null : /^\/page(?:[ \t]+(.*?))?[ \t]*\r?$/.exec(line);
+    if (m) names.push(m[1] ?? '');
+    else kept.push(line);
+  }
+  return { names, rest: kept.join('\n') };
+}

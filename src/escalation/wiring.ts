@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { AlertsService } from '../alerts/alerts.service.js';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/schema.js';
+import type { Outbox } from '../ingest/outbox.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { MembersService } from '../members/members.service.js';
 import type { NotificationsService } from '../notifications/notifications.service.js';
@@ -11,13 +11,18 @@ import type { SilencesService } from '../silences/silences.service.js';
 import type { UsersService } from '../users/users.service.js';
 import type { OnCallLookup } from './escalation.js';
 import { EscalationRepository } from './escalation.repository.js';
-import { EscalationService } from './escalation.service.js';
+import { EscalationService, type EscalationSources } from './escalation.service.js';
 
 /** Escalation policies (Premium and Ultimate) and the pages of new alerts, due from each alert's creation. */
 export function wireEscalation(deps: {
   kysely: Kysely<Database>;
   projects: ProjectsService;
-  alerts: Pick<AlertsService, 'alertForSystem' | 'retriggerAcknowledged'>;
+  alerts: EscalationSources['alerts'];
+  /** Incidents paged by hand. */
+  incidents: EscalationSources['incidents'];
+  outbox: Outbox;
+  /** Where acknowledge links point. */
+  externalUrl: string;
   users: Pick<UsersService, 'findById' | 'findByUsername'>;
   /** Who may be paged: the project's members. */
   members: Pick<MembersService, 'memberIdsAtLeast' | 'groupMemberIdsAtLeast'>;
@@ -38,6 +43,7 @@ export function wireEscalation(deps: {
       deps.projects,
       {
         alerts: deps.alerts,
+        incidents: deps.incidents,
         users: deps.users,
         members: deps.members,
         notifications: deps.notifications,
@@ -47,6 +53,8 @@ export function wireEscalation(deps: {
       deps.jobs,
       deps.access,
       deps.clock,
+      deps.outbox,
+      deps.externalUrl,
       deps.cacheTtlMs,
     ),
   };

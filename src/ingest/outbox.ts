@@ -28,6 +28,18 @@ export interface OutboxEvents {
     readonly event: 'new' | 'resolved' | 'acknowledged' | 'retriggered';
     readonly at: string;
   };
+  /**
+   * A paged incident's escalation status changed: acknowledged (its acknowledgement timeout runs from `at`),
+   * resolved or closed (its escalation stops), or triggered again, by hand or because its acknowledgement timed
+   * out (its escalation starts again from the first rule).
+   */
+  'incident.changed': {
+    readonly projectId: number;
+    readonly issueId: number;
+    readonly iid: number;
+    readonly event: 'resolved' | 'acknowledged' | 'retriggered';
+    readonly at: string;
+  };
   /** The collector stored an event of an error: whether the error is new, or regressed (at `regressedAt`). */
   'error.recorded': {
     readonly projectId: number;

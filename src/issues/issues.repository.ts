@@ -37,6 +37,7 @@ function toIssue(
     escalationStatus: r.escalation_status as EscalationStatus | null,
     assigneeIds,
     labels,
+    escalationPolicyId: r.escalation_policy_id ?? null,
   };
 }
 
@@ -49,6 +50,7 @@ export interface IssuePatch {
   readonly description?: string;
   readonly severity?: IssueSeverity;
   readonly escalationStatus?: EscalationStatus;
+  readonly escalationPolicyId?: number;
   readonly close?: { readonly byId: number | null };
   readonly reopen?: true;
 }
@@ -138,6 +140,11 @@ export class IssuesRepository {
     return r ? ((await this.hydrate(q, [r]))[0] ?? null) : null;
   }
 
+  async findById(id: number, q: Queryable = this.db): Promise<Issue | null> {
+    const r = await q.selectFrom('issues').selectAll().where('id', '=', id).executeTakeFirst();
+    return r ? ((await this.hydrate(q, [r]))[0] ?? null) : null;
+  }
+
   /**
    * Locks the issue's row until the transaction ends (a no-op update: a row lock on PostgreSQL, the write lock on
    * SQLite), so that two changes to one issue see each other's result and write their notes once.
@@ -155,11 +162,23 @@ export class IssuesRepository {
         ...(p.description !== undefined && { description: p.description }),
         ...(p.severity !== undefined && { severity: p.severity }),
         ...(p.escalationStatus !== undefined && { escalation_status: p.escalationStatus }),
+        ...(p.escalationPolicyId !== undefined && { escalation_policy_id: p.escalationPolicyId }),
         ...(p.close && { state: 'closed', closed_at: now, closed_by_id: p.close.byId }),
         ...(p.reopen && { state: 'opened', closed_at: null, closed_by_id: null }),
       })
       .where('id', '=', id)
       .execute();
+  }
+
+  /** The names of escalation policies by id (an incident's policy, as the API shows it). */
+  async policyNames(ids: readonly number[]): Promise<Map<number, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('escalation_policies')
+      .select(['id', 'name'])
+      .where('id', 'in', [...new Set(ids)])
+      .execute();
+    return new Map(rows.map((r) => [r.id, r.name]));
   }
 
   async setAssignees(trx: Queryable, id: number, userIds: readonly number[]): Promise<void> {

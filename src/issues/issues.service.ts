@@ -62,6 +62,12 @@ export const IssueNoteText = {
       ...(removed.length > 0 ? [part('removed', removed)] : []),
     ].join(' and ');
   },
+  paged: (policy: string) => `paged escalation policy **${policy}**`,
+  acknowledgedByLink: `changed the incident status to **Acknowledged** via page link`,
+  ackTimedOut: (minutes: number) =>
+    `changed the incident status to **Triggered** because the acknowledgement timed out after ${minutes} ${
+      minutes === 1 ? 'minute' : 'minutes'
+    }`,
   timelineAdded: 'added an incident timeline event',
   timelineEdited: 'edited an incident timeline event',
   timelineDeleted: 'deleted an incident timeline event',
@@ -74,6 +80,10 @@ const TimelineText = {
   resolved: (who: string) => `${who} resolved the incident`,
   status: (who: string, s: EscalationStatus) =>
     `${who} changed the incident status to **${STATUS_LABEL[s]}**`,
+  paged: (who: string, policy: string) => `${who} paged the incident with escalation policy **${policy}**`,
+  acknowledgedByLink: (who: string) => `Acknowledged by ${who} via page link`,
+  ackTimedOut: (minutes: number) =>
+    `The acknowledgement timed out after ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}: the incident is triggered again`,
   severity: (who: string, s: IssueSeverity) =>
     `${who} changed the incident severity to **${s.charAt(0).toUpperCase()}${s.slice(1)}**`,
 };
@@ -193,9 +203,17 @@ export class IssuesService {
       'Issue',
       issues.map((i) => i.id),
     );
+    const policies = await this.repo.policyNames(
+      issues.map((i) => i.escalationPolicyId).filter((id): id is number => id !== null),
+    );
     const user = (id: number | null) => (id === null ? null : (users.get(id) ?? null));
+    const policy = (id: number | null) => {
+      const name = id === null ? undefined : policies.get(id);
+      return id === null || name === undefined ? null : { id, name };
+    };
     return issues.map((i) => ({
       ...i,
+      escalationPolicy: policy(i.escalationPolicyId),
       projectPath: project.fullPath,
       author: user(i.authorId),
       closedBy: user(i.closedById),
@@ -507,6 +525,7 @@ export class IssuesService {
       await this.repo.update(trx, issue.id, { escalationStatus: status }, now);
       await note(IssueNoteText.status(status));
       await this.timeline(trx, issue, user, 'status', TimelineText.status(who(user), status), now);
+      await this.escalationEvent(outbox, issue, status === 'triggered' ? 'retriggered' : status, now);
       // GitLab's IssuableEscalationStatuses::AfterUpdateService: resolving closes, leaving resolved reopens.
       if (status === 'resolved' && state === 'opened') {
         await this.close(trx, outbox, user, issue, status, now);
@@ -535,6 +554,8 @@ export class IssuesService {
     if (issue.issueType !== 'incident') return;
     if (await this.d.alerts.closeResolvesAlerts(trx, issue.projectId))
       await this.d.alerts.resolveFor(trx, outbox, issue, user, now);
+    // Closed, its escalation stops whatever its status was.
+    await this.escalationEvent(outbox, issue, 'resolved', now);
     if (status !== 'resolved') {
       await this.repo.update(trx, issue.id, { escalationStatus: 'resolved' }, now);
       await this.d.notes.addSystemNote(
@@ -622,6 +643,131 @@ export class IssuesService {
       await this.repo.update(trx, issue.id, { escalationStatus: 'resolved' }, now);
       await this.timeline(trx, issue, null, 'status', TimelineText.resolved(who(null)), now);
     }
+  }
+
+  /** Tells escalation (after commit) that a paged incident's status changed; nothing for one never paged. */
+  private async escalationEvent(
+    outbox: OutboxWriter,
+    issue: Issue,
+    event: 'resolved' | 'acknowledged' | 'retriggered',
+    now: string,
+  ): Promise<void> {
+    if (issue.issueType !== 'incident' || issue.escalationPolicyId === null) return;
+    await outbox.add('incident.changed', {
+      projectId: issue.projectId,
+      issueId: issue.id,
+      iid: issue.iid,
+      event,
+      at: now,
+    });
+  }
+
+  /** An incident by project and iid, for work the system does on its own (escalation): no caller; null otherwise. */
+  async incidentForSystem(projectId: number, iid: number, trx?: UnitOfWork): Promise<Issue | null> {
+    const issue = await this.repo.find(projectId, iid, trx);
+    return issue && issue.issueType === 'incident' ? issue : null;
+  }
+
+  /** An incident of a project by id (an acknowledge link names it so), for the system: no caller. */
+  async incidentById(projectId: number, id: number): Promise<Issue | null> {
+    const i = await this.repo.findById(id);
+    return i && i.projectId === projectId && i.issueType === 'incident' ? i : null;
+  }
+
+  /** The incident as the API shows it (after a page), for a caller the escalation service let through. */
+  async viewForSystem(project: Project, iid: number): Promise<IssueView> {
+    return this.view(project, await this.find(project, iid));
+  }
+
+  /**
+   * Starts paging an incident with a policy, in the caller's transaction (the escalation service checked who may,
+   * and queues the pages): the policy is the incident's from now on, its status becomes triggered (when it was
+   * not), with the system notes and timeline events. The row is locked: two pages at once write their notes once.
+   */
+  async startPaging(
+    trx: UnitOfWork,
+    incident: { projectId: number; iid: number },
+    user: User,
+    policy: { id: number; name: string },
+    now: string,
+  ): Promise<Issue> {
+    const found = await this.repo.find(incident.projectId, incident.iid, trx);
+    if (!found) throw notFound('Issue');
+    await this.repo.lock(trx, found.id);
+    const issue = (await this.repo.find(incident.projectId, incident.iid, trx))!;
+    const note = (body: string) => this.d.notes.addSystemNote(trx, issueNoteable(issue), user.id, body);
+    await this.repo.update(trx, issue.id, { escalationPolicyId: policy.id }, now);
+    if (issue.escalationStatus !== 'triggered') {
+      await this.repo.update(trx, issue.id, { escalationStatus: 'triggered' }, now);
+      await note(IssueNoteText.status('triggered'));
+      await this.timeline(trx, issue, user, 'status', TimelineText.status(who(user), 'triggered'), now);
+    }
+    await note(IssueNoteText.paged(policy.name));
+    await this.timeline(trx, issue, user, 'escalation', TimelineText.paged(who(user), policy.name), now);
+    return (await this.repo.find(incident.projectId, incident.iid, trx))!;
+  }
+
+  /**
+   * Acknowledges a triggered incident from a page's link, in the caller's transaction (which used the link's
+   * token), as the person paged (`user`; null: the webhook's link of a page to several people). False, changing
+   * nothing, when it is no longer triggered or open.
+   */
+  async acknowledgeByLink(
+    trx: UnitOfWork,
+    outbox: OutboxWriter,
+    incident: { projectId: number; issueId: number },
+    user: User | null,
+    now: string,
+  ): Promise<boolean> {
+    const found = await this.repo.findById(incident.issueId, trx);
+    if (!found || found.projectId !== incident.projectId || found.issueType !== 'incident') return false;
+    await this.repo.lock(trx, found.id);
+    const issue = (await this.repo.findById(found.id, trx))!;
+    if (issue.state !== 'opened' || issue.escalationStatus !== 'triggered') return false;
+    await this.repo.update(trx, issue.id, { escalationStatus: 'acknowledged' }, now);
+    await this.d.notes.addSystemNote(
+      trx,
+      issueNoteable(issue),
+      user?.id ?? null,
+      IssueNoteText.acknowledgedByLink,
+    );
+    await this.timeline(trx, issue, user, 'status', TimelineText.acknowledgedByLink(who(user)), now);
+    await this.escalationEvent(outbox, issue, 'acknowledged', now);
+    return true;
+  }
+
+  /**
+   * Triggers an acknowledged incident again because nobody resolved it within its policy's acknowledgement
+   * timeout: the note and timeline event by the alert bot, and the `retriggered` event (its escalation starts
+   * again), in one transaction. False, changing nothing, when it is no longer acknowledged and open.
+   */
+  async retriggerAcknowledged(
+    projectId: number,
+    issueId: number,
+    policyId: number,
+    minutes: number,
+  ): Promise<boolean> {
+    return this.d.outbox.transaction(
+      (fn) => this.repo.transaction(fn),
+      async (trx, outbox) => {
+        const found = await this.repo.findById(issueId, trx);
+        if (!found || found.projectId !== projectId) return false;
+        await this.repo.lock(trx, found.id);
+        const issue = (await this.repo.findById(found.id, trx))!;
+        if (
+          issue.state !== 'opened' ||
+          issue.escalationStatus !== 'acknowledged' ||
+          issue.escalationPolicyId !== policyId
+        )
+          return false;
+        const now = this.now();
+        await this.repo.update(trx, issue.id, { escalationStatus: 'triggered' }, now);
+        await this.d.notes.addSystemNote(trx, issueNoteable(issue), null, IssueNoteText.ackTimedOut(minutes));
+        await this.timeline(trx, issue, null, 'status', TimelineText.ackTimedOut(minutes), now);
+        await this.escalationEvent(outbox, issue, 'retriggered', now);
+        return true;
+      },
+    );
   }
 
   /**

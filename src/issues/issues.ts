@@ -46,6 +46,8 @@ export interface Issue {
   readonly assigneeIds: readonly number[];
   /** Label names, sorted (GitLab lists an issue's labels by title). */
   readonly labels: readonly string[];
+  /** The escalation policy an incident was paged with (by hand or `/page`); null when never paged. */
+  readonly escalationPolicyId: number | null;
 }
 
 /** An issue as the API shows it: with its people, its project's path and its count of comments. */
@@ -55,6 +57,8 @@ export interface IssueView extends Issue {
   readonly assignees: readonly User[];
   readonly closedBy: User | null;
   readonly userNotesCount: number;
+  /** The escalation policy paging it (GitLab's GraphQL `escalationPolicy`); null when none (or deleted). */
+  readonly escalationPolicy: { readonly id: number; readonly name: string } | null;
 }
 
 /** How issues are listed (GitLab's issues API filters). */

@@ -83,16 +83,42 @@ export interface PayloadPresenter {
   error(error: TrackedError): unknown;
 }
 
-/** An escalation page of an alert: whom to page, under which keys, and what the webhook event tells. */
+/** What a page is about: an alert (its escalation), or an incident paged by hand. */
+export type PagedSubject =
+  | { readonly kind: 'alert'; readonly alert: Alert }
+  | {
+      readonly kind: 'incident';
+      readonly incident: {
+        readonly id: number;
+        readonly iid: number;
+        readonly title: string;
+        readonly severity: string;
+        readonly escalationStatus: string | null;
+        readonly state: string;
+        readonly createdAt: string;
+      };
+    };
+
+/** An escalation page: whom to page, under which keys, and what the webhook event tells. */
 export interface AlertPage {
   readonly project: Project;
-  readonly alert: Alert;
-  /** `page:<alertId>:<ruleId>`: e-mails are keyed `<keyBase>:<userId>`, deliveries `<keyBase>:hook:<hookId>`. */
+  readonly subject: PagedSubject;
+  /**
+   * `page:<alertId>:<ruleId>` (`page:i<issueId>:...` for an incident): e-mails are keyed `<keyBase>:<userId>`,
+   * deliveries `<keyBase>:hook:<hookId>`.
+   */
   readonly keyBase: string;
   readonly recipients: readonly { id: number; email: string; username: string }[];
   /** What the payload tells about the rule and its targets (docs/api.md: "Escalation policies"). */
   readonly escalation: Record<string, unknown>;
   readonly policyName: string;
+  /**
+   * A new one-use acknowledge link for the person paged (`userId`), or for whoever opens the webhook's (null),
+   * made in the page's transaction (so it exists exactly when the page does).
+   */
+  acknowledgeUrl(trx: UnitOfWork, userId: number | null): Promise<string>;
+  /** Runs in the page's transaction, with the people newly paged (none when the page was recorded before). */
+  recorded?(trx: UnitOfWork, paged: readonly { id: number; username: string }[]): Promise<void>;
 }
 
 /** What this service reads of other features (ports, wired in the composition root). */
@@ -473,42 +499,111 @@ export class NotificationsService {
   }
 
   /**
-   * Pages people about an alert (an escalation rule fired): one e-mail per recipient, keyed `<keyBase>:<userId>`,
-   * and one `escalation` event per hook with `alert_events`, keyed `<keyBase>:hook:<hookId>`. The keys are unique:
-   * a page recorded before a crash is not recorded (nor sent) again when its job runs again.
+   * Pages people about an alert or incident (an escalation rule fired): one e-mail per recipient, keyed
+   * `<keyBase>:<userId>`, and one `escalation` event per hook with `alert_events`, keyed `<keyBase>:hook:<hookId>`.
+   * Each e-mail carries its recipient's own acknowledge link, and each webhook payload one (`acknowledge_url`: the
+   * sole person paged, or nobody in particular when several or none were). The keys are unique: a page recorded
+   * before a crash is not recorded (nor sent, nor given new links) again when its job runs again.
    */
   async page(p: AlertPage): Promise<void> {
-    const { project, alert } = p;
-    const url = this.pageUrl('alert', project, alert.iid);
-    const mail = renderEmail(
-      `${project.fullPath} | Paged: ${alert.title}`,
-      `You are paged for an alert in ${project.fullPath} (escalation policy ${p.policyName}): ${alert.title}`,
-      [
-        ['Alert', `#${alert.iid}`],
-        ['Severity', alert.severity],
-        ['Status', alert.status],
-        ['Start time', alert.startedAt],
-        ...(alert.service ? ([['Service', alert.service]] as const) : []),
-        ['Events', String(alert.events)],
-      ],
-      { url, label: 'View and acknowledge the alert' },
-    );
-    const payload: HookPayload = {
-      object_kind: 'alert',
-      event_type: 'escalation',
-      project: this.projectRef(project),
-      object_attributes: this.presenter.alert(alert),
-      url,
-      escalation: p.escalation,
-    };
+    const { project, subject } = p;
+    const incident = subject.kind === 'incident' ? subject.incident : null;
+    const alert = subject.kind === 'alert' ? subject.alert : null;
+    const url = incident
+      ? `${this.externalUrl}/-/ui/projects/${project.id}/incidents/${incident.iid}`
+      : this.pageUrl('alert', project, alert!.iid);
+    const title = incident ? incident.title : alert!.title;
+    const facts: (readonly [string, string])[] = incident
+      ? [
+          ['Incident', `#${incident.iid}`],
+          ['Severity', incident.severity],
+          ['Status', incident.state === 'closed' ? 'resolved' : (incident.escalationStatus ?? 'triggered')],
+          ['Opened', incident.createdAt],
+        ]
+      : [
+          ['Alert', `#${alert!.iid}`],
+          ['Severity', alert!.severity],
+          ['Status', alert!.status],
+          ['Start time', alert!.startedAt],
+          ...(alert!.service ? ([['Service', alert!.service]] as const) : []),
+          ['Events', String(alert!.events)],
+        ];
+    const what = incident ? 'an incident' : 'an alert';
+    const mail = (ackUrl: string) =>
+      renderEmail(
+        `${project.fullPath} | Paged: ${title}`,
+        `You are paged for ${what} in ${project.fullPath} (escalation policy ${p.policyName}): ${title}`,
+        facts,
+        { url, label: incident ? 'View the incident' : 'View the alert' },
+        { url: ackUrl, label: `Acknowledge (one use, no sign-in)` },
+      );
     const hooks = (await this.repo.hooks(project.id)).filter((h) => h.alertEvents && this.executable(h));
-    await this.record(
-      project.id,
-      p.recipients.map((r) => ({ id: r.id, email: r.email, key: `${p.keyBase}:${r.id}` })),
-      mail,
-      hooks.map((h) => ({ hook: h, key: `${p.keyBase}:hook:${h.id}` })),
-      payload,
-    );
+    if (p.recipients.length === 0 && hooks.length === 0) return;
+    // Asked before the transaction (on SQLite a read outside it would wait for it): who was paged already.
+    const fresh: { id: number; email: string; username: string }[] = [];
+    for (const r of p.recipients) if (!(await this.repo.anyEmailKey(`${p.keyBase}:${r.id}`))) fresh.push(r);
+    const now = this.clock.now().toISOString();
+    await this.repo.transaction(async (trx) => {
+      const paged: { id: number; username: string }[] = [];
+      const links = new Map<number, string>();
+      for (const r of fresh) {
+        const ack = await p.acknowledgeUrl(trx, r.id);
+        const id = await this.repo.insertEmail(
+          trx,
+          {
+            projectId: project.id,
+            userId: r.id,
+            recipient: r.email,
+            ...mail(ack),
+            dedupeKey: `${p.keyBase}:${r.id}`,
+          },
+          now,
+        );
+        if (id === null) continue;
+        links.set(r.id, ack);
+        paged.push({ id: r.id, username: r.username });
+        await this.jobs.enqueue(SEND_EMAIL_JOB, { emailId: id }, { trx });
+      }
+      if (hooks.length > 0) {
+        const sole = p.recipients.length === 1 ? p.recipients[0]!.id : null;
+        const ack = (sole !== null && links.get(sole)) || (await p.acknowledgeUrl(trx, sole));
+        const payload: HookPayload = {
+          object_kind: incident ? 'incident' : 'alert',
+          event_type: 'escalation',
+          project: this.projectRef(project),
+          object_attributes: incident
+            ? {
+                id: incident.id,
+                iid: incident.iid,
+                title: incident.title,
+                severity: incident.severity,
+                state: incident.state,
+                escalation_status: incident.escalationStatus,
+                created_at: incident.createdAt,
+                url,
+              }
+            : this.presenter.alert(alert!),
+          url,
+          escalation: p.escalation,
+          acknowledge_url: ack,
+        };
+        for (const h of hooks) {
+          const id = await this.repo.insertDelivery(
+            trx,
+            {
+              hookId: h.id,
+              objectKind: payload.object_kind,
+              eventType: 'escalation',
+              payload,
+              dedupeKey: `${p.keyBase}:hook:${h.id}`,
+            },
+            now,
+          );
+          if (id !== null) await this.jobs.enqueue(HOOK_DELIVERY_JOB, { deliveryId: id }, { trx });
+        }
+      }
+      if (paged.length > 0) await p.recorded?.(trx, paged);
+    });
   }
 
   /** Records e-mails and deliveries and enqueues a job for each new one, in one transaction. */

@@ -5,7 +5,7 @@ export type AlertEventType = 'new' | 'resolved';
 /** What happened to an error that a rule or a hook reports. */
 export type ErrorEventType = 'new' | 'regression' | 'threshold';
 /** The `object_kind` of a webhook payload: svc's own events, and GitLab's. */
-export type ObjectKind = 'alert' | 'error' | 'push' | 'tag_push' | 'merge_request' | 'note';
+export type ObjectKind = 'alert' | 'incident' | 'error' | 'push' | 'tag_push' | 'merge_request' | 'note';
 
 /**
  * An e-mail's delivery state: waiting for the worker, handed to the SMTP server, given up on (with a reason), or
@@ -204,12 +204,15 @@ export function renderEmail(
   heading: string,
   facts: readonly (readonly [string, string])[],
   link: { url: string; label: string },
+  /** A link shown first (a page's acknowledge link). */
+  first?: { url: string; label: string },
 ): { subject: string; text: string; html: string } {
   const text = [
     heading,
     '',
     ...facts.map(([k, v]) => `${k}: ${v}`),
     '',
+    ...(first ? [`${first.label}: ${first.url}`, ''] : []),
     `${link.label}: ${link.url}`,
     '',
     '-- ',
@@ -221,6 +224,7 @@ export function renderEmail(
     .join('');
   const html =
     `<!doctype html><html><body><p>${escapeHtml(heading)}</p><table>${rows}</table>` +
+    (first ? `<p><a href="${escapeHtml(first.url)}">${escapeHtml(first.label)}</a></p>` : '') +
     `<p><a href="${escapeHtml(link.url)}">${escapeHtml(link.label)}</a></p></body></html>`;
   return { subject: subjectLine(subject), text, html };
 }

@@ -594,7 +594,9 @@ describe.each(await databases())('escalation policies (%s)', (database) => {
     s.clock.advance(8 * 60_000);
     await drain();
     await setStatus('done', 'resolved');
+    // Triggered again by hand, its escalation starts again: the first rule pages at once.
     await setStatus('again', 'triggered');
+    await waitPages('oncall-ackto', 'again', 2);
     await setStatus('again', 'acknowledged');
     s.clock.advance(2 * 60_000 + 1000);
     // lapse: triggered again with a note saying why; its escalation starts again from the first rule.
@@ -615,9 +617,9 @@ describe.each(await databases())('escalation policies (%s)', (database) => {
     // again times out 10 minutes after its second acknowledgement (18 minutes in), not after its first.
     await drain();
     expect((await api.get(await alertUrl('again'), { token })).body.status).toBe('acknowledged');
-    expect(pages('oncall-ackto', 'again')).toHaveLength(1);
+    expect(pages('oncall-ackto', 'again')).toHaveLength(2);
     s.clock.advance(3 * 60_000);
-    await waitPages('oncall-ackto', 'again', 2);
+    await waitPages('oncall-ackto', 'again', 3);
     expect((await api.get(await alertUrl('again'), { token })).body.status).toBe('triggered');
     s.clock.advance(60 * 60_000);
     await drain();

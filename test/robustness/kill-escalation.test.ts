@@ -29,7 +29,8 @@ async function escalate(
   database: Parameters<typeof restartableSetup>[0],
   name: string,
   stall: () => boolean,
-  title: string,
+  /** The alert fired at the project (null: none). */
+  title: string | null,
   policy: Record<string, unknown>,
 ) {
   run.smtp = await startSmtpReceiver({ stall });
@@ -61,7 +62,8 @@ async function escalate(
   });
   expect(made.status).toBe(201);
   const integration = await createIntegration(api, token, p.body.id, { name: 'http', type: 'http' });
-  expect((await notify(integration.url, integration.authorization_key, { title })).status).toBe(200);
+  if (title !== null)
+    expect((await notify(integration.url, integration.authorization_key, { title })).status).toBe(200);
   return { env, token, projectId: p.body.id as number, api };
 }
 
@@ -194,4 +196,81 @@ describe.each(await databases())('kill -9 during a repeating escalation (%s)', (
     expect(emails.body).toHaveLength(6);
     expect(smtp.errors).toEqual([]);
   });
+});
+
+/**
+ * kill -9 in the middle of an incident's re-page: an incident paged by hand was acknowledged, its acknowledgement
+ * timed out (a minute: the shortest), and the page of the new run is being sent. After a restart on the same data
+ * the incident was triggered again once (one note, one timeline event) and the re-page is sent once.
+ */
+describe.each(
+  await databases(),
+)('kill -9 during an incident re-page after an ack timeout (%s)', (database) => {
+  const run: Run = { child: null, setup: null, smtp: null };
+  afterAll(() => stopRun(run));
+
+  it(
+    'triggers the incident again once and re-pages once after the restart',
+    { timeout: 150_000 },
+    async () => {
+      let restarted = false;
+      // The first page goes through; the re-page sticks until the restart.
+      const started = await escalate(
+        run,
+        database,
+        'kill-incident-ack',
+        () => !restarted && (run.smtp?.messages.length ?? 0) >= 1,
+        null,
+        {
+          name: 'Keep it acknowledged',
+          ack_timeout_minutes: 1,
+          rules: [{ elapsed_time_seconds: 0, status: 'acknowledged', username: 'oncall' }],
+        },
+      );
+      const { env, token, projectId } = started;
+      let { api } = started;
+      const smtp = run.smtp!;
+      const issues = `/api/v4/projects/${projectId}/issues`;
+      const incident = await api.post(issues, {
+        token,
+        body: { title: 'cache cold', issue_type: 'incident' },
+      });
+      expect(incident.status).toBe(201);
+      const url = `${issues}/${incident.body.iid}`;
+      expect((await api.post(`${url}/page`, { token })).status).toBe(201);
+      await until(() => smtp.messages.length === 1, 'the first page', 30_000, 50);
+      expect((await api.put(url, { token, body: { escalation_status: 'acknowledged' } })).status).toBe(200);
+
+      // A minute later the acknowledgement times out and the re-page is being sent: kill now.
+      await until(() => smtp.stalled >= 1, 'the re-page to be sent', 100_000, 100);
+      run.child!.proc.kill('SIGKILL');
+      expect((await run.child!.exited).signal).toBe('SIGKILL');
+      expect(smtp.messages).toHaveLength(1);
+
+      restarted = true;
+      run.child = await startSvc(env);
+      api = http(run.child.url);
+      await until(
+        async () => {
+          const emails = (
+            await api.get(`/api/v4/admin/notifications/emails?project_id=${projectId}`, { token })
+          ).body as { status: string }[];
+          return emails.length === 2 && emails.every((e) => e.status === 'sent');
+        },
+        'the re-page to be sent after the restart',
+        30_000,
+        100,
+      );
+      expect(smtp.messages.filter((m) => m.subject.includes('Paged: cache cold'))).toHaveLength(2);
+      expect((await api.get(url, { token })).body.escalation_status).toBe('triggered');
+      const notes = (await api.get(`${url}/notes?per_page=100`, { token })).body as { body: string }[];
+      expect(notes.filter((n) => n.body.includes('acknowledgement timed out'))).toHaveLength(1);
+      const timeline = (await api.get(`${url}/timeline_events`, { token })).body as { note: string }[];
+      expect(timeline.filter((e) => e.note.startsWith('The acknowledgement timed out'))).toHaveLength(1);
+      expect(timeline.filter((e) => e.note.startsWith('@oncall paged by escalation policy'))).toHaveLength(2);
+      const pending = await api.get('/api/v4/admin/notifications/emails?status=pending', { token });
+      expect(pending.body).toEqual([]);
+      expect(smtp.errors).toEqual([]);
+    },
+  );
 });

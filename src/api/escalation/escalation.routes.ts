@@ -167,4 +167,27 @@ export function escalationRoutes(
         P.alertEscalation(e, viewOf(req, url)),
       ),
   );
+
+  app.post(
+    '/projects/:id/issues/:issue_iid/page',
+    {
+      schema: {
+        tags,
+        summary:
+          "Page an incident: start an escalation policy on it (the project's by default) (Developer and above)",
+        params: Type.Object({ id: Type.String(), issue_iid: Type.Integer() }),
+        body: Type.Optional(Type.Object({ escalation_policy_id: Type.Optional(Type.Integer()) })),
+        response: { 201: E.IssueEntity },
+      },
+    },
+    async (req, reply) => {
+      const issue = await ctx.escalations.pageIncident(
+        req.actor.user,
+        req.params.id,
+        req.params.issue_iid,
+        req.body?.escalation_policy_id,
+      );
+      return reply.status(201).send(P.issue(issue, viewOf(req, url)));
+    },
+  );
 }

@@ -7,6 +7,7 @@ import { UserBasic } from '../users/users.entities.js';
  * tasks or confidentiality. svc has no milestones, so `milestone` is always null (GitLab sends the key either way,
  * and clients such as GitLab's MCP server require it). `author` is null for an incident an alert opened (GitLab's alert bot).
  * `escalation_status` is svc's (GitLab keeps an incident's escalation status in GraphQL only); null on a plain issue.
+ * `escalation_policy` is the policy an incident was paged with (GitLab's GraphQL `escalationPolicy`), or null.
  */
 export const IssueEntity = Type.Object({
   id: Int,
@@ -32,6 +33,7 @@ export const IssueEntity = Type.Object({
   severity: Literals(['UNKNOWN', 'LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const),
   issue_type: Literals(['issue', 'incident'] as const),
   escalation_status: Nullable(Literals(['triggered', 'acknowledged', 'resolved'] as const)),
+  escalation_policy: Nullable(Type.Object({ id: Int, name: Str })),
 });
 
 /** A project's incident timeline event tag (GitLab's `TimelineEventTagType`). */

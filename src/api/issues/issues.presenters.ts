@@ -31,6 +31,7 @@ export function issue(i: IssueView, v: View): Static<typeof IssueEntity> {
     severity: i.severity.toUpperCase() as Static<typeof IssueEntity>['severity'],
     issue_type: i.issueType,
     escalation_status: i.escalationStatus,
+    escalation_policy: i.escalationPolicy && { id: i.escalationPolicy.id, name: i.escalationPolicy.name },
   };
 }
 

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import type { AppContext } from '../../app-context.js';
+import { pageCommands } from '../../escalation/escalation.js';
 import type { IssueSeverity } from '../../issues/issues.js';
 import { Literals } from '../common/common.entities.js';
 import { noteRoutes } from '../notes/notes.routes.js';
@@ -76,7 +77,11 @@ const assigneesOf = (b: { assignee_ids?: number[]; assignee_id?: number }) =>
  * GitLab's issues API for a project's issues and incidents (`issue_type=incident`), their notes and the incident
  * timeline (`timeline_events`, svc's REST form of GitLab's GraphQL timeline), the same in v4 and v5.
  */
-export function issueRoutes(app: ApiApp, ctx: Pick<AppContext, 'config' | 'issues'>, api: ApiVersion): void {
+export function issueRoutes(
+  app: ApiApp,
+  ctx: Pick<AppContext, 'config' | 'issues' | 'escalations'>,
+  api: ApiVersion,
+): void {
   const url = ctx.config.externalUrl;
   const E = api.entities;
   const P = api.present;
@@ -228,7 +233,24 @@ export function issueRoutes(app: ApiApp, ctx: Pick<AppContext, 'config' | 'issue
     notes: {
       list: (actor, id, iid, order, page) => issues.notes(actor, id, iid, order, page),
       get: (actor, id, iid, noteId) => issues.note(actor, id, iid, noteId),
-      create: (actor, id, iid, body) => issues.comment(actor, id, iid, body),
+      create: async (actor, id, iid, body) => {
+        // GitLab's `/page <policy name>` quick action: for whoever may page the incident it runs, and its lines
+        // leave the note (a note of nothing else is not stored); for anyone else they are plain text.
+        const { names, rest } = pageCommands(body);
+        const ran: { changes: Record<string, unknown>; message: string }[] = [];
+        for (const name of names) {
+          const r = await ctx.escalations.pageByQuickAction(actor, id, iid, name);
+          if (!r) return issues.comment(actor, id, iid, body);
+          ran.push(r);
+        }
+        if (names.length > 0 && rest.trim() === '')
+          return {
+            commandsOnly: true as const,
+            changes: Object.assign({}, ...ran.map((r) => r.changes)),
+            summary: ran.map((r) => r.message),
+          };
+        return issues.comment(actor, id, iid, rest);
+      },
       update: (actor, id, iid, noteId, body) => issues.editComment(actor, id, iid, noteId, body),
       delete: (actor, id, iid, noteId) => issues.deleteComment(actor, id, iid, noteId),
     },

@@ -17,7 +17,8 @@ export interface NoteableNotes {
     page: PageRequest,
   ): Promise<Paged<NoteView>>;
   get(actor: User | null, idOrPath: string, iid: number, noteId: number): Promise<NoteView>;
-  create(actor: User | null, idOrPath: string, iid: number, body: string): Promise<NoteView>;
+  /** The note made, or, for a note of quick actions only, what they did (GitLab answers 202). */
+  create(actor: User | null, idOrPath: string, iid: number, body: string): Promise<NoteView | NoteCommands>;
   update(
     actor: User | null,
     idOrPath: string,
@@ -26,6 +27,13 @@ export interface NoteableNotes {
     body: string | undefined,
   ): Promise<NoteView>;
   delete(actor: User | null, idOrPath: string, iid: number, noteId: number): Promise<void>;
+}
+
+/** What a note of quick actions only did: GitLab's `commands_changes` and the actions' messages (`summary`). */
+export interface NoteCommands {
+  readonly commandsOnly: true;
+  readonly changes: Record<string, unknown>;
+  readonly summary: readonly string[];
 }
 
 // GitLab's notes API serves every noteable with the same routes and calls the iid `noteable_id` (lib/api/notes.rb).
@@ -93,12 +101,21 @@ export function noteRoutes(
         summary: `Comment on ${o.what} (whoever may read it)`,
         params: IidParams,
         body: Type.Object({ body: Body }),
-        response: { 201: E.NoteEntity },
+        response: {
+          201: E.NoteEntity,
+          // GitLab's `NoteCommands`: a note of quick actions only is not stored.
+          202: Type.Object({
+            commands_changes: Type.Object({}, { additionalProperties: true }),
+            summary: Type.Array(Type.String()),
+          }),
+        },
       },
     },
     async (req, reply) => {
       const { id, noteable_id: iid } = req.params;
       const note = await notes.create(req.actor.user, id, iid, req.body.body);
+      if ('commandsOnly' in note)
+        return reply.status(202).send({ commands_changes: note.changes, summary: [...note.summary] });
       return reply.status(201).send(P.note(note, viewOf(req, url)));
     },
   );

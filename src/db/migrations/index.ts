@@ -31,6 +31,7 @@ import * as m0033 from './0033_incidents.js';
 import * as m0034 from './0034_oncall_overrides.js';
 import * as m0035 from './0035_escalation_repeats.js';
 import * as m0036 from './0036_alert_silences.js';
+import * as m0037 from './0037_incident_paging.js';
 import * as m0038 from './0038_maintenance_windows.js';
 import * as m0039 from './0039_group_oncall.js';
 import * as m0040 from './0040_alert_integration_warnings.js';
@@ -74,6 +75,7 @@ export const MIGRATIONS: ReadonlyArray<
   ['0034_oncall_overrides', m0034.up],
   ['0035_escalation_repeats', m0035.up],
   ['0036_alert_silences', m0036.up],
+  ['0037_incident_paging', m0037.up],
   ['0038_maintenance_windows', m0038.up],
   ['0039_group_oncall', m0039.up],
   ['0040_alert_integration_warnings', m0040.up],
