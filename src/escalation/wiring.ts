@@ -11,6 +11,7 @@ import type { SilencesService } from '../silences/silences.service.js';
 import type { UsersService } from '../users/users.service.js';
 import type { OnCallLookup } from './escalation.js';
 import { EscalationRepository } from './escalation.repository.js';
+import type { EscalationSources } from './escalation.service.js';
 import { EscalationService } from './escalation.service.js';
 
 /** Escalation policies (Premium and Ultimate) and the pages of new alerts, due from each alert's creation. */
@@ -27,6 +28,8 @@ export function wireEscalation(deps: {
   notifications: Pick<NotificationsService, 'page'>;
   /** Holds the pages of silenced alerts. */
   silences: Pick<SilencesService, 'silencing'>;
+  /** The chat integrations a rule may page. */
+  chat?: EscalationSources['chat'];
   jobs: JobQueue;
   access: Access;
   cacheTtlMs: number;
@@ -42,6 +45,7 @@ export function wireEscalation(deps: {
         members: deps.members,
         notifications: deps.notifications,
         silences: deps.silences,
+        chat: deps.chat,
       },
       deps.oncall,
       deps.jobs,

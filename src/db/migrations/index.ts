@@ -31,6 +31,7 @@ import * as m0033 from './0033_incidents.js';
 import * as m0034 from './0034_oncall_overrides.js';
 import * as m0035 from './0035_escalation_repeats.js';
 import * as m0036 from './0036_alert_silences.js';
+import * as m0041 from './0041_chat_integrations.js';
 import type { MigrationEnv } from './helpers.js';
 
 /** Every migration in order; names are what the migrations table records. */
@@ -69,4 +70,5 @@ export const MIGRATIONS: ReadonlyArray<
   ['0034_oncall_overrides', m0034.up],
   ['0035_escalation_repeats', m0035.up],
   ['0036_alert_silences', m0036.up],
+  ['0041_chat_integrations', m0041.up],
 ];
