@@ -109,7 +109,7 @@ describe.each(await databases())('chat integrations (%s)', (database) => {
     base = receiver.url.replace(/\/hook$/, '');
     s = await startTestServer({
       database,
-      env: { SVC_TIER: 'premium', SVC_TELEGRAM_API_URL: `${base}/tg` },
+      env: { SVC_TIER: 'premium', SVC_OFFERING: 'hosted', SVC_TELEGRAM_API_URL: `${base}/tg` },
     });
     await allowLocalHooks(s);
   });
@@ -275,10 +275,11 @@ describe.each(await databases())('chat integrations (%s)', (database) => {
   it('an alert, its recovery and a new error reach every service in its documented shape', async () => {
     const p = await project();
     for (const slug of SLUGS) expect((await p.setUp(slug)).status).toBe(200);
-    await p.api.put(`/api/v4/projects/${p.id}/error_tracking/settings`, {
+    const settings = await p.api.put(`/api/v4/projects/${p.id}/error_tracking/settings`, {
       token: s.rootToken,
       body: { active: true, integrated: true },
     });
+    expect(settings.status).toBe(200);
     const integration = await createIntegration(p.api, p.tokens.maintainer!, p.id, {
       type: 'http',
       name: 'generic',
