@@ -153,6 +153,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   const { chat } = wireChat({
     ...{ ...base, jobs, projects, alerts, silences, outbound, cipher },
     errors: errorTracking,
+    incidents: issues,
     externalUrl: config.externalUrl,
     telegramApiUrl: config.telegramApiUrl,
   });
@@ -217,6 +218,10 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     wants: async (trx, e) =>
       (e.created || e.regressedAt !== null) && (await chat.wants(trx, e.projectId, 'error_tracking_events')),
     handle: (trx, e) => chat.errorRecorded(trx, e.projectId, e.errorId, e),
+  });
+  outbox.on('incident.changed', 'chat', {
+    wants: (trx, e) => chat.wants(trx, e.projectId, 'incident_events'),
+    handle: (trx, e) => chat.incidentChanged(trx, e.projectId, e.iid, e.event),
   });
   // GitLab's push, merge request and note events, to the project hooks that have their flag.
   outbox.on('project.event', 'hooks', {

@@ -5,6 +5,7 @@ import type { Clock } from '../clock.js';
 import type { Cipher } from '../crypto.js';
 import type { ErrorTrackingService } from '../error-tracking/error-tracking.service.js';
 import { invalidFields, notFound, paramError, unprocessable } from '../errors.js';
+import type { IssuesService } from '../issues/issues.service.js';
 import type { Job, JobQueue } from '../jobs/queue.js';
 import { AccessLevel } from '../members/members.js';
 import { OutboundError, type OutboundHttp } from '../outbound.js';
@@ -71,7 +72,8 @@ export interface ChatPage {
 
 type EventJob =
   | { kind: 'alert'; projectId: number; iid: number; event: 'new' | 'resolved' }
-  | { kind: 'error'; projectId: number; errorId: number; event: 'new' | 'regression'; at?: string };
+  | { kind: 'error'; projectId: number; errorId: number; event: 'new' | 'regression'; at?: string }
+  | { kind: 'incident'; projectId: number; iid: number; event: 'new' | 'closed' };
 
 /** What this service reads of other features (ports, wired in the composition root). */
 export interface ChatSources {
@@ -79,6 +81,7 @@ export interface ChatSources {
   alerts: Pick<AlertsService, 'alertForSystem'>;
   silences: Pick<SilencesService, 'silencing'>;
   errors: Pick<ErrorTrackingService, 'errorForSystem'>;
+  incidents: Pick<IssuesService, 'incidentForSystem'>;
 }
 
 /**
@@ -370,6 +373,17 @@ export class ChatService {
       );
   }
 
+  async incidentChanged(
+    trx: UnitOfWork,
+    projectId: number,
+    iid: number,
+    event: 'new' | 'closed',
+  ): Promise<void> {
+    await this.jobs.enqueue(CHAT_EVENT_JOB, { kind: 'incident', projectId, iid, event } satisfies EventJob, {
+      trx,
+    });
+  }
+
   private projectRef(project: Project): ChatMessage['project'] {
     return {
       name: project.name,
@@ -408,6 +422,26 @@ export class ChatService {
         j.event,
       );
       await this.record(project.id, 'alert_events', m, `alert:${alert.id}:${j.event}`);
+      return;
+    }
+    if (j.kind === 'incident') {
+      const incident = await this.sources.incidents.incidentForSystem(project.id, j.iid);
+      // Told as it is now: an incident reopened (or deleted) since is not told closed.
+      if (!incident || (j.event === 'closed') !== (incident.state === 'closed')) return;
+      const m: ChatMessage = {
+        event: 'incident',
+        action: j.event,
+        headline: j.event === 'new' ? 'Incident opened' : 'Incident closed',
+        title: incident.title,
+        severity: incident.severity.toLowerCase(),
+        status: incident.escalationStatus ?? incident.state,
+        project: this.projectRef(project),
+        url: `${this.urls.external}/-/ui/projects/${project.id}/issues/${incident.iid}`,
+        linkLabel: 'View the incident',
+        at: this.clock.now().toISOString(),
+      };
+      const when = j.event === 'closed' ? `:${incident.closedAt}` : '';
+      await this.record(project.id, 'incident_events', m, `incident:${incident.id}:${j.event}${when}`);
       return;
     }
     const error = await this.sources.errors.errorForSystem(project.id, j.errorId);

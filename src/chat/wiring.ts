@@ -26,7 +26,13 @@ export function wireChat(
     chat: new ChatService(
       new ChatRepository(deps.kysely),
       deps.access,
-      { projects: deps.projects, alerts: deps.alerts, silences: deps.silences, errors: deps.errors },
+      {
+        projects: deps.projects,
+        alerts: deps.alerts,
+        silences: deps.silences,
+        errors: deps.errors,
+        incidents: deps.incidents,
+      },
       deps.outbound,
       deps.cipher,
       deps.jobs,

@@ -37,6 +37,13 @@ export interface OutboxEvents {
   };
   /** GitLab's project events for project hooks (`eventId` names the event: its deliveries are keyed by it). */
   'project.event': ProjectEvent;
+  /** An incident was opened (by hand or by alert intake) or closed (`at`: when; names the event). */
+  'incident.changed': {
+    readonly projectId: number;
+    readonly iid: number;
+    readonly event: 'new' | 'closed';
+    readonly at: string;
+  };
 }
 
 /** A ref a push moved (`before` or `after` all zeros: created or deleted). */

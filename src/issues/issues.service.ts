@@ -334,6 +334,14 @@ export class IssuesService {
         await this.timeline(trx, created, user, 'issues', TimelineText.created(who(user)), now);
       return created;
     });
+    // After commit, in a transaction of its own (as a push's events): its chat messages.
+    if (issue.issueType === 'incident')
+      await this.d.outbox.emit('incident.changed', {
+        projectId: project.id,
+        iid: issue.iid,
+        event: 'new',
+        at: issue.createdAt,
+      });
     return this.view(project, issue);
   }
 
@@ -533,6 +541,12 @@ export class IssuesService {
     await this.repo.update(trx, issue.id, { close: { byId: user.id } }, now);
     await this.d.notes.addSystemNote(trx, issueNoteable(issue), user.id, IssueNoteText.closed);
     if (issue.issueType !== 'incident') return;
+    await outbox.add('incident.changed', {
+      projectId: issue.projectId,
+      iid: issue.iid,
+      event: 'closed',
+      at: now,
+    });
     if (await this.d.alerts.closeResolvesAlerts(trx, issue.projectId))
       await this.d.alerts.resolveFor(trx, outbox, issue, user, now);
     if (status !== 'resolved') {
@@ -622,6 +636,12 @@ export class IssuesService {
       await this.repo.update(trx, issue.id, { escalationStatus: 'resolved' }, now);
       await this.timeline(trx, issue, null, 'status', TimelineText.resolved(who(null)), now);
     }
+  }
+
+  /** An incident as it is now, for what tells about it (chat messages); null when gone or not an incident. */
+  async incidentForSystem(projectId: number, iid: number): Promise<Issue | null> {
+    const issue = await this.repo.find(projectId, iid);
+    return issue?.issueType === 'incident' ? issue : null;
   }
 
   /**

@@ -356,6 +356,65 @@ describe.each(await databases())('chat integrations (%s)', (database) => {
     expect(p.got('mattermost')).toHaveLength(4);
   });
 
+  it('incidents opened and closed by hand and by alert intake reach the channels with incident events', async () => {
+    const p = await project();
+    expect((await p.setUp('microsoft-teams', { alert_events: false })).status).toBe(200);
+    expect((await p.setUp('telegram', { incident_events: false })).status).toBe(200);
+    const t = { token: p.tokens.developer };
+    const opened = await p.api.post(`/api/v4/projects/${p.id}/issues`, {
+      ...t,
+      body: { title: 'Checkout is down', issue_type: 'incident', severity: 'high' },
+    });
+    expect(opened.status).toBe(201);
+    // A plain issue tells nothing.
+    await p.api.post(`/api/v4/projects/${p.id}/issues`, { ...t, body: { title: 'Just an issue' } });
+    await drain();
+    const link = `${s.url}/-/ui/projects/${p.id}/issues/${opened.body.iid}`;
+    expect(p.got('microsoft-teams')).toHaveLength(1);
+    checkShape(
+      'microsoft-teams',
+      p.got('microsoft-teams')[0]!.body,
+      ['Incident opened', 'Checkout is down', 'high', p.path],
+      link,
+    );
+    await p.api.put(`/api/v4/projects/${p.id}/issues/${opened.body.iid}`, {
+      ...t,
+      body: { state_event: 'close' },
+    });
+    await drain();
+    expect(p.got('microsoft-teams')).toHaveLength(2);
+    checkShape('microsoft-teams', p.got('microsoft-teams')[1]!.body, ['Incident closed', 'resolved'], link);
+    // Alert intake opens an incident (create_incident) and closes it with the alert (auto_close_incident).
+    await p.api.put(`/api/v4/projects/${p.id}/alert_management/settings`, {
+      token: p.tokens.maintainer,
+      body: { create_incident: true, auto_close_incident: true },
+    });
+    const integration = await createIntegration(p.api, p.tokens.maintainer!, p.id, {
+      type: 'http',
+      name: 'generic',
+      active: true,
+    });
+    const payload = { title: 'Queue backlog', severity: 'critical', fingerprint: `fp-${p.i}` };
+    await notify(integration.url, integration.authorization_key, payload);
+    await drain();
+    const teams = p.got('microsoft-teams');
+    expect(teams).toHaveLength(3);
+    expect(JSON.stringify(teams[2]!.body)).toContain('Incident opened');
+    expect(JSON.stringify(teams[2]!.body)).toContain('Queue backlog');
+    await notify(integration.url, integration.authorization_key, {
+      ...payload,
+      end_time: s.clock.now().toISOString(),
+    });
+    await drain();
+    expect(p.got('microsoft-teams')).toHaveLength(4);
+    expect(JSON.stringify(p.got('microsoft-teams')[3]!.body)).toContain('Incident closed');
+    // Telegram has incident events off: it heard only the alert and its recovery.
+    expect(p.got('telegram').map((r) => r.body.text.split(':')[0])).toEqual([
+      '<b>Alert triggered</b>',
+      '<b>Alert resolved</b>',
+    ]);
+  });
+
   it('an escalation page tells the channels who is paged; a rule can page one channel', async () => {
     const p = await project();
     for (const slug of ['slack', 'webex-teams'] as const)
