@@ -5,6 +5,7 @@ import type { Project } from '../types';
 import { useResource } from '../use-resource';
 import { AlertsSettings } from './alert-settings/alert-settings';
 import { AlertsPanel } from './alerts';
+import { ChatSettings } from './chat-settings';
 import { ErrorRulesSettings } from './error-rules-settings';
 import { ErrorTrackingSettingsSection } from './error-tracking-settings';
 import { ErrorsPanel } from './errors';
@@ -100,6 +101,7 @@ function SettingsPanel({ project }: { readonly project: Project }) {
       <ErrorTrackingSettingsSection project={project} />
       <ErrorRulesSettings project={project} />
       <HooksSettings project={project} />
+      <ChatSettings project={project} />
     </>
   );
 }
