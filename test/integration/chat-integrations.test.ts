@@ -150,7 +150,9 @@ describe.each(await databases())('chat integrations (%s)', (database) => {
     expect(
       (await p.api.get(`/api/v4/projects/${p.id}/integrations`, { token: p.tokens.maintainer })).body,
     ).toEqual([]);
-    expect((await p.api.get(p.url('slack'), { token: p.tokens.maintainer })).status).toBe(404);
+    expect((await p.api.get(p.url('slack'), { token: p.tokens.maintainer })).body).toEqual({
+      message: '404 Integration Not Found',
+    });
     for (const slug of SLUGS) {
       const extra = ['slack', 'mattermost'].includes(slug) ? { username: 'svc-bot', channel: '#ops' } : {};
       const r = await p.setUp(slug, { ...extra, page_events: false });
@@ -455,15 +457,26 @@ describe.each(await databases())('chat integrations (%s)', (database) => {
     const discord = p.got('discord');
     expect(discord).toHaveLength(1);
     checkShape('discord', discord[0]!.body, ['Paged', 'Ops'], link);
-    // A rule naming an integration the project has not set up is refused.
-    const bad = await p.api.post(`/api/v4/projects/${p.id}/incident_management/escalation_policies`, {
-      token: p.tokens.maintainer,
-      body: {
-        name: 'Bad',
-        rules: [{ elapsed_time_seconds: 0, status: 'resolved', integration_slug: 'telegram' }],
+    // A rule naming an integration the project has not set up is refused, and changes nothing.
+    const bad = await p.api.put(
+      `/api/v4/projects/${p.id}/incident_management/escalation_policies/${policy.body.id}`,
+      {
+        token: p.tokens.maintainer,
+        body: { rules: [{ elapsed_time_seconds: 0, status: 'resolved', integration_slug: 'telegram' }] },
       },
-    });
+    );
     expect(bad.status).toBe(400);
+    expect(bad.body.message).toContain('must have a chat integration set up in the project');
+    // Removing the integration removes the rules that page it.
+    expect((await p.api.delete(p.url('discord'), { token: p.tokens.maintainer })).status).toBe(204);
+    const after = await p.api.get(`/api/v4/projects/${p.id}/incident_management/escalation_policies`, {
+      token: p.tokens.maintainer,
+    });
+    expect(after.body[0].rules).toHaveLength(1);
+    expect(after.body[0].rules[0]).toMatchObject({
+      integration_slug: null,
+      user: { username: `developer-c${p.i}` },
+    });
   });
 
   it('the test action sends a sample; failures are retried, then the integration rests and is disabled', async () => {
