@@ -281,7 +281,7 @@ export async function buildApp(
         oncallRoutes(s, ctx, api);
         escalationRoutes(s, ctx, api);
         silenceRoutes(s, ctx);
-        chatRoutes(s, ctx);
+        chatRoutes(s, ctx, api);
         storageMoveRoutes(s, ctx, api);
         repositoryRoutes(s, ctx);
         repositoryContentRoutes(s, ctx, api);

@@ -141,8 +141,16 @@ export class ChatRepository {
       .execute();
   }
 
-  async delete(id: number): Promise<void> {
-    await this.db.deleteFrom('chat_integrations').where('id', '=', id).execute();
+  /**
+   * GitLab's DELETE: the integration stays, inactive, with its secret cleared and its settings back to their
+   * defaults (`input`); its deliveries stay.
+   */
+  async disable(id: number, input: ChatInput, now: string): Promise<void> {
+    await this.db
+      .updateTable('chat_integrations')
+      .set({ ...columns(input), failures: 0, disabled_until: null, disabled_reason: null, updated_at: now })
+      .where('id', '=', id)
+      .execute();
   }
 
   async succeeded(id: number): Promise<void> {

@@ -161,11 +161,11 @@ export class ChatService {
     return this.now(strip(found));
   }
 
-  /** Any of the project's integrations by slug, for a rule that pages it (null: none set up). */
+  /** The project's active integration of `slug`, for a rule that pages it (null: none, or not active). */
   async integrationOf(projectId: number, slug: string): Promise<ChatIntegration | null> {
     if (!isChatSlug(slug)) return null;
     const found = await this.repo.find(projectId, slug);
-    return found && strip(found);
+    return found?.active ? strip(found) : null;
   }
 
   /**
@@ -211,10 +211,12 @@ export class ChatService {
       throw paramError(`username and channel do not apply to ${def.title}`);
     if (!def.room && (c.room !== undefined || (c.thread !== undefined && c.thread !== null)))
       throw paramError(`room and thread do not apply to ${def.title}`);
-    // The secret is write-only: required to set an integration up, kept when a change leaves it out.
-    if ((secretGiven === undefined || secretGiven.trim() === '') && !current)
+    // The secret is write-only: required to set an integration up (or up again after a DELETE cleared it), kept
+    // when a change leaves it out.
+    const hasSecret = current !== null && current.secretEncrypted !== '';
+    if ((secretGiven === undefined || secretGiven.trim() === '') && !hasSecret)
       throw paramError(`${def.secret} is missing`);
-    if (def.room && !current && (c.room === undefined || c.room.trim() === ''))
+    if (def.room && !current?.properties.room && (c.room === undefined || c.room.trim() === ''))
       throw paramError('room is missing');
     if (c.room !== undefined && c.room.trim() === '') throw paramError('room is empty');
     text(def.secret, secretGiven, 2048);
@@ -258,11 +260,28 @@ export class ChatService {
     return strip((await this.repo.find(project.id, slug))!);
   }
 
+  /** GitLab's DELETE: disables the integration and clears its settings (it is still read, inactive). */
   async delete(actor: User | null, idOrPath: string, slug: string): Promise<void> {
     const project = await this.project(actor, idOrPath);
     const found = await this.repo.find(project.id, this.slug(slug));
     if (!found) throw notFound('Integration');
-    await this.repo.delete(found.id);
+    await this.repo.disable(
+      found.id,
+      {
+        active: false,
+        secretEncrypted: '',
+        properties: {
+          username: null,
+          channel: null,
+          room: null,
+          thread: null,
+          notifyOnlyDefaultBranch: false,
+          branchesToBeNotified: 'default',
+        },
+        events: { alert_events: true, incident_events: true, error_tracking_events: true, page_events: true },
+      },
+      this.clock.now().toISOString(),
+    );
     await this.changed();
   }
 
@@ -284,6 +303,8 @@ export class ChatService {
     const project = await this.project(actor, idOrPath);
     const found = await this.repo.find(project.id, this.slug(slug));
     if (!found) throw notFound('Integration');
+    const def = CHAT_SERVICES[found.slug];
+    if (found.secretEncrypted === '') throw unprocessable(`Test failed: ${def.title} has no ${def.secret}`);
     const now = this.clock.now().toISOString();
     const message: ChatMessage = {
       event: 'test',

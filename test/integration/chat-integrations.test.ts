@@ -210,9 +210,29 @@ describe.each(await databases())('chat integrations (%s)', (database) => {
     const after = await p.api.get(`/api/v4/projects/${p.id}/integrations`, { token: p.tokens.maintainer });
     expect(after.body.map((i: { slug: string }) => i.slug)).not.toContain('discord');
     expect((await p.api.get(p.url('discord'), { token: p.tokens.maintainer })).body.active).toBe(false);
-    expect((await p.api.delete(p.url('discord'), { token: p.tokens.maintainer })).status).toBe(204);
-    expect((await p.api.get(p.url('discord'), { token: p.tokens.maintainer })).status).toBe(404);
-    expect((await p.api.delete(p.url('discord'), { token: p.tokens.maintainer })).status).toBe(404);
+    // GitLab's DELETE disables the integration and clears its settings; it is still read, inactive.
+    expect((await p.api.delete(p.url('slack'), { token: p.tokens.maintainer })).status).toBe(204);
+    const cleared = await p.api.get(p.url('slack'), { token: p.tokens.maintainer });
+    expect(cleared.body).toMatchObject({
+      active: false,
+      alert_events: true,
+      properties: { username: null, channel: null, branches_to_be_notified: 'default' },
+    });
+    expect((await p.api.delete(p.url('slack'), { token: p.tokens.maintainer })).status).toBe(204);
+    // The webhook went with it: setting it up again needs one.
+    expect((await p.api.put(p.url('slack'), { token: p.tokens.maintainer, body: {} })).body.error).toBe(
+      'webhook is missing',
+    );
+    expect((await p.api.post(`${p.url('slack')}/test`, { token: p.tokens.maintainer })).status).toBe(422);
+    expect((await p.setUp('slack')).body).toMatchObject({ active: true, properties: { username: null } });
+    // GitLab's older `/services` paths answer alike in v4 (and not in v5).
+    expect(
+      (await p.api.get(`/api/v4/projects/${p.id}/services/webex-teams`, { token: p.tokens.maintainer })).body,
+    ).toEqual((await p.api.get(p.url('webex-teams'), { token: p.tokens.maintainer })).body);
+    expect(
+      (await p.api.get(`/api/v5/projects/${p.id}/services/webex-teams`, { token: p.tokens.maintainer }))
+        .status,
+    ).toBe(404);
     // v5 answers alike.
     expect(
       (await p.api.get(`/api/v5/projects/${p.id}/integrations/slack`, { token: p.tokens.maintainer })).body,
@@ -467,16 +487,16 @@ describe.each(await databases())('chat integrations (%s)', (database) => {
     );
     expect(bad.status).toBe(400);
     expect(bad.body.message).toContain('must have a chat integration set up in the project');
-    // Removing the integration removes the rules that page it.
+    // A disabled (deleted) integration pages nobody, and no new rule may name it.
     expect((await p.api.delete(p.url('discord'), { token: p.tokens.maintainer })).status).toBe(204);
-    const after = await p.api.get(`/api/v4/projects/${p.id}/incident_management/escalation_policies`, {
-      token: p.tokens.maintainer,
-    });
-    expect(after.body[0].rules).toHaveLength(1);
-    expect(after.body[0].rules[0]).toMatchObject({
-      integration_slug: null,
-      user: { username: `developer-c${p.i}` },
-    });
+    const again = await p.api.put(
+      `/api/v4/projects/${p.id}/incident_management/escalation_policies/${policy.body.id}`,
+      {
+        token: p.tokens.maintainer,
+        body: { rules: [{ elapsed_time_seconds: 0, status: 'resolved', integration_slug: 'discord' }] },
+      },
+    );
+    expect(again.status).toBe(400);
   });
 
   it('the test action sends a sample; failures are retried, then the integration rests and is disabled', async () => {

@@ -97,11 +97,15 @@ describe('chat integrations in the project settings (Chromium)', () => {
         .getByRole('form', { name: 'Slack integration' })
         .getByRole('button', { name: 'Remove' })
         .click();
-      await page.getByRole('form', { name: 'Slack integration' }).getByText('Not set up yet.').waitFor();
+      await page.getByRole('form', { name: 'Slack integration' }).getByText('Not active.').waitFor();
       await page.getByText('No active chat integrations.').waitFor();
     });
-    expect((await api.get(`/api/v4/projects/${id}/integrations/slack`, { token: s.rootToken })).status).toBe(
-      404,
-    );
+    // GitLab's DELETE disables it and clears its settings.
+    expect(
+      (await api.get(`/api/v4/projects/${id}/integrations/slack`, { token: s.rootToken })).body,
+    ).toMatchObject({
+      active: false,
+      properties: { username: null, channel: null },
+    });
   });
 });

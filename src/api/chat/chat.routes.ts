@@ -3,7 +3,7 @@ import type { AppContext } from '../../app-context.js';
 import type { ChatChange } from '../../chat/chat.service.js';
 import { MessageEntity } from '../common/common.entities.js';
 import { PageQuery, pageRequest, setPageHeaders } from '../pagination.js';
-import type { ApiApp } from '../version.js';
+import type { ApiApp, ApiVersion } from '../version.js';
 import {
   ChatDeliveryEntity,
   ChatIntegrationBasicEntity,
@@ -38,13 +38,19 @@ const toChange = (b: Static<typeof ChatIntegrationInput> | undefined): ChatChang
  * `mattermost`, `microsoft-teams`, `discord`, `telegram`, `hangouts-chat`, `webex-teams`; svc adds each one's
  * delivery log and a test message.
  */
-export function chatRoutes(app: ApiApp, ctx: Pick<AppContext, 'chat' | 'config'>): void {
+export function chatRoutes(app: ApiApp, ctx: Pick<AppContext, 'chat' | 'config'>, api: ApiVersion): void {
+  // GitLab keeps the older `/projects/:id/services` paths in v4 only.
+  for (const root of api.version === 4 ? ['integrations', 'services'] : ['integrations'])
+    chatRoutesAt(app, ctx, root);
+}
+
+function chatRoutesAt(app: ApiApp, ctx: Pick<AppContext, 'chat' | 'config'>, root: string): void {
   const url = ctx.config.externalUrl;
   const tags = ['integrations'];
-  const one = '/projects/:id/integrations/:slug';
+  const one = `/projects/:id/${root}/:slug`;
 
   app.get(
-    '/projects/:id/integrations',
+    `/projects/:id/${root}`,
     {
       schema: {
         tags,

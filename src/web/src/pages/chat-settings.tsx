@@ -186,8 +186,8 @@ function ChatForm({
         />
       )}
       <p className="muted">
-        {current ? `Set up; last changed ` : 'Not set up yet.'}
-        {current && <Timestamp value={current.updated_at} />}
+        {!current ? 'Not set up yet.' : current.active ? 'Active; last changed ' : 'Not active.'}
+        {current?.active && <Timestamp value={current.updated_at} />}
       </p>
       <label htmlFor={ids.secret}>{telegram ? 'Bot token' : 'Webhook URL'}</label>
       <input
@@ -236,7 +236,7 @@ function ChatForm({
         <button type="submit" className="button button-primary" disabled={action.busy}>
           {action.busy ? 'Saving…' : 'Save'}
         </button>
-        {current && (
+        {current?.active && (
           <>
             <button
               type="button"
