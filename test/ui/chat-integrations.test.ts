@@ -15,7 +15,7 @@ describe('chat integrations in the project settings (Chromium)', () => {
   beforeAll(async () => {
     [browser, server, receiver] = await Promise.all([
       launchChromium(),
-      startTestServer(),
+      startTestServer({ env: { SVC_TIER: 'premium' } }),
       startHookReceiver(),
     ]);
     await allowLocalHooks(server);
@@ -107,5 +107,40 @@ describe('chat integrations in the project settings (Chromium)', () => {
       active: false,
       properties: { username: null, channel: null },
     });
+  });
+  it('an escalation rule chosen in the policy form pages the Slack channel', async () => {
+    const s = server!;
+    const api = http(s.url);
+    const p = await api.post('/api/v4/projects', { token: s.rootToken, body: { name: 'Paged channel' } });
+    const id = p.body.id as number;
+    const set = await api.put(`/api/v4/projects/${id}/integrations/slack`, {
+      token: s.rootToken,
+      body: { webhook: `${receiver!.url}?ui=page`, alert_events: false },
+    });
+    expect(set.status).toBe(200);
+    await withSignedInPage(browser!, s, 'chat-page', async (page) => {
+      await page.goto(`${s.url}/-/ui/projects/${id}/escalation_policy`);
+      const panel = page.getByRole('tabpanel', { name: 'Escalation policy' });
+      const form = panel.getByRole('form', { name: 'Create escalation policy' });
+      await form.getByLabel('Name', { exact: true }).fill('Channel first');
+      await form.getByLabel('Rule 1: page').selectOption({ label: 'Chat: Slack notifications' });
+      await form.getByRole('button', { name: 'Create policy' }).click();
+      const rules = panel.getByRole('table', { name: 'Escalation rules' });
+      await rules.getByText('the slack chat channel').waitFor();
+    });
+    const stored = await api.get(`/api/v4/projects/${id}/incident_management/escalation_policies`, {
+      token: s.rootToken,
+    });
+    expect(stored.body[0].rules).toEqual([
+      expect.objectContaining({ integration_slug: 'slack', user: null }),
+    ]);
+    const integration = await createIntegration(api, s.rootToken, id, { name: 'http', type: 'http' });
+    await notify(integration.url, integration.authorization_key, { title: 'page the channel' });
+    await s.server.ctx.jobs.drain();
+    await until(() => receiver!.received.some((r) => r.path === '/hook?ui=page'), 'the page');
+    const pages = receiver!.received.filter((r) => r.path === '/hook?ui=page');
+    expect(pages).toHaveLength(1);
+    expect(pages[0]!.body.text).toContain('Paged');
+    expect(pages[0]!.body.text).toContain('page the channel');
   });
 });
