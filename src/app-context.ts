@@ -5,6 +5,7 @@ import type { IntegrationsService } from './alerts/integrations.service.js';
 import type { AlertSearchIndex } from './alerts/search-index.js';
 import type { AuditService } from './audit/audit.service.js';
 import type { AvatarStore } from './avatars/avatar-store.js';
+import type { ChatService } from './chat/chat.service.js';
 import type { Clock } from './clock.js';
 import type { InvalidationBus } from './cluster/bus.js';
 import type { Config } from './config.js';
@@ -108,4 +109,6 @@ export interface AppContext {
   readonly monitors: MonitorsService;
   /** Project and group access tokens (their bot users). */
   readonly accessTokens: AccessTokensService;
+  /** Chat integrations (GitLab's `/projects/:id/integrations/:slug` for chat services) and their deliveries. */
+  readonly chat: ChatService;
 }

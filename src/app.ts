@@ -12,6 +12,7 @@ import { integrationRoutes } from './api/alerts/integrations.routes.js';
 import { auditRoutes } from './api/audit/audit.routes.js';
 import { authenticate } from './api/auth.js';
 import { avatarRoutes } from './api/avatars/avatars.routes.js';
+import { chatRoutes } from './api/chat/chat.routes.js';
 import { deprecationRoutes, installDeprecationSignals } from './api/deprecations.js';
 import { collectorRoutes } from './api/error-tracking/collector.routes.js';
 import { errorTrackingRoutes } from './api/error-tracking/error-tracking.routes.js';
@@ -289,6 +290,7 @@ export async function buildApp(
         silenceRoutes(s, ctx);
         maintenanceWindowRoutes(s, ctx);
         monitorRoutes(s, ctx);
+        chatRoutes(s, ctx, api);
         storageMoveRoutes(s, ctx, api);
         repositoryRoutes(s, ctx);
         repositoryContentRoutes(s, ctx, api);

@@ -74,6 +74,8 @@ export interface Config {
   readonly smtpUrl: string | null;
   /** The From address of notification e-mails. */
   readonly emailFrom: string;
+  /** The Telegram Bot API's base URL (chat integrations post to `<base>/bot<token>/sendMessage`). */
+  readonly telegramApiUrl: string;
 }
 
 /** A configuration problem, reported with the key that caused it. */
@@ -128,6 +130,7 @@ const KEYS = {
   cacheTtlMs: ['SVC_CACHE_TTL_MS', 'cache_ttl_ms'],
   smtpUrl: ['SVC_SMTP_URL', 'smtp_url'],
   emailFrom: ['SVC_EMAIL_FROM', 'email_from'],
+  telegramApiUrl: ['SVC_TELEGRAM_API_URL', 'telegram_api_url'],
 } as const;
 
 type Key = keyof typeof KEYS;
@@ -290,6 +293,12 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
       `${get('emailFrom')!.from} must be an e-mail address such as svc <svc@example.com>`,
     );
   }
+  const telegramApiUrl = (str('telegramApiUrl') ?? 'https://api.telegram.org').replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]/.test(telegramApiUrl)) {
+    throw new ConfigError(
+      `${get('telegramApiUrl')!.from} must be an http(s) URL such as https://api.telegram.org`,
+    );
+  }
 
   return Object.freeze({
     host,
@@ -322,6 +331,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     cacheTtlMs: int('cacheTtlMs', 1000, 0, 3_600_000),
     smtpUrl,
     emailFrom,
+    telegramApiUrl,
   });
 }
 

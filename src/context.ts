@@ -8,6 +8,7 @@ import { wireAudit } from './audit/wiring.js';
 import { wireAvatars } from './avatars/wiring.js';
 import { BackupRepository } from './backup/backup.repository.js';
 import { BackupService } from './backup/backup.service.js';
+import { wireChat } from './chat/wiring.js';
 import { type Clock, systemClock } from './clock.js';
 import { wireInvalidation } from './cluster/bus.js';
 import { wireCluster } from './cluster/wiring.js';
@@ -151,6 +152,13 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     payloads: eventPresenter(config.externalUrl),
     externalUrl: config.externalUrl,
   });
+  const { chat } = wireChat({
+    ...{ ...base, jobs, projects, alerts, silences, outbound, cipher },
+    errors: errorTracking,
+    incidents: issues,
+    externalUrl: config.externalUrl,
+    telegramApiUrl: config.telegramApiUrl,
+  });
   const { oncall } = wireOncall({ ...base, projects, users, permissions, namespaces });
   // Someone who leaves loses the overrides that put them on call (GitLab takes them out of the rotations).
   members.onLeft((userId) => oncall.memberLeft(userId));
@@ -164,8 +172,18 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     users,
     members,
     oncall,
-    notifications,
+    // Each page also goes to the chat integrations with page events on.
+    notifications: {
+      page: async (p) => {
+        await notifications.page(p);
+        await chat.page(p);
+      },
+    },
     silences,
+    chat: {
+      integrationOf: (projectId, slug) => chat.integrationOf(projectId, slug),
+      pageChannel: (p, integrationId) => chat.page(p, integrationId),
+    },
     jobs,
   });
 
@@ -198,6 +216,24 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   outbox.on('error.recorded', 'notifications', {
     wants: (trx, e) => notifications.wantsErrorEvent(trx, e.projectId, e),
     handle: (trx, e) => notifications.errorRecorded(trx, e.projectId, e.errorId, e),
+  });
+  // Alerts and errors to the chat integrations with their event flag on.
+  outbox.on('alert.changed', 'chat', {
+    wants: async (trx, e) =>
+      (e.event === 'new' || e.event === 'resolved') && (await chat.wants(trx, e.projectId, 'alert_events')),
+    handle: async (trx, e) => {
+      if (e.event === 'new' || e.event === 'resolved')
+        await chat.alertChanged(trx, e.projectId, e.iid, e.event);
+    },
+  });
+  outbox.on('error.recorded', 'chat', {
+    wants: async (trx, e) =>
+      (e.created || e.regressedAt !== null) && (await chat.wants(trx, e.projectId, 'error_tracking_events')),
+    handle: (trx, e) => chat.errorRecorded(trx, e.projectId, e.errorId, e),
+  });
+  outbox.on('incident.opened_or_closed', 'chat', {
+    wants: (trx, e) => chat.wants(trx, e.projectId, 'incident_events'),
+    handle: (trx, e) => chat.incidentChanged(trx, e.projectId, e.iid, e.event),
   });
   // GitLab's push, merge request and note events, to the project hooks that have their flag.
   outbox.on('project.event', 'hooks', {
@@ -255,6 +291,12 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       changedBy: [(f) => notifications.onChange(f)],
       invalidates: [() => notifications.invalidate()],
     },
+    // Chat integrations change rarely: they share the notifications' topic.
+    {
+      topic: 'notifications',
+      changedBy: [(f) => chat.onChange(f)],
+      invalidates: [() => chat.invalidate()],
+    },
   ]);
   return {
     ...{ config, db, bus, clock, gates, access, outbox, jobs, users, groups, projects, members, snippets },
@@ -275,6 +317,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     escalations,
     silences,
     maintenanceWindows,
+    chat,
     accessTokens,
     monitors,
     ...mrs,

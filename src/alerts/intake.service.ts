@@ -324,6 +324,12 @@ export class IntakeService {
       const settings = await this.repo.settings(project.id, trx);
       if (settings.autoCloseIncident && open.incidentIid !== null) {
         await this.issues.closeIncident(trx, project.id, open.incidentIid, now);
+        await outbox.add('incident.opened_or_closed', {
+          projectId: project.id,
+          iid: open.incidentIid,
+          event: 'closed',
+          at: now,
+        });
       }
       // After commit: its notifications and the end of its escalation (handlers registered in src/context.ts).
       await outbox.add('alert.changed', {
@@ -357,6 +363,12 @@ export class IntakeService {
         now,
       );
       await this.repo.linkIncident(trx, alert.id, incident.iid);
+      await outbox.add('incident.opened_or_closed', {
+        projectId: project.id,
+        iid: incident.iid,
+        event: 'new',
+        at: now,
+      });
     }
     // After commit: its notifications, its escalation pages and its search indexing (handlers in src/context.ts).
     await outbox.add('alert.changed', {

@@ -807,6 +807,41 @@ export interface EscalationRulesTable {
   status: string;
   oncall_schedule_id: number | null;
   user_id: number | null;
+  chat_integration_id: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+export interface ChatIntegrationsTable {
+  id: Generated<number>;
+  project_id: number;
+  slug: string;
+  active: Bool;
+  secret_encrypted: string;
+  properties: string;
+  alert_events: Bool;
+  incident_events: Bool;
+  error_tracking_events: Bool;
+  page_events: Bool;
+  failures: Generated<number>;
+  disabled_until: NullableTimestamp;
+  disabled_reason: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ChatDeliveriesTable {
+  id: Generated<number>;
+  integration_id: number;
+  event: string;
+  action: string;
+  payload: string;
+  dedupe_key: string;
+  status: string;
+  response_status: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  attempts: Generated<number>;
+  created_at: Timestamp;
+  finished_at: NullableTimestamp;
 }
 
 /** One-use acknowledge links of pages: the token's SHA-256 digest, for one alert or incident, until it expires. */
@@ -835,6 +870,8 @@ export interface Database {
   maintenance_windows: MaintenanceWindowsTable;
   escalation_policies: EscalationPoliciesTable;
   escalation_rules: EscalationRulesTable;
+  chat_integrations: ChatIntegrationsTable;
+  chat_deliveries: ChatDeliveriesTable;
   error_notification_rules: ErrorNotificationRulesTable;
   error_rule_firings: ErrorRuleFiringsTable;
   merge_request_approvals: MergeRequestApprovalsTable;

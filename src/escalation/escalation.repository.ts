@@ -91,7 +91,10 @@ export class EscalationRepository {
     const rows = await trx
       .selectFrom('escalation_rules as r')
       .leftJoin('oncall_schedules as s', 's.id', 'r.oncall_schedule_id')
+      .leftJoin('chat_integrations as c', 'c.id', 'r.chat_integration_id')
       .select([
+        'r.chat_integration_id',
+        'c.slug as chat_slug',
         'r.id',
         'r.position',
         'r.elapsed_time_seconds',
@@ -114,6 +117,8 @@ export class EscalationRepository {
           ? null
           : { id: r.oncall_schedule_id, iid: r.schedule_iid ?? 0, name: r.schedule_name ?? '' },
       userId: r.user_id,
+      chatIntegration:
+        r.chat_integration_id === null ? null : { id: r.chat_integration_id, slug: r.chat_slug ?? '' },
     }));
     return {
       id: p.id,
@@ -237,6 +242,7 @@ export class EscalationRepository {
           status: r.status,
           oncall_schedule_id: r.scheduleId,
           user_id: r.userId,
+          chat_integration_id: r.chatIntegrationId ?? null,
         })),
       )
       .execute();

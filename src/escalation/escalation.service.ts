@@ -87,6 +87,8 @@ export interface RuleInput {
   readonly oncallScheduleIid?: number;
   readonly username?: string;
   readonly userId?: number;
+  /** A chat integration of the project (its slug) to page. */
+  readonly integrationSlug?: string;
 }
 
 export interface PolicyInput {
@@ -167,6 +169,20 @@ export interface EscalationSources {
   notifications: Pick<NotificationsService, 'page'>;
   /** The silences holding an alert's pages back when they are due. */
   silences: Pick<SilencesService, 'silencing'>;
+  /** The chat integrations a rule may page (their channel), by slug. */
+  chat?: {
+    integrationOf(projectId: number, slug: string): Promise<{ id: number } | null>;
+    pageChannel(
+      p: {
+        project: Project;
+        subject: PagedSubject;
+        keyBase: string;
+        recipients: readonly { username: string }[];
+        policyName: string;
+      },
+      integrationId: number,
+    ): Promise<void>;
+  };
 }
 
 /**
@@ -350,12 +366,26 @@ export class EscalationService {
       if (r.status === undefined) throw paramError('rules[status] is missing');
       if (!ESCALATION_STATUSES.includes(r.status as EscalationStatus))
         throw paramError('rules[status] does not have a valid value (acknowledged, resolved)');
-      const targets = [r.oncallScheduleIid, r.username, r.userId].filter((t) => t !== undefined);
+      const targets = [r.oncallScheduleIid, r.username, r.userId, r.integrationSlug].filter(
+        (t) => t !== undefined,
+      );
       if (targets.length !== 1)
-        throw invalid('Each rule needs exactly one target: oncall_schedule_iid, username or user_id');
+        throw invalid(
+          'Each rule needs exactly one target: oncall_schedule_iid, username, user_id or integration_slug',
+        );
       let scheduleId: number | null = null;
       let userId: number | null = null;
-      if (r.oncallScheduleIid !== undefined) {
+      let chatIntegrationId: number | null = null;
+      if (r.integrationSlug !== undefined) {
+        // Chat integrations belong to projects: a group's policy cannot page one.
+        const chat =
+          project.project && (await this.sources.chat?.integrationOf(project.project.id, r.integrationSlug));
+        if (!chat)
+          throw invalid(
+            'Integration-based escalation rules must have a chat integration set up in the project',
+          );
+        chatIntegrationId = chat.id;
+      } else if (r.oncallScheduleIid !== undefined) {
         const schedule = await this.repo.schedule(project.owner, r.oncallScheduleIid);
         if (!schedule)
           throw invalid(`Schedule-based escalation rules must have a schedule in the same ${noun(project)}`);
@@ -372,13 +402,20 @@ export class EscalationService {
           throw invalid(`User-based escalation rules must have a user with access to the ${noun(project)}`);
         userId = user.id;
       }
-      out.push({ elapsedTimeSeconds: elapsed, status: r.status as EscalationStatus, scheduleId, userId });
+      out.push({
+        elapsedTimeSeconds: elapsed,
+        status: r.status as EscalationStatus,
+        scheduleId,
+        userId,
+        ...(chatIntegrationId !== null && { chatIntegrationId }),
+      });
     }
     const same = (a: RuleRecord, b: RuleRecord) =>
       a.elapsedTimeSeconds === b.elapsedTimeSeconds &&
       a.status === b.status &&
       a.scheduleId === b.scheduleId &&
-      a.userId === b.userId;
+      a.userId === b.userId &&
+      (a.chatIntegrationId ?? null) === (b.chatIntegrationId ?? null);
     if (out.some((r, i) => out.findIndex((o) => same(o, r)) !== i))
       throw invalid('Rules must be unique (the same target, status and elapsed time twice)');
     return orderRules(out);
@@ -664,6 +701,7 @@ export class EscalationService {
         status: rule.status,
         scheduleId: rule.schedule?.id ?? null,
         userId: rule.userId,
+        ...(rule.chatIntegration && { chatIntegrationId: rule.chatIntegration.id }),
         dueAt: dueAt.toISOString(),
         round,
         last: rule.id === lastId,
@@ -755,49 +793,57 @@ export class EscalationService {
       // Blocked users, and users who left the project since the rule was made, are not paged.
       if (u && u.state === 'active' && members.has(u.id)) users.push(u);
     }
+    const keyBase = pageKey(ref, j.ruleId, round, j.cycle);
+    // A rule that pages a chat integration pages its channel, no one by e-mail.
+    if (j.chatIntegrationId != null)
+      await this.sources.chat?.pageChannel(
+        { project, subject, keyBase, recipients: [], policyName: policy.name },
+        j.chatIntegrationId,
+      );
     const target = j.userId === null ? null : await this.sources.users.findById(j.userId);
     const position = policy.rules.findIndex((r) => r.id === j.ruleId);
     const ruleName = `rule ${position < 0 ? '?' : position + 1} (after ${j.elapsedTimeSeconds} s${
       schedule ? `, schedule **${schedule.name}**` : ''
     })`;
-    await this.sources.notifications.page({
-      project,
-      subject,
-      keyBase: pageKey(ref, j.ruleId, round, j.cycle),
-      recipients: users.map((u) => ({ id: u.id, email: u.email, username: u.username })),
-      policyName: policy.name,
-      escalation: {
-        policy: { id: policy.id, name: policy.name },
-        rule: {
-          id: j.ruleId,
-          elapsed_time_seconds: j.elapsedTimeSeconds,
-          status: j.status,
-          oncall_schedule: schedule && { iid: schedule.iid, name: schedule.name },
-          user: target && { id: target.id, username: target.username, name: target.name },
-        },
-        due_at: j.dueAt,
-        round,
-        targets: users.map((u) => ({ id: u.id, username: u.username, name: u.name })),
-      },
-      acknowledgeUrl: (trx, userId) =>
-        this.acknowledgeUrl(trx, project.id, j.incident ? 'incident' : 'alert', j.alertId, userId),
-      recorded: async (trx, paged) => {
-        if (timelineIid === null) return;
-        const whom = paged.map((u) => `@${u.username}`).join(', ');
-        await this.sources.incidents.recordTimelineEvent(
-          trx,
-          { projectId: project.id, iid: timelineIid },
-          {
-            note: `${whom} paged by escalation policy **${policy.name}**, ${ruleName}${
-              subject.kind === 'alert' ? ` for alert ^alert#${subject.alert.iid}` : ''
-            }${round > 0 ? `, repeat ${round}` : ''}`,
-            action: 'escalation',
-            occurredAt: this.clock.now().toISOString(),
-            authorId: null,
+    if (j.chatIntegrationId == null)
+      await this.sources.notifications.page({
+        project,
+        subject,
+        keyBase,
+        recipients: users.map((u) => ({ id: u.id, email: u.email, username: u.username })),
+        policyName: policy.name,
+        escalation: {
+          policy: { id: policy.id, name: policy.name },
+          rule: {
+            id: j.ruleId,
+            elapsed_time_seconds: j.elapsedTimeSeconds,
+            status: j.status,
+            oncall_schedule: schedule && { iid: schedule.iid, name: schedule.name },
+            user: target && { id: target.id, username: target.username, name: target.name },
           },
-        );
-      },
-    });
+          due_at: j.dueAt,
+          round,
+          targets: users.map((u) => ({ id: u.id, username: u.username, name: u.name })),
+        },
+        acknowledgeUrl: (trx, userId) =>
+          this.acknowledgeUrl(trx, project.id, j.incident ? 'incident' : 'alert', j.alertId, userId),
+        recorded: async (trx, paged) => {
+          if (timelineIid === null) return;
+          const whom = paged.map((u) => `@${u.username}`).join(', ');
+          await this.sources.incidents.recordTimelineEvent(
+            trx,
+            { projectId: project.id, iid: timelineIid },
+            {
+              note: `${whom} paged by escalation policy **${policy.name}**, ${ruleName}${
+                subject.kind === 'alert' ? ` for alert ^alert#${subject.alert.iid}` : ''
+              }${round > 0 ? `, repeat ${round}` : ''}`,
+              action: 'escalation',
+              occurredAt: this.clock.now().toISOString(),
+              authorId: null,
+            },
+          );
+        },
+      });
     if (j.last && status === 'triggered' && round < policy.repeat && policy.rules.length > 0)
       await this.enqueueRound(
         undefined,

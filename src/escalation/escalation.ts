@@ -24,6 +24,8 @@ export interface EscalationRule {
   readonly status: EscalationStatus;
   readonly schedule: { readonly id: number; readonly iid: number; readonly name: string } | null;
   readonly userId: number | null;
+  /** A chat integration the rule pages (its channel), instead of a schedule or a user. */
+  readonly chatIntegration?: { readonly id: number; readonly slug: string } | null;
 }
 
 /**
@@ -57,6 +59,7 @@ export interface RuleRecord {
   readonly status: EscalationStatus;
   readonly scheduleId: number | null;
   readonly userId: number | null;
+  readonly chatIntegrationId?: number | null;
 }
 
 /**
@@ -105,6 +108,8 @@ export interface PageJob {
   readonly status: EscalationStatus;
   readonly scheduleId: number | null;
   readonly userId: number | null;
+  /** The chat integration the rule pages (absent: none). */
+  readonly chatIntegrationId?: number | null;
   /** When the rule was due (the start of its round plus the elapsed time). */
   readonly dueAt: string;
   /** The round: 0 the first run of the rules, then 1.. for the repeats (absent in jobs queued before repeats). */

@@ -32,6 +32,8 @@ export function wireEscalation(deps: {
   notifications: Pick<NotificationsService, 'page'>;
   /** Holds the pages of silenced alerts. */
   silences: Pick<SilencesService, 'silencing'>;
+  /** The chat integrations a rule may page. */
+  chat?: EscalationSources['chat'];
   jobs: JobQueue;
   access: Access;
   cacheTtlMs: number;
@@ -48,6 +50,7 @@ export function wireEscalation(deps: {
         members: deps.members,
         notifications: deps.notifications,
         silences: deps.silences,
+        chat: deps.chat,
       },
       deps.oncall,
       deps.jobs,

@@ -49,6 +49,16 @@ export interface OutboxEvents {
   };
   /** GitLab's project events for project hooks (`eventId` names the event: its deliveries are keyed by it). */
   'project.event': ProjectEvent;
+  /**
+   * An incident was opened (by hand or by alert intake) or closed (`at`: when; names the event): what the chat
+   * integrations tell. Its escalation's changes are `incident.changed`.
+   */
+  'incident.opened_or_closed': {
+    readonly projectId: number;
+    readonly iid: number;
+    readonly event: 'new' | 'closed';
+    readonly at: string;
+  };
 }
 
 /** A ref a push moved (`before` or `after` all zeros: created or deleted). */

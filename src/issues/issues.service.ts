@@ -352,6 +352,14 @@ export class IssuesService {
         await this.timeline(trx, created, user, 'issues', TimelineText.created(who(user)), now);
       return created;
     });
+    // After commit, in a transaction of its own (as a push's events): its chat messages.
+    if (issue.issueType === 'incident')
+      await this.d.outbox.emit('incident.opened_or_closed', {
+        projectId: project.id,
+        iid: issue.iid,
+        event: 'new',
+        at: issue.createdAt,
+      });
     return this.view(project, issue);
   }
 
@@ -552,6 +560,12 @@ export class IssuesService {
     await this.repo.update(trx, issue.id, { close: { byId: user.id } }, now);
     await this.d.notes.addSystemNote(trx, issueNoteable(issue), user.id, IssueNoteText.closed);
     if (issue.issueType !== 'incident') return;
+    await outbox.add('incident.opened_or_closed', {
+      projectId: issue.projectId,
+      iid: issue.iid,
+      event: 'closed',
+      at: now,
+    });
     if (await this.d.alerts.closeResolvesAlerts(trx, issue.projectId))
       await this.d.alerts.resolveFor(trx, outbox, issue, user, now);
     // Closed, its escalation stops whatever its status was.

@@ -510,7 +510,7 @@ export class NotificationsService {
     const incident = subject.kind === 'incident' ? subject.incident : null;
     const alert = subject.kind === 'alert' ? subject.alert : null;
     const url = incident
-      ? `${this.externalUrl}/-/ui/projects/${project.id}/incidents/${incident.iid}`
+      ? `${this.externalUrl}/-/ui/projects/${project.id}/issues/${incident.iid}`
       : this.pageUrl('alert', project, alert!.iid);
     const title = incident ? incident.title : alert!.title;
     const facts: (readonly [string, string])[] = incident

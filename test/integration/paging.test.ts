@@ -134,7 +134,7 @@ describe.each(await databases())('paging (%s)', (database) => {
 
     await waitPages('oncall-ph', 'DB down', 1);
     const mail = pagesTo('oncall-ph', 'DB down')[0]!;
-    expect(mail.text).toContain(`/-/ui/projects/${id}/incidents/${incident.body.iid}`);
+    expect(mail.text).toContain(`/-/ui/projects/${id}/issues/${incident.body.iid}`);
 
     // Acknowledged from the page's link: the `acknowledged` rules stop, the `resolved` one still pages at 300 s.
     const ack = await press(linkOf(mail));

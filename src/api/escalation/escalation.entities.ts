@@ -10,6 +10,8 @@ export const EscalationRuleEntity = Type.Object({
   status: Str,
   oncall_schedule: Nullable(Type.Object({ iid: Int, name: Str })),
   user: Nullable(UserBasic),
+  /** svc: the chat integration the rule pages (its slug), or null. */
+  integration_slug: Type.Optional(Nullable(Str)),
 });
 
 /** An escalation policy (GitLab's GraphQL EscalationPolicyType in snake_case). */
@@ -31,6 +33,8 @@ export const EscalationRuleInput = Type.Object({
   oncall_schedule_iid: Type.Optional(Type.Integer()),
   username: Type.Optional(Type.String()),
   user_id: Type.Optional(Type.Integer()),
+  /** svc: a chat integration of the project to page (`slack`, `discord` ...). */
+  integration_slug: Type.Optional(Type.String()),
 });
 
 export const EscalationPolicyInput = Type.Object({

@@ -21,7 +21,13 @@ function target(
 }
 
 export function escalationRule(r: RuleView, v: View): Static<typeof EscalationRuleEntity> {
-  return { id: r.id, elapsed_time_seconds: r.elapsedTimeSeconds, status: r.status, ...target(r, v) };
+  return {
+    id: r.id,
+    elapsed_time_seconds: r.elapsedTimeSeconds,
+    status: r.status,
+    ...target(r, v),
+    integration_slug: r.chatIntegration?.slug ?? null,
+  };
 }
 
 export function escalationPolicy(p: PolicyView, v: View): Static<typeof EscalationPolicyEntity> {

@@ -13,6 +13,7 @@ type RuleBody = {
   oncall_schedule_iid?: number;
   username?: string;
   user_id?: number;
+  integration_slug?: string;
 };
 
 const toInput = (b: {
@@ -32,6 +33,7 @@ const toInput = (b: {
     oncallScheduleIid: r.oncall_schedule_iid,
     username: r.username,
     userId: r.user_id,
+    integrationSlug: r.integration_slug,
   })),
 });
 

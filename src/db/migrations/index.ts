@@ -35,6 +35,7 @@ import * as m0037 from './0037_incident_paging.js';
 import * as m0038 from './0038_maintenance_windows.js';
 import * as m0039 from './0039_group_oncall.js';
 import * as m0040 from './0040_alert_integration_warnings.js';
+import * as m0041 from './0041_chat_integrations.js';
 import * as m0042 from './0042_heartbeats_cron_monitors.js';
 import * as m0043 from './0043_error_grouping.js';
 import type { MigrationEnv } from './helpers.js';
@@ -79,6 +80,7 @@ export const MIGRATIONS: ReadonlyArray<
   ['0038_maintenance_windows', m0038.up],
   ['0039_group_oncall', m0039.up],
   ['0040_alert_integration_warnings', m0040.up],
+  ['0041_chat_integrations', m0041.up],
   ['0042_heartbeats_cron_monitors', m0042.up],
   ['0043_error_grouping', m0043.up],
 ];

@@ -1,4 +1,6 @@
 import { type FormEvent, useId, useState } from 'react';
+import type { Static } from 'typebox';
+import type { ChatIntegrationBasicEntity } from '../../../api/chat/chat.entities.js';
 import { ApiError, getJson, sendJson } from '../api';
 import { ConfirmDialog, ErrorNotice, ResourceView, SuccessNotice, Timestamp } from '../components';
 import { SelectField, TextField } from '../form-fields';
@@ -14,6 +16,8 @@ import type {
 import { useAction } from '../use-action';
 import { useLoader, useResource } from '../use-resource';
 import { type OncallOwnerProps, ownerPath } from './oncall-schedules';
+
+type ChatIntegrationBasic = Static<typeof ChatIntegrationBasicEntity>;
 
 /** A schedule as a rule names it and the form offers it: its `iid` and `name`. */
 type ScheduleRef = Pick<OncallSchedule, 'iid' | 'name'>;
@@ -40,12 +44,18 @@ export function elapsedText(seconds: number): string {
   return s === 0 ? `${m} min` : `${m} min ${s} s`;
 }
 
-const targetText = (r: { oncall_schedule: ScheduleRef | null; user: UserRef | null }): string =>
+const targetText = (r: {
+  oncall_schedule: ScheduleRef | null;
+  user: UserRef | null;
+  integration_slug?: string | null;
+}): string =>
   r.oncall_schedule
     ? `the people on call in ${r.oncall_schedule.name}`
     : r.user
       ? `${r.user.name} (@${r.user.username})`
-      : 'nobody';
+      : r.integration_slug
+        ? `the ${r.integration_slug} chat channel`
+        : 'nobody';
 
 /** The project's on-call schedules; none where the server has no schedules API (answers 404). */
 const loadSchedules = (path: string): Promise<OncallSchedule[]> =>
@@ -195,7 +205,11 @@ const draftOf = (r: EscalationRule): RuleDraft => ({
   minutes: String(Math.floor(r.elapsed_time_seconds / 60)),
   seconds: String(r.elapsed_time_seconds % 60),
   status: r.status as EscalationRuleStatus,
-  target: r.oncall_schedule ? `schedule:${r.oncall_schedule.iid}` : `user:${r.user?.id ?? ''}`,
+  target: r.oncall_schedule
+    ? `schedule:${r.oncall_schedule.iid}`
+    : r.integration_slug
+      ? `integration:${r.integration_slug}`
+      : `user:${r.user?.id ?? ''}`,
 });
 
 function PolicyForm({
@@ -235,9 +249,17 @@ function PolicyForm({
     policy?.ack_timeout_minutes == null ? '' : String(policy.ack_timeout_minutes),
   );
   const action = useAction();
+  // The project's active chat integrations: a rule may page a channel.
+  const chats = useResource<ChatIntegrationBasic[]>(
+    path.replace(/\/incident_management\/escalation_policies.*$/, '/integrations'),
+  );
   const targets = [
     ...members.map((m) => ({ value: `user:${m.id}`, label: `${m.name} (@${m.username})` })),
     ...schedules.map((s) => ({ value: `schedule:${s.iid}`, label: `Schedule: ${s.name}` })),
+    ...(chats.status === 'ok' ? chats.data : []).map((c) => ({
+      value: `integration:${c.slug}`,
+      label: `Chat: ${c.title}`,
+    })),
   ];
   const set = (i: number, change: Partial<RuleDraft>) =>
     setRules((rs) => rs.map((r, j) => (j === i ? { ...r, ...change } : r)));
@@ -254,7 +276,11 @@ function PolicyForm({
           return {
             elapsed_time_seconds: Number(r.minutes || 0) * 60 + Number(r.seconds || 0),
             status: r.status,
-            ...(kind === 'schedule' ? { oncall_schedule_iid: Number(id) } : { user_id: Number(id) }),
+            ...(kind === 'schedule'
+              ? { oncall_schedule_iid: Number(id) }
+              : kind === 'integration'
+                ? { integration_slug: id }
+                : { user_id: Number(id) }),
           };
         }),
       });

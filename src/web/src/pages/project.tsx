@@ -5,6 +5,7 @@ import type { Project } from '../types';
 import { useResource } from '../use-resource';
 import { AlertsSettings } from './alert-settings/alert-settings';
 import { AlertsPanel } from './alerts';
+import { ChatSettings } from './chat-settings';
 import { ErrorRulesSettings } from './error-rules-settings';
 import { ErrorTrackingSettingsSection } from './error-tracking-settings';
 import { ErrorsPanel } from './errors';
@@ -169,6 +170,7 @@ function SettingsPanel({
       <HooksSettings project={project} />
       <SilencesSettings project={project} />
       <MaintenanceWindowsSettings project={project} />
+      <ChatSettings project={project} />
       <RenameAndDelete
         kind="projects"
         target={{
