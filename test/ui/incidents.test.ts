@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, screenshotPath, withSignedInPage } from '../helpers/browser.js';
 import { http } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 interface Issue {
   iid: number;
@@ -269,6 +270,51 @@ describe('incidents, overrides and silences in the UI (Chromium)', () => {
       },
       { width: 1280, height: 1000 },
     );
+  });
+
+  it('pages from the incident page: a sentence without a policy, then the policy pages and the timeline tells it', async () => {
+    const s = server!;
+    const api = http(s.url);
+    const { id } = await project('Paged from the UI');
+    const incident = await api.post(`/api/v4/projects/${id}/issues`, {
+      token: s.rootToken,
+      body: { title: 'Checkout is down', issue_type: 'incident' },
+    });
+    expect(incident.status).toBe(201);
+    await withSignedInPage(browser!, s, 'incident-page-button', async (page) => {
+      await page.goto(`${s.url}/-/ui/projects/${id}/issues/${incident.body.iid}`);
+      await page.getByRole('button', { name: 'Page', exact: true }).click();
+      await page.getByText('Could not page anyone: The project has no escalation policy').waitFor();
+
+      const policy = await api.post(`/api/v4/projects/${id}/incident_management/escalation_policies`, {
+        token: s.rootToken,
+        body: {
+          name: 'Night shift',
+          rules: [{ elapsed_time_seconds: 0, status: 'acknowledged', username: 'alice' }],
+        },
+      });
+      expect(policy.status).toBe(201);
+      await page.reload();
+      await page.getByRole('button', { name: 'Page', exact: true }).click();
+      await page.getByText('Paging with Night shift.').waitFor();
+      // The page job runs at once (its rule is due at 0 s) and tells the incident's timeline who was paged.
+      await until(async () => {
+        const events = await api.get(`/api/v4/projects/${id}/issues/${incident.body.iid}/timeline_events`, {
+          token: s.rootToken,
+        });
+        return (events.body as { note: string }[]).some((e) =>
+          e.note.includes('@alice paged by escalation policy'),
+        );
+      }, 'the page on the timeline');
+      await page.reload();
+      await page.getByText('@alice paged by escalation policy').first().waitFor();
+      await page.screenshot({ path: screenshotPath('ui-incident-paged.png'), fullPage: true });
+    });
+    const after = await api.get(`/api/v4/projects/${id}/issues/${incident.body.iid}`, { token: s.rootToken });
+    expect(after.body).toMatchObject({
+      escalation_status: 'triggered',
+      escalation_policy: { name: 'Night shift' },
+    });
   });
 
   it('silences from settings (matchers, expire early) and from an alert, which then shows what silences it', async () => {
