@@ -151,14 +151,14 @@ describe('lists (Chromium)', () => {
         await page.getByText(/Updated just now/).waitFor();
         const before = await alertRows(page).count();
         await page.getByRole('checkbox', { name: 'Select alert #2' }).check();
-        await page.evaluate(() => window.scrollTo(0, 200));
-        const scrolled = await page.evaluate(() => window.scrollY);
+        await page.evaluate('window.scrollTo(0, 200)');
+        const scrolled = await page.evaluate<number>('window.scrollY');
         expect(scrolled).toBeGreaterThan(0);
 
         await notify('Arrived while open');
         await page.getByRole('link', { name: 'Arrived while open' }).waitFor({ timeout: 45_000 });
         expect(await alertRows(page).count()).toBe(before + 1);
-        expect(await page.evaluate(() => window.scrollY)).toBe(scrolled);
+        expect(await page.evaluate<number>('window.scrollY')).toBe(scrolled);
         expect(await page.getByRole('checkbox', { name: 'Select alert #2' }).isChecked()).toBe(true);
         await page.getByText('1 selected').waitFor();
         await page.screenshot({ path: screenshotPath('lists-live.png'), fullPage: true });
