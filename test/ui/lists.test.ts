@@ -48,7 +48,7 @@ describe('lists (Chromium)', () => {
   };
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ env: { SVC_OFFERING: 'hosted' } });
     const p = await api('POST', '/projects', { name: 'Lists' });
     projectId = ((await p.json()) as { id: number }).id;
     const i = await api('POST', `/projects/${projectId}/alert_management/integrations`, {
@@ -59,6 +59,16 @@ describe('lists (Chromium)', () => {
     const integration = (await i.json()) as { url: string; authorization_key: string };
     notifyUrl = integration.url;
     notifyKey = integration.authorization_key;
+    // A Developer to assign alerts to.
+    const alice = (await (
+      await api('POST', '/users', {
+        username: 'alice',
+        name: 'Alice',
+        email: 'alice@example.com',
+        password: 'password-123',
+      })
+    ).json()) as { id: number };
+    await api('POST', `/projects/${projectId}/members`, { user_id: alice.id, access_level: 30 });
     for (let n = 1; n <= 6; n++) await notify(`Alert ${n}`, { severity: n % 2 === 0 ? 'high' : 'low' });
     expect(
       (await api('PUT', `/projects/${projectId}/error_tracking/settings`, { active: true, integrated: true }))
@@ -186,14 +196,14 @@ describe('lists (Chromium)', () => {
       expect((await status(3)).status).toBe('acknowledged');
       expect((await status(2)).status).toBe('triggered');
 
-      // Select all on the page, then assign to root.
+      // Select all on the page, then assign to Alice.
       await page.getByRole('checkbox', { name: 'Select all alerts on this page' }).check();
       const count = await alertRows(page).count();
       await bar.getByText(`${count} selected`).waitFor();
-      await bar.getByLabel('Assignee').selectOption('root');
+      await bar.getByLabel('Assignee').selectOption('alice');
       await bar.getByRole('button', { name: 'Assign' }).click();
       await page.getByText(`Assign: ${count} done.`).waitFor();
-      expect((await status(2)).assignees.map((a) => a.username)).toEqual(['root']);
+      expect((await status(2)).assignees.map((a) => a.username)).toEqual(['alice']);
       await page.screenshot({ path: screenshotPath('lists-bulk-alerts.png'), fullPage: true });
 
       await page.getByRole('checkbox', { name: 'Select all alerts on this page' }).check();

@@ -4,6 +4,8 @@ import { navigate, useSearch } from './router';
 /** How one query parameter reads: its value when absent or unreadable, and an optional parser. */
 export interface QueryParam<V> {
   readonly fallback: V;
+  /** The parameter's name in the URL, when not the key's (`order_by` for `orderBy`). */
+  readonly name?: string;
   /** Null when the text is not a value of this parameter (then the fallback applies). */
   readonly parse?: (text: string) => V | null;
 }
@@ -38,7 +40,10 @@ export function useQueryState<T extends Record<string, string | number>>(
   const state = useMemo(() => {
     const params = new URLSearchParams(search);
     const out: Record<string, unknown> = {};
-    for (const key of Object.keys(spec)) out[key] = readParam(spec[key as keyof T], params.get(key));
+    for (const key of Object.keys(spec)) {
+      const param = spec[key as keyof T];
+      out[key] = readParam(param, params.get(param.name ?? key));
+    }
     return out as T;
   }, [search]);
   // biome-ignore lint/correctness/useExhaustiveDependencies: as above.
@@ -47,9 +52,10 @@ export function useQueryState<T extends Record<string, string | number>>(
       const params = new URLSearchParams(window.location.search);
       const next = { ...state, ...change };
       for (const key of Object.keys(spec)) {
+        const param = spec[key as keyof T];
         const value = next[key as keyof T];
-        if (value === spec[key as keyof T].fallback) params.delete(key);
-        else params.set(key, String(value));
+        if (value === param.fallback) params.delete(param.name ?? key);
+        else params.set(param.name ?? key, String(value));
       }
       const query = params.toString();
       navigate(`${window.location.pathname}${query === '' ? '' : `?${query}`}`, options);

@@ -32,7 +32,10 @@ type Query = {
 const QUERY = {
   status: oneOf(FILTERS, 'all'),
   search: { fallback: '' },
-  orderBy: oneOf<OrderBy>(['started_at', 'severity', 'event_count', 'status'], 'started_at'),
+  orderBy: {
+    ...oneOf<OrderBy>(['started_at', 'severity', 'event_count', 'status'], 'started_at'),
+    name: 'order_by',
+  },
   sort: oneOf<Sort>(['asc', 'desc'], 'desc'),
   page: { fallback: 1 },
 } as const;
