@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, screenshotPath, withSignedInPage } from '../helpers/browser.js';
 import { startTestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
 
@@ -100,18 +101,18 @@ describe('lists (Chromium)', () => {
       await page.getByRole('searchbox', { name: 'Search alerts' }).fill('Alert 3');
       await page.getByRole('button', { name: 'Search' }).click();
       await page.waitForURL(/search=Alert\+3/);
-      await expect.poll(() => alertRows(page).count()).toBe(1);
+      await until(async () => (await alertRows(page).count()) === 1, '1 rows');
 
       await page.reload();
       await page.getByRole('tab', { name: /^Triggered/, selected: true }).waitFor();
       expect(await page.getByRole('searchbox', { name: 'Search alerts' }).inputValue()).toBe('Alert 3');
-      await expect.poll(() => alertRows(page).count()).toBe(1);
+      await until(async () => (await alertRows(page).count()) === 1, '1 rows');
 
       // Back undoes the search, then the tab.
       await page.goBack();
       await page.waitForURL((u) => !u.search.includes('search='));
       expect(await page.getByRole('searchbox', { name: 'Search alerts' }).inputValue()).toBe('');
-      await expect.poll(() => alertRows(page).count()).toBe(6);
+      await until(async () => (await alertRows(page).count()) === 6, '6 rows');
       await page.getByRole('tab', { name: /^Triggered/, selected: true }).waitFor();
       await page.goBack();
       await page.getByRole('tab', { name: /^All/, selected: true }).waitFor();
@@ -134,17 +135,17 @@ describe('lists (Chromium)', () => {
     await withSignedInPage(browser!, server!, 'lists-errors-url', async (page) => {
       await page.goto(`${server!.url}/-/ui/projects/${projectId}/error_tracking`);
       const rows = page.getByRole('tabpanel').getByRole('table').first().locator('tbody tr');
-      await expect.poll(() => rows.count()).toBe(3);
+      await until(async () => (await rows.count()) === 3, '3 rows');
       await page.getByLabel('Sort by').selectOption('frequency');
       await page.waitForURL(/sort=frequency/);
       await page.getByRole('searchbox', { name: 'Search errors' }).fill('KeyError');
       await page.getByRole('button', { name: 'Search' }).click();
-      await expect.poll(() => rows.count()).toBe(1);
+      await until(async () => (await rows.count()) === 1, '1 rows');
       await page.reload();
       expect(await page.getByLabel('Sort by').inputValue()).toBe('frequency');
-      await expect.poll(() => rows.count()).toBe(1);
+      await until(async () => (await rows.count()) === 1, '1 rows');
       await page.goBack();
-      await expect.poll(() => rows.count()).toBe(3);
+      await until(async () => (await rows.count()) === 3, '3 rows');
       expect(await page.getByLabel('Sort by').inputValue()).toBe('frequency');
     });
   });
@@ -220,9 +221,11 @@ describe('lists (Chromium)', () => {
         .click();
       await page.getByText('Resolve: 2 done.').waitFor();
       await page.getByRole('tab', { name: /^Resolved/ }).click();
-      await expect
-        .poll(() => page.getByRole('tabpanel').getByRole('table').first().locator('tbody tr').count())
-        .toBe(2);
+      await until(
+        async () =>
+          (await page.getByRole('tabpanel').getByRole('table').first().locator('tbody tr').count()) === 2,
+        '2 rows',
+      );
     });
   });
 });
