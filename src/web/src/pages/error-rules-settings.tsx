@@ -117,7 +117,7 @@ function RuleItem({
         }
         onCancel={() => setConfirming(false)}
       >
-        <p>{text}. Nobody is told about these errors by this rule any more.</p>
+        <p>Nobody is told about errors by this rule any more.</p>
       </ConfirmDialog>
     </li>
   );
