@@ -20,6 +20,7 @@ import { monitorRoutes } from './api/error-tracking/monitors.routes.js';
 import { frameworkErrors, installErrorHandling } from './api/errors.js';
 import { acknowledgeRoutes } from './api/escalation/acknowledge.routes.js';
 import { escalationRoutes } from './api/escalation/escalation.routes.js';
+import { installEtags } from './api/etag.js';
 import { geoRoutes } from './api/geo/geo.routes.js';
 import { repositoryRoutes } from './api/git/repositories.routes.js';
 import { repositoryContentRoutes } from './api/git/repository-content.routes.js';
@@ -173,6 +174,7 @@ export async function buildApp(
     // compare it exactly: python-gitlab 3.x (Debian 12's) refuses anything else (its issue 2503).
     if (type === 'application/json; charset=utf-8') reply.header('Content-Type', 'application/json');
   });
+  installEtags(app);
   // An empty body with `Content-Type: application/json` is no body (python-gitlab sends that on every DELETE;
   // GitLab accepts it). Anything else goes through Fastify's own parser, prototype-poisoning checks included.
   const parseJson = app.getDefaultJsonParser('error', 'error');

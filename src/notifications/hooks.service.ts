@@ -229,6 +229,32 @@ export class HooksService {
       throw paramError('trigger does not have a valid value');
     const project = await this.project(actor, idOrPath);
     const payload = this.samplePayload(project, trigger as HookTestTrigger);
+    await this.sendNow(hook, payload, `test:${hook.id}:${randomUUID()}`);
+  }
+
+  /**
+   * Sends a past delivery's payload again, now (GitLab's "Resend Request" and
+   * `POST /projects/:id/hooks/:hook_id/events/:hook_event_id/resend`), recorded as a new delivery; the receiver's
+   * answer status comes back, its failure is a 422 as for a test.
+   */
+  async resend(
+    actor: User | null,
+    idOrPath: string,
+    hookId: number,
+    deliveryId: number,
+  ): Promise<number | null> {
+    const hook = await this.get(actor, idOrPath, hookId);
+    const delivery = await this.repo.delivery(deliveryId);
+    if (!delivery || delivery.hookId !== hook.id) throw notFound('Hook event');
+    return this.sendNow(hook, delivery.payload as HookPayload, `resend:${delivery.id}:${randomUUID()}`);
+  }
+
+  /** Posts `payload` to `hook` at once and records it with the deliveries; a success re-enables the hook. */
+  private async sendNow(
+    hook: ProjectHook & { tokenEncrypted: string | null },
+    payload: HookPayload,
+    dedupeKey: string,
+  ): Promise<number | null> {
     const nowIso = this.clock.now().toISOString();
     const id = await this.repo.transaction((trx) =>
       this.repo.insertDelivery(
@@ -238,7 +264,7 @@ export class HooksService {
           objectKind: payload.object_kind,
           eventType: payload.event_type ?? payload.object_kind,
           payload,
-          dedupeKey: `test:${hook.id}:${randomUUID()}`,
+          dedupeKey,
         },
         nowIso,
       ),
@@ -254,6 +280,7 @@ export class HooksService {
     });
     if (!r.ok) throw unprocessable(`Hook execution failed: ${r.error}`);
     await this.repo.hookSucceeded(hook.id);
+    return r.status;
   }
 
   private samplePayload(project: Project, trigger: HookTestTrigger): HookPayload {

@@ -195,10 +195,11 @@ describe('error tracking UI on the hosted offering (Chromium)', () => {
         .getByRole('table', { name: 'Errors', exact: true })
         .getByRole('columnheader')
         .allInnerTexts();
-      expect(headers).toEqual(['Error', 'Events', 'Users', 'First seen', 'Last seen', 'Last 24 hours']);
+      // The first column holds the selection checkboxes.
+      expect(headers).toEqual(['', 'Error', 'Events', 'Users', 'First seen', 'Last seen', 'Last 24 hours']);
       const cells = await panel.getByRole('row').filter({ has: link }).getByRole('cell').allInnerTexts();
-      expect(cells[1]).toBe('2'); // two events with one fingerprint are one error
-      expect(cells[2]).toBe('2'); // from two users
+      expect(cells[2]).toBe('2'); // two events with one fingerprint are one error
+      expect(cells[3]).toBe('2'); // from two users
 
       // Search and sort go to the server.
       await panel.getByLabel('Sort by').selectOption({ label: 'Frequency' });
@@ -451,7 +452,7 @@ describe('error tracking UI on the hosted offering (Chromium)', () => {
       await panel.getByRole('link', { name: /division by zero/ }).waitFor();
       await panel.getByRole('link', { name: /'user'/ }).waitFor();
       const cells = await panel.getByRole('row').filter({ has: zero }).getByRole('cell').allInnerTexts();
-      expect(cells.slice(1, 3)).toEqual(['12', '3']);
+      expect(cells.slice(2, 4)).toEqual(['12', '3']);
       await page.screenshot({ path: screenshotPath('errors-external-list.png'), fullPage: true });
 
       // Details come from Sentry too; it keeps no event list here, which the page says instead of failing.

@@ -115,6 +115,30 @@ describe('on-call schedules in the project (Chromium)', () => {
           }),
         ]);
 
+        // Editing: the rotation's form opens with what is stored (its start as Berlin wall time), and saving
+        // replaces the participants; the schedule's own fields are edited the same way.
+        await list.getByRole('button', { name: 'Edit rotation Daily' }).click();
+        const edit = list.getByRole('form', { name: 'Edit rotation Daily' });
+        expect(await edit.getByLabel('Starts (Europe/Berlin)').inputValue()).toBe(berlinAt(-1, '08:00'));
+        expect(await edit.getByLabel('alice').isChecked()).toBe(true);
+        await edit.getByLabel('Shift length').fill('2');
+        await edit.getByLabel('bob').uncheck();
+        await edit.getByRole('button', { name: 'Save rotation' }).click();
+        await list.getByText('every 2 days, active 08:00–20:00').waitFor();
+        const [edited] = (await api.get(api4, { token: s.rootToken })).body;
+        expect(edited.rotations[0]).toMatchObject({
+          name: 'Daily',
+          length: 2,
+          starts_at: stored[0].rotations[0].starts_at,
+          participants: [expect.objectContaining({ user: expect.objectContaining({ username: 'alice' }) })],
+        });
+        expect(edited.rotations[0].participants).toHaveLength(1);
+        await panel.getByRole('button', { name: 'Edit schedule' }).click();
+        const scheduleForm = panel.getByRole('form', { name: 'Edit schedule Primary' });
+        await scheduleForm.getByLabel('Description').fill('Paging for production');
+        await scheduleForm.getByRole('button', { name: 'Save schedule' }).click();
+        await panel.getByText('Europe/Berlin · Paging for production').waitFor();
+
         // Deleting the rotation asks first, then empties the schedule.
         await list.getByRole('button', { name: 'Delete rotation Daily' }).click();
         await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();

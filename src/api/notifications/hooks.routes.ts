@@ -126,6 +126,22 @@ export function hookRoutes(
       return reply.status(201).send({ message: '201 Created' });
     },
   );
+  app.post(
+    '/projects/:id/hooks/:hook_id/events/:hook_event_id/resend',
+    {
+      schema: {
+        tags,
+        summary: 'Send a recent delivery again, now (Maintainer)',
+        params: Type.Object({ id: Type.String(), hook_id: Type.Integer(), hook_event_id: Type.Integer() }),
+        response: { 201: Type.Object({ response_status: Type.Union([Type.Integer(), Type.Null()]) }) },
+      },
+    },
+    async (req, reply) => {
+      const { id, hook_id, hook_event_id } = req.params;
+      const status = await ctx.hooks.resend(req.actor.user, id, hook_id, hook_event_id);
+      return reply.status(201).send({ response_status: status });
+    },
+  );
   app.get(
     '/projects/:id/hooks/:hook_id/events',
     {

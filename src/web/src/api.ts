@@ -55,6 +55,20 @@ async function readBody(response: Response): Promise<unknown> {
   }
 }
 
+/**
+ * The last answer to each GET that carried an ETag: the next GET of the same path asks `If-None-Match` and, on
+ * 304, gets the very same object back, so a list polled while unchanged costs no transfer and no re-render.
+ * Bounded; the oldest path goes first.
+ */
+const validated = new Map<string, { etag: string; data: unknown; headers: Headers }>();
+const VALIDATED_MAX = 200;
+
+function remember(path: string, entry: { etag: string; data: unknown; headers: Headers }): void {
+  validated.delete(path);
+  validated.set(path, entry);
+  if (validated.size > VALIDATED_MAX) validated.delete(validated.keys().next().value!);
+}
+
 /** A request body: a value sent as JSON, or text sent as is (`text/plain`). */
 type Body = { readonly json: unknown } | { readonly text: string };
 
@@ -67,13 +81,19 @@ async function send<T>(
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'json' in body ? 'application/json' : 'text/plain';
   if (withCsrf && csrfToken !== null) headers['X-CSRF-Token'] = csrfToken;
+  const cached = method === 'GET' ? validated.get(path) : undefined;
+  if (cached) headers['If-None-Match'] = cached.etag;
   const response = await fetch(path, {
     method,
     headers,
     credentials: 'same-origin',
     body: body === undefined ? null : 'json' in body ? JSON.stringify(body.json) : body.text,
   });
+  if (response.status === 304 && cached) return { data: cached.data as T, headers: cached.headers };
   const data = await readBody(response);
+  const etag = response.headers.get('ETag');
+  if (method === 'GET' && response.ok && etag !== null)
+    remember(path, { etag, data, headers: response.headers });
   if (!response.ok) {
     if (response.status === 401 && path.startsWith('/api/')) onUnauthorized?.();
     throw new ApiError(response.status, errorMessage(data, response.status));
@@ -117,14 +137,21 @@ function pageHeader(headers: Headers, name: string): number | null {
 /** GET one page of a list, reading `X-Page`, `X-Next-Page`, `X-Prev-Page` and `X-Total`. */
 export async function getPage<T>(path: string): Promise<Page<T>> {
   const { data, headers } = await send<T[]>('GET', path);
-  return {
+  // A 304 hands back the same array: hand back the same page too, so nothing downstream re-renders.
+  const known = Array.isArray(data) ? pagesOf.get(data) : undefined;
+  if (known) return known as Page<T>;
+  const page = {
     items: Array.isArray(data) ? data : [],
     page: pageHeader(headers, 'X-Page') ?? 1,
     nextPage: pageHeader(headers, 'X-Next-Page'),
     prevPage: pageHeader(headers, 'X-Prev-Page'),
     total: pageHeader(headers, 'X-Total'),
   };
+  if (Array.isArray(data)) pagesOf.set(data, page);
+  return page;
 }
+
+const pagesOf = new WeakMap<object, Page<unknown>>();
 
 /** POST, PUT or DELETE with an optional JSON body; resolves to the parsed response (null for 204). */
 export function sendJson<T>(method: 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
@@ -166,9 +193,11 @@ export async function signOut(): Promise<void> {
     if (!(err instanceof ApiError && err.status === 401)) throw err;
   }
   csrfToken = null;
+  validated.clear();
 }
 
 /** Forgets the CSRF token (after the server said the session is gone). */
 export function clearSession(): void {
   csrfToken = null;
+  validated.clear();
 }

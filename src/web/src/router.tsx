@@ -182,3 +182,18 @@ export function Link({ to, onClick, ...rest }: LinkProps) {
   };
   return <a href={to} onClick={handleClick} {...rest} />;
 }
+
+/** The current query string (with its `?`, or empty), updated on back/forward and on `navigate`. */
+export function useSearch(): string {
+  const [search, setSearch] = useState(window.location.search);
+  useEffect(() => {
+    const update = (): void => setSearch(window.location.search);
+    window.addEventListener('popstate', update);
+    window.addEventListener(NAVIGATE_EVENT, update);
+    return () => {
+      window.removeEventListener('popstate', update);
+      window.removeEventListener(NAVIGATE_EVENT, update);
+    };
+  }, []);
+  return search;
+}

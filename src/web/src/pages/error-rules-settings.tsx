@@ -1,6 +1,7 @@
 import { type FormEvent, useId, useState } from 'react';
 import { sendJson } from '../api';
-import { ErrorNotice, ResourceView, SuccessNotice } from '../components';
+import { ConfirmDialog, ErrorNotice, ResourceView, SuccessNotice } from '../components';
+import { CheckboxField, SelectField, TextField } from '../form-fields';
 import type { ErrorNotificationRule, ErrorRuleTrigger, Member, Project } from '../types';
 import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
@@ -30,21 +31,21 @@ export function ErrorRulesSettings({ project }: { readonly project: Project }) {
                 list.length === 0 ? (
                   <p className="muted">No rules: nobody is told about errors.</p>
                 ) : (
-                  <ul aria-label="Error notification rules">
+                  <ul aria-label="Error notification rules" className="rule-list">
                     {list.map((r) => (
-                      <li key={r.id}>
-                        {describeRule(r)}: e-mail{' '}
-                        {r.recipient_ids
-                          .map((id) => people.find((m) => m.id === id)?.username ?? `user ${id}`)
-                          .join(', ') || 'nobody'}
-                        {r.webhook ? '; webhooks' : ''}
-                      </li>
+                      <RuleItem
+                        key={r.id}
+                        path={`${path}/${r.id}`}
+                        rule={r}
+                        people={people}
+                        onChanged={() => setRefresh((n) => n + 1)}
+                      />
                     ))}
                   </ul>
                 )
               }
             </ResourceView>
-            <AddRuleForm path={path} members={people} onAdded={() => setRefresh((n) => n + 1)} />
+            <RuleForm path={path} rule={null} members={people} onSaved={() => setRefresh((n) => n + 1)} />
           </>
         )}
       </ResourceView>
@@ -52,26 +53,109 @@ export function ErrorRulesSettings({ project }: { readonly project: Project }) {
   );
 }
 
-function AddRuleForm({
+function RuleItem({
   path,
-  members,
-  onAdded,
+  rule,
+  people,
+  onChanged,
 }: {
   readonly path: string;
-  readonly members: readonly Member[];
-  readonly onAdded: () => void;
+  readonly rule: ErrorNotificationRule;
+  readonly people: readonly Member[];
+  readonly onChanged: () => void;
 }) {
-  const [trigger, setTrigger] = useState<ErrorRuleTrigger>('new');
-  const [count, setCount] = useState('10');
-  const [minutes, setMinutes] = useState('5');
-  const [recipients, setRecipients] = useState<readonly number[]>([]);
-  const [webhook, setWebhook] = useState(false);
+  const [editing, setEditing] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const remove = useAction();
+  const text = `${describeRule(rule)}: e-mail ${
+    rule.recipient_ids.map((id) => people.find((m) => m.id === id)?.username ?? `user ${id}`).join(', ') ||
+    'nobody'
+  }${rule.webhook ? '; webhooks' : ''}`;
+  return (
+    <li className="card rule-card" aria-label={text}>
+      <div className="panel-header">
+        <span>{text}</span>
+        <div className="actions">
+          <button type="button" className="button button-small" onClick={() => setEditing((e) => !e)}>
+            {editing ? 'Close editor' : 'Edit rule'}
+          </button>
+          <button
+            type="button"
+            className="button button-small button-danger"
+            onClick={() => setConfirming(true)}
+          >
+            Delete rule
+          </button>
+        </div>
+      </div>
+      {remove.error !== null && <ErrorNotice message={remove.error} />}
+      {editing && (
+        <RuleForm
+          path={path}
+          rule={rule}
+          members={people}
+          onSaved={() => {
+            setEditing(false);
+            onChanged();
+          }}
+          onCancel={() => setEditing(false)}
+        />
+      )}
+      <ConfirmDialog
+        open={confirming}
+        title="Delete this rule?"
+        confirmLabel="Delete rule"
+        danger
+        busy={remove.busy}
+        onConfirm={() =>
+          void remove
+            .run(() => sendJson('DELETE', path))
+            .then((ok) => {
+              setConfirming(false);
+              if (ok) onChanged();
+            })
+        }
+        onCancel={() => setConfirming(false)}
+      >
+        <p>Nobody is told about errors by this rule any more.</p>
+      </ConfirmDialog>
+    </li>
+  );
+}
+
+const TRIGGER_OPTIONS = [
+  { value: 'new', label: 'A new error' },
+  { value: 'regression', label: 'A resolved error is seen again' },
+  { value: 'threshold', label: 'An error passes N events in M minutes' },
+] as const;
+
+/** Adds a rule (`rule` null) or edits one. */
+function RuleForm({
+  path,
+  rule,
+  members,
+  onSaved,
+  onCancel = null,
+}: {
+  readonly path: string;
+  readonly rule: ErrorNotificationRule | null;
+  readonly members: readonly Member[];
+  readonly onSaved: () => void;
+  readonly onCancel?: (() => void) | null;
+}) {
+  const [trigger, setTrigger] = useState<ErrorRuleTrigger>(
+    (rule?.trigger as ErrorRuleTrigger | undefined) ?? 'new',
+  );
+  const [count, setCount] = useState(String(rule?.threshold_count ?? 10));
+  const [minutes, setMinutes] = useState(String(rule?.threshold_minutes ?? 5));
+  const [recipients, setRecipients] = useState<readonly number[]>(rule?.recipient_ids ?? []);
+  const [webhook, setWebhook] = useState(rule?.webhook ?? false);
   const action = useAction();
-  const ids = { trigger: useId(), count: useId(), minutes: useId(), webhook: useId(), people: useId() };
+  const peopleId = useId();
   const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
     event.preventDefault();
     await action.run(async () => {
-      await sendJson('POST', path, {
+      await sendJson(rule ? 'PUT' : 'POST', path, {
         trigger,
         ...(trigger === 'threshold' && {
           threshold_count: Number(count),
@@ -80,73 +164,55 @@ function AddRuleForm({
         recipient_ids: recipients,
         webhook,
       });
-      onAdded();
-      return 'Rule added.';
+      onSaved();
+      return rule ? 'Rule saved.' : 'Rule added.';
     });
   };
   const toggle = (id: number, on: boolean) =>
     setRecipients((r) => (on ? [...r, id] : r.filter((x) => x !== id)));
+  const title = rule ? 'Edit error notification rule' : 'Add error notification rule';
   return (
-    <form aria-label="Add error notification rule" onSubmit={(event) => void submit(event)}>
+    <form aria-label={title} className="card form-card" onSubmit={(event) => void submit(event)}>
+      <h4 className="form-title">{title}</h4>
       {action.error !== null && <ErrorNotice message={action.error} />}
       {action.done !== null && <SuccessNotice>{action.done}</SuccessNotice>}
-      <label htmlFor={ids.trigger}>When</label>
-      <select
-        id={ids.trigger}
+      <SelectField
+        label="When"
         value={trigger}
-        onChange={(e) => setTrigger(e.target.value as ErrorRuleTrigger)}
-      >
-        <option value="new">A new error</option>
-        <option value="regression">A resolved error is seen again</option>
-        <option value="threshold">An error passes N events in M minutes</option>
-      </select>
+        onChange={(v) => setTrigger(v as ErrorRuleTrigger)}
+        options={TRIGGER_OPTIONS}
+      />
       {trigger === 'threshold' && (
-        <>
-          <label htmlFor={ids.count}>Events (N)</label>
-          <input
-            id={ids.count}
-            type="number"
-            min={1}
-            value={count}
-            onChange={(e) => setCount(e.target.value)}
-          />
-          <label htmlFor={ids.minutes}>Minutes (M)</label>
-          <input
-            id={ids.minutes}
-            type="number"
-            min={1}
-            value={minutes}
-            onChange={(e) => setMinutes(e.target.value)}
-          />
-        </>
+        <div className="field-row">
+          <TextField label="Events (N)" type="number" min={1} value={count} onChange={setCount} />
+          <TextField label="Minutes (M)" type="number" min={1} value={minutes} onChange={setMinutes} />
+        </div>
       )}
-      <fieldset aria-labelledby={ids.people}>
-        <legend id={ids.people}>E-mail these members</legend>
+      <fieldset className="field" aria-labelledby={peopleId}>
+        <legend id={peopleId}>E-mail these members</legend>
         {members.map((m) => (
-          <div className="checkbox" key={m.id}>
-            <input
-              id={`${ids.people}-${m.id}`}
-              type="checkbox"
-              checked={recipients.includes(m.id)}
-              onChange={(e) => toggle(m.id, e.target.checked)}
-            />
-            <label htmlFor={`${ids.people}-${m.id}`}>{m.username}</label>
-          </div>
+          <CheckboxField
+            key={m.id}
+            label={m.username}
+            checked={recipients.includes(m.id)}
+            onChange={(on) => toggle(m.id, on)}
+          />
         ))}
       </fieldset>
-      <div className="checkbox">
-        <input
-          id={ids.webhook}
-          type="checkbox"
-          checked={webhook}
-          onChange={(e) => setWebhook(e.target.checked)}
-        />
-        <label htmlFor={ids.webhook}>Also send to the webhooks with error tracking events</label>
-      </div>
+      <CheckboxField
+        label="Also send to the webhooks with error tracking events"
+        checked={webhook}
+        onChange={setWebhook}
+      />
       <div className="actions">
         <button type="submit" className="button button-primary" disabled={action.busy}>
-          {action.busy ? 'Adding…' : 'Add rule'}
+          {action.busy ? 'Saving…' : rule ? 'Save rule' : 'Add rule'}
         </button>
+        {onCancel && (
+          <button type="button" className="button" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
       </div>
     </form>
   );

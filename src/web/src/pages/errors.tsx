@@ -1,11 +1,14 @@
 import { useId, useState } from 'react';
-import { ApiError, getPage, type Page } from '../api';
+import { ApiError, getPage, type Page, sendJson } from '../api';
+import { BulkBar, type BulkOutcome, BulkSummary, runBulk, useSelection } from '../bulk';
 import { Pagination, ResourceView, SearchForm, TabList, Timestamp } from '../components';
-import { ERROR_STATUS_LABELS, ERROR_STATUSES } from '../error-labels';
+import { ERROR_STATUS_ACTIONS, ERROR_STATUS_LABELS, ERROR_STATUSES } from '../error-labels';
 import { Sparkline } from '../lazy';
+import { UpdatedAt, usePolling } from '../live';
 import { Link, paths } from '../router';
 import type { ErrorCounts, ErrorSessions, ErrorStats, ErrorStatus, Project, TrackedError } from '../types';
-import { useLoader, useResource } from '../use-resource';
+import { oneOf, useQueryState } from '../use-query-state';
+import { useResource, useTimedLoader } from '../use-resource';
 import { CronMonitors } from './cron-monitors';
 
 const PER_PAGE = 20;
@@ -18,12 +21,20 @@ const SORT_LABELS: Record<Sort, string> = {
 };
 const SORTS = Object.keys(SORT_LABELS) as Sort[];
 
-interface Query {
+type Query = {
   readonly status: ErrorStatus;
   readonly search: string;
   readonly sort: Sort;
   readonly page: number;
-}
+};
+
+/** The list's state in the URL: `?status=resolved&search=KeyError&sort=frequency&page=2`. */
+const QUERY = {
+  status: oneOf(ERROR_STATUSES, 'unresolved'),
+  search: { fallback: '' },
+  sort: oneOf(SORTS, 'last_seen'),
+  page: { fallback: 1 },
+} as const;
 
 /** A page of errors, or the reason the backend cannot list any (not enabled or not configured: a 400). */
 type ErrorList =
@@ -70,20 +81,47 @@ export function ErrorsPanel({ project }: { readonly project: Project }) {
 }
 
 function ErrorsList({ project }: { readonly project: Project }) {
-  const [query, setQuery] = useState<Query>({ status: 'unresolved', search: '', sort: 'last_seen', page: 1 });
-  const [refreshKey, setRefreshKey] = useState(0);
-  const errors = useLoader(errorsPath(project.id, query), loadErrors, refreshKey);
+  const [query, setQuery] = useQueryState<Query>(QUERY);
+  const [manualKey, setRefreshKey] = useState(0);
+  // The list follows new and changed errors while open; each unchanged answer is a 304.
+  const refreshKey = manualKey + usePolling();
+  const { resource: errors, updatedAt } = useTimedLoader(
+    errorsPath(project.id, query),
+    loadErrors,
+    refreshKey,
+  );
   const counts = useResource<ErrorCounts>(
     `/api/v4/projects/${project.id}/error_tracking/errors/counts`,
     refreshKey,
   );
+  const shown = errors.status === 'ok' && errors.data.kind === 'page' ? errors.data.page.items : [];
+  const selection = useSelection(shown.map((e) => e.id));
+  const [outcome, setOutcome] = useState<BulkOutcome | null>(null);
+  const [busy, setBusy] = useState(false);
+  const bulk = (status: ErrorStatus): void => {
+    setBusy(true);
+    void runBulk(
+      ERROR_STATUS_ACTIONS[status],
+      selection.selected,
+      (id) => `Error ${shown.find((e) => e.id === id)?.title ?? id}`,
+      (id) => sendJson('PUT', `/api/v4/projects/${project.id}/error_tracking/errors/${id}`, { status }),
+    ).then((result) => {
+      setOutcome(result);
+      selection.clear();
+      setBusy(false);
+      setRefreshKey((k) => k + 1);
+    });
+  };
   const headingId = useId();
   const sortId = useId();
   const baseId = useId();
   const tabId = (s: ErrorStatus): string => `${baseId}-status-${s}`;
   const panelId = `${baseId}-errors`;
 
-  const update = (change: Partial<Query>): void => setQuery((q) => ({ ...q, page: 1, ...change }));
+  const update = (change: Partial<Query>): void => {
+    selection.clear();
+    setQuery({ page: 1, ...change });
+  };
 
   // Filters make no sense while the backend cannot list errors at all.
   const unavailable = errors.status === 'ok' && errors.data.kind === 'unavailable';
@@ -92,6 +130,7 @@ function ErrorsList({ project }: { readonly project: Project }) {
     <>
       <div className="panel-header">
         <h2 id={headingId}>Errors</h2>
+        <UpdatedAt at={updatedAt} />
         <button type="button" className="button button-small" onClick={() => setRefreshKey((k) => k + 1)}>
           Refresh
         </button>
@@ -120,6 +159,7 @@ function ErrorsList({ project }: { readonly project: Project }) {
       <div className="toolbar" hidden={unavailable}>
         <search className="toolbar-grow">
           <SearchForm
+            key={query.search}
             label="Search errors"
             placeholder="Search by type, message or culprit"
             search={query.search}
@@ -141,6 +181,22 @@ function ErrorsList({ project }: { readonly project: Project }) {
           </select>
         </div>
       </div>
+      {outcome && <BulkSummary outcome={outcome} onDismiss={() => setOutcome(null)} />}
+      {selection.selected.length > 0 && (
+        <BulkBar count={selection.selected.length}>
+          {ERROR_STATUSES.filter((s) => s !== query.status).map((s) => (
+            <button
+              key={s}
+              type="button"
+              className="button button-small"
+              disabled={busy}
+              onClick={() => bulk(s)}
+            >
+              {ERROR_STATUS_ACTIONS[s]}
+            </button>
+          ))}
+        </BulkBar>
+      )}
       <div role="tabpanel" id={panelId} aria-labelledby={tabId(query.status)}>
         <ResourceView resource={errors}>
           {(result) =>
@@ -166,11 +222,15 @@ function ErrorsList({ project }: { readonly project: Project }) {
                   errors={result.page.items}
                   labelledBy={headingId}
                   refreshKey={refreshKey}
+                  selection={selection}
                 />
                 <Pagination
                   page={result.page}
                   perPage={PER_PAGE}
-                  onPage={(p) => setQuery((q) => ({ ...q, page: p }))}
+                  onPage={(p) => {
+                    selection.clear();
+                    setQuery({ page: p });
+                  }}
                 />
               </>
             )
@@ -200,11 +260,13 @@ function ErrorsTable({
   errors,
   labelledBy,
   refreshKey,
+  selection,
 }: {
   readonly project: Project;
   readonly errors: readonly TrackedError[];
   readonly labelledBy: string;
   readonly refreshKey: number;
+  readonly selection: ReturnType<typeof useSelection<number>>;
 }) {
   // One request for the sparklines of the whole page, counted per hour by the database.
   const stats = useResource<ErrorStats[]>(
@@ -218,6 +280,14 @@ function ErrorsTable({
     <table className="table alerts-table" aria-labelledby={labelledBy}>
       <thead>
         <tr>
+          <th scope="col" className="select-cell">
+            <input
+              type="checkbox"
+              aria-label="Select all errors on this page"
+              checked={selection.allSelected}
+              onChange={(e) => selection.setAll(e.target.checked)}
+            />
+          </th>
           <th scope="col">Error</th>
           <th scope="col" className="numeric">
             Events
@@ -233,6 +303,14 @@ function ErrorsTable({
       <tbody>
         {errors.map((e) => (
           <tr key={e.id}>
+            <td className="select-cell">
+              <input
+                type="checkbox"
+                aria-label={`Select ${e.title}`}
+                checked={selection.isSelected(e.id)}
+                onChange={(event) => selection.toggle(e.id, event.target.checked)}
+              />
+            </td>
             <td className="error-cell">
               <Link to={paths.error(project.id, e.id)}>{e.title}</Link>
               <span className="muted small">

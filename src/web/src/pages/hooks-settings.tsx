@@ -1,6 +1,7 @@
 import { type FormEvent, useId, useState } from 'react';
 import { sendJson } from '../api';
-import { ErrorNotice, ResourceView, SuccessNotice, Timestamp } from '../components';
+import { ConfirmDialog, ErrorNotice, ResourceView, SuccessNotice, Timestamp } from '../components';
+import { CheckboxField, TextField } from '../form-fields';
 import type { HookDelivery, Project, ProjectHook } from '../types';
 import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
@@ -11,6 +12,7 @@ export function HooksSettings({ project }: { readonly project: Project }) {
   const [refresh, setRefresh] = useState(0);
   const hooks = useResource<ProjectHook[]>(path, refresh);
   const headingId = useId();
+  const changed = (): void => setRefresh((n) => n + 1);
   return (
     <section className="settings-section" aria-labelledby={headingId}>
       <h3 id={headingId}>Webhooks</h3>
@@ -25,33 +27,106 @@ export function HooksSettings({ project }: { readonly project: Project }) {
           ) : (
             <ul className="hook-list">
               {list.map((h) => (
-                <HookItem key={h.id} path={`${path}/${h.id}`} hook={h} />
+                <HookItem key={h.id} path={`${path}/${h.id}`} hook={h} onChanged={changed} />
               ))}
             </ul>
           )
         }
       </ResourceView>
-      <AddHookForm path={path} onAdded={() => setRefresh((n) => n + 1)} />
+      <HookForm path={path} hook={null} onSaved={changed} onCancel={null} />
     </section>
   );
 }
 
-function HookItem({ path, hook }: { readonly path: string; readonly hook: ProjectHook }) {
-  const deliveries = useResource<HookDelivery[]>(`${path}/events?per_page=20`);
+function HookItem({
+  path,
+  hook,
+  onChanged,
+}: {
+  readonly path: string;
+  readonly hook: ProjectHook;
+  readonly onChanged: () => void;
+}) {
+  const [deliveriesKey, setDeliveriesKey] = useState(0);
+  const deliveries = useResource<HookDelivery[]>(`${path}/events?per_page=20`, deliveriesKey);
+  const [editing, setEditing] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const action = useAction();
   const events = [hook.alert_events && 'alerts', hook.error_tracking_events && 'errors']
     .filter(Boolean)
     .join(', ');
+  const label = hook.name || hook.url;
+  // Test and resend answer at once; the log shows the new attempt either way.
+  const send = (what: () => Promise<unknown>, done: string): void =>
+    void action
+      .run(async () => {
+        try {
+          await what();
+          return done;
+        } finally {
+          setDeliveriesKey((k) => k + 1);
+          onChanged();
+        }
+      })
+      .then(() => undefined);
   return (
-    <li aria-label={`Webhook ${hook.url}`}>
-      <p>
-        <code>{hook.url}</code> {hook.name ? `(${hook.name}) ` : ''}
-        <span className="badge">{hook.alert_status}</span>{' '}
-        <span className="muted">{events || 'no events'}</span>
-      </p>
+    <li aria-label={`Webhook ${hook.url}`} className="card hook-card">
+      <div className="panel-header">
+        <p>
+          <code>{hook.url}</code> {hook.name ? `(${hook.name}) ` : ''}
+          <span className="badge">{hook.alert_status}</span>{' '}
+          <span className="muted">{events || 'no events'}</span>
+        </p>
+        <div className="actions">
+          <button type="button" className="button button-small" onClick={() => setEditing((e) => !e)}>
+            {editing ? 'Close editor' : `Edit ${label}`}
+          </button>
+          <button
+            type="button"
+            className="button button-small"
+            disabled={action.busy || !hook.alert_events}
+            onClick={() =>
+              send(() => sendJson('POST', `${path}/test/alert_events`), 'Test alert event sent.')
+            }
+          >
+            Test alert event
+          </button>
+          <button
+            type="button"
+            className="button button-small"
+            disabled={action.busy || !hook.error_tracking_events}
+            onClick={() =>
+              send(() => sendJson('POST', `${path}/test/error_tracking_events`), 'Test error event sent.')
+            }
+          >
+            Test error event
+          </button>
+          <button
+            type="button"
+            className="button button-small button-danger"
+            onClick={() => setConfirming(true)}
+          >
+            Delete {label}
+          </button>
+        </div>
+      </div>
+      {action.error !== null && <ErrorNotice message={action.error} />}
+      {action.done !== null && <SuccessNotice>{action.done}</SuccessNotice>}
       {hook.disabled_reason && <ErrorNotice message={`Disabled: ${hook.disabled_reason}`} />}
       {!hook.disabled_reason && hook.alert_status === 'temporarily_disabled' && hook.disabled_until && (
         <ErrorNotice
           message={`Temporarily disabled until ${hook.disabled_until}: its last deliveries failed. Editing the hook or a successful test enables it now.`}
+        />
+      )}
+      {editing && (
+        <HookForm
+          path={path}
+          hook={hook}
+          onSaved={() => {
+            setEditing(false);
+            onChanged();
+          }}
+          onCancel={() => setEditing(false)}
         />
       )}
       <ResourceView resource={deliveries}>
@@ -59,95 +134,160 @@ function HookItem({ path, hook }: { readonly path: string; readonly hook: Projec
           list.length === 0 ? (
             <p className="muted">No deliveries yet.</p>
           ) : (
-            <table aria-label={`Recent deliveries of ${hook.url}`}>
-              <thead>
-                <tr>
-                  <th>Event</th>
-                  <th>Status</th>
-                  <th>Response</th>
-                  <th>Duration</th>
-                  <th>Attempts</th>
-                  <th>Error</th>
-                  <th>Time</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((d) => (
-                  <tr key={d.id}>
-                    <td>{d.trigger}</td>
-                    <td>{d.status}</td>
-                    <td>{d.response_status ?? '–'}</td>
-                    <td>
-                      {d.execution_duration === null ? '–' : `${Math.round(d.execution_duration * 1000)} ms`}
-                    </td>
-                    <td>{d.attempts}</td>
-                    <td>{d.error ?? ''}</td>
-                    <td>
-                      <Timestamp value={d.created_at} />
-                    </td>
+            <div className="table-scroll">
+              <table className="table" aria-label={`Recent deliveries of ${hook.url}`}>
+                <thead>
+                  <tr>
+                    <th scope="col">Event</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Response</th>
+                    <th scope="col">Duration</th>
+                    <th scope="col">Attempts</th>
+                    <th scope="col">Error</th>
+                    <th scope="col">Time</th>
+                    <th scope="col">
+                      <span className="visually-hidden">Actions</span>
+                    </th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {list.map((d) => (
+                    <tr key={d.id}>
+                      <td>{d.trigger}</td>
+                      <td>{d.status}</td>
+                      <td>{d.response_status ?? '–'}</td>
+                      <td>
+                        {d.execution_duration === null
+                          ? '–'
+                          : `${Math.round(d.execution_duration * 1000)} ms`}
+                      </td>
+                      <td>{d.attempts}</td>
+                      <td>{d.error ?? ''}</td>
+                      <td>
+                        <Timestamp value={d.created_at} />
+                      </td>
+                      <td>
+                        <button
+                          type="button"
+                          className="button button-small"
+                          disabled={action.busy}
+                          aria-label={`Resend delivery ${d.id}`}
+                          onClick={() =>
+                            send(
+                              () => sendJson('POST', `${path}/events/${d.id}/resend`),
+                              'Delivery sent again.',
+                            )
+                          }
+                        >
+                          Resend
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           )
         }
       </ResourceView>
+      <ConfirmDialog
+        open={confirming}
+        title={`Delete the webhook ${label}?`}
+        confirmLabel="Delete webhook"
+        danger
+        busy={action.busy}
+        onConfirm={() =>
+          void action
+            .run(async () => {
+              await sendJson('DELETE', path);
+              setConfirming(false);
+              onChanged();
+            })
+            .then(() => setConfirming(false))
+        }
+        onCancel={() => setConfirming(false)}
+      >
+        <p>Its delivery log goes with it; events stop being sent to {hook.url}.</p>
+      </ConfirmDialog>
     </li>
   );
 }
 
-function AddHookForm({ path, onAdded }: { readonly path: string; readonly onAdded: () => void }) {
-  const [url, setUrl] = useState('');
+/** Adds a hook (`hook` null) or edits one: every field; a blank token keeps the stored one. */
+function HookForm({
+  path,
+  hook,
+  onSaved,
+  onCancel,
+}: {
+  readonly path: string;
+  readonly hook: ProjectHook | null;
+  readonly onSaved: () => void;
+  readonly onCancel: (() => void) | null;
+}) {
+  const [url, setUrl] = useState(hook?.url ?? '');
+  const [name, setName] = useState(hook?.name ?? '');
+  const [description, setDescription] = useState(hook?.description ?? '');
   const [token, setToken] = useState('');
-  const [alerts, setAlerts] = useState(true);
-  const [errors, setErrors] = useState(true);
+  const [alerts, setAlerts] = useState(hook?.alert_events ?? true);
+  const [errors, setErrors] = useState(hook?.error_tracking_events ?? true);
+  const [ssl, setSsl] = useState(hook?.enable_ssl_verification ?? true);
   const action = useAction();
-  const ids = { url: useId(), token: useId(), alerts: useId(), errors: useId() };
+  const descriptionId = useId();
   const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
     event.preventDefault();
     await action.run(async () => {
-      await sendJson('POST', path, {
+      await sendJson(hook ? 'PUT' : 'POST', path, {
         url,
+        name,
+        description,
         ...(token && { token }),
         alert_events: alerts,
         error_tracking_events: errors,
+        enable_ssl_verification: ssl,
       });
-      setUrl('');
+      if (!hook) {
+        setUrl('');
+        setName('');
+        setDescription('');
+      }
       setToken('');
-      onAdded();
-      return 'Webhook added.';
+      onSaved();
+      return hook ? 'Webhook saved.' : 'Webhook added.';
     });
   };
+  const title = hook ? `Edit webhook ${hook.name || hook.url}` : 'Add webhook';
   return (
-    <form aria-label="Add webhook" onSubmit={(event) => void submit(event)}>
+    <form aria-label={title} className="card form-card" onSubmit={(event) => void submit(event)}>
+      <h4 className="form-title">{title}</h4>
       {action.error !== null && <ErrorNotice message={action.error} />}
       {action.done !== null && <SuccessNotice>{action.done}</SuccessNotice>}
-      <label htmlFor={ids.url}>URL</label>
-      <input id={ids.url} type="url" required value={url} onChange={(e) => setUrl(e.target.value)} />
-      <label htmlFor={ids.token}>Secret token</label>
-      <input id={ids.token} type="password" value={token} onChange={(e) => setToken(e.target.value)} />
-      <div className="checkbox">
-        <input
-          id={ids.alerts}
-          type="checkbox"
-          checked={alerts}
-          onChange={(e) => setAlerts(e.target.checked)}
-        />
-        <label htmlFor={ids.alerts}>Alert events</label>
+      <TextField label="URL" type="url" required value={url} onChange={setUrl} />
+      <TextField label="Name" value={name} onChange={setName} />
+      <div className="field">
+        <label htmlFor={descriptionId}>Description</label>
+        <textarea id={descriptionId} value={description} onChange={(e) => setDescription(e.target.value)} />
       </div>
-      <div className="checkbox">
-        <input
-          id={ids.errors}
-          type="checkbox"
-          checked={errors}
-          onChange={(e) => setErrors(e.target.checked)}
-        />
-        <label htmlFor={ids.errors}>Error tracking events</label>
-      </div>
+      <TextField
+        label="Secret token"
+        type="password"
+        autoComplete="new-password"
+        value={token}
+        onChange={setToken}
+        help={hook ? 'Leave empty to keep the stored token.' : 'Sent as X-Svc-Token with every delivery.'}
+      />
+      <CheckboxField label="Alert events" checked={alerts} onChange={setAlerts} />
+      <CheckboxField label="Error tracking events" checked={errors} onChange={setErrors} />
+      <CheckboxField label="Verify the TLS certificate" checked={ssl} onChange={setSsl} />
       <div className="actions">
         <button type="submit" className="button button-primary" disabled={action.busy || url === ''}>
-          {action.busy ? 'Adding…' : 'Add webhook'}
+          {action.busy ? 'Saving…' : hook ? 'Save webhook' : 'Add webhook'}
         </button>
+        {onCancel && (
+          <button type="button" className="button" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
       </div>
     </form>
   );

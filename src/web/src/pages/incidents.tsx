@@ -3,10 +3,12 @@ import { SeverityBadge, StatusBadge } from '../alert-labels';
 import { getPage, sendJson } from '../api';
 import { ErrorNotice, Pagination, ResourceView, SearchForm, TabList, Timestamp } from '../components';
 import { SelectField, TextField } from '../form-fields';
+import { UpdatedAt, usePolling } from '../live';
 import { Link, navigate, paths } from '../router';
 import type { IncidentSeverity, Issue, Member, Project } from '../types';
 import { useAction } from '../use-action';
-import { useLoader, useResource } from '../use-resource';
+import { oneOf, useQueryState } from '../use-query-state';
+import { useResource, useTimedLoader } from '../use-resource';
 
 const PER_PAGE = 20;
 
@@ -24,13 +26,22 @@ type StateFilter = 'opened' | 'closed' | 'all';
 const STATES: readonly StateFilter[] = ['opened', 'closed', 'all'];
 const STATE_LABELS: Record<StateFilter, string> = { opened: 'Open', closed: 'Closed', all: 'All' };
 
-interface Query {
+type Query = {
   readonly state: StateFilter;
   readonly search: string;
   readonly severity: IncidentSeverity | '';
   readonly assignee: string;
   readonly page: number;
-}
+};
+
+/** The list's state in the URL: `?state=closed&severity=HIGH&assignee=alice&page=2`. */
+const QUERY = {
+  state: oneOf(STATES, 'opened'),
+  search: { fallback: '' },
+  severity: oneOf<IncidentSeverity | ''>(['', 'CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'UNKNOWN'], ''),
+  assignee: { fallback: '' },
+  page: { fallback: 1 },
+} as const;
 
 function incidentsPath(projectId: number, q: Query): string {
   const params = new URLSearchParams({
@@ -55,27 +66,27 @@ export function useAssignableMembers(projectId: number | string) {
 
 /** Project > Incidents: state tabs, search, severity and assignee filters, the list, and a new incident form. */
 export function IncidentsPanel({ project }: { readonly project: Project }) {
-  const [query, setQuery] = useState<Query>({
-    state: 'opened',
-    search: '',
-    severity: '',
-    assignee: '',
-    page: 1,
-  });
+  const [query, setQuery] = useQueryState<Query>(QUERY);
   const [refreshKey, setRefreshKey] = useState(0);
-  const incidents = useLoader(incidentsPath(project.id, query), getPage<Issue>, refreshKey);
+  // The list follows new and changed incidents while open; each unchanged answer is a 304.
+  const { resource: incidents, updatedAt } = useTimedLoader(
+    incidentsPath(project.id, query),
+    getPage<Issue>,
+    refreshKey + usePolling(),
+  );
   const members = useAssignableMembers(project.id);
   const headingId = useId();
   const baseId = useId();
   const tabId = (f: StateFilter): string => `${baseId}-state-${f}`;
   const panelId = `${baseId}-incidents`;
-  const update = (change: Partial<Query>): void => setQuery((q) => ({ ...q, page: 1, ...change }));
+  const update = (change: Partial<Query>): void => setQuery({ page: 1, ...change });
   const filtered = query.search !== '' || query.severity !== '' || query.assignee !== '';
 
   return (
     <>
       <div className="panel-header">
         <h2 id={headingId}>Incidents</h2>
+        <UpdatedAt at={updatedAt} />
         <button type="button" className="button button-small" onClick={() => setRefreshKey((k) => k + 1)}>
           Refresh
         </button>
@@ -93,6 +104,7 @@ export function IncidentsPanel({ project }: { readonly project: Project }) {
       </TabList>
       <search className="field-row">
         <SearchForm
+          key={query.search}
           label="Search incidents"
           placeholder="Search by title or description"
           search={query.search}
@@ -128,11 +140,7 @@ export function IncidentsPanel({ project }: { readonly project: Project }) {
             ) : (
               <>
                 <IncidentsTable project={project} incidents={page.items} labelledBy={headingId} />
-                <Pagination
-                  page={page}
-                  perPage={PER_PAGE}
-                  onPage={(p) => setQuery((q) => ({ ...q, page: p }))}
-                />
+                <Pagination page={page} perPage={PER_PAGE} onPage={(p) => setQuery({ page: p })} />
               </>
             )
           }

@@ -120,6 +120,12 @@ function ScheduleCard({
 }) {
   const headingId = useId();
   const [confirm, setConfirm] = useState<{ what: string; url: string } | null>(null);
+  // What is open for editing: the schedule itself, or one of its rotations by id.
+  const [editing, setEditing] = useState<'schedule' | number | null>(null);
+  const saved = (): void => {
+    setEditing(null);
+    onChanged();
+  };
   const remove = useAction();
   const doRemove = async () => {
     if (!confirm) return;
@@ -131,6 +137,9 @@ function ScheduleCard({
     <section className="settings-section oncall-schedule" aria-labelledby={headingId}>
       <div className="oncall-schedule-head">
         <h3 id={headingId}>{schedule.name}</h3>
+        <button type="button" className="button button-small" onClick={() => setEditing('schedule')}>
+          Edit schedule
+        </button>
         <button
           type="button"
           className="button button-small button-danger-outline"
@@ -143,6 +152,9 @@ function ScheduleCard({
         {schedule.timezone}
         {schedule.description ? ` · ${schedule.description}` : ''}
       </p>
+      {editing === 'schedule' && (
+        <ScheduleForm path={path} schedule={schedule} onSaved={saved} onCancel={() => setEditing(null)} />
+      )}
       {remove.error !== null && <ErrorNotice message={remove.error} />}
       {schedule.rotations.length === 0 ? (
         <p className="muted">No rotations yet: nobody is on call.</p>
@@ -162,6 +174,9 @@ function ScheduleCard({
                   </span>
                 ))}
               </span>{' '}
+              <button type="button" className="button button-small" onClick={() => setEditing(r.id)}>
+                Edit rotation {r.name}
+              </button>{' '}
               <button
                 type="button"
                 className="button button-small button-danger-outline"
@@ -169,6 +184,16 @@ function ScheduleCard({
               >
                 Delete rotation {r.name}
               </button>
+              {editing === r.id && (
+                <AddRotationForm
+                  path={`${path}/rotations/${r.id}`}
+                  schedule={schedule}
+                  members={members}
+                  rotation={r}
+                  onAdded={saved}
+                  onCancel={() => setEditing(null)}
+                />
+              )}
             </li>
           ))}
         </ul>
@@ -486,25 +511,52 @@ function AddOverrideForm({
 }
 
 function AddScheduleForm({ path, onAdded }: { readonly path: string; readonly onAdded: () => void }) {
+  return <ScheduleForm path={path} schedule={null} onSaved={onAdded} onCancel={null} />;
+}
+
+/** Adds a schedule (`schedule` null) or edits one; a new timezone moves its rotations' active hours with it. */
+function ScheduleForm({
+  path,
+  schedule,
+  onSaved,
+  onCancel,
+}: {
+  readonly path: string;
+  readonly schedule: OncallSchedule | null;
+  readonly onSaved: () => void;
+  readonly onCancel: (() => void) | null;
+}) {
   const zones = useMemo(() => Intl.supportedValuesOf('timeZone'), []);
   const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  const [name, setName] = useState('');
-  const [timezone, setTimezone] = useState(zones.includes(browserZone) ? browserZone : 'UTC');
-  const [description, setDescription] = useState('');
+  const [name, setName] = useState(schedule?.name ?? '');
+  const [timezone, setTimezone] = useState(
+    schedule?.timezone ?? (zones.includes(browserZone) ? browserZone : 'UTC'),
+  );
+  const [description, setDescription] = useState(schedule?.description ?? '');
   const action = useAction();
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     await action.run(async () => {
+      if (schedule) {
+        await sendJson('PUT', path, { name, timezone, description });
+        onSaved();
+        return 'Schedule saved.';
+      }
       await sendJson('POST', path, { name, timezone, ...(description && { description }) });
       setName('');
       setDescription('');
-      onAdded();
+      onSaved();
       return 'Schedule added.';
     });
   };
+  const title = schedule ? `Edit schedule ${schedule.name}` : 'Add on-call schedule';
   return (
-    <form className="settings-section" aria-label="Add on-call schedule" onSubmit={(e) => void submit(e)}>
-      <h3>Add a schedule</h3>
+    <form
+      className={schedule ? 'card form-card' : 'settings-section'}
+      aria-label={title}
+      onSubmit={(e) => void submit(e)}
+    >
+      {schedule ? <h4 className="form-title">{title}</h4> : <h3>Add a schedule</h3>}
       {action.error !== null && <ErrorNotice message={action.error} />}
       {action.done !== null && <SuccessNotice>{action.done}</SuccessNotice>}
       <TextField label="Schedule name" value={name} onChange={setName} required />
@@ -512,45 +564,80 @@ function AddScheduleForm({ path, onAdded }: { readonly path: string; readonly on
         label="Timezone"
         value={timezone}
         onChange={setTimezone}
-        options={(zones.includes('UTC') ? zones : ['UTC', ...zones]).map((z) => ({ value: z, label: z }))}
+        options={(zones.includes(timezone) ? zones : [timezone, ...zones]).map((z) => ({
+          value: z,
+          label: z,
+        }))}
         help="Rotations hand over and active hours apply at local times of this zone."
       />
       <TextField label="Description" value={description} onChange={setDescription} />
       <div className="actions">
         <button type="submit" className="button button-primary" disabled={action.busy || name.trim() === ''}>
-          {action.busy ? 'Adding…' : 'Add schedule'}
+          {action.busy ? 'Saving…' : schedule ? 'Save schedule' : 'Add schedule'}
         </button>
+        {onCancel && (
+          <button type="button" className="button" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
       </div>
     </form>
   );
 }
 
+/** An instant as the wall time of `timezone`, for a `datetime-local` field (`2026-11-27T09:00`). */
+function wallTime(iso: string, timezone: string): string {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-CA', {
+      timeZone: timezone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    })
+      .formatToParts(new Date(iso))
+      .map((p) => [p.type, p.value]),
+  );
+  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}`;
+}
+
+/** Adds a rotation (`rotation` absent) or edits one: its participants, when saved, replace the list. */
 function AddRotationForm({
   path,
   schedule,
   members,
   onAdded,
+  rotation = null,
+  onCancel = null,
 }: {
   readonly path: string;
   readonly schedule: OncallSchedule;
   readonly members: readonly UserRef[];
   readonly onAdded: () => void;
+  readonly rotation?: OncallSchedule['rotations'][number] | null;
+  readonly onCancel?: (() => void) | null;
 }) {
-  const [name, setName] = useState('');
-  const [people, setPeople] = useState<readonly number[]>([]);
-  const [length, setLength] = useState('1');
-  const [unit, setUnit] = useState<RotationLengthUnit>('weeks');
-  const [start, setStart] = useState('');
-  const [end, setEnd] = useState('');
-  const [restricted, setRestricted] = useState(false);
-  const [activeFrom, setActiveFrom] = useState('09:00');
-  const [activeTo, setActiveTo] = useState('17:00');
+  const [name, setName] = useState(rotation?.name ?? '');
+  const [people, setPeople] = useState<readonly number[]>(
+    rotation ? [...rotation.participants].sort((a, b) => a.position - b.position).map((p) => p.user.id) : [],
+  );
+  const [length, setLength] = useState(String(rotation?.length ?? 1));
+  const [unit, setUnit] = useState<RotationLengthUnit>(
+    (rotation?.length_unit as RotationLengthUnit) ?? 'weeks',
+  );
+  const [start, setStart] = useState(rotation ? wallTime(rotation.starts_at, schedule.timezone) : '');
+  const [end, setEnd] = useState(rotation?.ends_at ? wallTime(rotation.ends_at, schedule.timezone) : '');
+  const [restricted, setRestricted] = useState(rotation?.active_period != null);
+  const [activeFrom, setActiveFrom] = useState(rotation?.active_period?.start_time ?? '09:00');
+  const [activeTo, setActiveTo] = useState(rotation?.active_period?.end_time ?? '17:00');
   const action = useAction();
   const ids = { restricted: useId(), people: useId() };
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     await action.run(async () => {
-      await sendJson('POST', path, {
+      await sendJson(rotation ? 'PUT' : 'POST', path, {
         name,
         // Without an offset, the server reads these as local times of the schedule's timezone.
         starts_at: start,
@@ -560,6 +647,10 @@ function AddRotationForm({
         ...(restricted && { active_period: { start_time: activeFrom, end_time: activeTo } }),
         participants: people.map((id) => ({ user_id: id })),
       });
+      if (rotation) {
+        onAdded();
+        return 'Rotation saved.';
+      }
       setName('');
       setPeople([]);
       onAdded();
@@ -568,7 +659,11 @@ function AddRotationForm({
   };
   const toggle = (id: number, on: boolean) => setPeople((p) => (on ? [...p, id] : p.filter((x) => x !== id)));
   return (
-    <form aria-label={`Add rotation to ${schedule.name}`} onSubmit={(e) => void submit(e)}>
+    <form
+      aria-label={rotation ? `Edit rotation ${rotation.name}` : `Add rotation to ${schedule.name}`}
+      className={rotation ? 'card form-card' : undefined}
+      onSubmit={(e) => void submit(e)}
+    >
       {action.error !== null && <ErrorNotice message={action.error} />}
       {action.done !== null && <SuccessNotice>{action.done}</SuccessNotice>}
       <TextField label="Rotation name" value={name} onChange={setName} required />
@@ -646,8 +741,13 @@ function AddRotationForm({
           className="button button-primary"
           disabled={action.busy || name.trim() === '' || people.length === 0 || start === ''}
         >
-          {action.busy ? 'Adding…' : 'Add rotation'}
+          {action.busy ? 'Saving…' : rotation ? 'Save rotation' : 'Add rotation'}
         </button>
+        {onCancel && (
+          <button type="button" className="button" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
       </div>
     </form>
   );
