@@ -1,5 +1,7 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import type { AxeResults } from 'axe-core';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { expect, inject } from 'vitest';
 import type { TestServer } from './server.js';
@@ -85,4 +87,32 @@ export function withSignedInPage(
   viewport?: PageOptions['viewport'],
 ): Promise<void> {
   return withPage(browser, server, name, body, { signIn: true, viewport });
+}
+
+/** axe-core's bundle, injected into pages by `axeViolations`. */
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** One accessibility rule the page breaks, with the elements that break it. */
+export interface AxeViolation {
+  readonly id: string;
+  readonly impact: string;
+  readonly help: string;
+  readonly targets: readonly string[];
+}
+
+/**
+ * Runs axe-core (all its default WCAG A/AA and best-practice rules) on the page as it is and returns the serious
+ * and critical violations. The source goes in through the DevTools protocol, which the UI's CSP does not block.
+ */
+export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(AXE_SOURCE);
+  const results = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as AxeResults;
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({
+      id: v.id,
+      impact: v.impact!,
+      help: v.help,
+      targets: v.nodes.map((n) => `${n.target.join(' ')}: ${n.failureSummary ?? ''}`.slice(0, 300)),
+    }));
 }

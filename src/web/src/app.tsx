@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { clearSession, describeError, fetchSession, setUnauthorizedHandler, signOut } from './api';
 import { ErrorNotice, Loading } from './components';
 import { AdminPage } from './pages/admin';
@@ -24,6 +24,7 @@ import { TokensPage } from './pages/tokens';
 import { WebPathPage } from './pages/web-path';
 import { Link, parseRoute, paths, type Route, usePathname } from './router';
 import { SessionUserContext } from './session-user';
+import { ThemeSwitch } from './theme';
 import type { Session, SessionUser } from './types';
 import { useAction } from './use-action';
 
@@ -99,8 +100,26 @@ function Shell({
   readonly onSignedOut: () => void;
   readonly onUserChanged: (user: SessionUser) => void;
 }) {
-  const route = parseRoute(usePathname());
+  const pathname = usePathname();
+  const route = parseRoute(pathname);
   const signOutAction = useAction();
+  // On narrow screens the navigation and user links sit behind a menu button (styles.css shows them inline on
+  // wide ones); moving to another page closes it.
+  const [menuOpen, setMenuOpen] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  const menuId = useId();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: closing is the point of a new pathname
+  useEffect(() => setMenuOpen(false), [pathname]);
+  useEffect(() => {
+    if (!menuOpen) return;
+    const onKeyDown = (event: KeyboardEvent): void => {
+      if (event.key !== 'Escape') return;
+      setMenuOpen(false);
+      menuButton.current?.focus();
+    };
+    document.addEventListener('keydown', onKeyDown);
+    return () => document.removeEventListener('keydown', onKeyDown);
+  }, [menuOpen]);
 
   useEffect(() => {
     document.title = `${titleOf(route)} · svc`;
@@ -115,42 +134,56 @@ function Shell({
 
   return (
     <>
-      <header className="topbar">
+      <header className="topbar" data-menu-open={menuOpen ? 'true' : 'false'}>
         <Link to={paths.projects()} className="brand">
           svc
         </Link>
-        <nav aria-label="Main" className="topnav">
-          <Link to={paths.projects()} aria-current={route.name === 'projects' ? 'page' : undefined}>
-            Projects
-          </Link>
-          <Link to={paths.groups()} aria-current={route.name === 'groups' ? 'page' : undefined}>
-            Groups
-          </Link>
-          {user.is_admin ? (
-            <Link to={paths.admin()} aria-current={route.name.startsWith('admin') ? 'page' : undefined}>
-              Admin area
+        <button
+          ref={menuButton}
+          type="button"
+          className="menu-button"
+          aria-expanded={menuOpen}
+          aria-controls={menuId}
+          onClick={() => setMenuOpen((open) => !open)}
+        >
+          <span className="menu-icon" aria-hidden="true" />
+          Menu
+        </button>
+        <div className="topbar-menu" id={menuId}>
+          <nav aria-label="Main" className="topnav">
+            <Link to={paths.projects()} aria-current={route.name === 'projects' ? 'page' : undefined}>
+              Projects
             </Link>
-          ) : null}
-        </nav>
-        <div className="topbar-user">
-          <Link
-            to={paths.profile()}
-            title={`@${user.username}: your profile`}
-            aria-current={route.name === 'profile' ? 'page' : undefined}
-          >
-            {user.name}
-          </Link>
-          <Link to={paths.tokens()} aria-current={route.name === 'tokens' ? 'page' : undefined}>
-            Access tokens
-          </Link>
-          <button
-            type="button"
-            className="button button-small"
-            onClick={() => void doSignOut()}
-            disabled={signOutAction.busy}
-          >
-            Sign out
-          </button>
+            <Link to={paths.groups()} aria-current={route.name === 'groups' ? 'page' : undefined}>
+              Groups
+            </Link>
+            {user.is_admin ? (
+              <Link to={paths.admin()} aria-current={route.name.startsWith('admin') ? 'page' : undefined}>
+                Admin area
+              </Link>
+            ) : null}
+          </nav>
+          <div className="topbar-user">
+            <Link
+              to={paths.profile()}
+              title={`@${user.username}: your profile`}
+              aria-current={route.name === 'profile' ? 'page' : undefined}
+            >
+              {user.name}
+            </Link>
+            <Link to={paths.tokens()} aria-current={route.name === 'tokens' ? 'page' : undefined}>
+              Access tokens
+            </Link>
+            <ThemeSwitch />
+            <button
+              type="button"
+              className="button button-small"
+              onClick={() => void doSignOut()}
+              disabled={signOutAction.busy}
+            >
+              Sign out
+            </button>
+          </div>
         </div>
       </header>
       <main className="content">

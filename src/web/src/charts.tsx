@@ -87,14 +87,26 @@ function OccurrenceFigure({
         margin={{ top: 8, right: 8, bottom: 0, left: -16 }}
         accessibilityLayer
       >
-        <CartesianGrid vertical={false} stroke="var(--border, #e3e3e8)" />
-        <XAxis dataKey="label" tick={{ fontSize: 11 }} interval="preserveStartEnd" minTickGap={16} />
-        <YAxis allowDecimals={false} tick={{ fontSize: 11 }} width={48} />
+        <CartesianGrid vertical={false} stroke="var(--border)" />
+        <XAxis
+          dataKey="label"
+          tick={{ fontSize: 11, fill: 'var(--muted)' }}
+          stroke="var(--border)"
+          interval="preserveStartEnd"
+          minTickGap={16}
+        />
+        <YAxis
+          allowDecimals={false}
+          tick={{ fontSize: 11, fill: 'var(--muted)' }}
+          stroke="var(--border)"
+          width={48}
+        />
         <Tooltip
-          cursor={{ fill: 'rgba(99, 102, 241, 0.08)' }}
+          cursor={{ fill: 'var(--accent-soft)' }}
+          contentStyle={{ background: 'var(--surface)', borderColor: 'var(--border)', color: 'var(--text)' }}
           formatter={(value) => [String(value), `${noun[0]!.toUpperCase()}${noun.slice(1)}s`]}
         />
-        <Bar dataKey="count" fill="var(--accent, #4f46e5)" radius={[2, 2, 0, 0]} isAnimationActive={false} />
+        <Bar dataKey="count" fill="var(--accent)" radius={[2, 2, 0, 0]} isAnimationActive={false} />
       </BarChart>
       <table className="visually-hidden">
         <caption>
@@ -147,8 +159,8 @@ export function Sparkline({
         <Area
           type="monotone"
           dataKey="count"
-          stroke="var(--accent, #4f46e5)"
-          fill="var(--accent-soft, #e0e7ff)"
+          stroke="var(--accent)"
+          fill="var(--accent-soft)"
           strokeWidth={1.5}
           isAnimationActive={false}
           dot={false}

@@ -19,8 +19,9 @@ import { useResource } from '../use-resource';
 const DAY = 86_400_000;
 const TIMELINE_DAYS = 14;
 /** Participant colours by position in the rotation (distinct, readable with white text). */
-const COLOURS = ['#3554d1', '#1a7f37', '#b35900', '#8250df', '#0a7ea4', '#bf3989', '#6e7781', '#9a6700'];
-const colour = (position: number) => COLOURS[position % COLOURS.length]!;
+/** Rotation colours are CSS variables (styles.css), so both themes can tune them. */
+const ROTATION_COLOURS = 8;
+const colour = (position: number) => `var(--rotation-${position % ROTATION_COLOURS})`;
 
 /** "Mon 30 Mar, 09:00" in the schedule's timezone. */
 function localTime(iso: string, timeZone: string): string {
