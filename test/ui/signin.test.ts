@@ -67,6 +67,7 @@ describe('web UI shell (Chromium)', () => {
       const tabs = page.getByRole('tablist', { name: 'Project sections' }).getByRole('tab');
       expect(await tabs.allTextContents()).toEqual([
         'Alerts',
+        'Incidents',
         'Error tracking',
         'On-call schedules',
         'Escalation policy',

@@ -69,7 +69,8 @@ const PAID_TIER = /needs? the Premium or Ultimate tier/;
 /** A user-facing message for anything a request can throw; a tier's refusal says how to lift it. */
 export function describeError(err: unknown): string {
   if (err instanceof ApiError && err.status === 403 && PAID_TIER.test(err.message)) {
-    return `${err.message.replace(/\.?$/, '.')} An administrator includes it by setting SVC_TIER=premium (or ultimate) and restarting svc.`;
+    const reason = err.message.replace(/^403 Forbidden - /, '').replace(/\.?$/, '.');
+    return `${reason} An administrator includes it by setting SVC_TIER=premium (or ultimate) and restarting svc.`;
   }
   if (err instanceof ApiError) return err.message;
   if (err instanceof TypeError) return 'Could not reach the server. Check your connection and try again.';
