@@ -58,7 +58,7 @@ export async function withPage(
       await page.getByLabel('Username or email').fill('root');
       await page.getByLabel('Password').fill(server.rootPassword);
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { name: 'Projects' }).waitFor();
+      await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
     }
     await body(page);
     expect(pageErrors).toEqual([]);

@@ -5,6 +5,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** A model validation's reasons by field, each a sentence (`fieldMessages`); empty for other errors. */
+    readonly fields: Readonly<Record<string, string>> = {},
   ) {
     super(message);
     this.name = 'ApiError';
@@ -38,8 +40,38 @@ export function errorMessage(body: unknown, status: number): string {
   return `${status} ${status >= 500 ? 'Server error' : 'Request failed'}`;
 }
 
-/** A user-facing message for anything a request can throw. */
+/**
+ * GitLab's model validation body (`{"message": {"name": ["has already been taken"]}}`) as one sentence per
+ * field ("Name has already been taken."), for showing next to the field it names; empty for any other body.
+ */
+export function fieldMessages(body: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (body === null || typeof body !== 'object') return out;
+  const { message } = body as { message?: unknown };
+  if (message === null || typeof message !== 'object' || Array.isArray(message)) return out;
+  for (const [field, reasons] of Object.entries(message as Record<string, unknown>)) {
+    const text = (Array.isArray(reasons) ? reasons.map(String) : [String(reasons)]).join(', ').trim();
+    const words = field.replaceAll('_', ' ').replaceAll('.', ' ');
+    const sentence = `${words.charAt(0).toUpperCase()}${words.slice(1)} ${text}`.trim();
+    out[field] = /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
+  }
+  return out;
+}
+
+/** The field sentences of a failed request (see `fieldMessages`); empty when it failed otherwise. */
+export function fieldErrors(err: unknown): Readonly<Record<string, string>> {
+  return err instanceof ApiError ? err.fields : {};
+}
+
+// The refusals of src/access's PAID_FEATURES ("On-call schedules need the Premium or Ultimate tier").
+const PAID_TIER = /needs? the Premium or Ultimate tier/;
+
+/** A user-facing message for anything a request can throw; a tier's refusal says how to lift it. */
 export function describeError(err: unknown): string {
+  if (err instanceof ApiError && err.status === 403 && PAID_TIER.test(err.message)) {
+    const reason = err.message.replace(/^403 Forbidden - /, '').replace(/\.?$/, '.');
+    return `${reason} An administrator includes it by setting SVC_TIER=premium (or ultimate) and restarting svc.`;
+  }
   if (err instanceof ApiError) return err.message;
   if (err instanceof TypeError) return 'Could not reach the server. Check your connection and try again.';
   return err instanceof Error ? err.message : String(err);
@@ -96,7 +128,7 @@ async function send<T>(
     remember(path, { etag, data, headers: response.headers });
   if (!response.ok) {
     if (response.status === 401 && path.startsWith('/api/')) onUnauthorized?.();
-    throw new ApiError(response.status, errorMessage(data, response.status));
+    throw new ApiError(response.status, errorMessage(data, response.status), fieldMessages(data));
   }
   return { data: data as T, headers: response.headers };
 }

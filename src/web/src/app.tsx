@@ -10,6 +10,7 @@ import { DeprecationsPage } from './pages/deprecations';
 import { ErrorPage } from './pages/error';
 import { ErrorEventPage } from './pages/error-event';
 import { GroupPage, GroupsPage } from './pages/groups';
+import { HomePage } from './pages/home';
 import { IncidentPage } from './pages/incident';
 import { NewGroupPage } from './pages/new-group';
 import { NewProjectPage } from './pages/new-project';
@@ -135,7 +136,7 @@ function Shell({
   return (
     <>
       <header className="topbar" data-menu-open={menuOpen ? 'true' : 'false'}>
-        <Link to={paths.projects()} className="brand">
+        <Link to={paths.home()} className="brand">
           svc
         </Link>
         <button
@@ -208,6 +209,8 @@ function RouteView({
   readonly onUserChanged: (user: SessionUser) => void;
 }) {
   switch (route.name) {
+    case 'home':
+      return <HomePage user={user} />;
     case 'projects':
       return <ProjectsPage />;
     case 'project':
@@ -262,6 +265,8 @@ function RouteView({
 
 function titleOf(route: Route): string {
   switch (route.name) {
+    case 'home':
+      return 'Home';
     case 'projects':
       return 'Projects';
     case 'project':

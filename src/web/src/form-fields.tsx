@@ -13,6 +13,7 @@ export function TextField({
   min,
   max,
   mono = false,
+  error,
 }: {
   readonly label: string;
   readonly value: string;
@@ -25,9 +26,12 @@ export function TextField({
   readonly min?: number | string;
   readonly max?: number | string;
   readonly mono?: boolean;
+  /** Why the server refused this field's value, shown under it (`Action.fields`). */
+  readonly error?: string | undefined;
 }) {
   const id = useId();
   const helpId = useId();
+  const errorId = useId();
   return (
     <div className="field narrow-field">
       <label htmlFor={id}>{label}</label>
@@ -41,9 +45,11 @@ export function TextField({
         min={min}
         max={max}
         className={mono ? 'mono' : undefined}
-        aria-describedby={help ? helpId : undefined}
+        aria-describedby={describedBy(help ? helpId : null, error ? errorId : null)}
+        aria-invalid={error ? true : undefined}
         onChange={(event) => onChange(event.target.value)}
       />
+      <FieldError id={errorId} error={error} />
       {help ? (
         <span id={helpId} className="help">
           {help}
@@ -60,22 +66,27 @@ export function SelectField({
   onChange,
   options,
   help,
+  error,
 }: {
   readonly label: string;
   readonly value: string;
   readonly onChange: (value: string) => void;
   readonly options: readonly { readonly value: string; readonly label: string }[];
   readonly help?: ReactNode;
+  /** Why the server refused this field's value, shown under it (`Action.fields`). */
+  readonly error?: string | undefined;
 }) {
   const id = useId();
   const helpId = useId();
+  const errorId = useId();
   return (
     <div className="field narrow-field">
       <label htmlFor={id}>{label}</label>
       <select
         id={id}
         value={value}
-        aria-describedby={help ? helpId : undefined}
+        aria-describedby={describedBy(help ? helpId : null, error ? errorId : null)}
+        aria-invalid={error ? true : undefined}
         onChange={(event) => onChange(event.target.value)}
       >
         {options.map((o) => (
@@ -84,6 +95,7 @@ export function SelectField({
           </option>
         ))}
       </select>
+      <FieldError id={errorId} error={error} />
       {help ? (
         <span id={helpId} className="help">
           {help}
@@ -91,6 +103,30 @@ export function SelectField({
       ) : null}
     </div>
   );
+}
+
+function describedBy(...ids: readonly (string | null)[]): string | undefined {
+  const present = ids.filter((id) => id !== null);
+  return present.length > 0 ? present.join(' ') : undefined;
+}
+
+/** A field's refusal, as a sentence under it. */
+function FieldError({ id, error }: { readonly id: string; readonly error: string | undefined }) {
+  if (!error) return null;
+  return (
+    <span id={id} className="field-error">
+      {error}
+    </span>
+  );
+}
+
+/** The first sentence `fields` has for any of `names` (a form field the API may name in more than one way). */
+export function fieldError(
+  fields: Readonly<Record<string, string>>,
+  ...names: readonly string[]
+): string | undefined {
+  for (const name of names) if (fields[name]) return fields[name];
+  return undefined;
 }
 
 /** A labelled checkbox with optional help. */

@@ -5,6 +5,7 @@ const UI_PREFIX = '/-/ui';
 
 /** The screen a URL path stands for. */
 export type Route =
+  | { readonly name: 'home' }
   | { readonly name: 'projects' }
   | { readonly name: 'project'; readonly id: string; readonly tab: ProjectTab }
   | { readonly name: 'alert'; readonly id: string; readonly iid: string }
@@ -46,7 +47,8 @@ function isProjectTab(value: string): value is ProjectTab {
 /** Maps a pathname to a route; unknown paths become `not-found` rather than throwing. */
 export function parseRoute(pathname: string): Route {
   const path = pathname.replace(/\/+$/, '') || '/';
-  if (path === '/' || path === UI_PREFIX || path === `${UI_PREFIX}/projects`) return { name: 'projects' };
+  if (path === '/' || path === UI_PREFIX) return { name: 'home' };
+  if (path === `${UI_PREFIX}/projects`) return { name: 'projects' };
   if (path === `${UI_PREFIX}/admin`) return { name: 'admin' };
   if (path === `${UI_PREFIX}/admin/storages`) return { name: 'admin-storages' };
   if (path === `${UI_PREFIX}/admin/deprecations`) return { name: 'admin-deprecations' };
@@ -116,7 +118,8 @@ function parseWebUrl(path: string): Route | null {
 
 /** URL builders, so no component spells a path by hand. */
 export const paths = {
-  projects: (): string => '/',
+  home: (): string => '/',
+  projects: (): string => `${UI_PREFIX}/projects`,
   project: (id: number | string, tab: ProjectTab = 'alerts'): string =>
     tab === 'alerts' ? `${UI_PREFIX}/projects/${id}` : `${UI_PREFIX}/projects/${id}/${tab}`,
   alert: (id: number | string, iid: number | string): string => `${UI_PREFIX}/projects/${id}/alerts/${iid}`,

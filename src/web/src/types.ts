@@ -49,6 +49,7 @@ import type {
   OncallRotationEntity,
   OncallScheduleEntity,
   OncallShiftEntity,
+  OncallUserEntity,
 } from '../../api/oncall/oncall.entities.js';
 import type { ProjectEntity } from '../../api/projects/projects.entities.js';
 import type { SessionEntity } from '../../api/session.entities.js';
@@ -242,3 +243,5 @@ export type StatsPeriod = '24h' | '30d';
 
 /** Body of `GET /projects/:id/alert_management/maintenance_windows/:window_id`. */
 export type MaintenanceWindow = Static<typeof MaintenanceWindowEntity>;
+/** Who is on call at a time, with their shifts (`GET .../oncall_schedules/:iid/on_call`). */
+export type OncallUser = Static<typeof OncallUserEntity>;

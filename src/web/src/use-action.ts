@@ -1,5 +1,5 @@
 import { useCallback, useRef, useState } from 'react';
-import { describeError } from './api';
+import { describeError, fieldErrors } from './api';
 
 /** Where a user action (a save, a delete, a status change) stands. */
 export interface Action {
@@ -9,6 +9,8 @@ export interface Action {
   readonly error: string | null;
   /** The message the last successful run returned; null before, during, after a failure, or without one. */
   readonly done: string | null;
+  /** The last failure's sentences by the field they name (GitLab's validation body), for the form's fields. */
+  readonly fields: Readonly<Record<string, string>>;
   /**
    * Runs `fn` unless a run is in flight: busy meanwhile, then `done` is the message `fn` returns (when it returns
    * a string), or `error` why it threw. Resolves to whether it succeeded.
@@ -22,25 +24,26 @@ export interface Action {
 
 /** The busy/error/done state of one user action; `describe` turns a failure into the message shown. */
 export function useAction(describe: (err: unknown) => string = describeError): Action {
-  const [state, setState] = useState<{ busy: boolean; error: string | null; done: string | null }>({
-    busy: false,
-    error: null,
-    done: null,
-  });
+  const [state, setState] = useState<{
+    busy: boolean;
+    error: string | null;
+    done: string | null;
+    fields: Readonly<Record<string, string>>;
+  }>({ busy: false, error: null, done: null, fields: {} });
   // A second click before the re-render must not start a second run.
   const running = useRef(false);
   const run = useCallback(
     async (fn: () => Promise<unknown>): Promise<boolean> => {
       if (running.current) return false;
       running.current = true;
-      setState({ busy: true, error: null, done: null });
+      setState({ busy: true, error: null, done: null, fields: {} });
       try {
         const result = await fn();
         const done = typeof result === 'string' ? result : null;
-        setState({ busy: false, error: null, done });
+        setState({ busy: false, error: null, done, fields: {} });
         return true;
       } catch (err) {
-        setState({ busy: false, error: describe(err), done: null });
+        setState({ busy: false, error: describe(err), done: null, fields: fieldErrors(err) });
         return false;
       } finally {
         running.current = false;
@@ -48,7 +51,10 @@ export function useAction(describe: (err: unknown) => string = describeError): A
     },
     [describe],
   );
-  const fail = useCallback((message: string) => setState({ busy: false, error: message, done: null }), []);
-  const reset = useCallback(() => setState((s) => ({ ...s, error: null, done: null })), []);
+  const fail = useCallback(
+    (message: string) => setState({ busy: false, error: message, done: null, fields: {} }),
+    [],
+  );
+  const reset = useCallback(() => setState((s) => ({ ...s, error: null, done: null, fields: {} })), []);
   return { ...state, run, fail, reset };
 }

@@ -5,7 +5,7 @@ import { SelectField, TextField } from '../form-fields';
 import type { FeatureFlag, SessionUser } from '../types';
 import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
-import { AdminNav } from './admin';
+import { AdminNav, AdminOnly } from './admin';
 
 /** Flags svc reads, with their default and what they do; `GET /features` lists only flags that were set. */
 export const KNOWN_FLAGS: readonly {
@@ -41,7 +41,7 @@ export function FeaturesPage({ user }: { readonly user: SessionUser }) {
   const [notice, setNotice] = useState<string | null>(null);
   const flags = useResource<FeatureFlag[]>('/api/v4/features', version);
   const action = useAction();
-  if (!user.is_admin) return <ErrorNotice message="403 Forbidden" />;
+  if (!user.is_admin) return <AdminOnly />;
 
   const set = async (name: string, value: boolean, project?: string): Promise<boolean> => {
     setNotice(null);

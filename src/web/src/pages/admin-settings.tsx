@@ -5,7 +5,7 @@ import { CheckboxField, SelectField, TextField, VISIBILITY_OPTIONS } from '../fo
 import type { ApplicationSettings, SessionUser } from '../types';
 import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
-import { AdminNav } from './admin';
+import { AdminNav, AdminOnly } from './admin';
 
 type SettingValue = string | number | boolean | null | readonly string[] | Record<string, number>;
 /** The settings as the form edits them: each key the API answered, with its value. */
@@ -120,7 +120,7 @@ const DESCRIPTIONS: Readonly<
 /** Admin area > Settings: every application setting the API has, saved together and validated by the server. */
 export function SettingsPage({ user }: { readonly user: SessionUser }) {
   const settings = useResource<ApplicationSettings>('/api/v4/application/settings');
-  if (!user.is_admin) return <ErrorNotice message="403 Forbidden" />;
+  if (!user.is_admin) return <AdminOnly />;
   return (
     <>
       <h1>Admin area</h1>

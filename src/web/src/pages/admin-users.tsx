@@ -6,7 +6,7 @@ import { Link, paths } from '../router';
 import type { AdminUser, SessionUser } from '../types';
 import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
-import { AdminNav } from './admin';
+import { AdminNav, AdminOnly } from './admin';
 
 // Offset pagination on /users is removed from 17.0 (deprecation catalog): the UI uses keyset pagination.
 const USERS_PATH = '/api/v4/users?pagination=keyset&order_by=id&sort=asc&per_page=100';
@@ -18,7 +18,7 @@ export function AdminUsersPage({ user }: { readonly user: SessionUser }) {
   const [creating, setCreating] = useState(false);
   const users = useResource<AdminUser[]>(USERS_PATH, version);
   const action = useAction();
-  if (!user.is_admin) return <ErrorNotice message="403 Forbidden" />;
+  if (!user.is_admin) return <AdminOnly />;
 
   const act = async (label: string, fn: () => Promise<unknown>): Promise<void> => {
     setNotice(null);

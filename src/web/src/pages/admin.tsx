@@ -5,7 +5,7 @@ import { useResource } from '../use-resource';
 
 /** Instance version and users; only administrators get here (the API enforces it as well). */
 export function AdminPage({ user }: { readonly user: SessionUser }) {
-  if (!user.is_admin) return <ErrorNotice message="403 Forbidden" />;
+  if (!user.is_admin) return <AdminOnly />;
   return (
     <>
       <h1>Admin area</h1>
@@ -13,6 +13,22 @@ export function AdminPage({ user }: { readonly user: SessionUser }) {
       <VersionSection />
       <UsersSection />
     </>
+  );
+}
+
+/** What a user who is not an administrator sees on any page of the admin area, instead of a bare refusal. */
+export function AdminOnly() {
+  return (
+    <div className="empty-state">
+      <h1>Admin area</h1>
+      <p>Only administrators can open the admin area, and you are not one.</p>
+      <p className="muted">
+        An administrator can make you one under Admin area → Users, or do what you came for.
+      </p>
+      <p>
+        <Link to={paths.home()}>Back to your home page</Link>
+      </p>
+    </div>
   );
 }
 

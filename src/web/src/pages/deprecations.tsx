@@ -3,7 +3,7 @@ import { Breadcrumbs, ErrorNotice, ResourceView } from '../components';
 import { navigate, paths } from '../router';
 import type { Deprecation, DeprecationCatalog, DeprecationSource, SessionUser } from '../types';
 import { useResource } from '../use-resource';
-import { AdminNav } from './admin';
+import { AdminNav, AdminOnly } from './admin';
 
 // The whole catalog (about a hundred entries) comes in one request; the filters work on it in the browser,
 // so they answer at once and the summary and the filter options always describe the same data.
@@ -119,7 +119,7 @@ const isDated = (d: Deprecation): boolean => d.removal !== null && RELEASE.test(
 
 /** Admin area > Deprecations: the catalog, what is in force at this instance's release, and what comes next. */
 export function DeprecationsPage({ user }: { readonly user: SessionUser }) {
-  if (!user.is_admin) return <ErrorNotice message="403 Forbidden" />;
+  if (!user.is_admin) return <AdminOnly />;
   return <Deprecations />;
 }
 

@@ -4,6 +4,7 @@ import type { ChatIntegrationBasicEntity } from '../../../api/chat/chat.entities
 import { ApiError, getJson, sendJson } from '../api';
 import { ConfirmDialog, ErrorNotice, ResourceView, SuccessNotice, Timestamp } from '../components';
 import { SelectField, TextField } from '../form-fields';
+import { usePaidTier } from '../tier';
 import type {
   AlertEscalation,
   EscalationPolicy,
@@ -394,7 +395,12 @@ const loadEscalations = (path: string): Promise<AlertEscalation[]> =>
   });
 
 /** The alert page's Escalation section: which rules paged whom and when, which wait. Hidden when there is none. */
-export function AlertEscalations({
+export function AlertEscalations(props: { readonly apiPath: string; readonly refreshKey: number }) {
+  // A Free instance has no escalation policies and refuses the read: do not ask.
+  return usePaidTier() === true ? <LoadedAlertEscalations {...props} /> : null;
+}
+
+function LoadedAlertEscalations({
   apiPath,
   refreshKey,
 }: {

@@ -1,7 +1,14 @@
 import { type FormEvent, useState } from 'react';
 import { sendJson } from '../api';
 import { Breadcrumbs, ErrorNotice, ResourceView } from '../components';
-import { queryParam, SelectField, TextField, useNameAndPath, VISIBILITY_OPTIONS } from '../form-fields';
+import {
+  fieldError,
+  queryParam,
+  SelectField,
+  TextField,
+  useNameAndPath,
+  VISIBILITY_OPTIONS,
+} from '../form-fields';
 import { navigate, paths } from '../router';
 import type { Group } from '../types';
 import { useAction } from '../use-action';
@@ -45,9 +52,17 @@ function NewGroupForm({ parents }: { readonly parents: readonly Group[] }) {
   return (
     <form className="card form-card" aria-label="New group" onSubmit={(event) => void submit(event)}>
       {action.error !== null && <ErrorNotice message={action.error} />}
-      <TextField label="Group name" value={name} onChange={setName} required placeholder="My team" />
+      <TextField
+        label="Group name"
+        error={fieldError(action.fields, 'name')}
+        value={name}
+        onChange={setName}
+        required
+        placeholder="My team"
+      />
       <SelectField
         label="Parent group"
+        error={fieldError(action.fields, 'namespace', 'namespace_id', 'parent_id')}
         value={parentId}
         onChange={setParentId}
         options={[
@@ -58,6 +73,7 @@ function NewGroupForm({ parents }: { readonly parents: readonly Group[] }) {
       />
       <TextField
         label="Group URL"
+        error={fieldError(action.fields, 'path')}
         value={shownPath}
         onChange={setPath}
         required
@@ -74,11 +90,17 @@ function NewGroupForm({ parents }: { readonly parents: readonly Group[] }) {
       />
       <SelectField
         label="Visibility"
+        error={fieldError(action.fields, 'visibility', 'visibility_level')}
         value={visibility}
         onChange={setVisibility}
         options={VISIBILITY_OPTIONS}
       />
-      <TextField label="Description (optional)" value={description} onChange={setDescription} />
+      <TextField
+        label="Description (optional)"
+        error={fieldError(action.fields, 'description')}
+        value={description}
+        onChange={setDescription}
+      />
       <div className="actions">
         <button type="submit" className="button button-primary" disabled={action.busy}>
           {action.busy ? 'Creating…' : 'Create group'}

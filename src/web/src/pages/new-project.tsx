@@ -1,7 +1,14 @@
 import { type FormEvent, useState } from 'react';
 import { sendJson } from '../api';
 import { Breadcrumbs, ErrorNotice, ResourceView } from '../components';
-import { queryParam, SelectField, TextField, useNameAndPath, VISIBILITY_OPTIONS } from '../form-fields';
+import {
+  fieldError,
+  queryParam,
+  SelectField,
+  TextField,
+  useNameAndPath,
+  VISIBILITY_OPTIONS,
+} from '../form-fields';
 import { navigate, paths } from '../router';
 import { useSessionUser } from '../session-user';
 import type { Namespace, Project } from '../types';
@@ -51,9 +58,17 @@ function NewProjectForm({ namespaces }: { readonly namespaces: readonly Namespac
   return (
     <form className="card form-card" aria-label="New project" onSubmit={(event) => void submit(event)}>
       {action.error !== null && <ErrorNotice message={action.error} />}
-      <TextField label="Project name" value={name} onChange={setName} required placeholder="My app" />
+      <TextField
+        label="Project name"
+        error={fieldError(action.fields, 'name')}
+        value={name}
+        onChange={setName}
+        required
+        placeholder="My app"
+      />
       <SelectField
         label="Namespace"
+        error={fieldError(action.fields, 'namespace', 'namespace_id', 'parent_id')}
         value={namespaceId}
         onChange={setNamespaceId}
         options={namespaces.map((n) => ({
@@ -64,6 +79,7 @@ function NewProjectForm({ namespaces }: { readonly namespaces: readonly Namespac
       />
       <TextField
         label="Project slug"
+        error={fieldError(action.fields, 'path')}
         value={shownPath}
         onChange={setPath}
         mono
@@ -78,11 +94,17 @@ function NewProjectForm({ namespaces }: { readonly namespaces: readonly Namespac
       />
       <SelectField
         label="Visibility"
+        error={fieldError(action.fields, 'visibility', 'visibility_level')}
         value={visibility}
         onChange={setVisibility}
         options={VISIBILITY_OPTIONS}
       />
-      <TextField label="Description (optional)" value={description} onChange={setDescription} />
+      <TextField
+        label="Description (optional)"
+        error={fieldError(action.fields, 'description')}
+        value={description}
+        onChange={setDescription}
+      />
       <div className="actions">
         <button type="submit" className="button button-primary" disabled={action.busy}>
           {action.busy ? 'Creating…' : 'Create project'}

@@ -1,7 +1,7 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { sendJson } from '../api';
 import { ErrorNotice, ResourceView, SuccessNotice } from '../components';
-import { TextField } from '../form-fields';
+import { fieldError, TextField } from '../form-fields';
 import { Link, paths } from '../router';
 import type { CurrentUser, SessionUser } from '../types';
 import { useAction } from '../use-action';
@@ -57,9 +57,17 @@ function ProfileForm({
       <h2 className="form-title">Name and e-mail</h2>
       {action.error !== null && <ErrorNotice message={action.error} />}
       {action.done !== null && <SuccessNotice>{action.done}</SuccessNotice>}
-      <TextField label="Full name" value={name} onChange={setName} required autoComplete="name" />
+      <TextField
+        label="Full name"
+        error={fieldError(action.fields, 'name')}
+        value={name}
+        onChange={setName}
+        required
+        autoComplete="name"
+      />
       <TextField
         label="E-mail"
+        error={fieldError(action.fields, 'email')}
         type="email"
         value={email}
         onChange={setEmail}
@@ -104,6 +112,7 @@ function PasswordForm() {
       {action.done !== null && <SuccessNotice>{action.done}</SuccessNotice>}
       <TextField
         label="Current password"
+        error={fieldError(action.fields, 'current_password')}
         type="password"
         value={current}
         onChange={setCurrent}
@@ -112,6 +121,7 @@ function PasswordForm() {
       />
       <TextField
         label="New password"
+        error={fieldError(action.fields, 'password')}
         type="password"
         value={next}
         onChange={setNext}

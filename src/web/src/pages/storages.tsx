@@ -21,7 +21,7 @@ import type {
 } from '../types';
 import { useAction } from '../use-action';
 import { type Resource, useLoader, useResource } from '../use-resource';
-import { AdminNav } from './admin';
+import { AdminNav, AdminOnly } from './admin';
 
 const PER_PAGE = 20;
 /** How often the moves list is read again while a move on it is still running. */
@@ -84,7 +84,7 @@ function usePageVisible(): boolean {
 
 /** Admin area > Repository storages: weights, counts, moving one project or a whole storage, and the moves. */
 export function StoragesPage({ user }: { readonly user: SessionUser }) {
-  if (!user.is_admin) return <ErrorNotice message="403 Forbidden" />;
+  if (!user.is_admin) return <AdminOnly />;
   return <Storages />;
 }
 
@@ -106,6 +106,8 @@ function Storages() {
     refreshStorages();
   };
   const list = storages.status === 'ok' ? storages.data : null;
+  // With one storage every move would be refused: say why up front rather than after a submit.
+  const single = list !== null && list.length === 1;
 
   return (
     <>
@@ -113,14 +115,26 @@ function Storages() {
       <h1>Repository storages</h1>
       <AdminNav current="storages" />
       <StoragesSection storages={storages} onSaved={refreshStorages} />
-      <div className="storage-forms">
-        <ProjectMoveSection
-          storages={list}
-          refreshKey={storagesKey}
-          onScheduled={() => onScheduled('projects')}
-        />
-        <BulkMoveSection storages={list} onScheduled={onScheduled} />
-      </div>
+      {single ? (
+        <p className="notice" id="storage-moves-disabled">
+          Moves are off: this instance has one storage ({list?.[0]?.name}), so there is nowhere to move a
+          repository. Add a storage to SVC_STORAGES and restart svc to move repositories between them.
+        </p>
+      ) : null}
+      <fieldset
+        className="plain-fieldset"
+        disabled={single}
+        aria-describedby={single ? 'storage-moves-disabled' : undefined}
+      >
+        <div className="storage-forms">
+          <ProjectMoveSection
+            storages={list}
+            refreshKey={storagesKey}
+            onScheduled={() => onScheduled('projects')}
+          />
+          <BulkMoveSection storages={list} onScheduled={onScheduled} />
+        </div>
+      </fieldset>
       <MovesSection
         query={movesQuery}
         onQuery={setMovesQuery}

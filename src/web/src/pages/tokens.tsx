@@ -8,7 +8,7 @@ import {
   SuccessNotice,
   Timestamp,
 } from '../components';
-import { TextField } from '../form-fields';
+import { fieldError, TextField } from '../form-fields';
 import type { PersonalAccessToken, SessionUser } from '../types';
 import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
@@ -194,9 +194,17 @@ function NewTokenForm({
     <form className="card form-card" aria-label="New token" onSubmit={(event) => void submit(event)}>
       <h2 className="form-title">Add a token</h2>
       {action.error !== null && <ErrorNotice message={action.error} />}
-      <TextField label="Token name" value={name} onChange={setName} required placeholder="ci-deploy" />
+      <TextField
+        label="Token name"
+        error={fieldError(action.fields, 'name')}
+        value={name}
+        onChange={setName}
+        required
+        placeholder="ci-deploy"
+      />
       <TextField
         label="Expiration date"
+        error={fieldError(action.fields, 'expires_at')}
         type="date"
         value={expiresAt}
         onChange={setExpiresAt}
