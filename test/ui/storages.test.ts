@@ -195,6 +195,10 @@ describe('repository storages admin UI (Chromium)', () => {
       await project.selectOption({ label: `Administrator / ${ALPHA} (on default)` });
       expect(await form.innerText()).toContain('Currently on default.');
       await form.getByLabel('Destination storage').selectOption('fast');
+      // The job workers are held until the list has been polled a few times with the move still scheduled: the
+      // same list again (a 304, the same object in the page) must keep the polling going.
+      const { ctx } = server!.server;
+      await ctx.jobs.stop();
       await form.getByRole('button', { name: 'Schedule move' }).click();
       await form.getByText(`scheduled: Administrator / ${ALPHA} from default to fast.`).waitFor();
 
@@ -202,6 +206,20 @@ describe('repository storages admin UI (Chromium)', () => {
       const state = moveState(page, ALPHA);
       await state.waitFor();
       await page.screenshot({ path: screenshotPath('storages-move-running.png'), fullPage: true });
+      try {
+        for (let i = 0; i < 3; i++) {
+          const before = await settledMovesFetches(page);
+          await expect
+            .poll(async () => {
+              await page.clock.runFor(POLL_MS);
+              return settledMovesFetches(page);
+            })
+            .toBeGreaterThan(before);
+          expect(await state.innerText()).toBe('Scheduled');
+        }
+      } finally {
+        ctx.jobs.start(1000, ctx.config.jobConcurrency);
+      }
       await expect
         .poll(
           async () => {

@@ -20,7 +20,7 @@ import type {
   StorageSettings,
 } from '../types';
 import { useAction } from '../use-action';
-import { type Resource, useLoader, useResource } from '../use-resource';
+import { type Resource, useLoader, useResource, useTimedLoader } from '../use-resource';
 import { AdminNav, AdminOnly } from './admin';
 
 const PER_PAGE = 20;
@@ -585,7 +585,11 @@ function MovesSection({
 }) {
   const [pollKey, setPollKey] = useState(0);
   // Both counters only grow, so their sum changes whenever either does.
-  const moves = useLoader(movesPath(query), getPage<StorageMove>, refreshKey + pollKey);
+  const { resource: moves, updatedAt } = useTimedLoader(
+    movesPath(query),
+    getPage<StorageMove>,
+    refreshKey + pollKey,
+  );
   const visible = usePageVisible();
   const running = moves.status === 'ok' && moves.data.items.some(isRunning);
   const headingId = useId();
@@ -593,13 +597,14 @@ function MovesSection({
   const tabId = (k: Kind): string => `${baseId}-kind-${k}`;
   const panelId = `${baseId}-moves`;
 
-  // Poll while a listed move runs and the tab is shown: one timer per answer, so requests never overlap.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: `moves` changes once per answer, which re-arms the timer.
+  // Poll while a listed move runs and the tab is shown: one timer per answer, so requests never overlap. Armed by
+  // the answer's time, not its data: an unchanged list (a 304) keeps the same object, and must poll on all the same.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `updatedAt` changes once per answer, which re-arms the timer.
   useEffect(() => {
     if (!running || !visible) return;
     const timer = window.setTimeout(() => setPollKey((k) => k + 1), POLL_MS);
     return () => window.clearTimeout(timer);
-  }, [moves, running, visible]);
+  }, [updatedAt, running, visible]);
 
   // A move that appears or changes state may have changed where repositories are: reload the counts.
   const lastSeen = useRef<string | null>(null);
