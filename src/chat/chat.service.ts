@@ -10,6 +10,7 @@ import type { Job, JobQueue } from '../jobs/queue.js';
 import { AccessLevel } from '../members/members.js';
 import type { PagedSubject } from '../notifications/notifications.service.js';
 import { OutboundError, type OutboundHttp } from '../outbound.js';
+import { type DeliveryKind, type PostResult, postJson, runDelivery } from '../outbound-delivery.js';
 import type { Paged, PageRequest } from '../pagination.js';
 import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
@@ -36,14 +37,6 @@ import type { ChatRepository, StoredChatIntegration } from './chat.repository.js
 export const CHAT_EVENT_JOB = 'chat_event';
 export const CHAT_DELIVERY_JOB = 'chat_delivery';
 
-/** Attempts per delivery (the first and three retries, with the job queue's backoff), as hooks. */
-export const CHAT_MAX_ATTEMPTS = 4;
-/** Failures in a row after which an integration rests (a minute, doubling, at most a day), as hooks. */
-export const CHAT_BACKOFF_AFTER = 4;
-/** Failures in a row after which an integration is disabled until edited or tested, as hooks (GitLab: 40). */
-export const CHAT_DISABLE_AFTER = 40;
-const backoffMs = (failures: number) =>
-  Math.min(86_400_000, 60_000 * 2 ** Math.min(20, failures - CHAT_BACKOFF_AFTER));
 /** The most response body bytes read from a chat service. */
 const MAX_RESPONSE = 64 * 1024;
 
@@ -557,84 +550,37 @@ export class ChatService {
     return i.slug === 'telegram' ? `${this.urls.telegramApi}/bot${secret}/sendMessage` : secret;
   }
 
-  /** One POST through the outbound client (SSRF guard, deadline, no redirects); errors never name the URL. */
-  private async post(
-    i: StoredChatIntegration,
-    body: unknown,
-  ): Promise<{ ok: boolean; status: number | null; durationMs: number; error: string | null }> {
-    const started = performance.now();
-    try {
-      const res = await this.http.request(this.target(i), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'svc-chat' },
-        body: JSON.stringify(body),
-        maxResponseBytes: MAX_RESPONSE,
-      });
-      const durationMs = Math.round(performance.now() - started);
-      const ok = res.status >= 200 && res.status < 300;
-      return { ok, status: res.status, durationMs, error: ok ? null : `the service answered ${res.status}` };
-    } catch (err) {
-      const durationMs = Math.round(performance.now() - started);
-      const error = err instanceof OutboundError ? err.message : 'the request failed';
-      return { ok: false, status: null, durationMs, error };
-    }
-  }
-
-  private async deliver(job: Job): Promise<void> {
-    const { deliveryId } = job.payload as { deliveryId: number };
-    const d = await this.repo.delivery(deliveryId);
-    if (!d || d.status !== 'pending') return;
-    const i = await this.repo.byId(d.integrationId);
-    const now = () => this.clock.now().toISOString();
-    if (!i || !this.executable(i)) {
-      await this.repo.updateDelivery(d.id, {
-        status: 'failed',
-        responseStatus: null,
-        durationMs: null,
-        error: !i?.active
-          ? 'not sent: the integration is not active'
+  /** Chat deliveries, as `runDelivery` sends every kind of delivery. */
+  private readonly chatDeliveries: DeliveryKind<ChatDelivery, StoredChatIntegration> = {
+    delivery: (id) => this.repo.delivery(id),
+    receiver: (d) => this.repo.byId(d.integrationId),
+    notSent: (i) =>
+      i === null || !i.active
+        ? 'not sent: the integration is not active'
+        : this.executable(i)
+          ? null
           : i.disabledReason
             ? 'not sent: the integration is disabled'
             : `not sent: the integration is temporarily disabled until ${i.disabledUntil}`,
-        attempts: d.attempts,
-        finishedAt: now(),
-      });
-      return;
-    }
-    const r = await this.post(i, d.payload);
-    if (r.ok) {
-      await this.repo.updateDelivery(d.id, {
-        status: 'success',
-        responseStatus: r.status,
-        durationMs: r.durationMs,
-        error: null,
-        attempts: job.attempts,
-        finishedAt: now(),
-      });
-      await this.repo.succeeded(i.id);
-      return;
-    }
-    const failures = await this.repo.failed(
-      i.id,
-      CHAT_DISABLE_AFTER,
-      `disabled after ${CHAT_DISABLE_AFTER} failed deliveries in a row; the last: ${r.error}`,
-    );
-    const resting = failures >= CHAT_BACKOFF_AFTER;
-    if (resting && failures < CHAT_DISABLE_AFTER)
-      await this.repo.disabledUntil(
-        i.id,
-        new Date(this.clock.now().getTime() + backoffMs(failures)).toISOString(),
-      );
-    const last = job.attempts >= CHAT_MAX_ATTEMPTS || resting;
-    await this.repo.updateDelivery(d.id, {
-      status: last ? 'failed' : 'pending',
-      responseStatus: r.status,
-      durationMs: r.durationMs,
-      error: r.error,
-      attempts: job.attempts,
-      finishedAt: last ? now() : null,
+    post: (i, body) => this.post(i, body),
+    update: (id, u) => this.repo.updateDelivery(id, u),
+    succeeded: (id) => this.repo.succeeded(id),
+    failed: (id, limit, reason) => this.repo.failed(id, limit, reason),
+    restUntil: (id, until) => this.repo.disabledUntil(id, until),
+  };
+
+  /** One POST through the outbound client (SSRF guard, deadline, no redirects); errors never name the URL. */
+  private post(i: StoredChatIntegration, body: unknown): Promise<PostResult> {
+    return postJson(this.http, this.target(i), {
+      headers: { 'user-agent': 'svc-chat' },
+      body,
+      maxResponseBytes: MAX_RESPONSE,
+      peer: 'the service',
     });
-    if (!last) throw new Error(r.error ?? 'delivery failed');
+  }
+
+  private deliver(job: Job): Promise<void> {
+    return runDelivery(job, this.chatDeliveries, this.clock);
   }
 }
 

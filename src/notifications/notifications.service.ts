@@ -9,7 +9,8 @@ import type { ProjectEvent } from '../ingest/outbox.js';
 import type { Job, JobQueue } from '../jobs/queue.js';
 import { AccessLevel } from '../members/members.js';
 import type { MembersService } from '../members/members.service.js';
-import { OutboundError, type OutboundHttp } from '../outbound.js';
+import type { OutboundHttp } from '../outbound.js';
+import { type DeliveryKind, type PostResult, postJson, runDelivery } from '../outbound-delivery.js';
 import type { Paged, PageRequest } from '../pagination.js';
 import type { Project } from '../projects/projects.js';
 import type { ProjectsService } from '../projects/projects.service.js';
@@ -25,6 +26,7 @@ import {
   type EmailStatus,
   type ErrorEventType,
   type ErrorRule,
+  type HookDelivery,
   type HookPayload,
   type NotificationEmail,
   type ObjectKind,
@@ -43,19 +45,6 @@ export const PROJECT_EVENT_JOB = 'notify_project_event';
 export const HOOK_TOKEN_HEADER = 'X-Svc-Token';
 /** Attempts per e-mail before it is recorded as failed (the job queue's backoff between them). */
 export const EMAIL_MAX_ATTEMPTS = 5;
-/** Attempts per hook delivery (the first and three retries, with the job queue's backoff: 2 s, 4 s, 8 s). */
-export const HOOK_MAX_ATTEMPTS = 4;
-/**
- * Failed attempts in a row after which a hook is temporarily disabled, and for how long: a minute, doubling with
- * each further failure, at most a day (GitLab's WebHooks::AutoDisabling).
- */
-export const HOOK_BACKOFF_AFTER = 4;
-const HOOK_BACKOFF_FIRST_MS = 60_000;
-const HOOK_BACKOFF_MAX_MS = 86_400_000;
-export const hookBackoffMs = (failures: number) =>
-  Math.min(HOOK_BACKOFF_MAX_MS, HOOK_BACKOFF_FIRST_MS * 2 ** Math.min(20, failures - HOOK_BACKOFF_AFTER));
-/** Failed attempts in a row after which a hook is disabled for good, until edited or tested (GitLab: 40). */
-export const HOOK_DISABLE_AFTER = 40;
 
 /** Whether a hook sends now: not disabled, nor temporarily disabled. */
 export function hookExecutable(hook: ProjectHook, now: Date): boolean {
@@ -63,6 +52,7 @@ export function hookExecutable(hook: ProjectHook, now: Date): boolean {
     !hook.disabledReason && (hook.disabledUntil === null || Date.parse(hook.disabledUntil) <= now.getTime())
   );
 }
+
 /** The most response body bytes read from a hook receiver. */
 const HOOK_MAX_RESPONSE = 64 * 1024;
 
@@ -712,92 +702,44 @@ export class NotificationsService {
   }
 
   /** One POST of a payload to a hook, through the outbound client (SSRF guard, deadline, no redirects). */
-  async post(
-    hook: ProjectHook & { tokenEncrypted: string | null },
-    payload: HookPayload,
-  ): Promise<{ ok: boolean; status: number | null; durationMs: number; error: string | null }> {
-    const started = performance.now();
-    try {
-      const res = await this.http.request(hook.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'svc-webhook',
-          ...eventHeaders(payload),
-          ...(hook.tokenEncrypted !== null &&
-            tokenHeaders(payload, this.cipher.decrypt(hook.tokenEncrypted))),
-        },
-        body: JSON.stringify(payload),
-        maxResponseBytes: HOOK_MAX_RESPONSE,
-        insecureTls: !hook.enableSslVerification,
-      });
-      const durationMs = Math.round(performance.now() - started);
-      const ok = res.status >= 200 && res.status < 300;
-      return { ok, status: res.status, durationMs, error: ok ? null : `the receiver answered ${res.status}` };
-    } catch (err) {
-      const durationMs = Math.round(performance.now() - started);
-      const error = err instanceof OutboundError ? err.message : 'the request failed';
-      return { ok: false, status: null, durationMs, error };
-    }
+  post(hook: ProjectHook & { tokenEncrypted: string | null }, payload: HookPayload): Promise<PostResult> {
+    return postJson(this.http, hook.url, {
+      headers: {
+        'user-agent': 'svc-webhook',
+        ...eventHeaders(payload),
+        ...(hook.tokenEncrypted !== null && tokenHeaders(payload, this.cipher.decrypt(hook.tokenEncrypted))),
+      },
+      body: payload,
+      maxResponseBytes: HOOK_MAX_RESPONSE,
+      insecureTls: !hook.enableSslVerification,
+      peer: 'the receiver',
+    });
   }
 
-  private async deliver(job: Job): Promise<void> {
-    const { deliveryId } = job.payload as { deliveryId: number };
-    const delivery = await this.repo.delivery(deliveryId);
-    if (!delivery || delivery.status !== 'pending') return;
-    const hook = await this.repo.hookById(delivery.hookId);
-    const now = () => this.clock.now().toISOString();
-    if (!hook || !this.executable(hook)) {
-      await this.repo.updateDelivery(delivery.id, {
-        status: 'failed',
-        responseStatus: null,
-        durationMs: null,
-        error:
-          hook && !hook.disabledReason
-            ? `not sent: the hook is temporarily disabled until ${hook.disabledUntil}`
-            : 'not sent: the hook is disabled',
-        attempts: delivery.attempts,
-        finishedAt: now(),
-      });
-      return;
-    }
-    const r = await this.post(hook, delivery.payload as HookPayload);
-    if (r.ok) {
-      await this.repo.updateDelivery(delivery.id, {
-        status: 'success',
-        responseStatus: r.status,
-        durationMs: r.durationMs,
-        error: null,
-        attempts: job.attempts,
-        finishedAt: now(),
-      });
-      await this.repo.hookSucceeded(hook.id);
-      return;
-    }
-    const failures = await this.repo.hookFailed(
-      hook.id,
-      HOOK_DISABLE_AFTER,
-      `disabled after ${HOOK_DISABLE_AFTER} failed deliveries in a row; the last: ${r.error}`,
-      now(),
-    );
-    // From the HOOK_BACKOFF_AFTER-th failure in a row the hook rests, longer each time; this delivery ends.
-    const resting = failures >= HOOK_BACKOFF_AFTER;
-    if (resting && failures < HOOK_DISABLE_AFTER)
-      await this.repo.hookDisabledUntil(
-        hook.id,
-        new Date(this.clock.now().getTime() + hookBackoffMs(failures)).toISOString(),
-      );
-    const last = job.attempts >= HOOK_MAX_ATTEMPTS || resting;
-    await this.repo.updateDelivery(delivery.id, {
-      status: last ? 'failed' : 'pending',
-      responseStatus: r.status,
-      durationMs: r.durationMs,
-      error: r.error,
-      attempts: job.attempts,
-      finishedAt: last ? now() : null,
-    });
-    // The queue retries with its backoff; a delivery that used its attempts stays failed.
-    if (!last) throw new Error(r.error ?? 'delivery failed');
+  /** Hook deliveries, as `runDelivery` sends every kind of delivery. */
+  private readonly hookDeliveries: DeliveryKind<
+    HookDelivery,
+    ProjectHook & { tokenEncrypted: string | null }
+  > = {
+    delivery: (id) => this.repo.delivery(id),
+    receiver: (d) => this.repo.hookById(d.hookId),
+    notSent: (hook) =>
+      hook === null
+        ? 'not sent: the hook is disabled'
+        : this.executable(hook)
+          ? null
+          : hook.disabledReason
+            ? 'not sent: the hook is disabled'
+            : `not sent: the hook is temporarily disabled until ${hook.disabledUntil}`,
+    post: (hook, payload) => this.post(hook, payload as HookPayload),
+    update: (id, u) => this.repo.updateDelivery(id, u),
+    succeeded: (id) => this.repo.hookSucceeded(id),
+    failed: (id, limit, reason, now) => this.repo.hookFailed(id, limit, reason, now),
+    restUntil: (id, until) => this.repo.hookDisabledUntil(id, until),
+  };
+
+  private deliver(job: Job): Promise<void> {
+    return runDelivery(job, this.hookDeliveries, this.clock);
   }
 
   private executable(hook: ProjectHook): boolean {

@@ -1,16 +1,16 @@
-import { type FormEvent, type ReactNode, useId, useState } from 'react';
+import { type ReactNode, useId, useState } from 'react';
 import { SeverityBadge, STATUS_LABELS, StatusBadge } from '../alert-labels';
 import { getJson, sendJson } from '../api';
 import {
   Breadcrumbs,
   ErrorNotice,
-  InlineMarkdown,
   projectLabel,
   ResourceView,
   SuccessNotice,
   Timestamp,
 } from '../components';
-import { Markdown, OccurrenceChart } from '../lazy';
+import { OccurrenceChart } from '../lazy';
+import { CommentForm, NoteList } from '../notes';
 import { Link, paths } from '../router';
 import type { Alert, AlertNote, AlertStatus, Member, Project, Silence } from '../types';
 import { useAction } from '../use-action';
@@ -350,79 +350,9 @@ function IncidentControl({
   );
 }
 
-/** A comment box under the activity (Markdown, rendered safely). */
-function CommentForm({ path, onCommented }: { readonly path: string; readonly onCommented: () => void }) {
-  const id = useId();
-  const [body, setBody] = useState('');
-  const action = useAction();
-  const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
-    event.preventDefault();
-    if (body.trim() === '') {
-      action.fail('Write a comment first.');
-      return;
-    }
-    const ok = await action.run(async () => {
-      await sendJson('POST', path, { body });
-    });
-    if (ok) {
-      setBody('');
-      onCommented();
-    }
-  };
-  return (
-    <form className="comment-form" onSubmit={(e) => void submit(e)} aria-label="Add a comment">
-      <label htmlFor={id}>Comment</label>
-      <textarea
-        id={id}
-        rows={3}
-        value={body}
-        placeholder="Write a comment (Markdown)"
-        onChange={(e) => {
-          setBody(e.target.value);
-          action.reset();
-        }}
-      />
-      <div className="actions">
-        <button type="submit" className="button button-primary" disabled={action.busy}>
-          {action.busy ? 'Commenting…' : 'Comment'}
-        </button>
-      </div>
-      {action.error !== null && <ErrorNotice message={`Could not add the comment: ${action.error}`} />}
-    </form>
-  );
-}
-
 function Notes({ path, refreshKey }: { readonly path: string; readonly refreshKey: number }) {
   const notes = useResource<AlertNote[]>(path, refreshKey);
-  return (
-    <ResourceView resource={notes}>
-      {(list) =>
-        list.length === 0 ? (
-          <p className="muted">No activity yet.</p>
-        ) : (
-          <ol className="timeline" aria-label="Notes">
-            {list.map((note) => (
-              <li key={note.id} className={note.system ? 'timeline-item system-note' : 'timeline-item'}>
-                <span className="note-author" title={`@${note.author.username}`}>
-                  {note.author.name}
-                </span>{' '}
-                {note.system ? (
-                  <span className="note-body">
-                    <InlineMarkdown text={note.body} />
-                  </span>
-                ) : (
-                  <Markdown text={note.body} className="note-body markdown note-comment" />
-                )}
-                <span className="muted small">
-                  <Timestamp value={note.created_at} />
-                </span>
-              </li>
-            ))}
-          </ol>
-        )
-      }
-    </ResourceView>
-  );
+  return <ResourceView resource={notes}>{(list) => <NoteList notes={list} />}</ResourceView>;
 }
 
 /** "Silenced by": the active silences that match the alert now, each with its comment and end. */

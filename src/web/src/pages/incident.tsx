@@ -5,7 +5,6 @@ import {
   Breadcrumbs,
   ConfirmDialog,
   ErrorNotice,
-  InlineMarkdown,
   projectLabel,
   ResourceView,
   SuccessNotice,
@@ -13,6 +12,7 @@ import {
 } from '../components';
 import { TextField } from '../form-fields';
 import { Markdown } from '../lazy';
+import { CommentForm, NoteList } from '../notes';
 import { Link, paths } from '../router';
 import type {
   Alert,
@@ -692,85 +692,29 @@ function Comments({
       )}
       {promote.done !== null && <SuccessNotice>{promote.done}</SuccessNotice>}
       <ResourceView resource={notes}>
-        {(list) =>
-          list.length === 0 ? (
-            <p className="muted">No activity yet.</p>
-          ) : (
-            <ol className="timeline" aria-label="Notes">
-              {list.map((note) => (
-                <li key={note.id} className={note.system ? 'timeline-item system-note' : 'timeline-item'}>
-                  <span className="note-author" title={note.author ? `@${note.author.username}` : undefined}>
-                    {note.author?.name ?? 'svc'}
-                  </span>{' '}
-                  {note.system ? (
-                    <span className="note-body">
-                      <InlineMarkdown text={note.body} />
-                    </span>
-                  ) : (
-                    <Markdown text={note.body} className="note-body markdown note-comment" />
-                  )}
-                  <span className="muted small">
-                    <Timestamp value={note.created_at} />
-                  </span>
-                  {!note.system && isIncident && (
-                    <>
-                      {' '}
-                      <button
-                        type="button"
-                        className="button button-small"
-                        disabled={promote.busy}
-                        onClick={() => void toTimeline(note.id)}
-                      >
-                        Add to timeline
-                      </button>
-                    </>
-                  )}
-                </li>
-              ))}
-            </ol>
-          )
-        }
+        {(list) => (
+          <NoteList
+            notes={list}
+            actions={(note) =>
+              !note.system &&
+              isIncident && (
+                <>
+                  {' '}
+                  <button
+                    type="button"
+                    className="button button-small"
+                    disabled={promote.busy}
+                    onClick={() => void toTimeline(note.id)}
+                  >
+                    Add to timeline
+                  </button>
+                </>
+              )
+            }
+          />
+        )}
       </ResourceView>
       <CommentForm path={`${apiPath}/notes`} onCommented={onChanged} />
     </section>
-  );
-}
-
-/** A comment box (Markdown, rendered safely). */
-function CommentForm({ path, onCommented }: { readonly path: string; readonly onCommented: () => void }) {
-  const id = useId();
-  const [body, setBody] = useState('');
-  const action = useAction();
-  const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
-    event.preventDefault();
-    if (body.trim() === '') {
-      action.fail('Write a comment first.');
-      return;
-    }
-    if (await action.run(() => sendJson('POST', path, { body }))) {
-      setBody('');
-      onCommented();
-    }
-  };
-  return (
-    <form className="comment-form" onSubmit={(e) => void submit(e)} aria-label="Add a comment">
-      <label htmlFor={id}>Comment</label>
-      <textarea
-        id={id}
-        rows={3}
-        value={body}
-        placeholder="Write a comment (Markdown)"
-        onChange={(e) => {
-          setBody(e.target.value);
-          action.reset();
-        }}
-      />
-      <div className="actions">
-        <button type="submit" className="button button-primary" disabled={action.busy}>
-          {action.busy ? 'Commenting…' : 'Comment'}
-        </button>
-      </div>
-      {action.error !== null && <ErrorNotice message={`Could not add the comment: ${action.error}`} />}
-    </form>
   );
 }
