@@ -206,8 +206,11 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   outbox.afterCommit('alert.changed', () => alertSearch.poke());
   // A paged incident acknowledged, resolved or triggered again: its acknowledgement timeout, the end of its pages.
   outbox.on('incident.changed', 'escalation', {
-    wants: async () => escalations.wantsIncidentEvent(),
-    handle: (trx, e) => escalations.incidentChanged(trx, e.projectId, e.issueId, e.iid, e.event, e.at),
+    wants: async (_trx, e) => 'issueId' in e && escalations.wantsIncidentEvent(),
+    handle: async (trx, e) => {
+      if ('issueId' in e)
+        await escalations.incidentChanged(trx, e.projectId, e.issueId, e.iid, e.event, e.at);
+    },
   });
   // A silence expired early or changed: the pages it held are checked again at once.
   silences.onChange((projectId) => escalations.silencesChanged(projectId));
@@ -231,9 +234,13 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       (e.created || e.regressedAt !== null) && (await chat.wants(trx, e.projectId, 'error_tracking_events')),
     handle: (trx, e) => chat.errorRecorded(trx, e.projectId, e.errorId, e),
   });
-  outbox.on('incident.opened_or_closed', 'chat', {
-    wants: (trx, e) => chat.wants(trx, e.projectId, 'incident_events'),
-    handle: (trx, e) => chat.incidentChanged(trx, e.projectId, e.iid, e.event),
+  outbox.on('incident.changed', 'chat', {
+    wants: async (trx, e) =>
+      (e.event === 'new' || e.event === 'closed') && (await chat.wants(trx, e.projectId, 'incident_events')),
+    handle: async (trx, e) => {
+      if (e.event === 'new' || e.event === 'closed')
+        await chat.incidentChanged(trx, e.projectId, e.iid, e.event);
+    },
   });
   // GitLab's push, merge request and note events, to the project hooks that have their flag.
   outbox.on('project.event', 'hooks', {

@@ -324,7 +324,7 @@ export class IntakeService {
       const settings = await this.repo.settings(project.id, trx);
       if (settings.autoCloseIncident && open.incidentIid !== null) {
         await this.issues.closeIncident(trx, project.id, open.incidentIid, now);
-        await outbox.add('incident.opened_or_closed', {
+        await outbox.add('incident.changed', {
           projectId: project.id,
           iid: open.incidentIid,
           event: 'closed',
@@ -363,7 +363,7 @@ export class IntakeService {
         now,
       );
       await this.repo.linkIncident(trx, alert.id, incident.iid);
-      await outbox.add('incident.opened_or_closed', {
+      await outbox.add('incident.changed', {
         projectId: project.id,
         iid: incident.iid,
         event: 'new',

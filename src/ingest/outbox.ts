@@ -29,17 +29,25 @@ export interface OutboxEvents {
     readonly at: string;
   };
   /**
-   * A paged incident's escalation status changed: acknowledged (its acknowledgement timeout runs from `at`),
-   * resolved or closed (its escalation stops), or triggered again, by hand or because its acknowledgement timed
-   * out (its escalation starts again from the first rule).
+   * An incident changed: opened (by hand or by alert intake) or closed, what the chat integrations tell; or, for a
+   * paged incident, its escalation status: acknowledged (its acknowledgement timeout runs from `at`), resolved or
+   * closed (its escalation stops), or triggered again, by hand or because its acknowledgement timed out (its
+   * escalation starts again from the first rule). `at` names the change.
    */
-  'incident.changed': {
-    readonly projectId: number;
-    readonly issueId: number;
-    readonly iid: number;
-    readonly event: 'resolved' | 'acknowledged' | 'retriggered';
-    readonly at: string;
-  };
+  'incident.changed':
+    | {
+        readonly projectId: number;
+        readonly iid: number;
+        readonly event: 'new' | 'closed';
+        readonly at: string;
+      }
+    | {
+        readonly projectId: number;
+        readonly issueId: number;
+        readonly iid: number;
+        readonly event: 'resolved' | 'acknowledged' | 'retriggered';
+        readonly at: string;
+      };
   /** The collector stored an event of an error: whether the error is new, or regressed (at `regressedAt`). */
   'error.recorded': {
     readonly projectId: number;
@@ -49,16 +57,6 @@ export interface OutboxEvents {
   };
   /** GitLab's project events for project hooks (`eventId` names the event: its deliveries are keyed by it). */
   'project.event': ProjectEvent;
-  /**
-   * An incident was opened (by hand or by alert intake) or closed (`at`: when; names the event): what the chat
-   * integrations tell. Its escalation's changes are `incident.changed`.
-   */
-  'incident.opened_or_closed': {
-    readonly projectId: number;
-    readonly iid: number;
-    readonly event: 'new' | 'closed';
-    readonly at: string;
-  };
 }
 
 /** A ref a push moved (`before` or `after` all zeros: created or deleted). */

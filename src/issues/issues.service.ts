@@ -354,7 +354,7 @@ export class IssuesService {
     });
     // After commit, in a transaction of its own (as a push's events): its chat messages.
     if (issue.issueType === 'incident')
-      await this.d.outbox.emit('incident.opened_or_closed', {
+      await this.d.outbox.emit('incident.changed', {
         projectId: project.id,
         iid: issue.iid,
         event: 'new',
@@ -560,7 +560,7 @@ export class IssuesService {
     await this.repo.update(trx, issue.id, { close: { byId: user.id } }, now);
     await this.d.notes.addSystemNote(trx, issueNoteable(issue), user.id, IssueNoteText.closed);
     if (issue.issueType !== 'incident') return;
-    await outbox.add('incident.opened_or_closed', {
+    await outbox.add('incident.changed', {
       projectId: issue.projectId,
       iid: issue.iid,
       event: 'closed',
