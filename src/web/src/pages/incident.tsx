@@ -736,8 +736,8 @@ function Comments({
   );
 }
 
-/** A comment box (Markdown, rendered safely). */
-function CommentForm({ path, onCommented }: { readonly path: string; readonly onCommented: () => void }) {
+/** A comment box (Markdown, rendered safely); POSTs `{body}` to `path`. */
+export function CommentForm({ path, onCommented }: { readonly path: string; readonly onCommented: () => void }) {
   const id = useId();
   const [body, setBody] = useState('');
   const action = useAction();
