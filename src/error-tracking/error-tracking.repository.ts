@@ -711,25 +711,32 @@ export class ErrorTrackingRepository {
    * Runs when errors are read and from the job due at the time, so a lapsed ignore never shows as ignored.
    */
   async lapseTimedIgnores(where: { projectId: number } | { errorId: number }, now: string): Promise<number> {
+    // Reads call this on every list: nothing due (the usual answer) costs one indexed read, no transaction.
+    const due = await this.db
+      .selectFrom('error_tracking_errors')
+      .select('id')
+      .$if('projectId' in where, (b) => b.where('project_id', '=', (where as { projectId: number }).projectId))
+      .$if('errorId' in where, (b) => b.where('id', '=', (where as { errorId: number }).errorId))
+      .where('status', '=', 'ignored')
+      .where('ignore_until', '<=', now)
+      .limit(1)
+      .execute();
+    if (due.length === 0) return 0;
     return this.db.transaction().execute(async (trx) => {
-      const due = await trx
-        .selectFrom('error_tracking_errors')
-        .select(['id', 'project_id'])
-        .$if('projectId' in where, (q) => q.where('project_id', '=', (where as { projectId: number }).projectId))
-        .$if('errorId' in where, (q) => q.where('id', '=', (where as { errorId: number }).errorId))
-        .where('status', '=', 'ignored')
-        .where('ignore_until', '<=', now)
-        .execute();
-      if (due.length === 0) return 0;
-      await trx
+      // The update checks again and says which rows it changed: another reader or the job may have lapsed some
+      // meanwhile (PostgreSQL re-reads the condition after a concurrent update), and each lapse is recorded once.
+      const rows = await trx
         .updateTable('error_tracking_errors')
         .set({ status: 'unresolved', updated_at: now, ...NO_TRIAGE_STATE })
-        .where('id', 'in', due.map((d) => d.id))
+        .$if('projectId' in where, (b) => b.where('project_id', '=', (where as { projectId: number }).projectId))
+        .$if('errorId' in where, (b) => b.where('id', '=', (where as { errorId: number }).errorId))
         .where('status', '=', 'ignored')
+        .where('ignore_until', '<=', now)
+        .returning(['id', 'project_id'])
         .execute();
-      for (const d of due)
+      for (const d of rows)
         await this.addActivities(trx, d.project_id, d.id, [{ kind: 'unignored', authorId: null, data: { reason: 'until' } }], now);
-      return due.length;
+      return rows.length;
     });
   }
 
