@@ -23,11 +23,11 @@ import { fetchPage } from '../db/pagination.js';
 import { Prepared } from '../db/prepared.js';
 import type {
   Database,
-  Queryable,
   ErrorTrackingActivitiesTable,
   ErrorTrackingErrorHashesTable,
   ErrorTrackingErrorsTable,
   ErrorTrackingEventsTable,
+  Queryable,
 } from '../db/schema.js';
 import { WriteConflict } from '../ingest/retry.js';
 import type { Paged, PageRequest } from '../pagination.js';
@@ -526,7 +526,14 @@ export class ErrorTrackingRepository {
       // Another transaction created the error of this hash first (PostgreSQL): run again, then it is found.
       if (!(await this.addHash(trx, projectId, current, created.id, now)))
         throw new WriteConflict('another transaction created the error of this hash first');
-      error = { id: created.id, events_count: 1, users_count: 0, regressed_at: null, status: 'unresolved', ...NO_TRIAGE_STATE };
+      error = {
+        id: created.id,
+        events_count: 1,
+        users_count: 0,
+        regressed_at: null,
+        status: 'unresolved',
+        ...NO_TRIAGE_STATE,
+      };
     }
     let newUser = false;
     if (e.userKey !== null) {
@@ -554,13 +561,18 @@ export class ErrorTrackingRepository {
     const stamp = new Date(now).toISOString();
     const regressedBefore = readNullableTimestamp(error.regressed_at);
     let regressed = regressedBefore !== null && regressedBefore === stamp;
-    if (error.status === 'resolved' && !regressed) regressed = await this.resolutionBroken(trx, projectId, error, e.release, now);
+    if (error.status === 'resolved' && !regressed)
+      regressed = await this.resolutionBroken(trx, projectId, error, e.release, now);
     else if (error.status === 'ignored')
       await this.lapseOnEvent(trx, projectId, error, error.users_count + (newUser ? 1 : 0), now);
     if (regressed)
-      await this.addActivities(trx, projectId, error.id, [
-        { kind: 'set_regression', authorId: null, data: { release: e.release } },
-      ], now);
+      await this.addActivities(
+        trx,
+        projectId,
+        error.id,
+        [{ kind: 'set_regression', authorId: null, data: { release: e.release } }],
+        now,
+      );
     return { errorId: error.id, created: error.events_count === 1, regressedAt: regressed ? stamp : null };
   }
 
@@ -603,7 +615,13 @@ export class ErrorTrackingRepository {
       .set({ status: 'unresolved', updated_at: now, ...NO_TRIAGE_STATE })
       .where('id', '=', error.id)
       .execute();
-    await this.addActivities(trx, projectId, error.id, [{ kind: 'unignored', authorId: null, data: { reason } }], now);
+    await this.addActivities(
+      trx,
+      projectId,
+      error.id,
+      [{ kind: 'unignored', authorId: null, data: { reason } }],
+      now,
+    );
   }
 
   /**
@@ -715,7 +733,9 @@ export class ErrorTrackingRepository {
     const due = await this.db
       .selectFrom('error_tracking_errors')
       .select('id')
-      .$if('projectId' in where, (b) => b.where('project_id', '=', (where as { projectId: number }).projectId))
+      .$if('projectId' in where, (b) =>
+        b.where('project_id', '=', (where as { projectId: number }).projectId),
+      )
       .$if('errorId' in where, (b) => b.where('id', '=', (where as { errorId: number }).errorId))
       .where('status', '=', 'ignored')
       .where('ignore_until', '<=', now)
@@ -728,14 +748,22 @@ export class ErrorTrackingRepository {
       const rows = await trx
         .updateTable('error_tracking_errors')
         .set({ status: 'unresolved', updated_at: now, ...NO_TRIAGE_STATE })
-        .$if('projectId' in where, (b) => b.where('project_id', '=', (where as { projectId: number }).projectId))
+        .$if('projectId' in where, (b) =>
+          b.where('project_id', '=', (where as { projectId: number }).projectId),
+        )
         .$if('errorId' in where, (b) => b.where('id', '=', (where as { errorId: number }).errorId))
         .where('status', '=', 'ignored')
         .where('ignore_until', '<=', now)
         .returning(['id', 'project_id'])
         .execute();
       for (const d of rows)
-        await this.addActivities(trx, d.project_id, d.id, [{ kind: 'unignored', authorId: null, data: { reason: 'until' } }], now);
+        await this.addActivities(
+          trx,
+          d.project_id,
+          d.id,
+          [{ kind: 'unignored', authorId: null, data: { reason: 'until' } }],
+          now,
+        );
       return rows.length;
     });
   }
@@ -906,8 +934,7 @@ export class ErrorTrackingRepository {
         .set({ error_id: targetId })
         .where('error_id', 'in', [...sourceIds])
         .execute();
-      if (activity)
-        await this.addActivities(trx, activity.projectId, targetId, [activity.row], now);
+      if (activity) await this.addActivities(trx, activity.projectId, targetId, [activity.row], now);
       await trx
         .deleteFrom('error_tracking_errors')
         .where('id', 'in', [...sourceIds])
@@ -1011,12 +1038,20 @@ export class ErrorTrackingRepository {
       await this.recount(trx, errorId);
       await this.recount(trx, created.id);
       const data = { hashes: [...hashes] };
-      await this.addActivities(trx, projectId, errorId, [
-        { kind: 'unmerge_source', authorId, data: { ...data, destination_id: created.id } },
-      ], now);
-      await this.addActivities(trx, projectId, created.id, [
-        { kind: 'unmerge_destination', authorId, data: { ...data, source_id: errorId } },
-      ], now);
+      await this.addActivities(
+        trx,
+        projectId,
+        errorId,
+        [{ kind: 'unmerge_source', authorId, data: { ...data, destination_id: created.id } }],
+        now,
+      );
+      await this.addActivities(
+        trx,
+        projectId,
+        created.id,
+        [{ kind: 'unmerge_destination', authorId, data: { ...data, source_id: errorId } }],
+        now,
+      );
       return created.id;
     });
   }

@@ -3,13 +3,13 @@ import type { Clock } from '../clock.js';
 import type { Offering } from '../config.js';
 import type { Cipher } from '../crypto.js';
 import { badRequest, forbidden, invalidFields, notFound, paramError } from '../errors.js';
+import type { JobQueue } from '../jobs/queue.js';
 import { AccessLevel } from '../members/members.js';
 import type { Paged, PageRequest } from '../pagination.js';
 import type { Access } from '../projects/access.js';
 import type { Project } from '../projects/projects.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import { type Bucket, bucketWindow, type StatsPeriod } from '../time-buckets.js';
-import type { JobQueue } from '../jobs/queue.js';
 import type { User } from '../users/users.js';
 import type { UsersService } from '../users/users.service.js';
 import type {
@@ -31,8 +31,8 @@ import type {
   NewActivity,
   TriageChange,
 } from './error-tracking.repository.js';
-import { parseErrorSearch, SearchSyntaxError } from './search.js';
 import { normalizeEvent, stackFrames } from './events.js';
+import { parseErrorSearch, SearchSyntaxError } from './search.js';
 import { isSentrySlug } from './sentry-client.js';
 
 const INTEGRATED_FLAG = 'integrated_error_tracking';
@@ -333,7 +333,10 @@ export class ErrorTrackingService {
         ...(await this.searchTerms(actor, f.query)),
       ];
       await this.repo.lapseTimedIgnores({ projectId: project.id }, this.clock.now().toISOString());
-      return { kind: 'offset', ...(await this.repo.list(project.id, { status: f.status, terms }, sort, page)) };
+      return {
+        kind: 'offset',
+        ...(await this.repo.list(project.id, { status: f.status, terms }, sort, page)),
+      };
     }
     // An external Sentry parses its own query.
     const search = [f.search, f.query].filter((q) => q?.trim()).join(' ') || undefined;
@@ -371,7 +374,8 @@ export class ErrorTrackingService {
         out.push(t);
         continue;
       }
-      if (t.value === 'me' && !actor) throw badRequest('Invalid search: "assigned:me" needs a signed-in user');
+      if (t.value === 'me' && !actor)
+        throw badRequest('Invalid search: "assigned:me" needs a signed-in user');
       const user = t.value === 'me' ? actor : await this.users.findByUsername(t.value.replace(/^@/, ''));
       out.push({ kind: 'assignee', userId: user?.id ?? null, negated: t.negated });
     }
@@ -396,17 +400,25 @@ export class ErrorTrackingService {
     const status = statusOf(input);
     if (external) {
       const extra = Object.entries(input).some(([k, v]) => k !== 'status' && v !== undefined);
-      if (extra) throw badRequest('Assignees, resolutions in a release and ignore conditions need the integrated backend');
+      if (extra)
+        throw badRequest(
+          'Assignees, resolutions in a release and ignore conditions need the integrated backend',
+        );
       if (!status) throw paramError('status is missing');
       return Promise.all(
-        ids.map(async (id) => ({ ...(await this.external.setStatus(external, id, status)), projectId: project.id })),
+        ids.map(async (id) => ({
+          ...(await this.external.setStatus(external, id, status)),
+          projectId: project.id,
+        })),
       );
     }
-    if (!status && input.assignee === undefined) throw paramError('status, assignee are missing, at least one parameter must be provided');
+    if (!status && input.assignee === undefined)
+      throw paramError('status, assignee are missing, at least one parameter must be provided');
     const errors = await Promise.all(ids.map((id) => this.integratedError(project.id, id)));
     const now = this.clock.now();
     const resolution = await this.resolutionOf(project.id, input);
-    const assignee = input.assignee === undefined ? undefined : await this.assigneeOf(actor!, project, input.assignee);
+    const assignee =
+      input.assignee === undefined ? undefined : await this.assigneeOf(actor!, project, input.assignee);
     const until = ignoreUntilOf(input, now);
     for (const e of errors) {
       const change: TriageChange = {
@@ -418,10 +430,14 @@ export class ErrorTrackingService {
       const activity = activityOf(actor!.id, e, change, assignee ?? null);
       await this.repo.triage(project.id, e.id, change, activity, now.toISOString());
       if (until) {
-        await this.jobs.enqueue(UNIGNORE_JOB, { errorId: e.id }, {
-          runAt: new Date(until),
-          uniqueKey: `${UNIGNORE_JOB}:${e.id}:${until}`,
-        });
+        await this.jobs.enqueue(
+          UNIGNORE_JOB,
+          { errorId: e.id },
+          {
+            runAt: new Date(until),
+            uniqueKey: `${UNIGNORE_JOB}:${e.id}:${until}`,
+          },
+        );
       }
     }
     return Promise.all(errors.map((e) => this.integratedError(project.id, String(e.id))));
@@ -433,14 +449,20 @@ export class ErrorTrackingService {
       const release = input.resolvedInRelease;
       const seen = await this.repo.releaseFirstSeen(this.repo.queryable, projectId, release);
       if (!seen)
-        throw invalidFields({ resolved_in_release: [`release "${release}" has not been seen in this project's events`] });
+        throw invalidFields({
+          resolved_in_release: [`release "${release}" has not been seen in this project's events`],
+        });
       return { type: 'in_release', release, releaseSeenAt: seen };
     }
     if (input.resolvedInNextRelease) {
       const latest = await this.repo.latestRelease(projectId);
       // Sentry's answer when there is no release to be newer than.
       if (!latest)
-        throw invalidFields({ resolved_in_next_release: ["no release data present in the project's events to form a basis for 'next release'"] });
+        throw invalidFields({
+          resolved_in_next_release: [
+            "no release data present in the project's events to form a basis for 'next release'",
+          ],
+        });
       return { type: 'in_next_release', release: latest.release, releaseSeenAt: latest.seenAt };
     }
     return null;
@@ -467,7 +489,8 @@ export class ErrorTrackingService {
     if (external) throw badRequest('Comments are only kept by the integrated backend');
     const e = await this.integratedError(project.id, errorId);
     if (!body.trim()) throw badRequest('Note {:note=>["can\'t be blank"]}');
-    if (body.length > MAX_COMMENT) throw badRequest(`Note {:note=>["is too long (maximum is ${MAX_COMMENT} characters)"]}`);
+    if (body.length > MAX_COMMENT)
+      throw badRequest(`Note {:note=>["is too long (maximum is ${MAX_COMMENT} characters)"]}`);
     await this.repo.addActivities(
       this.repo.queryable,
       project.id,
@@ -481,17 +504,22 @@ export class ErrorTrackingService {
 
   /** What happened to an error, oldest first (Reporter). */
   async activity(actor: User | null, idOrPath: string, errorId: string): Promise<ActivityView[]> {
-    const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Reporter);
+    const { external } = await this.backend(actor, idOrPath, AccessLevel.Reporter);
     if (external) throw badRequest('Activity is only kept by the integrated backend');
+    // Through `get`, so that an ignore whose time has come shows as lapsed here too.
     const e = await this.get(actor, idOrPath, errorId);
-    void project;
     return this.withAuthors(await this.repo.activities(e.id, MAX_ACTIVITY));
   }
 
   private async withAuthors(rows: readonly ErrorActivity[]): Promise<ActivityView[]> {
     const ids = [...new Set(rows.map((r) => r.authorId).filter((id): id is number => id !== null))];
-    const authors = new Map(await Promise.all(ids.map(async (id) => [id, await this.users.findById(id)] as const)));
-    return rows.map((r) => ({ ...r, author: r.authorId === null ? null : (authors.get(r.authorId) ?? null) }));
+    const authors = new Map(
+      await Promise.all(ids.map(async (id) => [id, await this.users.findById(id)] as const)),
+    );
+    return rows.map((r) => ({
+      ...r,
+      author: r.authorId === null ? null : (authors.get(r.authorId) ?? null),
+    }));
   }
 
   /** Users by id (the assignees of a page of errors), each read once. */
@@ -649,10 +677,17 @@ export class ErrorTrackingService {
     if (wanted.length >= own.size)
       throw invalidFields({ hashes: ['must leave the error at least one of its hashes'] });
     const now = this.clock.now();
-    const id = await this.repo.unmerge(project.id, error.id, wanted, now.toISOString(), (payload) => {
-      const e = normalizeEvent(payload, { now, clientIp: null });
-      return { type: e.type, message: e.message, culprit: e.culprit, platform: e.platform };
-    }, actor!.id);
+    const id = await this.repo.unmerge(
+      project.id,
+      error.id,
+      wanted,
+      now.toISOString(),
+      (payload) => {
+        const e = normalizeEvent(payload, { now, clientIp: null });
+        return { type: e.type, message: e.message, culprit: e.culprit, platform: e.platform };
+      },
+      actor!.id,
+    );
     return this.integratedError(project.id, String(id));
   }
 
@@ -723,15 +758,23 @@ function statusOf(input: TriageInput): ErrorStatus | undefined {
     throw badRequest('ignore_until, ignore_duration are mutually exclusive');
   const implied = resolves ? 'resolved' : ignores ? 'ignored' : undefined;
   if (implied && input.status && input.status !== implied)
-    throw invalidFields({ status: [`must be ${implied} with ${resolves ? 'a resolution' : 'an ignore condition'}`] });
+    throw invalidFields({
+      status: [`must be ${implied} with ${resolves ? 'a resolution' : 'an ignore condition'}`],
+    });
   return input.status ?? implied;
 }
 
 /** The time an ignore lasts until (ISO), from `ignore_until` or `ignore_duration` minutes; 400 when not ahead. */
 function ignoreUntilOf(input: TriageInput, now: Date): string | null {
   if (input.ignoreDuration !== undefined) {
-    if (!Number.isInteger(input.ignoreDuration) || input.ignoreDuration < 1 || input.ignoreDuration > MAX_IGNORE_MINUTES)
-      throw invalidFields({ ignore_duration: [`must be a whole number of minutes from 1 to ${MAX_IGNORE_MINUTES}`] });
+    if (
+      !Number.isInteger(input.ignoreDuration) ||
+      input.ignoreDuration < 1 ||
+      input.ignoreDuration > MAX_IGNORE_MINUTES
+    )
+      throw invalidFields({
+        ignore_duration: [`must be a whole number of minutes from 1 to ${MAX_IGNORE_MINUTES}`],
+      });
     return new Date(now.getTime() + input.ignoreDuration * 60_000).toISOString();
   }
   if (input.ignoreUntil === undefined) return null;
@@ -782,14 +825,23 @@ function activityOf(
         data: { ignore_until: c.until, ignore_count: c.count, ignore_user_count: c.userCount },
       });
     } else if (change.status !== e.status || e.resolution || e.ignore) {
-      const kind = change.status === 'resolved' ? 'set_resolved' : change.status === 'ignored' ? 'set_ignored' : 'set_unresolved';
+      const kind =
+        change.status === 'resolved'
+          ? 'set_resolved'
+          : change.status === 'ignored'
+            ? 'set_ignored'
+            : 'set_unresolved';
       out.push({ kind, authorId });
     }
   }
   if (change.assigneeId !== undefined && change.assigneeId !== (e.assigneeId ?? null)) {
     out.push(
       assignee
-        ? { kind: 'assigned', authorId, data: { assignee_id: assignee.id, assignee_username: assignee.username } }
+        ? {
+            kind: 'assigned',
+            authorId,
+            data: { assignee_id: assignee.id, assignee_username: assignee.username },
+          }
         : { kind: 'unassigned', authorId },
     );
   }

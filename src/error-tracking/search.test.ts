@@ -72,18 +72,25 @@ describe('parseErrorSearch', () => {
       '\u0000',
     );
     fc.assert(
-      fc.property(fc.oneof(fc.string({ maxLength: 300 }), fc.array(alphabet, { maxLength: 60 }).map((a) => a.join(''))), (q) => {
-        try {
-          const terms = parseErrorSearch(q);
-          for (const t of terms) {
-            if (t.kind === 'text') expect(t.value.length).toBeGreaterThan(0);
-            else if (t.kind === 'tag' || t.kind === 'field' || t.kind === 'assigned') expect(t.value).not.toBe('');
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 300 }),
+          fc.array(alphabet, { maxLength: 60 }).map((a) => a.join('')),
+        ),
+        (q) => {
+          try {
+            const terms = parseErrorSearch(q);
+            for (const t of terms) {
+              if (t.kind === 'text') expect(t.value.length).toBeGreaterThan(0);
+              else if (t.kind === 'tag' || t.kind === 'field' || t.kind === 'assigned')
+                expect(t.value).not.toBe('');
+            }
+          } catch (e) {
+            if (!(e instanceof SearchSyntaxError)) throw e;
+            expect(e.message).toMatch(/^Invalid search: /);
           }
-        } catch (e) {
-          if (!(e instanceof SearchSyntaxError)) throw e;
-          expect(e.message).toMatch(/^Invalid search: /);
-        }
-      }),
+        },
+      ),
       { numRuns: 1000 },
     );
   });

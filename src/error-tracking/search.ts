@@ -116,7 +116,9 @@ export function parseErrorSearch(input: string): SearchTerm[] {
   if (all.length > MAX_SEARCH_TERMS) throw new SearchSyntaxError(`more than ${MAX_SEARCH_TERMS} terms`);
   for (const t of all) {
     if (t.value.length > MAX_VALUE_LENGTH)
-      throw new SearchSyntaxError(`"${t.bare.slice(0, 40)}..." is longer than ${MAX_VALUE_LENGTH} characters`);
+      throw new SearchSyntaxError(
+        `"${t.bare.slice(0, 40)}..." is longer than ${MAX_VALUE_LENGTH} characters`,
+      );
     if (t.key === null) {
       if (t.bare.startsWith('"')) {
         if (t.value !== '') terms.push({ kind: 'text', value: t.value });

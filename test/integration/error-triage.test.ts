@@ -16,7 +16,9 @@ const event = (type: string, extra: Record<string, unknown> = {}) => ({
       {
         type,
         value: `${type} happened`,
-        stacktrace: { frames: [{ module: 'app.views', function: type.toLowerCase(), lineno: 3, in_app: true }] },
+        stacktrace: {
+          frames: [{ module: 'app.views', function: type.toLowerCase(), lineno: 3, in_app: true }],
+        },
       },
     ],
   },
@@ -38,7 +40,9 @@ describe.each(await databases())('error triage (%s)', (database) => {
         })
       ).status,
     ).toBe(200);
-    const keys = await p.api.get(`/api/v4/projects/${p.id}/error_tracking/client_keys`, { token: s.rootToken });
+    const keys = await p.api.get(`/api/v4/projects/${p.id}/error_tracking/client_keys`, {
+      token: s.rootToken,
+    });
     const key = keys.body[0].public_key as string;
     const errors = `/api/v4/projects/${p.id}/error_tracking/errors`;
     const store = async (e: object) => {
@@ -99,7 +103,11 @@ describe.each(await databases())('error triage (%s)', (database) => {
     const after = await p.get(id);
     expect(after.status).toBe('unresolved');
     expect(after.status_details.in_release).toBeNull();
-    const kinds = (await p.activity(id)).map((a) => [a.type, a.data.release ?? null, a.user?.username ?? null]);
+    const kinds = (await p.activity(id)).map((a) => [
+      a.type,
+      a.data.release ?? null,
+      a.user?.username ?? null,
+    ]);
     expect(kinds).toEqual([
       ['set_resolved_in_release', '1.1', `developer-t${p.n}`],
       ['set_regression', '1.2', null],
@@ -119,7 +127,10 @@ describe.each(await databases())('error triage (%s)', (database) => {
     const id = await p.only('ValueError');
     const url = `${p.errors}/${id}`;
     // No release yet: nothing to be newer than (Sentry's answer).
-    const early = await p.api.put(url, { token: p.tokens.developer, body: { resolved_in_next_release: true } });
+    const early = await p.api.put(url, {
+      token: p.tokens.developer,
+      body: { resolved_in_next_release: true },
+    });
     expect(early.status).toBe(400);
     await p.store(event('ValueError', { release: '2.0' }));
     const r = await p.api.put(url, { token: p.tokens.developer, body: { resolved_in_next_release: true } });
@@ -139,9 +150,19 @@ describe.each(await databases())('error triage (%s)', (database) => {
     await p.store(event('IOError'));
     const id = await p.only('IOError');
     const url = `${p.errors}/${id}`;
-    for (const bad of [{ ignore_count: 0 }, { ignore_until: '2000-01-01T00:00:00Z' }, { ignore_until: 'soon' }])
-      expect((await p.api.put(url, { token: p.tokens.developer, body: bad })).status, JSON.stringify(bad)).toBe(400);
-    const r = await p.api.put(url, { token: p.tokens.developer, body: { status: 'ignored', ignore_count: 2 } });
+    for (const bad of [
+      { ignore_count: 0 },
+      { ignore_until: '2000-01-01T00:00:00Z' },
+      { ignore_until: 'soon' },
+    ])
+      expect(
+        (await p.api.put(url, { token: p.tokens.developer, body: bad })).status,
+        JSON.stringify(bad),
+      ).toBe(400);
+    const r = await p.api.put(url, {
+      token: p.tokens.developer,
+      body: { status: 'ignored', ignore_count: 2 },
+    });
     expect(r.body).toMatchObject({ status: 'ignored', status_details: { ignore_count: 2 } });
     await p.store(event('IOError'));
     await p.store(event('IOError'));
@@ -167,7 +188,10 @@ describe.each(await databases())('error triage (%s)', (database) => {
     s.clock.advance(31 * 60_000);
     expect((await p.get(id)).status).toBe('unresolved');
     // ... and the job due at the time does it without anyone reading.
-    await p.api.put(url, { token: p.tokens.developer, body: { ignore_until: new Date(s.clock.now().getTime() + 60_000).toISOString() } });
+    await p.api.put(url, {
+      token: p.tokens.developer,
+      body: { ignore_until: new Date(s.clock.now().getTime() + 60_000).toISOString() },
+    });
     s.clock.advance(2 * 60_000);
     await s.server.ctx.jobs.drain();
     const row = await s.server.ctx.db.kysely
@@ -192,13 +216,16 @@ describe.each(await databases())('error triage (%s)', (database) => {
     const outsider = await createUser(s, `outsider-${p.n}`);
 
     for (const role of ['guest', 'reporter']) {
-      expect((await p.api.put(url, { token: p.tokens[role], body: { assignee: 'me' } })).status, role).toBe(403);
+      expect((await p.api.put(url, { token: p.tokens[role], body: { assignee: 'me' } })).status, role).toBe(
+        403,
+      );
       expect(
         (await p.api.post(`${url}/notes`, { token: p.tokens[role], body: { body: 'hi' } })).status,
         role,
       ).toBe(403);
       expect(
-        (await p.api.put(p.errors, { token: p.tokens[role], body: { ids: [id], status: 'resolved' } })).status,
+        (await p.api.put(p.errors, { token: p.tokens[role], body: { ids: [id], status: 'resolved' } }))
+          .status,
         role,
       ).toBe(403);
     }
@@ -206,15 +233,23 @@ describe.each(await databases())('error triage (%s)', (database) => {
     expect((await p.api.get(`${url}/activities`, { token: p.tokens.reporter })).status).toBe(200);
     expect((await p.api.get(`${url}/activities`, { token: outsider.token })).status).toBe(404);
 
-    const stranger = await p.api.put(url, { token: p.tokens.developer, body: { assignee: `outsider-${p.n}` } });
+    const stranger = await p.api.put(url, {
+      token: p.tokens.developer,
+      body: { assignee: `outsider-${p.n}` },
+    });
     expect(stranger.status).toBe(400);
     expect(stranger.body.message).toEqual({ assignee: [`outsider-${p.n} is not a member of the project`] });
-    expect((await p.api.put(url, { token: p.tokens.developer, body: { assignee: 'nobody-at-all' } })).status).toBe(400);
+    expect(
+      (await p.api.put(url, { token: p.tokens.developer, body: { assignee: 'nobody-at-all' } })).status,
+    ).toBe(400);
     expect((await p.get(id)).assignee).toBeNull();
 
     const me = await p.api.put(url, { token: p.tokens.developer, body: { assignee: 'me' } });
     expect(me.body.assignee.username).toBe(`developer-t${p.n}`);
-    const other = await p.api.put(url, { token: p.tokens.maintainer, body: { assignee: `reporter-t${p.n}` } });
+    const other = await p.api.put(url, {
+      token: p.tokens.maintainer,
+      body: { assignee: `reporter-t${p.n}` },
+    });
     expect(other.body.assignee.username).toBe(`reporter-t${p.n}`);
 
     const blank = await p.api.post(`${url}/notes`, { token: p.tokens.developer, body: { body: '  ' } });
@@ -225,8 +260,12 @@ describe.each(await databases())('error triage (%s)', (database) => {
     });
     expect(note.status).toBe(201);
     expect(note.body).toMatchObject({ type: 'note', body: 'Looks like **the cache**', error_id: id });
-    expect((await p.api.put(url, { token: p.tokens.developer, body: { assignee: null } })).body.assignee).toBeNull();
-    expect((await p.activity(id)).map((a) => [a.type, a.user.username, a.data.assignee_username ?? null])).toEqual([
+    expect(
+      (await p.api.put(url, { token: p.tokens.developer, body: { assignee: null } })).body.assignee,
+    ).toBeNull();
+    expect(
+      (await p.activity(id)).map((a) => [a.type, a.user.username, a.data.assignee_username ?? null]),
+    ).toEqual([
       ['assigned', `developer-t${p.n}`, `developer-t${p.n}`],
       ['assigned', `maintainer-t${p.n}`, `reporter-t${p.n}`],
       ['note', `developer-t${p.n}`, null],
@@ -238,10 +277,15 @@ describe.each(await databases())('error triage (%s)', (database) => {
     const p = await setup();
     for (const t of ['AError', 'BError', 'CError']) await p.store(event(t));
     const [a, b, c] = [await p.only('AError'), await p.only('BError'), await p.only('CError')];
-    const missing = await p.api.put(p.errors, { token: p.tokens.developer, body: { ids: [a, 999999], status: 'resolved' } });
+    const missing = await p.api.put(p.errors, {
+      token: p.tokens.developer,
+      body: { ids: [a, 999999], status: 'resolved' },
+    });
     expect(missing.status).toBe(404);
     expect((await p.get(a)).status).toBe('unresolved');
-    expect((await p.api.put(p.errors, { token: p.tokens.developer, body: { status: 'resolved' } })).status).toBe(400);
+    expect(
+      (await p.api.put(p.errors, { token: p.tokens.developer, body: { status: 'resolved' } })).status,
+    ).toBe(400);
 
     const done = await p.api.put(p.errors, {
       token: p.tokens.developer,
@@ -253,11 +297,17 @@ describe.each(await databases())('error triage (%s)', (database) => {
       [b, 'resolved', `developer-t${p.n}`],
     ]);
     // Sentry's form: the ids in the query.
-    const q = await p.api.put(`${p.errors}?id=${b}&id=${c}`, { token: p.tokens.developer, body: { ignore_count: 5 } });
+    const q = await p.api.put(`${p.errors}?id=${b}&id=${c}`, {
+      token: p.tokens.developer,
+      body: { ignore_count: 5 },
+    });
     expect(q.body.map((e: any) => e.status)).toEqual(['ignored', 'ignored']);
     expect((await p.activity(b)).map((x) => x.type)).toEqual(['set_resolved', 'assigned', 'set_ignored']);
     // Merge records itself on the error that took the others, which keeps their activity.
-    const merged = await p.api.put(`${p.errors}/merge`, { token: p.tokens.developer, body: { error_ids: [a, b] } });
+    const merged = await p.api.put(`${p.errors}/merge`, {
+      token: p.tokens.developer,
+      body: { error_ids: [a, b] },
+    });
     expect(merged.status).toBe(200);
     const kept = merged.body.error.id as number;
     expect((await p.activity(kept)).map((x) => x.type)).toContain('merge');
@@ -265,11 +315,21 @@ describe.each(await databases())('error triage (%s)', (database) => {
 
   it("searches with Sentry's syntax, and names what it cannot read", async () => {
     const p = await setup();
-    await p.store(event('KeyError', { release: '1.0', environment: 'prod', tags: { server: 'web-8' }, user: { email: 'ann@example.com' } }));
+    await p.store(
+      event('KeyError', {
+        release: '1.0',
+        environment: 'prod',
+        tags: { server: 'web-8' },
+        user: { email: 'ann@example.com' },
+      }),
+    );
     await p.store(event('ValueError', { release: '1.1', environment: 'staging', tags: { server: 'web-9' } }));
     await p.store(event('IOError', { message: 'disk "full"' }));
     const [k, v, io] = [await p.only('KeyError'), await p.only('ValueError'), await p.only('IOError')];
-    await p.api.put(`${p.errors}/${k}`, { token: p.tokens.developer, body: { assignee: 'me', status: 'resolved' } });
+    await p.api.put(`${p.errors}/${k}`, {
+      token: p.tokens.developer,
+      body: { assignee: 'me', status: 'resolved' },
+    });
     await p.api.put(`${p.errors}/${v}`, { token: p.tokens.developer, body: { ignore_count: 10 } });
 
     expect(await p.ids('is:unresolved')).toEqual([io]);
@@ -295,7 +355,10 @@ describe.each(await databases())('error triage (%s)', (database) => {
     expect(old.body.map((e: any) => e.id)).toEqual([v]);
 
     for (const [q, message] of [
-      ['is:foo', 'Invalid search: unknown key "is:foo" (is: takes unresolved, resolved, ignored, assigned, unassigned)'],
+      [
+        'is:foo',
+        'Invalid search: unknown key "is:foo" (is: takes unresolved, resolved, ignored, assigned, unassigned)',
+      ],
       ['release:', 'Invalid search: "release:" has no value'],
       ['"unterminated', 'Invalid search: unterminated quote at position 1'],
       ['user.phone:1', 'Invalid search: unknown key "user.phone"'],
@@ -304,7 +367,9 @@ describe.each(await databases())('error triage (%s)', (database) => {
       expect(r.status, q).toBe(400);
       expect(r.body, q).toEqual({ message: `400 Bad request - ${message}` });
     }
-    const bad = await p.api.get(`${p.errors}?search=${encodeURIComponent('is:foo')}`, { token: p.tokens.reporter });
+    const bad = await p.api.get(`${p.errors}?search=${encodeURIComponent('is:foo')}`, {
+      token: p.tokens.reporter,
+    });
     expect(bad.status).toBe(400);
   });
 });

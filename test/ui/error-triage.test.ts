@@ -15,7 +15,9 @@ const event = (type: string, release: string, tags: Record<string, string> = {})
       {
         type,
         value: `${type} in the cart`,
-        stacktrace: { frames: [{ filename: 'cart.js', function: type.toLowerCase(), lineno: 4, in_app: true }] },
+        stacktrace: {
+          frames: [{ filename: 'cart.js', function: type.toLowerCase(), lineno: 4, in_app: true }],
+        },
       },
     ],
   },
@@ -41,10 +43,13 @@ describe('error triage UI (Chromium)', () => {
     await api('PUT', `/projects/${projectId}/error_tracking/settings`, { active: true, integrated: true });
     const key = (await api('GET', `/projects/${projectId}/error_tracking/client_keys`)).body[0].public_key;
     store = async (e) => {
-      const r = await fetch(`${s.url}/api/v4/error_tracking/collector/api/${projectId}/store/?sentry_key=${key}`, {
-        method: 'POST',
-        body: JSON.stringify(e),
-      });
+      const r = await fetch(
+        `${s.url}/api/v4/error_tracking/collector/api/${projectId}/store/?sentry_key=${key}`,
+        {
+          method: 'POST',
+          body: JSON.stringify(e),
+        },
+      );
       expect(r.status).toBe(200);
       s.clock.advance(1000);
     };
@@ -97,7 +102,9 @@ describe('error triage UI (Chromium)', () => {
       await page.reload();
       await page.getByRole('region', { name: 'Activity' }).getByText('regressed in 1.2').waitFor();
 
-      const ignore = page.getByRole('region', { name: 'Triage' }).getByRole('form', { name: 'Ignore with a condition' });
+      const ignore = page
+        .getByRole('region', { name: 'Triage' })
+        .getByRole('form', { name: 'Ignore with a condition' });
       await ignore.getByLabel('Ignore', { exact: true }).selectOption('count');
       await ignore.getByLabel('How many').fill('2');
       await ignore.getByRole('button', { name: 'Ignore', exact: true }).click();
@@ -133,11 +140,17 @@ describe('error triage UI (Chromium)', () => {
       await search.press('Enter');
       const row = panel.getByRole('row').filter({ has: page.getByRole('link', { name: /PriceError/ }) });
       await row.getByRole('checkbox').check();
-      await panel.getByRole('toolbar', { name: 'Bulk actions' }).getByRole('button', { name: 'Assign to me' }).click();
+      await panel
+        .getByRole('toolbar', { name: 'Bulk actions' })
+        .getByRole('button', { name: 'Assign to me' })
+        .click();
       await panel.getByText('Assign to me: 1 done.').waitFor();
       await row.getByText('assigned to @root').waitFor();
       await row.getByRole('checkbox').check();
-      await panel.getByRole('toolbar', { name: 'Bulk actions' }).getByRole('button', { name: 'Resolve', exact: true }).click();
+      await panel
+        .getByRole('toolbar', { name: 'Bulk actions' })
+        .getByRole('button', { name: 'Resolve', exact: true })
+        .click();
       await panel.getByText('Resolve: 1 done.').waitFor();
       const price = (await errors()).find((e) => e.type === 'PriceError');
       expect(price).toMatchObject({ status: 'resolved', assignee: { username: 'root' } });

@@ -1,11 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import type { AppContext } from '../../app-context.js';
-import {
-  ERROR_STATUSES,
-  type ErrorStatus,
-  type TrackedError,
-} from '../../error-tracking/error-tracking.js';
+import { ERROR_STATUSES, type ErrorStatus, type TrackedError } from '../../error-tracking/error-tracking.js';
 import { MAX_BULK, type TriageInput } from '../../error-tracking/error-tracking.service.js';
 import { paramError } from '../../errors.js';
 import type { StatsPeriod } from '../../time-buckets.js';
@@ -352,7 +348,8 @@ export function errorTrackingRoutes(
   app.get(
     `${base}/errors/:error_id`,
     { schema: { tags, summary: 'Get an error', params: ErrorParams, response: { 200: E.ErrorEntity } } },
-    async (req) => shownError(await ctx.errorTracking.get(req.actor.user, req.params.id, req.params.error_id)),
+    async (req) =>
+      shownError(await ctx.errorTracking.get(req.actor.user, req.params.id, req.params.error_id)),
   );
   app.get(
     `${base}/errors/:error_id/events`,
@@ -439,7 +436,8 @@ export function errorTrackingRoutes(
     {
       schema: {
         tags,
-        summary: "An error's activity, oldest first: status changes, assignments, merges, regressions, comments (Reporter)",
+        summary:
+          "An error's activity, oldest first: status changes, assignments, merges, regressions, comments (Reporter)",
         params: ErrorParams,
         response: { 200: Type.Array(E.ErrorActivityEntity) },
       },
@@ -465,7 +463,12 @@ export function errorTrackingRoutes(
         .status(201)
         .send(
           P.errorActivity(
-            await ctx.errorTracking.comment(req.actor.user, req.params.id, req.params.error_id, req.body.body),
+            await ctx.errorTracking.comment(
+              req.actor.user,
+              req.params.id,
+              req.params.error_id,
+              req.body.body,
+            ),
             { externalUrl: url },
           ),
         ),
@@ -533,7 +536,12 @@ export function errorTrackingRoutes(
         .status(201)
         .send(
           await shownError(
-            await ctx.errorTracking.unmerge(req.actor.user, req.params.id, req.params.error_id, req.body.hashes),
+            await ctx.errorTracking.unmerge(
+              req.actor.user,
+              req.params.id,
+              req.params.error_id,
+              req.body.hashes,
+            ),
           ),
         ),
   );

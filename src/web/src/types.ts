@@ -12,8 +12,8 @@ import type {
 import type { DeprecationCatalogEntity, DeprecationEntity } from '../../api/deprecations.entities.js';
 import type {
   ClientKeyEntity,
-  ErrorCountsEntity,
   ErrorActivityEntity,
+  ErrorCountsEntity,
   ErrorEntity,
   ErrorEventDetailEntity,
   ErrorEventEntity,

@@ -124,7 +124,12 @@ function ErrorsList({ project }: { readonly project: Project }) {
     setBusy(true);
     void send(ids).then(
       () => finish({ action: label, done: ids.length, failed: [] }),
-      (err: unknown) => finish({ action: label, done: 0, failed: [{ label: 'Selected errors', reason: describeError(err) }] }),
+      (err: unknown) =>
+        finish({
+          action: label,
+          done: 0,
+          failed: [{ label: 'Selected errors', reason: describeError(err) }],
+        }),
     );
   };
   const bulkPath = `/api/v4/projects/${project.id}/error_tracking/errors`;
@@ -215,7 +220,9 @@ function ErrorsList({ project }: { readonly project: Project }) {
             type="button"
             className="button button-small"
             disabled={busy}
-            onClick={() => together('Assign to me', (ids) => sendJson('PUT', bulkPath, { ids, assignee: 'me' }))}
+            onClick={() =>
+              together('Assign to me', (ids) => sendJson('PUT', bulkPath, { ids, assignee: 'me' }))
+            }
           >
             Assign to me
           </button>
@@ -233,7 +240,9 @@ function ErrorsList({ project }: { readonly project: Project }) {
               className="button button-small"
               disabled={busy}
               onClick={() =>
-                together('Merge', (ids) => sendJson<ErrorMerge>('PUT', `${bulkPath}/merge`, { error_ids: ids }))
+                together('Merge', (ids) =>
+                  sendJson<ErrorMerge>('PUT', `${bulkPath}/merge`, { error_ids: ids }),
+                )
               }
             >
               Merge

@@ -737,7 +737,13 @@ function Comments({
 }
 
 /** A comment box (Markdown, rendered safely); POSTs `{body}` to `path`. */
-export function CommentForm({ path, onCommented }: { readonly path: string; readonly onCommented: () => void }) {
+export function CommentForm({
+  path,
+  onCommented,
+}: {
+  readonly path: string;
+  readonly onCommented: () => void;
+}) {
   const id = useId();
   const [body, setBody] = useState('');
   const action = useAction();
