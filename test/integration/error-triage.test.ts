@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databases } from '../helpers/databases.js';
 import { createUser, projectWithMembers } from '../helpers/members.js';
+import { clientEnv, runClient } from '../helpers/sentry.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const LEVELS = { guest: 10, reporter: 20, developer: 30, maintainer: 40 } as const;
@@ -119,6 +120,43 @@ describe.each(await databases())('error triage (%s)', (database) => {
       .where('id', '=', id)
       .executeTakeFirstOrThrow();
     expect(rows.regressed_at).not.toBeNull();
+  });
+
+  it('@sentry/node: resolved in 1.1, its 1.0 stays resolved and its 1.2 regresses', async () => {
+    const p = await setup();
+    const keys = await p.api.get(`/api/v4/projects/${p.id}/error_tracking/client_keys`, {
+      token: s.rootToken,
+    });
+    const send = async (release: string) => {
+      const run = await runClient(process.execPath, ['node-release.mjs', keys.body[0].sentry_dsn, release], {
+        env: clientEnv(),
+      });
+      expect(run.code, run.summary).toBe(0);
+      expect(
+        run.sends.filter((x) => x.types?.includes('event') && x.status === 200),
+        run.summary,
+      ).toHaveLength(1);
+      s.clock.advance(1000);
+    };
+    await send('shop@1.0');
+    await send('shop@1.1');
+    const list = (await p.api.get(p.errors, { token: p.tokens.reporter })).body as any[];
+    expect(list).toHaveLength(1);
+    const id = list[0].id as number;
+    expect(list[0]).toMatchObject({ first_release: 'shop@1.0', last_release: 'shop@1.1', count: 2 });
+    const r = await p.api.put(`${p.errors}/${id}`, {
+      token: p.tokens.developer,
+      body: { resolved_in_release: 'shop@1.1' },
+    });
+    expect(r.body.status).toBe('resolved');
+    await send('shop@1.0');
+    expect((await p.get(id)).status).toBe('resolved');
+    await send('shop@1.2');
+    expect((await p.get(id)).status).toBe('unresolved');
+    expect((await p.activity(id)).map((a) => [a.type, a.data.release])).toEqual([
+      ['set_resolved_in_release', 'shop@1.1'],
+      ['set_regression', 'shop@1.2'],
+    ]);
   });
 
   it('resolved in the next release: the latest release and older stay resolved, a newer one regresses', async () => {
