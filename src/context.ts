@@ -139,7 +139,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
   });
   const { alerts, alertSearch, alertIntake, integrations } = alerting;
   const { errorTracking, collector, monitors } = wireErrorTracking({
-    ...{ ...base, projects, settings, outbound, cipher, jobs, outbox },
+    ...{ ...base, projects, settings, outbound, cipher, jobs, outbox, users },
     offering: config.offering,
     rates: rates(),
     alertWrite: alertIntake.apply,

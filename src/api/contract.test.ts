@@ -917,6 +917,54 @@ function cases(api: ApiVersion): Record<string, { schema: TSchema; outputs: unkn
           },
           { externalUrl: url },
         ),
+        P.trackedError(
+          {
+            ...trackedError,
+            status: 'resolved',
+            assigneeId: alice.id,
+            resolution: { type: 'in_next_release', release: '1.2.0', releaseSeenAt: at },
+          },
+          { externalUrl: url, assignees: new Map([[alice.id, alice]]) },
+        ),
+        P.trackedError(
+          {
+            ...trackedError,
+            status: 'ignored',
+            ignore: { until: at, count: 10, eventsBase: 3, userCount: null, usersBase: null },
+          },
+          { externalUrl: url },
+        ),
+      ],
+    },
+    errorActivity: {
+      schema: E.ErrorActivityEntity,
+      outputs: [
+        P.errorActivity(
+          {
+            id: 1,
+            errorId: 80,
+            kind: 'note',
+            authorId: alice.id,
+            author: alice,
+            body: 'Seen after **the deploy**',
+            data: {},
+            createdAt: at,
+          },
+          { externalUrl: url },
+        ),
+        P.errorActivity(
+          {
+            id: 2,
+            errorId: 80,
+            kind: 'set_regression',
+            authorId: null,
+            author: null,
+            body: null,
+            data: { release: '1.3.0' },
+            createdAt: at,
+          },
+          { externalUrl: url },
+        ),
       ],
     },
     errorEvent: { schema: E.ErrorEventEntity, outputs: [P.errorEvent(errorEvent)] },

@@ -29,6 +29,7 @@ export const LATER_TABLES: ReadonlySet<string> = new Set([
   'incident_timeline_events',
   'incident_timeline_event_tag_links',
   'redirect_routes',
+  'error_tracking_activities',
 ]);
 
 /**
@@ -60,6 +61,7 @@ export const BACKUP_TABLES = [
   'error_tracking_client_keys',
   'error_tracking_errors',
   'error_tracking_events',
+  'error_tracking_activities',
   'error_tracking_sessions',
   'repository_storage_moves',
   'geo_sites',

@@ -377,6 +377,28 @@ export interface ErrorTrackingErrorsTable {
   regressed_at: ColumnType<string | Date | null, string | null | undefined, string | null>;
   /** The grouping version the error was created with (grouping.ts); set by migration 0043. */
   grouping_version: Generated<string>;
+  /** Triage (migration 0045): who is on it, how it was resolved, until when it is ignored. */
+  assignee_id: ColumnType<number | null, number | null | undefined, number | null>;
+  resolution_type: ColumnType<string | null, string | null | undefined, string | null>;
+  resolved_in_release: ColumnType<string | null, string | null | undefined, string | null>;
+  resolution_release_seen_at: ColumnType<string | Date | null, string | null | undefined, string | null>;
+  ignore_until: ColumnType<string | Date | null, string | null | undefined, string | null>;
+  ignore_count: ColumnType<number | null, number | null | undefined, number | null>;
+  ignore_events_base: ColumnType<number | null, number | null | undefined, number | null>;
+  ignore_user_count: ColumnType<number | null, number | null | undefined, number | null>;
+  ignore_users_base: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** What happened to an error, and its comments (migration 0045). */
+export interface ErrorTrackingActivitiesTable {
+  id: Generated<number>;
+  project_id: number;
+  error_id: number;
+  kind: string;
+  author_id: number | null;
+  body: string | null;
+  data: Generated<string>;
+  created_at: Timestamp;
 }
 
 /** Grouping hashes and the error each one leads to (migration 0043). */
@@ -906,6 +928,7 @@ export interface Database {
   error_tracking_errors: ErrorTrackingErrorsTable;
   error_tracking_events: ErrorTrackingEventsTable;
   error_tracking_error_hashes: ErrorTrackingErrorHashesTable;
+  error_tracking_activities: ErrorTrackingActivitiesTable;
   error_tracking_sessions: ErrorTrackingSessionsTable;
   jobs: JobsTable;
   repository_storage_moves: RepositoryStorageMovesTable;

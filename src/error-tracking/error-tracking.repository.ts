@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import {
+  type Expression,
+  type ExpressionBuilder,
+  type Insertable,
+  type Kysely,
+  type Selectable,
+  type SqlBool,
+  sql,
+  type Transaction,
+} from 'kysely';
 import { bucketKey } from '../db/buckets.js';
 import {
   type DialectName,
@@ -9,28 +18,37 @@ import {
   readTimestamp,
   writeBool,
 } from '../db/dialect.js';
-import { containsText } from '../db/like.js';
+import { containsPattern, containsText, like } from '../db/like.js';
 import { fetchPage } from '../db/pagination.js';
 import { Prepared } from '../db/prepared.js';
 import type {
   Database,
+  ErrorTrackingActivitiesTable,
   ErrorTrackingErrorHashesTable,
   ErrorTrackingErrorsTable,
   ErrorTrackingEventsTable,
+  Queryable,
 } from '../db/schema.js';
 import { WriteConflict } from '../ingest/retry.js';
 import type { Paged, PageRequest } from '../pagination.js';
 import { type Bucket, type BucketWindow, fillBuckets } from '../time-buckets.js';
-import type {
-  ClientKey,
-  ErrorEvent,
-  ErrorHash,
-  ErrorStatus,
-  ErrorTrackingSettings,
-  TrackedError,
+import {
+  type ActivityKind,
+  type ClientKey,
+  type ErrorActivity,
+  type ErrorEvent,
+  type ErrorHash,
+  type ErrorStatus,
+  type ErrorTrackingSettings,
+  type IgnoreCondition,
+  ignoreLapsed,
+  type Resolution,
+  resolutionHolds,
+  type TrackedError,
 } from './error-tracking.js';
 import type { NormalizedEvent } from './events.js';
 import { GROUPING_VERSION } from './grouping.js';
+import type { SearchTerm } from './search.js';
 
 function toError(r: Selectable<ErrorTrackingErrorsTable>): TrackedError {
   return {
@@ -49,6 +67,93 @@ function toError(r: Selectable<ErrorTrackingErrorsTable>): TrackedError {
     lastRelease: r.last_release,
     environment: r.environment,
     tags: JSON.parse(r.tags) as Record<string, string>,
+    assigneeId: r.assignee_id,
+    resolution: resolutionOf(r),
+    ignore: ignoreOf(r),
+  };
+}
+
+type TriageColumns = Pick<
+  Selectable<ErrorTrackingErrorsTable>,
+  | 'resolution_type'
+  | 'resolved_in_release'
+  | 'resolution_release_seen_at'
+  | 'ignore_until'
+  | 'ignore_count'
+  | 'ignore_events_base'
+  | 'ignore_user_count'
+  | 'ignore_users_base'
+>;
+
+function resolutionOf(r: TriageColumns): Resolution | null {
+  if (r.resolution_type === null || r.resolved_in_release === null || r.resolution_release_seen_at === null)
+    return null;
+  return {
+    type: r.resolution_type as Resolution['type'],
+    release: r.resolved_in_release,
+    releaseSeenAt: readTimestamp(r.resolution_release_seen_at),
+  };
+}
+
+function ignoreOf(r: TriageColumns): IgnoreCondition | null {
+  if (r.ignore_until === null && r.ignore_count === null && r.ignore_user_count === null) return null;
+  return {
+    until: readNullableTimestamp(r.ignore_until),
+    count: r.ignore_count,
+    eventsBase: r.ignore_events_base,
+    userCount: r.ignore_user_count,
+    usersBase: r.ignore_users_base,
+  };
+}
+
+/** The triage columns cleared: what a new status starts from. */
+const NO_TRIAGE_STATE = {
+  resolution_type: null,
+  resolved_in_release: null,
+  resolution_release_seen_at: null,
+  ignore_until: null,
+  ignore_count: null,
+  ignore_events_base: null,
+  ignore_user_count: null,
+  ignore_users_base: null,
+} as const;
+
+/** A search term as the repository answers it: `assigned:` names a user id (the service found it), or nobody. */
+export type ErrorSearchTerm =
+  | Exclude<SearchTerm, { kind: 'assigned' }>
+  | { readonly kind: 'assignee'; readonly userId: number | null; readonly negated: boolean };
+
+export interface ErrorFilter {
+  readonly status?: ErrorStatus;
+  /** GitLab's plain text search. */
+  readonly search?: string;
+  readonly terms?: readonly ErrorSearchTerm[];
+}
+
+/** A change of an error's triage state, written with its activity in one transaction. */
+export interface TriageChange {
+  readonly status?: ErrorStatus;
+  readonly resolution?: Resolution | null;
+  readonly ignore?: IgnoreCondition | null;
+  readonly assigneeId?: number | null;
+}
+
+export interface NewActivity {
+  readonly kind: ActivityKind;
+  readonly authorId: number | null;
+  readonly body?: string | null;
+  readonly data?: Record<string, unknown>;
+}
+
+function toActivity(r: Selectable<ErrorTrackingActivitiesTable>): ErrorActivity {
+  return {
+    id: r.id,
+    errorId: r.error_id,
+    kind: r.kind as ActivityKind,
+    authorId: r.author_id,
+    body: r.body,
+    data: JSON.parse(r.data) as Record<string, unknown>,
+    createdAt: readTimestamp(r.created_at),
   };
 }
 
@@ -102,6 +207,11 @@ const PRUNE_ERRORS_PER_PAUSE = 50;
 export class ErrorTrackingRepository {
   /** The collector's statements, compiled once (see Prepared). */
   private readonly q;
+
+  /** The database outside any transaction, for the reads and writes that need none. */
+  get queryable(): Queryable {
+    return this.db;
+  }
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -177,7 +287,7 @@ export class ErrorTrackingRepository {
           tags: string;
           now: string;
         },
-        { id: number; events_count: number; regressed_at: string | Date | null }
+        UpdatedError
       >((p) =>
         db
           .updateTable('error_tracking_errors')
@@ -190,14 +300,29 @@ export class ErrorTrackingRepository {
             last_release: sql`coalesce(${p('release')}, last_release)`,
             environment: sql`coalesce(${p('environment')}, environment)`,
             tags: p('tags'),
-            // A resolved error that occurs again is a regression: unresolved again. Ignored stays ignored.
-            status: sql`CASE WHEN status = 'resolved' THEN 'unresolved' ELSE status END`,
+            // A resolved error that occurs again is a regression: unresolved again. Ignored stays ignored (until
+            // its condition lapses), and one resolved in a release is decided by the event's release (recordOne).
+            status: sql`CASE WHEN status = 'resolved' AND resolution_type IS NULL THEN 'unresolved' ELSE status END`,
             // When it became one (the error rules' "regression" trigger).
-            regressed_at: sql`CASE WHEN status = 'resolved' THEN ${p('now')} ELSE regressed_at END`,
+            regressed_at: sql`CASE WHEN status = 'resolved' AND resolution_type IS NULL THEN ${p('now')} ELSE regressed_at END`,
             updated_at: p('now'),
           })
           .where('id', '=', p('id'))
-          .returning(['id', 'events_count', 'regressed_at']),
+          .returning([
+            'id',
+            'events_count',
+            'users_count',
+            'regressed_at',
+            'status',
+            'resolution_type',
+            'resolved_in_release',
+            'resolution_release_seen_at',
+            'ignore_until',
+            'ignore_count',
+            'ignore_events_base',
+            'ignore_user_count',
+            'ignore_users_base',
+          ]),
       ),
       userSeen: new Prepared<{ errorId: number; userKey: string }, { id: number }>((p) =>
         db
@@ -364,7 +489,7 @@ export class ErrorTrackingRepository {
     const byCurrent = found.find((r) => r.hash === current);
     const existing = byCurrent ?? found.find((r) => r.hash === legacy);
     const tags = JSON.stringify({ ...e.tags, level: e.level });
-    let error: { id: number; events_count: number; regressed_at: string | Date | null } | undefined;
+    let error: UpdatedError | undefined;
     if (existing) {
       error = await this.q.updateError.first(trx, {
         id: existing.error_id,
@@ -401,11 +526,22 @@ export class ErrorTrackingRepository {
       // Another transaction created the error of this hash first (PostgreSQL): run again, then it is found.
       if (!(await this.addHash(trx, projectId, current, created.id, now)))
         throw new WriteConflict('another transaction created the error of this hash first');
-      error = { id: created.id, events_count: 1, regressed_at: null };
+      error = {
+        id: created.id,
+        events_count: 1,
+        users_count: 0,
+        regressed_at: null,
+        status: 'unresolved',
+        ...NO_TRIAGE_STATE,
+      };
     }
+    let newUser = false;
     if (e.userKey !== null) {
       const seen = await this.q.userSeen.first(trx, { errorId: error.id, userKey: e.userKey });
-      if (!seen) await this.q.countUser.run(trx, { errorId: error.id });
+      if (!seen) {
+        await this.q.countUser.run(trx, { errorId: error.id });
+        newUser = true;
+      }
     }
     const inserted = await this.q.insertEvent.first(trx, {
       error_id: error.id,
@@ -422,12 +558,214 @@ export class ErrorTrackingRepository {
       grouping_hash: current,
     });
     if (!inserted) throw new WriteConflict('another transaction stored the same event_id first');
-    const regressedAt = readNullableTimestamp(error.regressed_at);
-    return {
-      errorId: error.id,
-      created: error.events_count === 1,
-      regressedAt: regressedAt !== null && regressedAt === new Date(now).toISOString() ? regressedAt : null,
-    };
+    const stamp = new Date(now).toISOString();
+    const regressedBefore = readNullableTimestamp(error.regressed_at);
+    let regressed = regressedBefore !== null && regressedBefore === stamp;
+    if (error.status === 'resolved' && !regressed)
+      regressed = await this.resolutionBroken(trx, projectId, error, e.release, now);
+    else if (error.status === 'ignored')
+      await this.lapseOnEvent(trx, projectId, error, error.users_count + (newUser ? 1 : 0), now);
+    if (regressed)
+      await this.addActivities(
+        trx,
+        projectId,
+        error.id,
+        [{ kind: 'set_regression', authorId: null, data: { release: e.release } }],
+        now,
+      );
+    return { errorId: error.id, created: error.events_count === 1, regressedAt: regressed ? stamp : null };
+  }
+
+  /**
+   * An event of a resolved-in-release error: a release newer than the resolution's reopens it (a regression, which
+   * the rules and chats hear about as any other); an older one, or none, leaves it resolved.
+   */
+  private async resolutionBroken(
+    trx: Transaction<Database>,
+    projectId: number,
+    error: UpdatedError,
+    release: string | null,
+    now: string,
+  ): Promise<boolean> {
+    const resolution = resolutionOf(error);
+    if (!resolution) return false;
+    const seen = release === null ? null : await this.releaseFirstSeen(trx, projectId, release);
+    if (resolutionHolds(resolution, release, seen)) return false;
+    await trx
+      .updateTable('error_tracking_errors')
+      .set({ status: 'unresolved', regressed_at: now, updated_at: now, ...NO_TRIAGE_STATE })
+      .where('id', '=', error.id)
+      .execute();
+    return true;
+  }
+
+  /** An event of an ignored error: past its time, or one event or user more than it was ignored for, unresolved. */
+  private async lapseOnEvent(
+    trx: Transaction<Database>,
+    projectId: number,
+    error: UpdatedError,
+    userCount: number,
+    now: string,
+  ): Promise<void> {
+    const c = ignoreOf(error);
+    const reason = c && ignoreLapsed(c, now, { count: error.events_count, userCount });
+    if (!reason) return;
+    await trx
+      .updateTable('error_tracking_errors')
+      .set({ status: 'unresolved', updated_at: now, ...NO_TRIAGE_STATE })
+      .where('id', '=', error.id)
+      .execute();
+    await this.addActivities(
+      trx,
+      projectId,
+      error.id,
+      [{ kind: 'unignored', authorId: null, data: { reason } }],
+      now,
+    );
+  }
+
+  /**
+   * When a release was first seen in the project: the order of releases (Sentry's default, by date). The one
+   * place that orders releases, so that a table of releases can answer it instead of the events.
+   */
+  async releaseFirstSeen(q: Queryable, projectId: number, release: string): Promise<string | null> {
+    const r = await q
+      .selectFrom('error_tracking_events')
+      .select((eb) => eb.fn.min('created_at').as('at'))
+      .where('project_id', '=', projectId)
+      .where('release', '=', release)
+      .executeTakeFirst();
+    return r?.at ? readTimestamp(r.at as string | Date) : null;
+  }
+
+  /** The project's latest release (by the same order), with when it was first seen; null without releases. */
+  async latestRelease(projectId: number): Promise<{ release: string; seenAt: string } | null> {
+    const r = await this.db
+      .selectFrom('error_tracking_events')
+      .select(['release', (eb) => eb.fn.min('created_at').as('at')])
+      .where('project_id', '=', projectId)
+      .where('release', 'is not', null)
+      .groupBy('release')
+      .orderBy((eb) => eb.fn.min('created_at'), 'desc')
+      .orderBy('release', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return r?.release ? { release: r.release, seenAt: readTimestamp(r.at as string | Date) } : null;
+  }
+
+  /** Writes activities of an error (in `q`, the caller's transaction when there is one). */
+  async addActivities(
+    q: Queryable,
+    projectId: number,
+    errorId: number,
+    rows: readonly NewActivity[],
+    now: string,
+  ): Promise<void> {
+    if (rows.length === 0) return;
+    await q
+      .insertInto('error_tracking_activities')
+      .values(
+        rows.map((a) => ({
+          project_id: projectId,
+          error_id: errorId,
+          kind: a.kind,
+          author_id: a.authorId,
+          body: a.body ?? null,
+          data: JSON.stringify(a.data ?? {}),
+          created_at: now,
+        })),
+      )
+      .execute();
+  }
+
+  /** An error's activity, oldest first (at most `limit`, the newest of them). */
+  async activities(errorId: number, limit: number): Promise<ErrorActivity[]> {
+    const rows = await this.db
+      .selectFrom('error_tracking_activities')
+      .selectAll()
+      .where('error_id', '=', errorId)
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.reverse().map(toActivity);
+  }
+
+  /** Changes an error's triage state and records what changed, together. */
+  async triage(
+    projectId: number,
+    errorId: number,
+    change: TriageChange,
+    activity: readonly NewActivity[],
+    now: string,
+  ): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const set: Record<string, unknown> = { updated_at: now };
+      if (change.status !== undefined) Object.assign(set, { status: change.status, ...NO_TRIAGE_STATE });
+      if (change.resolution) {
+        set.resolution_type = change.resolution.type;
+        set.resolved_in_release = change.resolution.release;
+        set.resolution_release_seen_at = change.resolution.releaseSeenAt;
+      }
+      if (change.ignore) {
+        set.ignore_until = change.ignore.until;
+        set.ignore_count = change.ignore.count;
+        set.ignore_events_base = change.ignore.eventsBase;
+        set.ignore_user_count = change.ignore.userCount;
+        set.ignore_users_base = change.ignore.usersBase;
+      }
+      if (change.assigneeId !== undefined) set.assignee_id = change.assigneeId;
+      await trx
+        .updateTable('error_tracking_errors')
+        .set(set)
+        .where('id', '=', errorId)
+        .where('project_id', '=', projectId)
+        .execute();
+      await this.addActivities(trx, projectId, errorId, activity, now);
+    });
+  }
+
+  /**
+   * Ignores past their time (of one project, or of one error): unresolved, each with an `unignored` activity.
+   * Runs when errors are read and from the job due at the time, so a lapsed ignore never shows as ignored.
+   */
+  async lapseTimedIgnores(where: { projectId: number } | { errorId: number }, now: string): Promise<number> {
+    // Reads call this on every list: nothing due (the usual answer) costs one indexed read, no transaction.
+    const due = await this.db
+      .selectFrom('error_tracking_errors')
+      .select('id')
+      .$if('projectId' in where, (b) =>
+        b.where('project_id', '=', (where as { projectId: number }).projectId),
+      )
+      .$if('errorId' in where, (b) => b.where('id', '=', (where as { errorId: number }).errorId))
+      .where('status', '=', 'ignored')
+      .where('ignore_until', '<=', now)
+      .limit(1)
+      .execute();
+    if (due.length === 0) return 0;
+    return this.db.transaction().execute(async (trx) => {
+      // The update checks again and says which rows it changed: another reader or the job may have lapsed some
+      // meanwhile (PostgreSQL re-reads the condition after a concurrent update), and each lapse is recorded once.
+      const rows = await trx
+        .updateTable('error_tracking_errors')
+        .set({ status: 'unresolved', updated_at: now, ...NO_TRIAGE_STATE })
+        .$if('projectId' in where, (b) =>
+          b.where('project_id', '=', (where as { projectId: number }).projectId),
+        )
+        .$if('errorId' in where, (b) => b.where('id', '=', (where as { errorId: number }).errorId))
+        .where('status', '=', 'ignored')
+        .where('ignore_until', '<=', now)
+        .returning(['id', 'project_id'])
+        .execute();
+      for (const d of rows)
+        await this.addActivities(
+          trx,
+          d.project_id,
+          d.id,
+          [{ kind: 'unignored', authorId: null, data: { reason: 'until' } }],
+          now,
+        );
+      return rows.length;
+    });
   }
 
   /** Records that `hash` leads to `errorId`; false when the hash already leads somewhere. */
@@ -502,12 +840,13 @@ export class ErrorTrackingRepository {
 
   async list(
     projectId: number,
-    f: { status?: ErrorStatus; search?: string },
+    f: ErrorFilter,
     sort: ErrorSort,
     page: PageRequest,
   ): Promise<Paged<TrackedError>> {
     let base = this.db.selectFrom('error_tracking_errors').where('project_id', '=', projectId);
     if (f.status) base = base.where('status', '=', f.status);
+    for (const t of f.terms ?? []) base = base.where((eb) => termCondition(eb, t));
     if (f.search) {
       const term = f.search;
       base = base.where((eb) =>
@@ -566,7 +905,12 @@ export class ErrorTrackingRepository {
    * Merges errors `sourceIds` into `targetId` (all of one project): their hashes and events move to it, so later
    * events of any of them land in it too; their counts add up; they are deleted.
    */
-  async merge(targetId: number, sourceIds: readonly number[], now: string): Promise<void> {
+  async merge(
+    targetId: number,
+    sourceIds: readonly number[],
+    now: string,
+    activity?: { projectId: number; row: NewActivity },
+  ): Promise<void> {
     if (sourceIds.length === 0) return;
     await this.db.transaction().execute(async (trx) => {
       const moved = await trx
@@ -584,6 +928,13 @@ export class ErrorTrackingRepository {
         .set({ error_id: targetId })
         .where('error_id', 'in', [...sourceIds])
         .execute();
+      // Their history comes along: comments and what happened to them stay readable on the error that took them.
+      await trx
+        .updateTable('error_tracking_activities')
+        .set({ error_id: targetId })
+        .where('error_id', 'in', [...sourceIds])
+        .execute();
+      if (activity) await this.addActivities(trx, activity.projectId, targetId, [activity.row], now);
       await trx
         .deleteFrom('error_tracking_errors')
         .where('id', 'in', [...sourceIds])
@@ -612,6 +963,7 @@ export class ErrorTrackingRepository {
       culprit: string;
       platform: string;
     },
+    authorId: number | null = null,
   ): Promise<number> {
     return this.db.transaction().execute(async (trx) => {
       const source = await trx
@@ -685,6 +1037,21 @@ export class ErrorTrackingRepository {
         .execute();
       await this.recount(trx, errorId);
       await this.recount(trx, created.id);
+      const data = { hashes: [...hashes] };
+      await this.addActivities(
+        trx,
+        projectId,
+        errorId,
+        [{ kind: 'unmerge_source', authorId, data: { ...data, destination_id: created.id } }],
+        now,
+      );
+      await this.addActivities(
+        trx,
+        projectId,
+        created.id,
+        [{ kind: 'unmerge_destination', authorId, data: { ...data, source_id: errorId } }],
+        now,
+      );
       return created.id;
     });
   }
@@ -709,14 +1076,6 @@ export class ErrorTrackingRepository {
         first_release: sql<string | null>`(${events('asc', 'release')})`,
         last_release: sql<string | null>`(${events('desc', 'release')})`,
       })
-      .where('id', '=', id)
-      .execute();
-  }
-
-  async setStatus(id: number, status: ErrorStatus, now: string): Promise<void> {
-    await this.db
-      .updateTable('error_tracking_errors')
-      .set({ status, updated_at: now })
       .where('id', '=', id)
       .execute();
   }
@@ -924,5 +1283,78 @@ export class ErrorTrackingRepository {
       }
     }
     return { events, errors, batches, complete };
+  }
+}
+
+/** The row `updateError` returns: the counts and the triage state that decide what the event does to the error. */
+type UpdatedError = {
+  id: number;
+  events_count: number;
+  users_count: number;
+  regressed_at: string | Date | null;
+  status: string;
+} & TriageColumns;
+
+/** One search term as a condition on `error_tracking_errors` (events are asked through EXISTS). */
+function termCondition(
+  eb: ExpressionBuilder<Database, 'error_tracking_errors'>,
+  t: ErrorSearchTerm,
+): Expression<SqlBool> {
+  const not = (c: Expression<SqlBool>, negated: boolean) => (negated ? eb.not(c) : c);
+  const events = () =>
+    eb
+      .selectFrom('error_tracking_events as ev')
+      .select('ev.id')
+      .whereRef('ev.error_id', '=', 'error_tracking_errors.id');
+  // Tags are the latest event's, stored as JSON text: `"key":"value"` (JSON escaping keeps it unambiguous).
+  const tagNeedle = (key: string, value?: string) =>
+    value === undefined ? `${JSON.stringify(key)}:` : `${JSON.stringify(key)}:${JSON.stringify(value)}`;
+  switch (t.kind) {
+    case 'text':
+      return eb.or([
+        containsText(sql.ref('type'), t.value),
+        containsText(sql.ref('message'), t.value),
+        containsText(sql.ref('culprit'), t.value),
+      ]);
+    case 'is':
+      return not(
+        t.value === 'assigned'
+          ? eb('assignee_id', 'is not', null)
+          : t.value === 'unassigned'
+            ? eb('assignee_id', 'is', null)
+            : eb('status', '=', t.value),
+        t.negated,
+      );
+    case 'assignee':
+      return not(t.userId === null ? sql<SqlBool>`1 = 0` : eb('assignee_id', '=', t.userId), t.negated);
+    case 'field':
+      if (t.key === 'release') return not(eb.exists(events().where('ev.release', '=', t.value)), t.negated);
+      if (t.key === 'environment')
+        return not(eb.exists(events().where('ev.environment', '=', t.value)), t.negated);
+      return not(
+        eb.exists(
+          events().where((e) =>
+            e.or([
+              e('ev.user_key', '=', `email:${t.value}`),
+              like(sql.ref('ev.payload'), containsPattern(`"email":${JSON.stringify(t.value)}`)),
+              like(sql.ref('ev.payload'), containsPattern(`"email": ${JSON.stringify(t.value)}`)),
+            ]),
+          ),
+        ),
+        t.negated,
+      );
+    case 'has':
+      return not(
+        t.key === 'user'
+          ? eb('users_count', '>', 0)
+          : t.key === 'release'
+            ? eb('last_release', 'is not', null)
+            : t.key === 'environment'
+              ? eb('environment', 'is not', null)
+              : like(sql.ref('tags'), containsPattern(tagNeedle(t.key))),
+        t.negated,
+      );
+    case 'tag':
+      return not(like(sql.ref('tags'), containsPattern(tagNeedle(t.key, t.value))), t.negated);
   }
 }

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Offering } from '../config.js';
 import type { Cipher } from '../crypto.js';
-import { badRequest, forbidden, invalidFields, notFound } from '../errors.js';
+import { badRequest, forbidden, invalidFields, notFound, paramError } from '../errors.js';
+import type { JobQueue } from '../jobs/queue.js';
 import { AccessLevel } from '../members/members.js';
 import type { Paged, PageRequest } from '../pagination.js';
 import type { Access } from '../projects/access.js';
@@ -10,17 +11,28 @@ import type { Project } from '../projects/projects.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import { type Bucket, bucketWindow, type StatsPeriod } from '../time-buckets.js';
 import type { User } from '../users/users.js';
+import type { UsersService } from '../users/users.service.js';
 import type {
   ClientKey,
+  ErrorActivity,
   ErrorEvent,
   ErrorHash,
   ErrorStatus,
   ErrorTrackingSettings,
+  IgnoreCondition,
+  Resolution,
   StackTrace,
   TrackedError,
 } from './error-tracking.js';
-import type { ErrorSort, ErrorTrackingRepository } from './error-tracking.repository.js';
+import type {
+  ErrorSearchTerm,
+  ErrorSort,
+  ErrorTrackingRepository,
+  NewActivity,
+  TriageChange,
+} from './error-tracking.repository.js';
 import { normalizeEvent, stackFrames } from './events.js';
+import { parseErrorSearch, SearchSyntaxError } from './search.js';
 import { isSentrySlug } from './sentry-client.js';
 
 const INTEGRATED_FLAG = 'integrated_error_tracking';
@@ -86,6 +98,35 @@ const DISABLED: ErrorTrackingSettings = {
 
 /** Most errors one merge takes (a page of the list). */
 const MAX_MERGE = 100;
+/** Most errors one bulk change takes (a page of the list). */
+export const MAX_BULK = 100;
+/** Most activity entries an error shows (the newest). */
+const MAX_ACTIVITY = 500;
+/** The job that unignores an error when its ignore time comes (reads lapse it too; the job makes it durable). */
+export const UNIGNORE_JOB = 'error_tracking_unignore';
+const MAX_IGNORE_MINUTES = 366 * 24 * 60;
+
+/**
+ * A triage change of one or several errors (Developer), in GitLab's snake_case with Sentry's meanings: resolving in
+ * a named release or the next one (statusDetails.inRelease / inNextRelease), ignoring until a time, for a duration
+ * in minutes, for N more events or N more users (ignoreUntil, ignoreDuration, ignoreCount, ignoreUserCount), and the
+ * assignee (`me`, a username, a user id; null or "" unassigns).
+ */
+export interface TriageInput {
+  readonly status?: ErrorStatus;
+  readonly resolvedInRelease?: string;
+  readonly resolvedInNextRelease?: boolean;
+  readonly ignoreUntil?: string;
+  readonly ignoreDuration?: number;
+  readonly ignoreCount?: number;
+  readonly ignoreUserCount?: number;
+  readonly assignee?: string | number | null;
+}
+
+/** An activity entry with its author, as the API shows it. */
+export interface ActivityView extends ErrorActivity {
+  readonly author: User | null;
+}
 
 /** `glet_` + 32 hex characters, as GitLab's client keys. */
 const newPublicKey = () => `glet_${randomBytes(16).toString('hex')}`;
@@ -102,7 +143,17 @@ export class ErrorTrackingService {
     private readonly cipher: Cipher,
     private readonly offering: Offering,
     private readonly clock: Clock,
+    private readonly users: Pick<UsersService, 'findById' | 'findByUsername'>,
+    private readonly jobs: JobQueue,
   ) {}
+
+  /** The durable half of a timed ignore: the job due at its time unignores the error if it is still ignored. */
+  registerJobs(): void {
+    this.jobs.register(UNIGNORE_JOB, async (job) => {
+      const { errorId } = job.payload as { errorId: number };
+      await this.repo.lapseTimedIgnores({ errorId }, this.clock.now().toISOString());
+    });
+  }
 
   /** An error by project and id, for work the system does on its own (notifications): no caller to check. */
   errorForSystem(projectId: number, id: number): Promise<TrackedError | null> {
@@ -266,7 +317,7 @@ export class ErrorTrackingService {
   async list(
     actor: User | null,
     idOrPath: string,
-    f: { status?: ErrorStatus; search?: string },
+    f: { status?: ErrorStatus; search?: string; query?: string },
     sort: ErrorSort,
     page: PageRequest,
     cursor?: string,
@@ -275,10 +326,23 @@ export class ErrorTrackingService {
     | ({ readonly kind: 'cursor' } & CursorPaged<TrackedError>)
   > {
     const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Reporter);
-    if (!external) return { kind: 'offset', ...(await this.repo.list(project.id, f, sort, page)) };
+    if (!external) {
+      // `search` (GitLab's) and `query` (Sentry's) take the same syntax; plain words are GitLab's text search.
+      const terms = [
+        ...(await this.searchTerms(actor, f.search)),
+        ...(await this.searchTerms(actor, f.query)),
+      ];
+      await this.repo.lapseTimedIgnores({ projectId: project.id }, this.clock.now().toISOString());
+      return {
+        kind: 'offset',
+        ...(await this.repo.list(project.id, { status: f.status, terms }, sort, page)),
+      };
+    }
+    // An external Sentry parses its own query.
+    const search = [f.search, f.query].filter((q) => q?.trim()).join(' ') || undefined;
     const result = await this.external.list(
       external,
-      f,
+      { status: f.status, search },
       sort,
       cursor === undefined ? page : { cursor, perPage: page.perPage },
     );
@@ -288,7 +352,181 @@ export class ErrorTrackingService {
   async get(actor: User | null, idOrPath: string, errorId: string): Promise<TrackedError> {
     const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Reporter);
     if (external) return { ...(await this.external.get(external, errorId)), projectId: project.id };
+    const e = await this.integratedError(project.id, errorId);
+    if (e.status !== 'ignored' || !e.ignore?.until) return e;
+    await this.repo.lapseTimedIgnores({ errorId: e.id }, this.clock.now().toISOString());
     return this.integratedError(project.id, errorId);
+  }
+
+  /** A search's terms, `assigned:` with its user found (an unknown username matches nothing); 400 on bad syntax. */
+  private async searchTerms(actor: User | null, q: string | undefined): Promise<ErrorSearchTerm[]> {
+    if (!q?.trim()) return [];
+    let parsed: ReturnType<typeof parseErrorSearch>;
+    try {
+      parsed = parseErrorSearch(q);
+    } catch (e) {
+      if (e instanceof SearchSyntaxError) throw badRequest(e.message);
+      throw e;
+    }
+    const out: ErrorSearchTerm[] = [];
+    for (const t of parsed) {
+      if (t.kind !== 'assigned') {
+        out.push(t);
+        continue;
+      }
+      if (t.value === 'me' && !actor)
+        throw badRequest('Invalid search: "assigned:me" needs a signed-in user');
+      const user = t.value === 'me' ? actor : await this.users.findByUsername(t.value.replace(/^@/, ''));
+      out.push({ kind: 'assignee', userId: user?.id ?? null, negated: t.negated });
+    }
+    return out;
+  }
+
+  /**
+   * Triage of one or several errors (Developer): status with its resolution or ignore condition, and the assignee,
+   * each change recorded in the error's activity. All are checked before any changes. An external Sentry takes
+   * the status only.
+   */
+  async triage(
+    actor: User | null,
+    idOrPath: string,
+    errorIds: readonly string[],
+    input: TriageInput,
+  ): Promise<TrackedError[]> {
+    const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Developer);
+    const ids = [...new Set(errorIds)];
+    if (ids.length === 0) throw invalidFields({ ids: ['must name at least one error'] });
+    if (ids.length > MAX_BULK) throw invalidFields({ ids: [`must name at most ${MAX_BULK} errors`] });
+    const status = statusOf(input);
+    if (external) {
+      const extra = Object.entries(input).some(([k, v]) => k !== 'status' && v !== undefined);
+      if (extra)
+        throw badRequest(
+          'Assignees, resolutions in a release and ignore conditions need the integrated backend',
+        );
+      if (!status) throw paramError('status is missing');
+      return Promise.all(
+        ids.map(async (id) => ({
+          ...(await this.external.setStatus(external, id, status)),
+          projectId: project.id,
+        })),
+      );
+    }
+    if (!status && input.assignee === undefined)
+      throw paramError('status, assignee are missing, at least one parameter must be provided');
+    const errors = await Promise.all(ids.map((id) => this.integratedError(project.id, id)));
+    const now = this.clock.now();
+    const resolution = await this.resolutionOf(project.id, input);
+    const assignee =
+      input.assignee === undefined ? undefined : await this.assigneeOf(actor!, project, input.assignee);
+    const until = ignoreUntilOf(input, now);
+    for (const e of errors) {
+      const change: TriageChange = {
+        status,
+        resolution,
+        ignore: status === 'ignored' ? ignoreOf(input, until, e) : undefined,
+        assigneeId: assignee === undefined ? undefined : (assignee?.id ?? null),
+      };
+      const activity = activityOf(actor!.id, e, change, assignee ?? null);
+      await this.repo.triage(project.id, e.id, change, activity, now.toISOString());
+      if (until) {
+        await this.jobs.enqueue(
+          UNIGNORE_JOB,
+          { errorId: e.id },
+          {
+            runAt: new Date(until),
+            uniqueKey: `${UNIGNORE_JOB}:${e.id}:${until}`,
+          },
+        );
+      }
+    }
+    return Promise.all(errors.map((e) => this.integratedError(project.id, String(e.id))));
+  }
+
+  /** The resolution a resolve asks for; 400 for a release the project never saw, or no release to follow. */
+  private async resolutionOf(projectId: number, input: TriageInput): Promise<Resolution | null> {
+    if (input.resolvedInRelease !== undefined) {
+      const release = input.resolvedInRelease;
+      const seen = await this.repo.releaseFirstSeen(this.repo.queryable, projectId, release);
+      if (!seen)
+        throw invalidFields({
+          resolved_in_release: [`release "${release}" has not been seen in this project's events`],
+        });
+      return { type: 'in_release', release, releaseSeenAt: seen };
+    }
+    if (input.resolvedInNextRelease) {
+      const latest = await this.repo.latestRelease(projectId);
+      // Sentry's answer when there is no release to be newer than.
+      if (!latest)
+        throw invalidFields({
+          resolved_in_next_release: [
+            "no release data present in the project's events to form a basis for 'next release'",
+          ],
+        });
+      return { type: 'in_next_release', release: latest.release, releaseSeenAt: latest.seenAt };
+    }
+    return null;
+  }
+
+  /** `me`, a username or a user id, who must be a member of the project (inherited memberships count). */
+  private async assigneeOf(actor: User, project: Project, a: string | number | null): Promise<User | null> {
+    if (a === null || a === '') return null;
+    const user =
+      a === 'me'
+        ? actor
+        : typeof a === 'number' || /^\d{1,10}$/.test(a)
+          ? await this.users.findById(Number(a))
+          : await this.users.findByUsername(a.replace(/^@/, ''));
+    if (!user) throw invalidFields({ assignee: ['is not a user'] });
+    if ((await this.access.projectLevel(user, project)) < AccessLevel.Guest)
+      throw invalidFields({ assignee: [`${user.username} is not a member of the project`] });
+    return user;
+  }
+
+  /** A comment on an error (Developer): Markdown, kept in its activity. */
+  async comment(actor: User | null, idOrPath: string, errorId: string, body: string): Promise<ActivityView> {
+    const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Developer);
+    if (external) throw badRequest('Comments are only kept by the integrated backend');
+    const e = await this.integratedError(project.id, errorId);
+    if (!body.trim()) throw badRequest('Note {:note=>["can\'t be blank"]}');
+    if (body.length > MAX_COMMENT)
+      throw badRequest(`Note {:note=>["is too long (maximum is ${MAX_COMMENT} characters)"]}`);
+    await this.repo.addActivities(
+      this.repo.queryable,
+      project.id,
+      e.id,
+      [{ kind: 'note', authorId: actor!.id, body }],
+      this.clock.now().toISOString(),
+    );
+    const all = await this.repo.activities(e.id, 1);
+    return (await this.withAuthors(all))[0]!;
+  }
+
+  /** What happened to an error, oldest first (Reporter). */
+  async activity(actor: User | null, idOrPath: string, errorId: string): Promise<ActivityView[]> {
+    const { external } = await this.backend(actor, idOrPath, AccessLevel.Reporter);
+    if (external) throw badRequest('Activity is only kept by the integrated backend');
+    // Through `get`, so that an ignore whose time has come shows as lapsed here too.
+    const e = await this.get(actor, idOrPath, errorId);
+    return this.withAuthors(await this.repo.activities(e.id, MAX_ACTIVITY));
+  }
+
+  private async withAuthors(rows: readonly ErrorActivity[]): Promise<ActivityView[]> {
+    const ids = [...new Set(rows.map((r) => r.authorId).filter((id): id is number => id !== null))];
+    const authors = new Map(
+      await Promise.all(ids.map(async (id) => [id, await this.users.findById(id)] as const)),
+    );
+    return rows.map((r) => ({
+      ...r,
+      author: r.authorId === null ? null : (authors.get(r.authorId) ?? null),
+    }));
+  }
+
+  /** Users by id (the assignees of a page of errors), each read once. */
+  async usersById(ids: readonly (number | null | undefined)[]): Promise<Map<number, User>> {
+    const wanted = [...new Set(ids.filter((id): id is number => typeof id === 'number'))];
+    const found = await Promise.all(wanted.map((id) => this.users.findById(id)));
+    return new Map(found.filter((u): u is User => u !== null).map((u) => [u.id, u]));
   }
 
   private async integratedError(projectId: number, errorId: string): Promise<TrackedError> {
@@ -315,6 +553,7 @@ export class ErrorTrackingService {
   async counts(actor: User | null, idOrPath: string): Promise<Record<ErrorStatus | 'all', number>> {
     const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Reporter);
     if (external) throw badRequest('Error counts are only kept by the integrated backend');
+    await this.repo.lapseTimedIgnores({ projectId: project.id }, this.clock.now().toISOString());
     const c = await this.repo.counts(project.id);
     return { ...c, all: c.unresolved + c.resolved + c.ignored };
   }
@@ -373,20 +612,6 @@ export class ErrorTrackingService {
     };
   }
 
-  async setStatus(
-    actor: User | null,
-    idOrPath: string,
-    errorId: string,
-    status: ErrorStatus,
-  ): Promise<TrackedError> {
-    const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Developer);
-    if (external)
-      return { ...(await this.external.setStatus(external, errorId, status)), projectId: project.id };
-    const e = await this.integratedError(project.id, errorId);
-    await this.repo.setStatus(e.id, status, this.clock.now().toISOString());
-    return this.integratedError(project.id, errorId);
-  }
-
   /** The grouping hashes of an error (Reporter; integrated backend): what unmerge can move out. */
   async hashes(
     actor: User | null,
@@ -419,6 +644,10 @@ export class ErrorTrackingService {
       target!.id,
       sources.map((e) => e.id),
       this.clock.now().toISOString(),
+      {
+        projectId: project.id,
+        row: { kind: 'merge', authorId: actor!.id, data: { merged_error_ids: sources.map((e) => e.id) } },
+      },
     );
     return {
       error: await this.integratedError(project.id, String(target!.id)),
@@ -448,10 +677,17 @@ export class ErrorTrackingService {
     if (wanted.length >= own.size)
       throw invalidFields({ hashes: ['must leave the error at least one of its hashes'] });
     const now = this.clock.now();
-    const id = await this.repo.unmerge(project.id, error.id, wanted, now.toISOString(), (payload) => {
-      const e = normalizeEvent(payload, { now, clientIp: null });
-      return { type: e.type, message: e.message, culprit: e.culprit, platform: e.platform };
-    });
+    const id = await this.repo.unmerge(
+      project.id,
+      error.id,
+      wanted,
+      now.toISOString(),
+      (payload) => {
+        const e = normalizeEvent(payload, { now, clientIp: null });
+        return { type: e.type, message: e.message, culprit: e.culprit, platform: e.platform };
+      },
+      actor!.id,
+    );
     return this.integratedError(project.id, String(id));
   }
 
@@ -504,4 +740,110 @@ function originOf(url: string | null): string | null {
 
 function projectApiUrl(host: string, org: string, project: string): string {
   return `${host}/api/0/projects/${encodeURIComponent(org)}/${encodeURIComponent(project)}/`;
+}
+
+/** GitLab's limit on a note's text. */
+const MAX_COMMENT = 1_000_000;
+
+/** The status a triage input asks for: given, or implied by its resolve or ignore options; 400 when they clash. */
+function statusOf(input: TriageInput): ErrorStatus | undefined {
+  const resolves = input.resolvedInRelease !== undefined || input.resolvedInNextRelease === true;
+  const ignores = [input.ignoreUntil, input.ignoreDuration, input.ignoreCount, input.ignoreUserCount].some(
+    (v) => v !== undefined,
+  );
+  if (input.resolvedInRelease !== undefined && input.resolvedInNextRelease)
+    throw badRequest('resolved_in_release, resolved_in_next_release are mutually exclusive');
+  if (resolves && ignores) throw badRequest('a resolution and an ignore condition are mutually exclusive');
+  if (input.ignoreUntil !== undefined && input.ignoreDuration !== undefined)
+    throw badRequest('ignore_until, ignore_duration are mutually exclusive');
+  const implied = resolves ? 'resolved' : ignores ? 'ignored' : undefined;
+  if (implied && input.status && input.status !== implied)
+    throw invalidFields({
+      status: [`must be ${implied} with ${resolves ? 'a resolution' : 'an ignore condition'}`],
+    });
+  return input.status ?? implied;
+}
+
+/** The time an ignore lasts until (ISO), from `ignore_until` or `ignore_duration` minutes; 400 when not ahead. */
+function ignoreUntilOf(input: TriageInput, now: Date): string | null {
+  if (input.ignoreDuration !== undefined) {
+    if (
+      !Number.isInteger(input.ignoreDuration) ||
+      input.ignoreDuration < 1 ||
+      input.ignoreDuration > MAX_IGNORE_MINUTES
+    )
+      throw invalidFields({
+        ignore_duration: [`must be a whole number of minutes from 1 to ${MAX_IGNORE_MINUTES}`],
+      });
+    return new Date(now.getTime() + input.ignoreDuration * 60_000).toISOString();
+  }
+  if (input.ignoreUntil === undefined) return null;
+  const t = Date.parse(input.ignoreUntil);
+  if (Number.isNaN(t)) throw invalidFields({ ignore_until: ['must be an ISO 8601 time'] });
+  if (t <= now.getTime()) throw invalidFields({ ignore_until: ['must be in the future'] });
+  return new Date(t).toISOString();
+}
+
+function ignoreOf(input: TriageInput, until: string | null, e: TrackedError): IgnoreCondition | null {
+  const positive = (name: string, v: number | undefined) => {
+    if (v !== undefined && (!Number.isInteger(v) || v < 1 || v > 1_000_000_000))
+      throw invalidFields({ [name]: ['must be a whole number from 1 to 1000000000'] });
+    return v ?? null;
+  };
+  const count = positive('ignore_count', input.ignoreCount);
+  const userCount = positive('ignore_user_count', input.ignoreUserCount);
+  if (until === null && count === null && userCount === null) return null;
+  return {
+    until,
+    count,
+    eventsBase: count === null ? null : e.count,
+    userCount,
+    usersBase: userCount === null ? null : e.userCount,
+  };
+}
+
+/** The activity a change writes: what differs from the error as it was. */
+function activityOf(
+  authorId: number,
+  e: TrackedError,
+  change: TriageChange,
+  assignee: User | null,
+): NewActivity[] {
+  const out: NewActivity[] = [];
+  if (change.status !== undefined) {
+    if (change.status === 'resolved' && change.resolution) {
+      out.push({
+        kind: 'set_resolved_in_release',
+        authorId,
+        data: { type: change.resolution.type, release: change.resolution.release },
+      });
+    } else if (change.status === 'ignored' && change.ignore) {
+      const c = change.ignore;
+      out.push({
+        kind: 'set_ignored',
+        authorId,
+        data: { ignore_until: c.until, ignore_count: c.count, ignore_user_count: c.userCount },
+      });
+    } else if (change.status !== e.status || e.resolution || e.ignore) {
+      const kind =
+        change.status === 'resolved'
+          ? 'set_resolved'
+          : change.status === 'ignored'
+            ? 'set_ignored'
+            : 'set_unresolved';
+      out.push({ kind, authorId });
+    }
+  }
+  if (change.assigneeId !== undefined && change.assigneeId !== (e.assigneeId ?? null)) {
+    out.push(
+      assignee
+        ? {
+            kind: 'assigned',
+            authorId,
+            data: { assignee_id: assignee.id, assignee_username: assignee.username },
+          }
+        : { kind: 'unassigned', authorId },
+    );
+  }
+  return out;
 }

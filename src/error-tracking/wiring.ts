@@ -13,6 +13,7 @@ import type { OutboundHttp } from '../outbound.js';
 import type { Access } from '../projects/access.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
+import type { UsersService } from '../users/users.service.js';
 import { CollectorService } from './collector.service.js';
 import { ErrorTrackingRepository } from './error-tracking.repository.js';
 import { ErrorTrackingService } from './error-tracking.service.js';
@@ -42,6 +43,8 @@ export function wireErrorTracking(deps: {
   clock: Clock;
   /** Cron monitors' alerts take the alert intake's path. */
   alertWrite: AlertWrite;
+  /** Assignees and the authors of activity. */
+  users: Pick<UsersService, 'findById' | 'findByUsername'>;
 }): { errorTracking: ErrorTrackingService; collector: CollectorService; monitors: MonitorsService } {
   const { kysely: k, settings, clock } = deps;
   const repo = new ErrorTrackingRepository(k, deps.dialect);
@@ -54,7 +57,10 @@ export function wireErrorTracking(deps: {
     deps.cipher,
     deps.offering,
     clock,
+    deps.users,
+    deps.jobs,
   );
+  errorTracking.registerJobs();
   const monitors = new MonitorsService(
     new MonitorsRepository(k),
     errorTracking,

@@ -77,11 +77,11 @@ describe.each(await databases())('error notification rules (%s)', (database) => 
       body: { url: `${receiver.url}?p=${id}`, token: 'hook-token', alert_events: false },
     });
     expect(hook.status).toBe(201);
-    const store = async (type: string) => {
+    const store = async (type: string, extra: Record<string, unknown> = {}) => {
       const r = await fetch(`${s.url}/api/v4/error_tracking/collector/api/${id}/store/?sentry_key=${key}`, {
         method: 'POST',
         // Stamped by the server's clock, which the tests move forward.
-        body: JSON.stringify({ ...event(type), timestamp: s.clock.now().getTime() / 1000 }),
+        body: JSON.stringify({ ...event(type), timestamp: s.clock.now().getTime() / 1000, ...extra }),
       });
       expect(r.status).toBe(200);
     };
@@ -178,6 +178,33 @@ describe.each(await databases())('error notification rules (%s)', (database) => 
     await s.server.ctx.jobs.drain();
     expect(mailsTo('developer')).toHaveLength(1);
     expect(hooksFor()).toHaveLength(1);
+  });
+
+  it('resolved in a release: an event of an older release notifies nobody, one of a newer release is a regression', async () => {
+    const { api, id, users, store, rules, hooksFor, mailsTo } = await project();
+    await store('RangeError', { release: '1.0' });
+    s.clock.advance(1000);
+    await store('RangeError', { release: '1.1' });
+    s.clock.advance(1000);
+    await api.post(rules, {
+      token: users.maintainer!.token,
+      body: { trigger: 'regression', recipient_ids: [users.maintainer!.id], webhook: true },
+    });
+    const [error] = (await api.get(`/api/v4/projects/${id}/error_tracking/errors`, { token: s.rootToken }))
+      .body;
+    const url = `/api/v4/projects/${id}/error_tracking/errors/${error.id}`;
+    expect(
+      (await api.put(url, { token: users.developer!.token, body: { resolved_in_release: '1.1' } })).status,
+    ).toBe(200);
+    await store('RangeError', { release: '1.0' });
+    await s.server.ctx.jobs.drain();
+    expect(mailsTo('maintainer')).toHaveLength(0);
+    expect(hooksFor()).toHaveLength(0);
+    s.clock.advance(1000);
+    await store('RangeError', { release: '1.2' });
+    await s.server.ctx.jobs.drain();
+    await until(() => mailsTo('maintainer').length === 1 && hooksFor().length === 1, 'regression');
+    expect(hooksFor()[0]!.body).toMatchObject({ object_kind: 'error', event_type: 'regression' });
   });
 
   it('a regression (a resolved error seen again) notifies each time it regresses', async () => {

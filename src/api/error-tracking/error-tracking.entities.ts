@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { OccurrencesEntity } from '../alerts/alerts.entities.js';
 import { Bool, Int, Nullable, Str } from '../common/common.entities.js';
+import { UserBasic } from '../users/users.entities.js';
 
 export const ErrorTrackingSettingsEntity = Type.Object({
   active: Bool,
@@ -39,6 +40,34 @@ export const ErrorEntity = Type.Object({
   web_url: Str,
   /** The error's page in the external Sentry; null for the integrated backend. */
   external_url: Nullable(Str),
+  /** Who is on it (integrated backend; null for none, and for an external Sentry's errors). */
+  assignee: Nullable(UserBasic),
+  /**
+   * How it stays resolved or ignored (Sentry's statusDetails): `in_release` the named release it was resolved in,
+   * `in_next_release` true with `after_release` the latest release when it was resolved; the ignore condition.
+   */
+  status_details: Type.Object({
+    in_release: Nullable(Str),
+    in_next_release: Bool,
+    after_release: Nullable(Str),
+    ignore_until: Nullable(Str),
+    ignore_count: Nullable(Int),
+    ignore_user_count: Nullable(Int),
+  }),
+});
+
+/** One entry of an error's activity (Sentry's activity: a status change, an assignment, a comment, ...). */
+export const ErrorActivityEntity = Type.Object({
+  id: Int,
+  error_id: Int,
+  /** note, set_resolved, set_resolved_in_release, set_unresolved, set_ignored, unignored, set_regression, assigned, unassigned, merge, unmerge_source, unmerge_destination */
+  type: Str,
+  /** Who did it; null for what svc did (a regression, an ignore that lapsed). */
+  user: Nullable(UserBasic),
+  /** A comment's Markdown; null for other entries. */
+  body: Nullable(Str),
+  data: Type.Record(Str, Type.Unknown()),
+  created_at: Str,
 });
 
 export const ErrorEventEntity = Type.Object({

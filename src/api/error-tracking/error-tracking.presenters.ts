@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Static } from 'typebox';
 import type {
   ClientKey,
+  ErrorActivity,
   ErrorEvent,
   ErrorTrackingSettings,
   StackTrace,
@@ -11,10 +12,13 @@ import type { ExternalProject } from '../../error-tracking/error-tracking.servic
 import { errorTitle } from '../../error-tracking/events.js';
 import type { Project } from '../../projects/projects.js';
 import type { Bucket } from '../../time-buckets.js';
+import type { User } from '../../users/users.js';
 import { occurrences } from '../alerts/alerts.presenters.js';
 import type { View } from '../common/common.presenters.js';
+import { userBasic } from '../users/users.presenters.js';
 import type {
   ClientKeyEntity,
+  ErrorActivityEntity,
   ErrorEntity,
   ErrorEventDetailEntity,
   ErrorEventEntity,
@@ -58,7 +62,14 @@ export function clientKey(
   };
 }
 
-export function trackedError(e: TrackedError, v: Pick<View, 'externalUrl'>): Static<typeof ErrorEntity> {
+/** An error; `assignees` holds its assignee when it has one (the caller reads a page's assignees at once). */
+export function trackedError(
+  e: TrackedError,
+  v: Pick<View, 'externalUrl'> & { readonly assignees?: ReadonlyMap<number, User> },
+): Static<typeof ErrorEntity> {
+  const assignee = e.assigneeId == null ? undefined : v.assignees?.get(e.assigneeId);
+  const r = e.resolution ?? null;
+  const i = e.ignore ?? null;
   return {
     id: e.id,
     title: e.title ?? errorTitle(e.type, e.message),
@@ -77,6 +88,31 @@ export function trackedError(e: TrackedError, v: Pick<View, 'externalUrl'>): Sta
     tags: { ...e.tags },
     web_url: `${v.externalUrl}/-/ui/projects/${e.projectId}/errors/${e.id}`,
     external_url: e.externalUrl ?? null,
+    assignee: assignee ? userBasic(assignee, { externalUrl: v.externalUrl, viewer: null }) : null,
+    status_details: {
+      in_release: r?.type === 'in_release' ? r.release : null,
+      in_next_release: r?.type === 'in_next_release',
+      after_release: r?.type === 'in_next_release' ? r.release : null,
+      ignore_until: i?.until ?? null,
+      ignore_count: i?.count ?? null,
+      ignore_user_count: i?.userCount ?? null,
+    },
+  };
+}
+
+/** One entry of an error's activity, with its author. */
+export function errorActivity(
+  a: ErrorActivity & { readonly author: User | null },
+  v: Pick<View, 'externalUrl'>,
+): Static<typeof ErrorActivityEntity> {
+  return {
+    id: a.id,
+    error_id: a.errorId,
+    type: a.kind,
+    user: a.author ? userBasic(a.author, { externalUrl: v.externalUrl, viewer: null }) : null,
+    body: a.body,
+    data: { ...a.data },
+    created_at: a.createdAt,
   };
 }
 

@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import type { AppContext } from '../../app-context.js';
-import { ERROR_STATUSES, type ErrorStatus } from '../../error-tracking/error-tracking.js';
+import { ERROR_STATUSES, type ErrorStatus, type TrackedError } from '../../error-tracking/error-tracking.js';
+import { MAX_BULK, type TriageInput } from '../../error-tracking/error-tracking.service.js';
 import { paramError } from '../../errors.js';
 import type { StatsPeriod } from '../../time-buckets.js';
 import { PageQuery, pageRequest, setCursorHeaders, setPageHeaders } from '../pagination.js';
@@ -17,6 +18,33 @@ import {
 const Params = Type.Object({ id: Type.String() });
 const ErrorParams = Type.Object({ id: Type.String(), error_id: Type.String() });
 const StatusInput = Type.Union(ERROR_STATUSES.map((s) => Type.Literal(s)));
+const ErrorId = Type.Union([Type.Integer({ minimum: 1 }), Type.String({ pattern: '^[0-9]{1,18}$' })]);
+/** A triage change: GitLab's `status`, and Sentry's statusDetails and assignee in snake_case. */
+const TriageFields = {
+  status: Type.Optional(StatusInput),
+  /** Resolve in this release: events of older releases leave it resolved, of this one or newer reopen it. */
+  resolved_in_release: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  /** Resolve in the next release: any release newer than the project's latest reopens it. */
+  resolved_in_next_release: Type.Optional(Type.Boolean()),
+  ignore_until: Type.Optional(Type.String({ maxLength: 64 })),
+  /** Minutes (Sentry's ignoreDuration). */
+  ignore_duration: Type.Optional(Type.Integer()),
+  ignore_count: Type.Optional(Type.Integer()),
+  ignore_user_count: Type.Optional(Type.Integer()),
+  /** `me`, a username or a user id of a project member; null or "" unassigns. */
+  assignee: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Integer(), Type.Null()])),
+};
+const TriageBody = Type.Object(TriageFields);
+const triageInput = (b: Partial<Static<typeof TriageBody>>): TriageInput => ({
+  status: b.status as ErrorStatus | undefined,
+  resolvedInRelease: b.resolved_in_release,
+  resolvedInNextRelease: b.resolved_in_next_release,
+  ignoreUntil: b.ignore_until,
+  ignoreDuration: b.ignore_duration,
+  ignoreCount: b.ignore_count,
+  ignoreUserCount: b.ignore_user_count,
+  assignee: b.assignee,
+});
 const SettingsBody = Type.Object({
   active: Type.Optional(Type.Boolean()),
   integrated: Type.Optional(Type.Boolean()),
@@ -46,6 +74,12 @@ export function errorTrackingRoutes(
   const url = ctx.config.externalUrl;
   const tags = ['error tracking'];
   const base = '/projects/:id/error_tracking';
+  /** Errors as entities, their assignees read once for all of them. */
+  const shownErrors = async (errors: readonly TrackedError[]) => {
+    const assignees = await ctx.errorTracking.usersById(errors.map((e) => e.assigneeId));
+    return errors.map((e) => P.trackedError(e, { externalUrl: url, assignees }));
+  };
+  const shownError = async (e: TrackedError) => (await shownErrors([e]))[0]!;
 
   const shown = (r: Awaited<ReturnType<typeof ctx.errorTracking.settings>>) =>
     P.errorTrackingSettings(r.settings, r.integratedAvailable);
@@ -203,7 +237,10 @@ export function errorTrackingRoutes(
           /** An external Sentry's cursor, from the `Link` of a previous page. */
           cursor: Type.Optional(Type.String({ maxLength: 64 })),
           status: Type.Optional(StatusInput),
-          search: Type.Optional(Type.String()),
+          /** GitLab's search; takes Sentry's search syntax, as `query` does (docs/api.md). */
+          search: Type.Optional(Type.String({ maxLength: 1000 })),
+          /** Sentry's issue search: `is:unresolved assigned:me release:1.2 server:web-8 "text"`. */
+          query: Type.Optional(Type.String({ maxLength: 1000 })),
           sort: Type.Optional(
             Type.Union([Type.Literal('last_seen'), Type.Literal('first_seen'), Type.Literal('frequency')]),
           ),
@@ -216,14 +253,14 @@ export function errorTrackingRoutes(
       const result = await ctx.errorTracking.list(
         req.actor.user,
         req.params.id,
-        { status: req.query.status, search: req.query.search },
+        { status: req.query.status, search: req.query.search, query: req.query.query },
         req.query.sort ?? 'last_seen',
         page,
         req.query.cursor,
       );
       if (result.kind === 'offset') setPageHeaders(reply, req, url, page, result.total);
       else setCursorHeaders(reply, req, url, page, req.query.cursor !== undefined, result);
-      return result.items.map((e) => P.trackedError(e, { externalUrl: url }));
+      return shownErrors(result.items);
     },
   );
   app.get(
@@ -312,9 +349,7 @@ export function errorTrackingRoutes(
     `${base}/errors/:error_id`,
     { schema: { tags, summary: 'Get an error', params: ErrorParams, response: { 200: E.ErrorEntity } } },
     async (req) =>
-      P.trackedError(await ctx.errorTracking.get(req.actor.user, req.params.id, req.params.error_id), {
-        externalUrl: url,
-      }),
+      shownError(await ctx.errorTracking.get(req.actor.user, req.params.id, req.params.error_id)),
   );
   app.get(
     `${base}/errors/:error_id/events`,
@@ -352,22 +387,91 @@ export function errorTrackingRoutes(
     {
       schema: {
         tags,
-        summary: 'Resolve, ignore or reopen an error (Developer)',
+        summary: 'Resolve (in a release), ignore (with a condition), reopen or assign an error (Developer)',
         params: ErrorParams,
-        body: Type.Object({ status: StatusInput }),
+        body: TriageBody,
         response: { 200: E.ErrorEntity },
       },
     },
+    async (req) => {
+      const [e] = await ctx.errorTracking.triage(
+        req.actor.user,
+        req.params.id,
+        [req.params.error_id],
+        triageInput(req.body ?? {}),
+      );
+      return shownError(e!);
+    },
+  );
+  // Bulk triage, as Sentry's `PUT .../issues/?id=1&id=2`: the ids in the body (`ids`) or the query (`id`, `ids[]`).
+  app.put(
+    `${base}/errors`,
+    {
+      schema: {
+        tags,
+        summary: 'Resolve, ignore, reopen or assign several errors (Developer)',
+        params: Params,
+        querystring: Type.Object({
+          id: Type.Optional(Type.Union([ErrorId, Type.Array(ErrorId, { maxItems: MAX_BULK })])),
+          'ids[]': Type.Optional(Type.Union([ErrorId, Type.Array(ErrorId, { maxItems: MAX_BULK })])),
+        }),
+        body: Type.Object({
+          ids: Type.Optional(Type.Array(ErrorId, { maxItems: MAX_BULK })),
+          ...TriageFields,
+        }),
+        response: { 200: Type.Array(E.ErrorEntity) },
+      },
+    },
+    async (req) => {
+      const list = (v: unknown) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+      const ids = [...list(req.body?.ids), ...list(req.query.id), ...list(req.query['ids[]'])].map(String);
+      if (ids.length === 0) throw paramError('ids is missing');
+      return shownErrors(
+        await ctx.errorTracking.triage(req.actor.user, req.params.id, ids, triageInput(req.body ?? {})),
+      );
+    },
+  );
+  app.get(
+    `${base}/errors/:error_id/activities`,
+    {
+      schema: {
+        tags,
+        summary:
+          "An error's activity, oldest first: status changes, assignments, merges, regressions, comments (Reporter)",
+        params: ErrorParams,
+        response: { 200: Type.Array(E.ErrorActivityEntity) },
+      },
+    },
     async (req) =>
-      P.trackedError(
-        await ctx.errorTracking.setStatus(
-          req.actor.user,
-          req.params.id,
-          req.params.error_id,
-          req.body.status as ErrorStatus,
-        ),
-        { externalUrl: url },
+      (await ctx.errorTracking.activity(req.actor.user, req.params.id, req.params.error_id)).map((a) =>
+        P.errorActivity(a, { externalUrl: url }),
       ),
+  );
+  app.post(
+    `${base}/errors/:error_id/notes`,
+    {
+      schema: {
+        tags,
+        summary: 'Comment on an error, in Markdown (Developer)',
+        params: ErrorParams,
+        body: Type.Object({ body: Type.String() }),
+        response: { 201: E.ErrorActivityEntity },
+      },
+    },
+    async (req, reply) =>
+      reply
+        .status(201)
+        .send(
+          P.errorActivity(
+            await ctx.errorTracking.comment(
+              req.actor.user,
+              req.params.id,
+              req.params.error_id,
+              req.body.body,
+            ),
+            { externalUrl: url },
+          ),
+        ),
   );
   // Merge and unmerge (Sentry's issue merge and hash unmerge, in GitLab's error tracking paths).
   app.put(
@@ -391,7 +495,7 @@ export function errorTrackingRoutes(
     },
     async (req) => {
       const r = await ctx.errorTracking.merge(req.actor.user, req.params.id, req.body.error_ids.map(String));
-      return { error: P.trackedError(r.error, { externalUrl: url }), merged_error_ids: r.merged };
+      return { error: await shownError(r.error), merged_error_ids: r.merged };
     },
   );
   app.get(
@@ -431,14 +535,13 @@ export function errorTrackingRoutes(
       reply
         .status(201)
         .send(
-          P.trackedError(
+          await shownError(
             await ctx.errorTracking.unmerge(
               req.actor.user,
               req.params.id,
               req.params.error_id,
               req.body.hashes,
             ),
-            { externalUrl: url },
           ),
         ),
   );

@@ -17,13 +17,16 @@ type ListedNote = Pick<IssueNote, 'id' | 'system' | 'body' | 'created_at'> & {
 export function NoteList<N extends ListedNote>({
   notes,
   actions,
+  label = 'Notes',
 }: {
   readonly notes: readonly N[];
   readonly actions?: (note: N) => ReactNode;
+  /** The list's accessible name. */
+  readonly label?: string;
 }) {
   if (notes.length === 0) return <p className="muted">No activity yet.</p>;
   return (
-    <ol className="timeline" aria-label="Notes">
+    <ol className="timeline" aria-label={label}>
       {notes.map((note) => (
         <li key={note.id} className={note.system ? 'timeline-item system-note' : 'timeline-item'}>
           <span className="note-author" title={note.author ? `@${note.author.username}` : undefined}>

@@ -12,6 +12,7 @@ import type {
 import type { DeprecationCatalogEntity, DeprecationEntity } from '../../api/deprecations.entities.js';
 import type {
   ClientKeyEntity,
+  ErrorActivityEntity,
   ErrorCountsEntity,
   ErrorEntity,
   ErrorEventDetailEntity,
@@ -96,6 +97,8 @@ export type ExternalProjects = Static<typeof ExternalProjectsEntity>;
 export type ExternalProject = ExternalProjects['projects'][number];
 /** Body of `GET /projects/:id/error_tracking/errors/:error_id` (and one item of the list). */
 export type TrackedError = Static<typeof ErrorEntity>;
+/** One entry of `GET .../errors/:error_id/activities` (and the answer to a comment). */
+export type ErrorActivity = Static<typeof ErrorActivityEntity>;
 /** Body of `GET .../errors/:error_id/stack_trace`: frames caller first, as Sentry sends them. */
 export type StackTrace = Static<typeof StackTraceEntity>;
 /** One frame of a stack trace; `context` holds `[line number, code]` pairs. */

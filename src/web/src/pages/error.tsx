@@ -15,10 +15,12 @@ import {
   ErrorStatusBadge,
   userLabel,
 } from '../error-labels';
-import { TextField } from '../form-fields';
+import { SelectField, TextField } from '../form-fields';
 import { OccurrenceChart } from '../lazy';
+import { CommentForm, NoteList } from '../notes';
 import { Link, navigate, paths } from '../router';
 import type {
+  ErrorActivity,
   ErrorEvent,
   ErrorHash,
   ErrorMerge,
@@ -90,6 +92,8 @@ function ErrorView({
         <StatusActions error={error} apiPath={apiPath} onChanged={onChanged} />
       </header>
 
+      <TriageSection apiPath={apiPath} onChanged={onChanged} />
+
       <div className="stat-row">
         <Stat label="Occurrences" value={error.count} />
         <Stat label="Users affected" value={error.user_count} />
@@ -109,7 +113,13 @@ function ErrorView({
           </Row>
           <Row label="Culprit">{error.culprit ? <code>{error.culprit}</code> : <None />}</Row>
           <Row label="Platform">{error.platform || <None />}</Row>
-          <Row label="Status">{ERROR_STATUS_LABELS[error.status as ErrorStatus] ?? error.status}</Row>
+          <Row label="Status">
+            {ERROR_STATUS_LABELS[error.status as ErrorStatus] ?? error.status}
+            {statusDetail(error)}
+          </Row>
+          <Row label="Assignee">
+            {error.assignee ? `${error.assignee.name} (@${error.assignee.username})` : <None />}
+          </Row>
           <Row label="Occurrences">{error.count}</Row>
           <Row label="Users affected">{error.user_count}</Row>
           <Row label="First seen">
@@ -152,6 +162,9 @@ function ErrorView({
         apiPath={apiPath}
         onChanged={onChanged}
       />
+
+      {/* A new status, assignee or event may have added activity: read it again. */}
+      <ActivitySection key={`${error.status}:${error.assignee?.id ?? ''}:${error.count}`} apiPath={apiPath} />
 
       <section className="card section" aria-labelledby="error-events">
         <h2 id="error-events">Latest events</h2>
@@ -505,4 +518,209 @@ function Row({ label, children }: { readonly label: string; readonly children: R
 
 function None({ text = 'none' }: { readonly text?: string }) {
   return <span className="muted inline">{text}</span>;
+}
+
+/** How a resolved or ignored error stays so, in words (after its status). */
+function statusDetail(e: TrackedError): string {
+  const d = e.status_details;
+  if (e.status === 'resolved' && d.in_release) return ` in release ${d.in_release}`;
+  if (e.status === 'resolved' && d.in_next_release) return ` in the next release (after ${d.after_release})`;
+  if (e.status !== 'ignored') return '';
+  const parts = [
+    d.ignore_until ? `until ${new Date(d.ignore_until).toLocaleString()}` : null,
+    d.ignore_count !== null ? `for ${d.ignore_count} more events` : null,
+    d.ignore_user_count !== null ? `for ${d.ignore_user_count} more users` : null,
+  ].filter((p) => p !== null);
+  return parts.length > 0 ? ` ${parts.join(', or ')}` : '';
+}
+
+type IgnoreKind = 'duration' | 'count' | 'user_count';
+const IGNORE_OPTIONS: readonly { readonly value: IgnoreKind; readonly label: string }[] = [
+  { value: 'duration', label: 'For minutes' },
+  { value: 'count', label: 'For more events' },
+  { value: 'user_count', label: 'For more users' },
+];
+
+/**
+ * Triage: the assignee, resolving in a release (a named one, or the next), and ignoring with a condition that
+ * turns it unresolved when it lapses. Reporters see the 403 the API answers.
+ */
+function TriageSection({
+  apiPath,
+  onChanged,
+}: {
+  readonly apiPath: string;
+  readonly onChanged: (error: TrackedError) => void;
+}) {
+  const action = useAction();
+  const [assignee, setAssignee] = useState('');
+  const [release, setRelease] = useState('');
+  const [ignoreKind, setIgnoreKind] = useState<IgnoreKind>('count');
+  const [ignoreValue, setIgnoreValue] = useState('');
+
+  const put = (body: Record<string, unknown>, done: (e: TrackedError) => string) =>
+    action.run(async () => {
+      const next = await sendJson<TrackedError>('PUT', apiPath, body);
+      onChanged(next);
+      return done(next);
+    });
+  const assign = (event: FormEvent<HTMLFormElement>): void => {
+    event.preventDefault();
+    void put({ assignee: assignee.trim() }, (e) =>
+      e.assignee ? `Assigned to @${e.assignee.username}.` : 'Unassigned.',
+    ).then((ok) => ok && setAssignee(''));
+  };
+  const resolve = (event: FormEvent<HTMLFormElement>): void => {
+    event.preventDefault();
+    const r = release.trim();
+    void put(r === '' ? { resolved_in_next_release: true } : { resolved_in_release: r }, (e) =>
+      e.status_details.in_release
+        ? `Resolved in release ${e.status_details.in_release}.`
+        : `Resolved in the next release after ${e.status_details.after_release}.`,
+    );
+  };
+  const ignore = (event: FormEvent<HTMLFormElement>): void => {
+    event.preventDefault();
+    const n = Number(ignoreValue);
+    if (!Number.isInteger(n) || n < 1) {
+      action.fail('Give a whole number of at least 1.');
+      return;
+    }
+    void put({ [`ignore_${ignoreKind}`]: n }, (e) => `Ignored${statusDetail(e)}.`);
+  };
+
+  return (
+    <section className="card section" aria-labelledby="error-triage">
+      <h2 id="error-triage">Triage</h2>
+      <div className="triage-forms">
+        <form className="form-card" aria-label="Assign" onSubmit={assign}>
+          <TextField
+            label="Assignee"
+            value={assignee}
+            onChange={setAssignee}
+            placeholder="username, or me"
+            help="A member of the project; leave empty to unassign."
+            error={action.fields.assignee}
+          />
+          <div className="actions">
+            <button type="submit" className="button" disabled={action.busy}>
+              {assignee.trim() === '' ? 'Unassign' : 'Assign'}
+            </button>
+            <button
+              type="button"
+              className="button"
+              disabled={action.busy}
+              onClick={() => void put({ assignee: 'me' }, () => 'Assigned to you.')}
+            >
+              Assign to me
+            </button>
+          </div>
+        </form>
+        <form className="form-card" aria-label="Resolve in release" onSubmit={resolve}>
+          <TextField
+            label="Resolved in release"
+            value={release}
+            onChange={setRelease}
+            placeholder="next release"
+            help="Events of older releases leave it resolved; a newer release reopens it. Empty: the next release."
+            error={action.fields.resolved_in_release ?? action.fields.resolved_in_next_release}
+          />
+          <div className="actions">
+            <button type="submit" className="button" disabled={action.busy}>
+              Resolve in release
+            </button>
+          </div>
+        </form>
+        <form className="form-card" aria-label="Ignore with a condition" onSubmit={ignore}>
+          <SelectField
+            label="Ignore"
+            value={ignoreKind}
+            onChange={(v) => setIgnoreKind(v as IgnoreKind)}
+            options={IGNORE_OPTIONS}
+          />
+          <TextField
+            label="How many"
+            type="number"
+            min={1}
+            value={ignoreValue}
+            onChange={setIgnoreValue}
+            help="It turns unresolved when this runs out."
+            error={action.fields[`ignore_${ignoreKind}`]}
+          />
+          <div className="actions">
+            <button type="submit" className="button" disabled={action.busy}>
+              Ignore
+            </button>
+          </div>
+        </form>
+      </div>
+      {action.error !== null && <ErrorNotice message={action.error} />}
+      {action.done !== null && <SuccessNotice>{action.done}</SuccessNotice>}
+    </section>
+  );
+}
+
+/** What an activity entry says happened. */
+function activityText(a: ErrorActivity): string {
+  const d = a.data as Record<string, unknown>;
+  switch (a.type) {
+    case 'set_resolved':
+      return 'resolved the error';
+    case 'set_resolved_in_release':
+      return d.type === 'in_next_release'
+        ? `resolved the error in the next release (after ${String(d.release)})`
+        : `resolved the error in release ${String(d.release)}`;
+    case 'set_unresolved':
+      return 'reopened the error';
+    case 'set_ignored': {
+      const parts = [
+        d.ignore_until ? `until ${new Date(String(d.ignore_until)).toLocaleString()}` : null,
+        d.ignore_count != null ? `for ${String(d.ignore_count)} more events` : null,
+        d.ignore_user_count != null ? `for ${String(d.ignore_user_count)} more users` : null,
+      ].filter((p) => p !== null);
+      return `ignored the error${parts.length > 0 ? ` ${parts.join(', or ')}` : ''}`;
+    }
+    case 'unignored':
+      return `reopened the error: its ignore ran out (${d.reason === 'until' ? 'time' : d.reason === 'count' ? 'events' : 'users'})`;
+    case 'set_regression':
+      return d.release ? `regressed in ${String(d.release)}` : 'regressed';
+    case 'assigned':
+      return `assigned the error to @${String(d.assignee_username)}`;
+    case 'unassigned':
+      return 'unassigned the error';
+    case 'merge':
+      return `merged ${((d.merged_error_ids as number[] | undefined) ?? []).map((id) => `#${id}`).join(', ')} into this error`;
+    case 'unmerge_source':
+      return `unmerged some events into #${String(d.destination_id)}`;
+    case 'unmerge_destination':
+      return `unmerged this error from #${String(d.source_id)}`;
+    default:
+      return a.type;
+  }
+}
+
+/** The error's activity, oldest first, and the comment box. */
+function ActivitySection({ apiPath }: { readonly apiPath: string }) {
+  const [commented, setCommented] = useState(0);
+  const activity = useResource<ErrorActivity[]>(`${apiPath}/activities`, commented);
+  return (
+    <section className="card section" aria-labelledby="error-activity">
+      <h2 id="error-activity">Activity</h2>
+      <ResourceView resource={activity}>
+        {(list) => (
+          <NoteList
+            label="Activity"
+            notes={list.map((a) => ({
+              id: a.id,
+              system: a.type !== 'note',
+              body: a.type === 'note' ? (a.body ?? '') : activityText(a),
+              created_at: a.created_at,
+              author: a.user,
+            }))}
+          />
+        )}
+      </ResourceView>
+      <CommentForm path={`${apiPath}/notes`} onCommented={() => setCommented((n) => n + 1)} />
+    </section>
+  );
 }

@@ -1,12 +1,20 @@
 import { useId, useState } from 'react';
-import { ApiError, getPage, type Page, sendJson } from '../api';
+import { ApiError, describeError, getPage, type Page, sendJson } from '../api';
 import { BulkBar, type BulkOutcome, BulkSummary, runBulk, useSelection } from '../bulk';
 import { Pagination, ResourceView, SearchForm, TabList, Timestamp } from '../components';
 import { ERROR_STATUS_ACTIONS, ERROR_STATUS_LABELS, ERROR_STATUSES } from '../error-labels';
 import { Sparkline } from '../lazy';
 import { UpdatedAt, usePolling } from '../live';
 import { Link, paths } from '../router';
-import type { ErrorCounts, ErrorSessions, ErrorStats, ErrorStatus, Project, TrackedError } from '../types';
+import type {
+  ErrorCounts,
+  ErrorMerge,
+  ErrorSessions,
+  ErrorStats,
+  ErrorStatus,
+  Project,
+  TrackedError,
+} from '../types';
 import { oneOf, useQueryState } from '../use-query-state';
 import { useResource, useTimedLoader } from '../use-resource';
 import { CronMonitors } from './cron-monitors';
@@ -54,12 +62,9 @@ async function loadErrors(path: string): Promise<ErrorList> {
 }
 
 function errorsPath(projectId: number, q: Query): string {
-  const params = new URLSearchParams({
-    status: q.status,
-    sort: q.sort,
-    page: String(q.page),
-    per_page: String(PER_PAGE),
-  });
+  const params = new URLSearchParams({ sort: q.sort, page: String(q.page), per_page: String(PER_PAGE) });
+  // A search that names a status (`is:resolved`) says which errors it wants; the tab's status would contradict it.
+  if (!/(^|\s)!?is:(unresolved|resolved|ignored)(\s|$)/.test(q.search)) params.set('status', q.status);
   if (q.search !== '') params.set('search', q.search);
   return `/api/v4/projects/${projectId}/error_tracking/errors?${params.toString()}`;
 }
@@ -105,13 +110,29 @@ function ErrorsList({ project }: { readonly project: Project }) {
       selection.selected,
       (id) => `Error ${shown.find((e) => e.id === id)?.title ?? id}`,
       (id) => sendJson('PUT', `/api/v4/projects/${project.id}/error_tracking/errors/${id}`, { status }),
-    ).then((result) => {
-      setOutcome(result);
-      selection.clear();
-      setBusy(false);
-      setRefreshKey((k) => k + 1);
-    });
+    ).then(finish);
   };
+  const finish = (result: BulkOutcome): void => {
+    setOutcome(result);
+    selection.clear();
+    setBusy(false);
+    setRefreshKey((k) => k + 1);
+  };
+  /** One request for all the selected errors (the bulk endpoint, or merge): all change, or none does. */
+  const together = (label: string, send: (ids: readonly number[]) => Promise<unknown>): void => {
+    const ids = selection.selected;
+    setBusy(true);
+    void send(ids).then(
+      () => finish({ action: label, done: ids.length, failed: [] }),
+      (err: unknown) =>
+        finish({
+          action: label,
+          done: 0,
+          failed: [{ label: 'Selected errors', reason: describeError(err) }],
+        }),
+    );
+  };
+  const bulkPath = `/api/v4/projects/${project.id}/error_tracking/errors`;
   const headingId = useId();
   const sortId = useId();
   const baseId = useId();
@@ -161,7 +182,7 @@ function ErrorsList({ project }: { readonly project: Project }) {
           <SearchForm
             key={query.search}
             label="Search errors"
-            placeholder="Search by type, message or culprit"
+            placeholder='is:assigned assigned:me release:1.2 server:web-1 "text"'
             search={query.search}
             onSearch={(search) => update({ search })}
           />
@@ -195,6 +216,38 @@ function ErrorsList({ project }: { readonly project: Project }) {
               {ERROR_STATUS_ACTIONS[s]}
             </button>
           ))}
+          <button
+            type="button"
+            className="button button-small"
+            disabled={busy}
+            onClick={() =>
+              together('Assign to me', (ids) => sendJson('PUT', bulkPath, { ids, assignee: 'me' }))
+            }
+          >
+            Assign to me
+          </button>
+          <button
+            type="button"
+            className="button button-small"
+            disabled={busy}
+            onClick={() => together('Unassign', (ids) => sendJson('PUT', bulkPath, { ids, assignee: null }))}
+          >
+            Unassign
+          </button>
+          {selection.selected.length > 1 && (
+            <button
+              type="button"
+              className="button button-small"
+              disabled={busy}
+              onClick={() =>
+                together('Merge', (ids) =>
+                  sendJson<ErrorMerge>('PUT', `${bulkPath}/merge`, { error_ids: ids }),
+                )
+              }
+            >
+              Merge
+            </button>
+          )}
         </BulkBar>
       )}
       <div role="tabpanel" id={panelId} aria-labelledby={tabId(query.status)}>
@@ -316,6 +369,7 @@ function ErrorsTable({
               <span className="muted small">
                 {e.culprit || e.type}
                 {e.environment ? ` · ${e.environment}` : ''}
+                {e.assignee ? ` · assigned to @${e.assignee.username}` : ''}
               </span>
             </td>
             <td className="numeric">{e.count}</td>
