@@ -1,5 +1,6 @@
 import type { AccessTokensService } from './access-tokens/access-tokens.service.js';
 import type { AlertsService } from './alerts/alerts.service.js';
+import type { HeartbeatsService } from './alerts/heartbeats.service.js';
 import type { IntakeService } from './alerts/intake.service.js';
 import type { IntegrationsService } from './alerts/integrations.service.js';
 import type { AlertSearchIndex } from './alerts/search-index.js';
@@ -107,6 +108,8 @@ export interface AppContext {
   readonly maintenanceWindows: MaintenanceWindowsService;
   /** Sentry cron monitors and their check-ins. */
   readonly monitors: MonitorsService;
+  /** Heartbeat integrations' deadlines. */
+  readonly heartbeats: HeartbeatsService;
   /** Project and group access tokens (their bot users). */
   readonly accessTokens: AccessTokensService;
   /** Chat integrations (GitLab's `/projects/:id/integrations/:slug` for chat services) and their deliveries. */

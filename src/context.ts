@@ -137,7 +137,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     rates: rates(),
     jobs,
   });
-  const { alerts, alertSearch, alertIntake, integrations } = alerting;
+  const { alerts, alertSearch, alertIntake, integrations, heartbeats } = alerting;
   const { errorTracking, collector, monitors } = wireErrorTracking({
     ...{ ...base, projects, settings, outbound, cipher, jobs, outbox, users },
     offering: config.offering,
@@ -327,6 +327,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     chat,
     accessTokens,
     monitors,
+    heartbeats,
     ...mrs,
     ...wireRepository({ access, git, gitAccess }),
     release: parseRelease(config.release),

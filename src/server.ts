@@ -216,6 +216,9 @@ async function startOn(
   // Alerts not indexed for search yet (after an upgrade, a restore or a stop) are indexed in the background.
   ctx.alertSearch.poke();
   await scheduleRetention(ctx.jobs, ctx.clock);
+  // Deadlines kept in rows get their jobs again (after a restore, whose archive holds no jobs).
+  await ctx.heartbeats.scheduleDeadlines();
+  await ctx.monitors.scheduleDeadlines();
   ctx.jobs.start(1000, config.jobConcurrency);
   let closing: Promise<void> | null = null;
   return {

@@ -29,6 +29,16 @@ export class HeartbeatsRepository {
     return rows.map(toHeartbeat);
   }
 
+  /** Every heartbeat waiting for a deadline. */
+  async withDeadline(): Promise<Heartbeat[]> {
+    const rows = await this.db
+      .selectFrom('alert_heartbeats')
+      .selectAll()
+      .where('deadline_at', 'is not', null)
+      .execute();
+    return rows.map(toHeartbeat);
+  }
+
   async get(integrationId: number, trx: Queryable = this.db): Promise<Heartbeat | null> {
     const r = await trx
       .selectFrom('alert_heartbeats')

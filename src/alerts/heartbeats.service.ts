@@ -127,6 +127,16 @@ export class HeartbeatsService {
     if (deadline) await this.schedule(this.jobs, integrationId, deadline);
   }
 
+  /**
+   * Makes sure every deadline kept in a row has its job (called when the server starts): jobs are not backed
+   * up, so a restored instance has the rows without them. A job already pending keeps its place (same key); one
+   * for a deadline already handled finds the row moved on and does nothing.
+   */
+  async scheduleDeadlines(): Promise<void> {
+    for (const h of await this.repo.withDeadline())
+      await this.schedule(this.jobs, h.integrationId, new Date(h.deadlineAt!));
+  }
+
   private async schedule(
     q: Pick<JobQueue, 'enqueue'>,
     integrationId: number,

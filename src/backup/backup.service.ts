@@ -163,6 +163,18 @@ const SECRETS: readonly {
       row.verification_token = cipher.encrypt(randomToken(18));
     },
   },
+  {
+    table: 'chat_integrations',
+    column: 'secret_encrypted',
+    kind: 'chat webhook URL or bot token',
+    remedy:
+      'those chat integrations are disabled until their webhook or token is set again (edit the integration)',
+    replace: (row, cipher) => {
+      row.secret_encrypted = cipher.encrypt('');
+      row.disabled_reason =
+        "its webhook URL or token was not restored (restored without the backup's secret key): set it again";
+    },
+  },
 ];
 
 /** Reads a key file as `svc` writes it (base64 of 32 bytes); anything else is a BackupError. */

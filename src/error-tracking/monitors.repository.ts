@@ -178,6 +178,27 @@ export class MonitorsRepository {
     return r ? toCheckIn(r) : null;
   }
 
+  /** Every monitor waiting for a deadline, with it. */
+  async withDeadline(): Promise<{ id: number; deadline: string }[]> {
+    const rows = await this.db
+      .selectFrom('cron_monitors')
+      .select(['id', 'deadline_at'])
+      .where('deadline_at', 'is not', null)
+      .execute();
+    return rows.map((r) => ({ id: r.id, deadline: readTimestamp(r.deadline_at!) }));
+  }
+
+  /** Every run in progress with a timeout, with it. */
+  async runsWithTimeout(): Promise<{ id: number; timeoutAt: string }[]> {
+    const rows = await this.db
+      .selectFrom('cron_checkins')
+      .select(['id', 'timeout_at'])
+      .where('status', '=', 'in_progress')
+      .where('timeout_at', 'is not', null)
+      .execute();
+    return rows.map((r) => ({ id: r.id, timeoutAt: readTimestamp(r.timeout_at!) }));
+  }
+
   async checkInById(id: number, trx: Queryable = this.db): Promise<CheckIn | null> {
     const r = await trx.selectFrom('cron_checkins').selectAll().where('id', '=', id).executeTakeFirst();
     return r ? toCheckIn(r) : null;

@@ -129,12 +129,7 @@ export class MonitorsService {
         },
         at,
       );
-      if (timeout)
-        await this.jobs.enqueue(
-          TIMEOUT_JOB,
-          { checkInId: id },
-          { runAt: timeout, uniqueKey: `${TIMEOUT_JOB}:${id}`, trx },
-        );
+      if (timeout) await this.scheduleTimeout(trx, id, timeout);
       // A run began: the next one is due by the schedule after it.
       if (monitor.config) {
         const deadline = missedDeadline(monitor.config, now);
@@ -155,13 +150,41 @@ export class MonitorsService {
     return null;
   }
 
-  private async scheduleDeadline(unit: IngestUnit, monitorId: number, deadline: Date): Promise<void> {
+  private async scheduleDeadline(
+    unit: Pick<IngestUnit, 'trx'> | null,
+    monitorId: number,
+    deadline: Date,
+  ): Promise<void> {
     const iso = deadline.toISOString();
     await this.jobs.enqueue(
       DEADLINE_JOB,
       { monitorId, deadline: iso },
-      { runAt: deadline, uniqueKey: `${DEADLINE_JOB}:${monitorId}:${deadline.getTime()}`, trx: unit.trx },
+      { runAt: deadline, uniqueKey: `${DEADLINE_JOB}:${monitorId}:${deadline.getTime()}`, trx: unit?.trx },
     );
+  }
+
+  private async scheduleTimeout(
+    trx: IngestUnit['trx'] | undefined,
+    checkInId: number,
+    at: Date,
+  ): Promise<void> {
+    await this.jobs.enqueue(
+      TIMEOUT_JOB,
+      { checkInId },
+      { runAt: at, uniqueKey: `${TIMEOUT_JOB}:${checkInId}`, trx },
+    );
+  }
+
+  /**
+   * Makes sure every deadline and run timeout kept in a row has its job (called when the server starts): jobs
+   * are not backed up, so a restored instance has the rows without them. A pending job keeps its place (same
+   * key); one for a deadline already handled finds the row moved on and does nothing.
+   */
+  async scheduleDeadlines(): Promise<void> {
+    for (const m of await this.repo.withDeadline())
+      await this.scheduleDeadline(null, m.id, new Date(m.deadline));
+    for (const r of await this.repo.runsWithTimeout())
+      await this.scheduleTimeout(undefined, r.id, new Date(r.timeoutAt));
   }
 
   /** Opens (or repeats) the monitor's alert for a failure; with null, resolves it. */

@@ -13,6 +13,7 @@ import { createPostgresDatabase, postgresAvailable } from '../helpers/databases.
 import { authUrl, git, pushCommit } from '../helpers/git.js';
 import { http } from '../helpers/http.js';
 import { svc } from '../helpers/svc.js';
+import { until } from '../helpers/until.js';
 
 const TOKEN = 'svcpat-backup-test-root-token-01';
 const run = promisify(execFile);
@@ -198,6 +199,47 @@ describe(`backup on SQLite, restore into a fresh instance on ${target} with anot
       },
     });
     expect(sentry.status).toBe(200);
+    // On-call and alert tables added after the first backups: an override, a silence, a maintenance window, a
+    // Slack integration (its webhook encrypted with the instance key), and a heartbeat called once (its deadline
+    // a row; the job that waits for it is not in the archive).
+    const hour = (n: number) => new Date(Date.now() + n * 3_600_000).toISOString();
+    const override = await a.api.post(`${schedules}/${schedule.body.iid}/overrides`, {
+      token: TOKEN,
+      body: { username: 'root', starts_at: hour(3), ends_at: hour(5) },
+    });
+    expect(override.status, JSON.stringify(override.body)).toBe(201);
+    const silencesUrl = `/api/v4/projects/${project.body.id}/alert_management/silences`;
+    const silence = await a.api.post(silencesUrl, {
+      token: TOKEN,
+      body: { matchers: [{ name: 'alertname', value: 'DiskFull' }], ends_at: hour(2), comment: 'db-1' },
+    });
+    expect(silence.status, JSON.stringify(silence.body)).toBe(201);
+    const windowsUrl = `/api/v4/projects/${project.body.id}/alert_management/maintenance_windows`;
+    const window = await a.api.post(windowsUrl, {
+      token: TOKEN,
+      body: { starts_at: hour(1), ends_at: hour(2), comment: 'upgrade' },
+    });
+    expect(window.status, JSON.stringify(window.body)).toBe(201);
+    const slackUrl = `/api/v4/projects/${project.body.id}/integrations/slack`;
+    const slack = await a.api.put(slackUrl, {
+      token: TOKEN,
+      body: { webhook: 'http://127.0.0.1:9/slack', alert_events: true },
+    });
+    expect(slack.status, JSON.stringify(slack.body)).toBe(200);
+    const heartbeat = await createIntegration(a.api, TOKEN, project.body.id, {
+      name: 'Nightly job',
+      type: 'heartbeat',
+      heartbeat: { interval_seconds: 10, grace_seconds: 0 },
+    });
+    const beat = await fetch(heartbeat.url, {
+      headers: { authorization: `Bearer ${heartbeat.authorization_key}` },
+    });
+    expect(beat.status).toBe(200);
+    const onCallBefore = (await a.api.get(`${schedules}/${schedule.body.iid}/overrides`, { token: TOKEN }))
+      .body;
+    const silencesBefore = (await a.api.get(silencesUrl, { token: TOKEN })).body;
+    const windowsBefore = (await a.api.get(windowsUrl, { token: TOKEN })).body;
+    const slackBefore = (await a.api.get(slackUrl, { token: TOKEN })).body;
     await a.server.close();
 
     const archive = join(dir, 'backup.tar.gz');
@@ -267,7 +309,10 @@ describe(`backup on SQLite, restore into a fresh instance on ${target} with anot
       const alerts = await b.api.get(`/api/v4/projects/${project.body.id}/alert_management/alerts`, {
         token: TOKEN,
       });
-      expect(alerts.body.map((x: { title: string }) => x.title)).toEqual(['Disk full']);
+      // (The heartbeat's alert may already be there too: see below.)
+      expect(
+        alerts.body.map((x: { title: string }) => x.title).filter((t: string) => !t.startsWith('Heartbeat')),
+      ).toEqual(['Disk full']);
       // The integration key survived (encrypted with the restored secret key): notify still works and counts.
       const again = await notify(integration.url.replace(a.url, b.url), integration.authorization_key, {
         title: 'Disk full',
@@ -294,6 +339,26 @@ describe(`backup on SQLite, restore into a fresh instance on ${target} with anot
       expect(onCall.body.map((u: { username: string }) => u.username)).toEqual(['root']);
       const second = await b.api.post(schedules, { token: TOKEN, body: { name: 'Second', timezone: 'UTC' } });
       expect(second.body.iid).toBe(schedule.body.iid + 1);
+      const same = (before: unknown, path: string) =>
+        b.api
+          .get(path, { token: TOKEN })
+          .then((r) => expect(JSON.stringify(r.body)).toBe(JSON.stringify(before).replaceAll(a.url, b.url)));
+      await same(onCallBefore, `${schedules}/${schedule.body.iid}/overrides`);
+      await same(silencesBefore, silencesUrl);
+      await same(windowsBefore, windowsUrl);
+      await same(slackBefore, slackUrl);
+      // The heartbeat's deadline (ten seconds after its call, long passed) gets its job again on the restored
+      // instance: the missed heartbeat opens its alert there.
+      const alertsUrl = `/api/v4/projects/${project.body.id}/alert_management/alerts`;
+      await until(
+        async () =>
+          ((await b.api.get(alertsUrl, { token: TOKEN })).body as { title: string }[]).some(
+            (x) => x.title === 'Heartbeat missed: Nightly job',
+          ) || null,
+        'the restored heartbeat to miss its deadline',
+        30_000,
+        200,
+      );
       // New rows get new ids after the restored ones (sequences moved on).
       const next = await b.api.post('/api/v4/projects', { token: TOKEN, body: { name: 'After restore' } });
       expect(next.status).toBe(201);
@@ -318,9 +383,12 @@ describe(`backup on SQLite, restore into a fresh instance on ${target} with anot
     expect(blind.stdout).toMatch(/restored \d+ rows and 4 repositories/);
     expect(blind.stdout).toMatch(/1 hook secret token could not be restored without the backup's secret key/);
     expect(blind.stdout).toMatch(
-      /1 alert integration key could not be restored without the backup's secret key/,
+      /2 alert integration keys could not be restored without the backup's secret key/,
     );
     expect(blind.stdout).toMatch(/1 Sentry token could not be restored without the backup's secret key/);
+    expect(blind.stdout).toMatch(
+      /1 chat webhook URL or bot token could not be restored without the backup's secret key/,
+    );
     const c = await serve(envC);
     try {
       const list = await c.api.get(`/api/v4/projects/${project.body.id}/alert_management/integrations`, {
