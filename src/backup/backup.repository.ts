@@ -29,6 +29,9 @@ export const LATER_TABLES: ReadonlySet<string> = new Set([
   'incident_timeline_events',
   'incident_timeline_event_tag_links',
   'redirect_routes',
+  'error_tracking_feedback',
+  'error_tracking_attachments',
+  'error_tracking_dropped_items',
 ]);
 
 /**
@@ -61,6 +64,9 @@ export const BACKUP_TABLES = [
   'error_tracking_errors',
   'error_tracking_events',
   'error_tracking_sessions',
+  'error_tracking_feedback',
+  'error_tracking_attachments',
+  'error_tracking_dropped_items',
   'repository_storage_moves',
   'geo_sites',
   'geo_resyncs',
@@ -103,6 +109,7 @@ const NO_SERIAL_ID: ReadonlySet<string> = new Set([
   'incident_timeline_event_tag_links',
   'error_tracking_settings',
   'error_tracking_sessions',
+  'error_tracking_dropped_items',
   'geo_resyncs',
   'runner_projects',
   'runner_registration_tokens',

@@ -254,6 +254,7 @@ export class ErrorTrackingRepository {
       hasToken: r.token_encrypted !== null,
       projectName: r.project_name,
       organizationName: r.organization_name,
+      maxAttachmentSize: r.max_attachment_size,
       tokenEncrypted: r.token_encrypted,
     };
   }
@@ -267,10 +268,12 @@ export class ErrorTrackingRepository {
       tokenEncrypted: string | null;
       projectName: string | null;
       organizationName: string | null;
+      maxAttachmentSize: number;
     },
     now: string,
   ): Promise<void> {
     const values = {
+      max_attachment_size: s.maxAttachmentSize,
       enabled: writeBool(s.enabled),
       integrated: writeBool(s.integrated),
       api_url: s.apiUrl,

@@ -18,6 +18,7 @@ import { ErrorTrackingRepository } from './error-tracking.repository.js';
 import { ErrorTrackingService } from './error-tracking.service.js';
 import { MonitorsRepository } from './monitors.repository.js';
 import { MonitorsService } from './monitors.service.js';
+import { ReportsRepository } from './reports.repository.js';
 import { registerRetention } from './retention.js';
 import { SentryClient } from './sentry-client.js';
 
@@ -45,6 +46,7 @@ export function wireErrorTracking(deps: {
 }): { errorTracking: ErrorTrackingService; collector: CollectorService; monitors: MonitorsService } {
   const { kysely: k, settings, clock } = deps;
   const repo = new ErrorTrackingRepository(k, deps.dialect);
+  const reports = new ReportsRepository(k);
   registerRetention(deps.jobs, repo, settings, clock);
   const errorTracking = new ErrorTrackingService(
     repo,
@@ -54,6 +56,7 @@ export function wireErrorTracking(deps: {
     deps.cipher,
     deps.offering,
     clock,
+    reports,
   );
   const monitors = new MonitorsService(
     new MonitorsRepository(k),
@@ -76,6 +79,7 @@ export function wireErrorTracking(deps: {
       deps.rates,
       deps.cacheTtlMs,
       monitors,
+      reports,
     ),
   };
 }
