@@ -12,10 +12,12 @@ import type {
 import type { DeprecationCatalogEntity, DeprecationEntity } from '../../api/deprecations.entities.js';
 import type {
   ClientKeyEntity,
+  ErrorAttachmentEntity,
   ErrorCountsEntity,
   ErrorEntity,
   ErrorEventDetailEntity,
   ErrorEventEntity,
+  ErrorFeedbackEntity,
   ErrorHashEntity,
   ErrorMergeEntity,
   ErrorSessionsEntity,
@@ -102,6 +104,10 @@ export type StackTrace = Static<typeof StackTraceEntity>;
 export type StackTraceEntry = StackTrace['stack_trace_entries'][number];
 /** One event of an error (`GET .../errors/:error_id/events`). */
 export type ErrorEvent = Static<typeof ErrorEventEntity>;
+/** User feedback about an error's events (`GET .../errors/:error_id/feedback`). */
+export type ErrorFeedback = Static<typeof ErrorFeedbackEntity>;
+/** An event's attachment (`GET .../events/:event_id/attachments`). */
+export type ErrorAttachment = Static<typeof ErrorAttachmentEntity>;
 /** Body of `GET/PUT /application/settings`. */
 export type ApplicationSettings = Static<typeof SettingsEntity>;
 /** The part of `GET/PUT /application/settings` the storages page reads. */
