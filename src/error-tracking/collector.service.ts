@@ -13,9 +13,16 @@ import { EventError, type NormalizedEvent, normalizeEvent, usableEventId } from 
 import { CheckInError } from './monitors.js';
 import type { MonitorsService } from './monitors.service.js';
 import {
-  type AttachmentInput,
-  type ReportsRepository,
-} from './reports.repository.js';
+  decodeBody,
+  decodeFirstLine,
+  type EnvelopeItem,
+  keyFromAuthHeader,
+  keyFromDsn,
+  ProtocolError,
+  parseEnvelope,
+  parseHeader,
+  parseJson,
+} from './protocol.js';
 import {
   countedType,
   DEFAULT_ATTACHMENT_LIMIT,
@@ -29,17 +36,7 @@ import {
   ReportError,
   securityEvents,
 } from './reports.js';
-import {
-  decodeBody,
-  decodeFirstLine,
-  type EnvelopeItem,
-  keyFromAuthHeader,
-  keyFromDsn,
-  ProtocolError,
-  parseEnvelope,
-  parseHeader,
-  parseJson,
-} from './protocol.js';
+import type { AttachmentInput, ReportsRepository } from './reports.repository.js';
 
 /** Decompressed size limits (Sentry's): one event 1 MB, one envelope 20 MB. */
 export const EVENT_LIMIT = 1024 * 1024;
@@ -205,7 +202,8 @@ export class CollectorService {
     try {
       parsed = securityEvents(body, req.userAgent ?? null);
     } catch (err) {
-      if (err instanceof ReportError) throw new ProtocolError('bad_request', `400 Bad request - ${err.message}`);
+      if (err instanceof ReportError)
+        throw new ProtocolError('bad_request', `400 Bad request - ${err.message}`);
       throw err;
     }
     await this.throttle(req.queryKey!, parsed.events.length - 1);
@@ -302,7 +300,11 @@ export class CollectorService {
    * the project's limit or without an event, feedback that cannot be read, and the SDK's own discarded counts
    * (client reports). Nothing here refuses the envelope: Sentry's Relay drops such items and accepts the rest.
    */
-  private extras(items: readonly EnvelopeItem[], headerId: string | undefined, maxAttachment: number): Extras {
+  private extras(
+    items: readonly EnvelopeItem[],
+    headerId: string | undefined,
+    maxAttachment: number,
+  ): Extras {
     const out: Extras = { feedback: [], attachments: [], dropped: {} };
     const eventId = eventIdOf(headerId);
     for (const item of items) {
@@ -326,7 +328,8 @@ export class CollectorService {
         } catch (err) {
           if (!(err instanceof ProtocolError)) throw err;
         }
-      } else if (typeof type !== 'string' || !KEPT_ITEM_TYPES.has(type)) tally(out.dropped, countedType(type));
+      } else if (typeof type !== 'string' || !KEPT_ITEM_TYPES.has(type))
+        tally(out.dropped, countedType(type));
     }
     return out;
   }
@@ -379,7 +382,11 @@ export class CollectorService {
       // A transaction is not an error: Sentry's store endpoint takes it as one, svc keeps no traces. Answered as
       // accepted with its id (the SDK must not retry it) and not stored.
       if (isTransaction(raw)) {
-        await this.commit(target.project.id, [], { feedback: [], attachments: [], dropped: { transaction: 1 } });
+        await this.commit(target.project.id, [], {
+          feedback: [],
+          attachments: [],
+          dropped: { transaction: 1 },
+        });
         return { id: usableEventId(str((raw as { event_id?: unknown }).event_id) ?? '') };
       }
       const withId = withEventId(raw);

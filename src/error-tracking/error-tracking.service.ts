@@ -21,12 +21,7 @@ import type {
 } from './error-tracking.js';
 import type { ErrorSort, ErrorTrackingRepository } from './error-tracking.repository.js';
 import { normalizeEvent, stackFrames } from './events.js';
-import {
-  type Attachment,
-  DEFAULT_ATTACHMENT_LIMIT,
-  type Feedback,
-  MAX_ATTACHMENT_LIMIT,
-} from './reports.js';
+import { type Attachment, DEFAULT_ATTACHMENT_LIMIT, type Feedback, MAX_ATTACHMENT_LIMIT } from './reports.js';
 import type { ReportsRepository } from './reports.repository.js';
 import { isSentrySlug } from './sentry-client.js';
 

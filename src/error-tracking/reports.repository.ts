@@ -51,7 +51,12 @@ export interface AttachmentInput {
 export class ReportsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async addFeedback(trx: Queryable, projectId: number, f: readonly FeedbackInput[], now: string): Promise<void> {
+  async addFeedback(
+    trx: Queryable,
+    projectId: number,
+    f: readonly FeedbackInput[],
+    now: string,
+  ): Promise<void> {
     if (f.length === 0) return;
     await trx
       .insertInto('error_tracking_feedback')
@@ -93,7 +98,11 @@ export class ReportsRepository {
   }
 
   /** Adds to the project's dropped-item counts (one upsert per type). */
-  async addDropped(trx: Queryable, projectId: number, counts: Readonly<Record<string, number>>): Promise<void> {
+  async addDropped(
+    trx: Queryable,
+    projectId: number,
+    counts: Readonly<Record<string, number>>,
+  ): Promise<void> {
     for (const [type, n] of Object.entries(counts)) {
       if (n <= 0) continue;
       await trx

@@ -145,7 +145,12 @@ export function discardedCounts(payload: unknown): Record<string, number> {
   const out: Record<string, number> = {};
   if (!isObject(payload) || !Array.isArray(payload.discarded_events)) return out;
   for (const d of payload.discarded_events) {
-    if (!isObject(d) || typeof d.quantity !== 'number' || !Number.isSafeInteger(d.quantity) || d.quantity <= 0)
+    if (
+      !isObject(d) ||
+      typeof d.quantity !== 'number' ||
+      !Number.isSafeInteger(d.quantity) ||
+      d.quantity <= 0
+    )
       continue;
     const key = `discarded:${countedType(d.category)}`;
     out[key] = Math.min((out[key] ?? 0) + d.quantity, 2 ** 31 - 1);
@@ -208,7 +213,11 @@ const isLocal = (uri: string) => uri === '' || uri === 'self' || uri === "'self'
 function normalizeUri(value: string): string {
   if (isLocal(value)) return "'self'";
   const unsplit = (scheme: string, host: string) =>
-    host !== '' || HOST_SCHEMES.has(scheme) ? `${scheme}://${host}` : scheme !== '' ? `${scheme}:${host}` : '';
+    host !== '' || HOST_SCHEMES.has(scheme)
+      ? `${scheme}://${host}`
+      : scheme !== ''
+        ? `${scheme}:${host}`
+        : '';
   if (!value.includes(':')) return unsplit(value, '');
   let url: URL;
   try {
@@ -322,7 +331,10 @@ function hostReport(
         : `Expect-Staple failed for '${hostname}'`;
   return {
     type,
-    event: securityEvent(title, hostname, null, userAgent, { [type]: r, tags: { hostname: clip(hostname, 200) } }),
+    event: securityEvent(title, hostname, null, userAgent, {
+      [type]: r,
+      tags: { hostname: clip(hostname, 200) },
+    }),
   };
 }
 
@@ -374,7 +386,8 @@ export function securityEvents(
       if (!isObject(r)) throw new ReportError('each report must be a JSON object');
       if (r.type === 'csp-violation' && isObject(r.body))
         events.push(cspEvent(r.body, str(r.user_agent) ?? userAgent));
-      else others.push(`report:${countedType(typeof r.type === 'string' ? r.type.replace(/-/g, '_') : r.type)}`);
+      else
+        others.push(`report:${countedType(typeof r.type === 'string' ? r.type.replace(/-/g, '_') : r.type)}`);
     }
     return { events, others };
   }

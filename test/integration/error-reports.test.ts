@@ -42,8 +42,7 @@ describe.each(await databases())('error feedback, attachments and security repor
   });
 
   const api = () => http(s.url);
-  const newProject = (): Promise<SentryProject> =>
-    createSentryProject(s.url, s.rootToken, `reports-${++n}`);
+  const newProject = (): Promise<SentryProject> => createSentryProject(s.url, s.rootToken, `reports-${++n}`);
   const base = (p: SentryProject) => `/api/v4/projects/${p.id}/error_tracking`;
   const collector = (p: SentryProject) => `${s.url}/api/v4/error_tracking/collector/api/${p.id}`;
   const get = async <T>(path: string, token = s.rootToken): Promise<T> => {
@@ -75,7 +74,10 @@ describe.each(await databases())('error feedback, attachments and security repor
       env: clientEnv(),
     });
     expect(run.code, run.summary).toBe(0);
-    expect(run.sends.filter((x) => x.status !== 200), run.summary).toEqual([]);
+    expect(
+      run.sends.filter((x) => x.status !== 200),
+      run.summary,
+    ).toEqual([]);
     const eventId = /EVENT (\w+)/.exec(run.stdout)![1]!;
 
     const [error] = await until(async () => {
@@ -213,7 +215,12 @@ describe.each(await databases())('error feedback, attachments and security repor
     const send = (body: string) =>
       fetch(`${collector(p)}/envelope/?sentry_key=${p.publicKey}`, { method: 'POST', body });
     // The report first, its event after: the report is linked when read.
-    const report = JSON.stringify({ event_id: eventId, name: 'R', email: 'r@example.com', comments: 'first' });
+    const report = JSON.stringify({
+      event_id: eventId,
+      name: 'R',
+      email: 'r@example.com',
+      comments: 'first',
+    });
     expect((await send(envelope({ event_id: eventId }, [{ type: 'user_report' }, report]))).status).toBe(200);
     const payload = 'attached text';
     const r = await send(
@@ -226,7 +233,9 @@ describe.each(await databases())('error feedback, attachments and security repor
         [{ type: 'user_report' }, '{"comments": "no event id"}'],
         [
           { type: 'client_report' },
-          JSON.stringify({ discarded_events: [{ reason: 'queue_overflow', category: 'error', quantity: 4 }] }),
+          JSON.stringify({
+            discarded_events: [{ reason: 'queue_overflow', category: 'error', quantity: 4 }],
+          }),
         ],
       ),
     );
@@ -382,6 +391,8 @@ describe.each(await databases())('error feedback, attachments and security repor
     const res = await fetch(`${s.url}${one}`, { headers: { 'PRIVATE-TOKEN': reporter } });
     expect(await res.text()).toBe('secret');
     expect(await status(`${list}/999999`, reporter)).toBe(404);
-    expect(await status(`${base(p)}/errors/${error.id}/events/${'f'.repeat(32)}/attachments`, reporter)).toBe(404);
+    expect(await status(`${base(p)}/errors/${error.id}/events/${'f'.repeat(32)}/attachments`, reporter)).toBe(
+      404,
+    );
   });
 });

@@ -157,10 +157,20 @@ export async function collectorRoutes(
     let form: Record<string, unknown>;
     if (type === 'application/json') {
       const parsed = parseJson(body);
-      form = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
-    } else if (type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data' || type === '') {
+      form =
+        typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+          ? (parsed as Record<string, unknown>)
+          : {};
+    } else if (
+      type === 'application/x-www-form-urlencoded' ||
+      type === 'multipart/form-data' ||
+      type === ''
+    ) {
       if (type === 'multipart/form-data')
-        throw new ProtocolError('unsupported_media_type', '415 Unsupported Media Type - send the form urlencoded');
+        throw new ProtocolError(
+          'unsupported_media_type',
+          '415 Unsupported Media Type - send the form urlencoded',
+        );
       form = Object.fromEntries(new URLSearchParams(body.toString('utf8')));
     } else throw new ProtocolError('unsupported_media_type', '415 Unsupported Media Type');
     const q = request.query ?? {};

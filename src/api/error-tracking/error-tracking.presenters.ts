@@ -8,8 +8,8 @@ import type {
   TrackedError,
 } from '../../error-tracking/error-tracking.js';
 import type { ExternalProject } from '../../error-tracking/error-tracking.service.js';
-import type { Attachment, Feedback } from '../../error-tracking/reports.js';
 import { errorTitle } from '../../error-tracking/events.js';
+import type { Attachment, Feedback } from '../../error-tracking/reports.js';
 import type { Project } from '../../projects/projects.js';
 import type { Bucket } from '../../time-buckets.js';
 import { occurrences } from '../alerts/alerts.presenters.js';

@@ -418,8 +418,8 @@ function DroppedItems({ dropped }: { readonly dropped: Readonly<Record<string, n
       ) : (
         <>
           <p className="muted small">
-            Error tracking keeps errors, sessions, cron check-ins, user feedback and attachments. Other items are
-            accepted and counted here.
+            Error tracking keeps errors, sessions, cron check-ins, user feedback and attachments. Other items
+            are accepted and counted here.
           </p>
           <table className="table" aria-labelledby={headingId}>
             <thead>
