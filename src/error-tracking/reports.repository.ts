@@ -181,6 +181,12 @@ export class ReportsRepository {
     return rows.map(toAttachment);
   }
 
+  /** Retention: feedback and attachments received before `cutoff` (their events are deleted by then too). */
+  async prune(cutoff: string): Promise<void> {
+    await this.db.deleteFrom('error_tracking_attachments').where('created_at', '<', cutoff).execute();
+    await this.db.deleteFrom('error_tracking_feedback').where('created_at', '<', cutoff).execute();
+  }
+
   async attachment(
     projectId: number,
     eventId: string,

@@ -47,7 +47,7 @@ export function wireErrorTracking(deps: {
   const { kysely: k, settings, clock } = deps;
   const repo = new ErrorTrackingRepository(k, deps.dialect);
   const reports = new ReportsRepository(k);
-  registerRetention(deps.jobs, repo, settings, clock);
+  registerRetention(deps.jobs, repo, settings, clock, reports);
   const errorTracking = new ErrorTrackingService(
     repo,
     deps.access,
