@@ -77,6 +77,41 @@ describe('user feedback, attachments and dropped items in the UI (Chromium)', ()
     });
   });
 
+  it("showReportDialog's script shows the form on any site and posts it back (a script tag, as the SDK adds it)", async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto('about:blank');
+      // What @sentry/browser's showReportDialog({ eventId, user }) injects: the DSN unencoded, as the SDK writes it.
+      const src = `${s.url}/api/v4/error_tracking/collector/api/embed/error-page/?dsn=${p.dsn}&eventId=${eventId}&name=${encodeURIComponent('Bo <b>')}&title=${encodeURIComponent('<i>Oops</i>')}`;
+      await page.setContent('<!doctype html><title>shop</title><body><h1>Shop</h1></body>');
+      await page.evaluate((url) => {
+        const script = document.createElement('script');
+        script.src = url;
+        document.body.appendChild(script);
+      }, src);
+      const dialog = page.getByRole('dialog', { name: 'Report a problem' });
+      await dialog.waitFor();
+      // Query values are text, never markup.
+      expect(await dialog.getByRole('heading').innerText()).toBe('<i>Oops</i>');
+      expect(await dialog.getByLabel('Name').inputValue()).toBe('Bo <b>');
+      await dialog.getByLabel('Email').fill('bo@example.com');
+      await dialog.getByLabel('What happened?').fill('The dialog works');
+      await dialog.getByRole('button', { name: 'Submit Crash Report' }).click();
+      await dialog.getByText('Your feedback has been sent. Thank you!').waitFor();
+      await page.screenshot({ path: screenshotPath('error-report-dialog.png') });
+    } finally {
+      await context.close();
+    }
+    const feedback = await http(s.url).get<{ comments: string; name: string; source: string }[]>(
+      `/api/v4/projects/${p.id}/error_tracking/errors/${errorId}/feedback`,
+      { token: s.rootToken },
+    );
+    expect(feedback.body).toContainEqual(
+      expect.objectContaining({ comments: 'The dialog works', name: 'Bo <b>', source: 'error_page' }),
+    );
+  });
+
   it('the settings page sets the attachment limit and counts what was not kept', async () => {
     await withSignedInPage(browser, s, 'error-dropped', async (page) => {
       await page.goto(`${s.url}/-/ui/projects/${p.id}/settings`);

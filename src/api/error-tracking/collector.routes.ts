@@ -41,6 +41,66 @@ function cors(request: FastifyRequest, reply: FastifyReply): void {
 }
 
 /**
+ * The report dialog `showReportDialog` injects with a script tag. Everything it shows is set as text (the query's
+ * title, labels, name and email included), and it posts to its own URL, whose query carries the DSN and event id.
+ * On close it tells the SDK with the message Sentry's dialog sends.
+ */
+const ERROR_PAGE_SCRIPT = `(function () {
+  var script = document.currentScript;
+  if (!script) return;
+  var url = new URL(script.src);
+  var q = url.searchParams;
+  var opt = function (k, d) { return q.get(k) || d; };
+  var el = function (tag, props, children) {
+    var e = document.createElement(tag);
+    Object.keys(props || {}).forEach(function (k) { if (k === 'text') e.textContent = props[k]; else e.setAttribute(k, props[k]); });
+    (children || []).forEach(function (c) { e.appendChild(c); });
+    return e;
+  };
+  var field = function (name, label, type, value) {
+    var input = type === 'textarea' ? el('textarea', { name: name, required: '', rows: '4' }) : el('input', { name: name, type: type, required: '' });
+    input.value = value || '';
+    input.style.cssText = 'display:block;width:100%;box-sizing:border-box;margin:4px 0 12px;padding:6px;font:inherit';
+    return el('label', { text: label }, [input]);
+  };
+  var status = el('p', { role: 'status' });
+  var send = el('button', { type: 'submit', text: opt('labelSubmit', 'Submit Crash Report') });
+  var cancel = el('button', { type: 'button', text: opt('labelClose', 'Close') });
+  var form = el('form', { 'aria-label': opt('title', "It looks like we're having issues.") }, [
+    el('h2', { text: opt('title', "It looks like we're having issues.") }),
+    el('p', { text: opt('subtitle', 'Our team has been notified.') + ' ' + opt('subtitle2', "If you'd like to help, tell us what happened below.") }),
+    field('name', opt('labelName', 'Name'), 'text', q.get('name')),
+    field('email', opt('labelEmail', 'Email'), 'email', q.get('email')),
+    field('comments', opt('labelComments', 'What happened?'), 'textarea', ''),
+    status, send, cancel,
+  ]);
+  var dialog = el('div', { role: 'dialog', 'aria-modal': 'true', 'aria-label': 'Report a problem' }, [form]);
+  dialog.style.cssText = 'position:fixed;inset:0;z-index:2147483647;background:rgba(0,0,0,.5);display:flex;align-items:center;justify-content:center;font:14px sans-serif';
+  form.style.cssText = 'background:#fff;color:#111;padding:20px;max-width:480px;width:90%;border-radius:6px';
+  var close = function () { dialog.remove(); window.postMessage('__sentry_reportdialog_closed__', '*'); };
+  cancel.addEventListener('click', close);
+  form.addEventListener('submit', function (ev) {
+    ev.preventDefault();
+    send.disabled = true;
+    status.textContent = '';
+    fetch(url.toString(), { method: 'POST', headers: { Accept: 'application/json' }, body: new URLSearchParams(new FormData(form)) })
+      .then(function (r) { return r.json().then(function (b) { return { ok: r.ok, body: b }; }); })
+      .then(function (r) {
+        if (r.ok) {
+          form.replaceChildren(el('p', { role: 'status', text: opt('successMessage', 'Your feedback has been sent. Thank you!') }), cancel);
+          return;
+        }
+        var errors = (r.body && r.body.errors) || {};
+        status.textContent = Object.keys(errors).map(function (k) { return k + ': ' + [].concat(errors[k]).join(' '); }).join(' ') || opt('errorGeneric', 'An unknown error occurred while submitting your report. Please try again.');
+        send.disabled = false;
+      })
+      .catch(function () { status.textContent = opt('errorGeneric', 'An unknown error occurred while submitting your report. Please try again.'); send.disabled = false; });
+  });
+  document.body.appendChild(dialog);
+})();
+`;
+
+/**
  * The Sentry collector under the DSN's path: `POST /api/v4/error_tracking/collector/api/:id/store` and
  * `/envelope`, with or without a trailing slash, any content type (browsers send text/plain), CORS for browsers.
  */
@@ -151,6 +211,14 @@ export async function collectorRoutes(
   // The form Sentry's `showReportDialog` posts (`.../api/embed/error-page/?dsn=...&eventId=...`, urlencoded
   // `name`, `email`, `comments`): answered as Sentry answers it, `{}` or 400 `{"errors": {field: [reason]}}`.
   app.options('/api/embed/error-page/', async (_request, reply) => reply.status(200).send());
+  // `showReportDialog` loads this script (its options in the query): it shows the form and posts it back here.
+  app.get('/api/embed/error-page/', async (_request, reply) =>
+    reply
+      .status(200)
+      .header('Cache-Control', 'no-cache')
+      .type('application/javascript; charset=utf-8')
+      .send(ERROR_PAGE_SCRIPT),
+  );
   app.post<{ Querystring: Record<string, unknown> }>('/api/embed/error-page/', async (request, reply) => {
     const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const type = mediaType(request);
