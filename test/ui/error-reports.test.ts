@@ -85,11 +85,9 @@ describe('user feedback, attachments and dropped items in the UI (Chromium)', ()
       // What @sentry/browser's showReportDialog({ eventId, user }) injects: the DSN unencoded, as the SDK writes it.
       const src = `${s.url}/api/v4/error_tracking/collector/api/embed/error-page/?dsn=${p.dsn}&eventId=${eventId}&name=${encodeURIComponent('Bo <b>')}&title=${encodeURIComponent('<i>Oops</i>')}`;
       await page.setContent('<!doctype html><title>shop</title><body><h1>Shop</h1></body>');
-      await page.evaluate((url) => {
-        const script = document.createElement('script');
-        script.src = url;
-        document.body.appendChild(script);
-      }, src);
+      await page.evaluate(
+        `(() => { const s = document.createElement('script'); s.src = ${JSON.stringify(src)}; document.body.appendChild(s); })()`,
+      );
       const dialog = page.getByRole('dialog', { name: 'Report a problem' });
       await dialog.waitFor();
       // Query values are text, never markup.
