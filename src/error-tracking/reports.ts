@@ -91,7 +91,12 @@ export function feedbackFromItem(payload: unknown): FeedbackInput {
 /** A `user_report` item (older SDKs, `capture_user_feedback`): `event_id`, `name`, `email`, `comments`. */
 export function feedbackFromUserReport(payload: unknown): FeedbackInput {
   if (!isObject(payload)) throw new ReportError('a user report must be a JSON object');
-  const r = feedback('user_report', payload as Parameters<typeof feedback>[1] & JsonObject);
+  const r = feedback('user_report', {
+    eventId: payload.event_id,
+    name: payload.name,
+    email: payload.email,
+    comments: payload.comments,
+  });
   if (!r.eventId) throw new ReportError('a user report needs the event_id of its event');
   return r;
 }

@@ -1,5 +1,5 @@
 // Sends, with a real @sentry/node in its own process: an exception with two attachments (a small one and one of
-// <big> bytes), user feedback about it (captureFeedback), and a transaction (which svc counts, not keeps).
+// <big> bytes), user feedback about it (captureFeedback), and a root span (which svc counts, not keeps).
 // Usage: node node-feedback.mjs <dsn> <big attachment bytes>
 // Prints `EVENT <id>` for the exception and one `SEND {"types":[...],"status":N}` line per envelope.
 import * as Sentry from '@sentry/node';
