@@ -3,7 +3,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, screenshotPath, withSignedInPage } from '../helpers/browser.js';
 import { http } from '../helpers/http.js';
-import { createSentryProject, type SentryProject } from '../helpers/sentry.js';
+import { createSentryProject, type SentryProject, startStaticServer } from '../helpers/sentry.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 // The error page shows what users said about the error; the event page links its attachments (downloaded with
@@ -78,18 +78,26 @@ describe('user feedback, attachments and dropped items in the UI (Chromium)', ()
   });
 
   it("showReportDialog's script shows the form on any site and posts it back (a script tag, as the SDK adds it)", async () => {
+    // The shop's page, on another origin than svc's.
+    const shop = await startStaticServer({
+      '/': { type: 'text/html', body: '<!doctype html><title>shop</title><body><h1>Shop</h1></body>' },
+    });
     const context = await browser.newContext();
     try {
       const page = await context.newPage();
-      await page.goto('about:blank');
+      const problems: string[] = [];
+      page.on('pageerror', (e) => problems.push(e.message));
+      page.on('console', (m) => problems.push(m.text()));
+      await page.goto(`${shop.url}/`);
       // What @sentry/browser's showReportDialog({ eventId, user }) injects: the DSN unencoded, as the SDK writes it.
       const src = `${s.url}/api/v4/error_tracking/collector/api/embed/error-page/?dsn=${p.dsn}&eventId=${eventId}&name=${encodeURIComponent('Bo <b>')}&title=${encodeURIComponent('<i>Oops</i>')}`;
-      await page.setContent('<!doctype html><title>shop</title><body><h1>Shop</h1></body>');
       await page.evaluate(
         `(() => { const s = document.createElement('script'); s.src = ${JSON.stringify(src)}; document.body.appendChild(s); })()`,
       );
       const dialog = page.getByRole('dialog', { name: 'Report a problem' });
-      await dialog.waitFor();
+      await dialog.waitFor({ timeout: 10_000 }).catch((err: Error) => {
+        throw new Error(`${err.message}\n${problems.join('\n')}`);
+      });
       // Query values are text, never markup.
       expect(await dialog.getByRole('heading').innerText()).toBe('<i>Oops</i>');
       expect(await dialog.getByLabel('Name').inputValue()).toBe('Bo <b>');
@@ -100,6 +108,7 @@ describe('user feedback, attachments and dropped items in the UI (Chromium)', ()
       await page.screenshot({ path: screenshotPath('error-report-dialog.png') });
     } finally {
       await context.close();
+      await shop.close();
     }
     const feedback = await http(s.url).get<{ comments: string; name: string; source: string }[]>(
       `/api/v4/projects/${p.id}/error_tracking/errors/${errorId}/feedback`,
@@ -118,11 +127,10 @@ describe('user feedback, attachments and dropped items in the UI (Chromium)', ()
       await dropped.getByRole('cell', { name: 'replay_event' }).waitFor();
       const limit = section.getByLabel('Largest attachment (KB)');
       expect(await limit.inputValue()).toBe('1024');
+      // The browser refuses a size out of range before anything is sent.
       await limit.fill('0');
       await section.getByRole('button', { name: 'Save error tracking settings' }).click();
-      await section
-        .getByText('The largest attachment must be a whole number of KB from 1 to 20480.')
-        .waitFor();
+      expect(await limit.evaluate((e: { validity: { valid: boolean } }) => e.validity.valid)).toBe(false);
       await limit.fill('64');
       await section.getByRole('button', { name: 'Save error tracking settings' }).click();
       await section.getByText('Error tracking settings saved.').waitFor();
