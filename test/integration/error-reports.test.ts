@@ -124,7 +124,10 @@ describe.each(await databases())('error feedback, attachments and security repor
     const dropped = (await settings(p)).dropped_items;
     expect(dropped.attachment).toBe(1);
     // @sentry/node 11 sends its root span as a `span` item (span streaming), not a transaction.
-    expect(run.sends.some((x) => x.types?.includes('span')), run.summary).toBe(true);
+    expect(
+      run.sends.some((x) => x.types?.includes('span')),
+      run.summary,
+    ).toBe(true);
     expect(dropped.span ?? 0, `${JSON.stringify(dropped)}\n${run.summary}`).toBeGreaterThanOrEqual(1);
   });
 
