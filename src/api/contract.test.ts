@@ -888,8 +888,10 @@ function cases(api: ApiVersion): Record<string, { schema: TSchema; outputs: unkn
             hasToken: false,
             projectName: null,
             organizationName: null,
+            maxAttachmentSize: 1048576,
           },
           true,
+          { transaction: 3, replay_event: 1 },
         ),
         P.errorTrackingSettings(
           {
@@ -899,6 +901,7 @@ function cases(api: ApiVersion): Record<string, { schema: TSchema; outputs: unkn
             hasToken: true,
             projectName: 'api',
             organizationName: 'org',
+            maxAttachmentSize: 1048576,
           },
           false,
         ),
@@ -968,6 +971,45 @@ function cases(api: ApiVersion): Record<string, { schema: TSchema; outputs: unkn
       ],
     },
     errorEvent: { schema: E.ErrorEventEntity, outputs: [P.errorEvent(errorEvent)] },
+    errorFeedback: {
+      schema: E.ErrorFeedbackEntity,
+      outputs: [
+        P.errorFeedback({
+          id: 1,
+          eventId: 'a'.repeat(32),
+          source: 'feedback',
+          name: 'Jane',
+          email: 'jane@example.com',
+          comments: 'It broke when I saved',
+          url: 'https://app.example/settings',
+          createdAt: '2026-01-01T00:00:00.000Z',
+        }),
+        P.errorFeedback({
+          id: 2,
+          eventId: null,
+          source: 'error_page',
+          name: '',
+          email: '',
+          comments: 'no event',
+          url: null,
+          createdAt: '2026-01-01T00:00:00.000Z',
+        }),
+      ],
+    },
+    errorAttachment: {
+      schema: E.ErrorAttachmentEntity,
+      outputs: [
+        P.errorAttachment({
+          id: 1,
+          eventId: 'a'.repeat(32),
+          filename: 'log.txt',
+          contentType: 'text/plain',
+          attachmentType: 'event.attachment',
+          size: 12,
+          createdAt: '2026-01-01T00:00:00.000Z',
+        }),
+      ],
+    },
     stackTrace: { schema: E.StackTraceEntity, outputs: [P.stackTrace(stackTrace)] },
     externalProjects: {
       schema: E.ExternalProjectsEntity,

@@ -39,6 +39,9 @@ export const LATER_TABLES: ReadonlySet<string> = new Set([
   'alert_heartbeats',
   'cron_monitors',
   'cron_checkins',
+  'error_tracking_feedback',
+  'error_tracking_attachments',
+  'error_tracking_dropped_items',
 ]);
 
 /**
@@ -93,6 +96,9 @@ export const BACKUP_TABLES = [
   'error_tracking_sessions',
   'cron_monitors',
   'cron_checkins',
+  'error_tracking_feedback',
+  'error_tracking_attachments',
+  'error_tracking_dropped_items',
   'repository_storage_moves',
   'geo_sites',
   'geo_resyncs',
@@ -141,6 +147,7 @@ const NO_SERIAL_ID: ReadonlySet<string> = new Set([
   'incident_timeline_event_tag_links',
   'error_tracking_settings',
   'error_tracking_sessions',
+  'error_tracking_dropped_items',
   'geo_resyncs',
   'runner_projects',
   'runner_registration_tokens',

@@ -345,6 +345,8 @@ export interface ErrorTrackingSettingsTable {
   project_name: string | null;
   organization_name: string | null;
   updated_at: Timestamp;
+  /** Largest attachment kept, in bytes (migration 0046). */
+  max_attachment_size: Generated<number>;
 }
 
 export interface ErrorTrackingClientKeysTable {
@@ -427,6 +429,40 @@ export interface ErrorTrackingEventsTable {
   created_at: Timestamp;
   /** The grouping hash that brought the event to its error (migration 0043; unmerge moves events by it). */
   grouping_hash: string | null;
+}
+
+/** User feedback: envelope `feedback` and `user_report` items, the error page form (migration 0046). */
+export interface ErrorTrackingFeedbackTable {
+  id: Generated<number>;
+  project_id: number;
+  /** The event the feedback is about (32 hex digits), when it names one. */
+  event_id: string | null;
+  source: string;
+  name: string;
+  email: string;
+  comments: string;
+  url: string | null;
+  created_at: Timestamp;
+}
+
+/** An event's attachment, its bytes as base64 (migration 0046). */
+export interface ErrorTrackingAttachmentsTable {
+  id: Generated<number>;
+  project_id: number;
+  event_id: string;
+  filename: string;
+  content_type: string;
+  attachment_type: string;
+  size: number;
+  content: string;
+  created_at: Timestamp;
+}
+
+/** Envelope items svc does not keep, counted per type (migration 0046; bigint reads as a string on pg). */
+export interface ErrorTrackingDroppedItemsTable {
+  project_id: number;
+  item_type: string;
+  count: ColumnType<string | number, number, number>;
 }
 
 export interface ErrorTrackingSessionsTable {
@@ -930,6 +966,9 @@ export interface Database {
   error_tracking_error_hashes: ErrorTrackingErrorHashesTable;
   error_tracking_activities: ErrorTrackingActivitiesTable;
   error_tracking_sessions: ErrorTrackingSessionsTable;
+  error_tracking_feedback: ErrorTrackingFeedbackTable;
+  error_tracking_attachments: ErrorTrackingAttachmentsTable;
+  error_tracking_dropped_items: ErrorTrackingDroppedItemsTable;
   jobs: JobsTable;
   repository_storage_moves: RepositoryStorageMovesTable;
   geo_sites: GeoSitesTable;

@@ -15,6 +15,7 @@ import type { MonitorsService } from './monitors.service.js';
 import {
   decodeBody,
   decodeFirstLine,
+  type EnvelopeItem,
   keyFromAuthHeader,
   keyFromDsn,
   ProtocolError,
@@ -22,6 +23,20 @@ import {
   parseHeader,
   parseJson,
 } from './protocol.js';
+import {
+  countedType,
+  DEFAULT_ATTACHMENT_LIMIT,
+  discardedCounts,
+  eventIdOf,
+  type FeedbackInput,
+  feedbackFromForm,
+  feedbackFromItem,
+  feedbackFromUserReport,
+  KEPT_ITEM_TYPES,
+  ReportError,
+  securityEvents,
+} from './reports.js';
+import type { AttachmentInput, ReportsRepository } from './reports.repository.js';
 
 /** Decompressed size limits (Sentry's): one event 1 MB, one envelope 20 MB. */
 export const EVENT_LIMIT = 1024 * 1024;
@@ -53,7 +68,19 @@ export interface CollectorRequest {
   readonly clientIp: string | null;
 }
 
-type Target = { project: Project; keys: readonly string[]; enabled: boolean } | null;
+type Target = {
+  project: Project;
+  keys: readonly string[];
+  enabled: boolean;
+  maxAttachmentSize: number;
+} | null;
+
+/** What one envelope brings besides events and sessions, written in the events' transaction. */
+interface Extras {
+  feedback: FeedbackInput[];
+  attachments: AttachmentInput[];
+  dropped: Record<string, number>;
+}
 
 /** Rate limited: the SDK should wait `retryAfter` seconds. */
 export class RateLimited extends ProtocolError {
@@ -85,6 +112,8 @@ export class CollectorService {
     cacheTtlMs = CACHE_MS,
     /** Cron monitors: the envelopes' `check_in` items. */
     private readonly monitors: Pick<MonitorsService, 'record'> | null = null,
+    /** Feedback, attachments and the counts of items not kept. */
+    private readonly reports: ReportsRepository | null = null,
   ) {
     this.targets = new TtlCache(clock, cacheTtlMs);
     const clear = () => this.invalidate();
@@ -108,7 +137,7 @@ export class CollectorService {
       const keys = enabled
         ? (await this.repo.keys(project.id)).filter((k) => k.active).map((k) => k.publicKey)
         : [];
-      return { project, keys, enabled };
+      return { project, keys, enabled, maxAttachmentSize: s?.maxAttachmentSize ?? DEFAULT_ATTACHMENT_LIMIT };
     });
   }
 
@@ -117,14 +146,100 @@ export class CollectorService {
    * answered only after that transaction committed. If a batch fails, its requests are retried one by one so
    * that one bad request cannot fail the others.
    */
-  private commit(projectId: number, events: readonly NormalizedEvent[]): Promise<void> {
+  private commit(projectId: number, events: readonly NormalizedEvent[], extras?: Extras): Promise<void> {
     const now = this.clock.now().toISOString();
     return this.writes.submit(async ({ trx, outbox }) => {
       for (const r of await this.repo.recordEvents(trx, projectId, events, now)) {
-        // After commit: the error notification rules this event can trigger (handlers in src/context.ts).
+        // After commit: the hooks and error notification rules this event can trigger (handlers in src/context.ts).
         await outbox.add('error.recorded', { projectId, ...r });
       }
+      if (extras && this.reports) {
+        await this.reports.addFeedback(trx, projectId, extras.feedback, now);
+        await this.reports.addAttachments(trx, projectId, extras.attachments, now);
+        await this.reports.addDropped(trx, projectId, extras.dropped);
+      }
     });
+  }
+
+  /** The project and key of a request, or the refusal (Sentry's: unknown project 404, unknown key 404). */
+  private async authenticated(projectId: string, key: string | null): Promise<NonNullable<Target>> {
+    const target = await this.target(projectId);
+    if (!target) throw new ProtocolError('not_found', '404 Project Not Found');
+    if (!target.enabled) throw new ProtocolError('not_found', '404 Not Found');
+    if (!key) throw new ProtocolError('bad_request', '400 Bad request - Failed to parse sentry request');
+    if (!target.keys.some((k) => safeEqual(k, key))) throw new ProtocolError('not_found', '404 Not Found');
+    return target;
+  }
+
+  private async throttle(key: string, events: number): Promise<void> {
+    const limit = (await this.settings.get()).error_tracking_rate_limit_per_minute;
+    if (limit <= 0 || events <= 0) return;
+    const wait = await this.rates.hit(`sentry-key:${key}`, events, limit, 60);
+    if (wait > 0) throw new RateLimited(wait);
+  }
+
+  /**
+   * A browser's security report (`/api/<project>/security/?sentry_key=...`): CSP violations (CSP level 2's
+   * application/csp-report, the Reporting API's application/reports+json), Expect-CT, Expect-Staple and HPKP
+   * reports become events of their own error type (`csp`, `expectct`, `expectstaple`, `hpkp`), titled as Sentry
+   * titles them. Reporting API entries of other types are counted as dropped.
+   */
+  async security(req: {
+    readonly projectId: string;
+    readonly queryKey: string | null;
+    /** `sentry_release` and `sentry_environment` of the report URL. */
+    readonly release?: string | null;
+    readonly environment?: string | null;
+    readonly body: Buffer;
+    readonly contentEncoding: string | undefined;
+    readonly userAgent: string | undefined;
+    readonly clientIp: string | null;
+  }): Promise<void> {
+    const target = await this.authenticated(req.projectId, req.queryKey);
+    await this.throttle(req.queryKey!, 1);
+    const body = parseJson(await decodeBody(req.body, req.contentEncoding, EVENT_LIMIT));
+    let parsed: ReturnType<typeof securityEvents>;
+    try {
+      parsed = securityEvents(body, req.userAgent ?? null);
+    } catch (err) {
+      if (err instanceof ReportError)
+        throw new ProtocolError('bad_request', `400 Bad request - ${err.message}`);
+      throw err;
+    }
+    await this.throttle(req.queryKey!, parsed.events.length - 1);
+    const now = this.clock.now();
+    const events = parsed.events.map((r) => ({
+      ...normalizeEvent(
+        {
+          ...r.event,
+          ...(req.release && { release: req.release.slice(0, 200) }),
+          ...(req.environment && { environment: req.environment.slice(0, 64) }),
+        },
+        { now, clientIp: req.clientIp },
+      ),
+      type: r.type,
+    }));
+    const dropped: Record<string, number> = {};
+    for (const t of parsed.others) dropped[t] = (dropped[t] ?? 0) + 1;
+    await this.commit(target.project.id, events, { feedback: [], attachments: [], dropped });
+  }
+
+  /**
+   * The error page form that Sentry's `showReportDialog` posts (`/api/embed/error-page/?dsn=...&eventId=...`,
+   * form fields `name`, `email`, `comments`): one feedback about the event. The DSN names project and key.
+   */
+  async errorPageFeedback(req: {
+    readonly dsn: unknown;
+    readonly eventId: unknown;
+    readonly form: Readonly<Record<string, unknown>>;
+  }): Promise<void> {
+    const { projectId, key } = dsnParts(req.dsn);
+    if (!projectId || !key) throw new ProtocolError('not_found', '404 Missing or invalid parameter: dsn');
+    const target = await this.authenticated(projectId, key);
+    await this.throttle(key, 1);
+    // Field errors are the caller's to show (FormErrors); they pass through to the route.
+    const feedback = feedbackFromForm(req.eventId, req.form);
+    await this.commit(target.project.id, [], { feedback: [feedback], attachments: [], dropped: {} });
   }
 
   /**
@@ -180,6 +295,45 @@ export class CollectorService {
     }
   }
 
+  /**
+   * An envelope's feedback and attachments, and the counts of what is not kept: other item types, attachments over
+   * the project's limit or without an event, feedback that cannot be read, and the SDK's own discarded counts
+   * (client reports). Nothing here refuses the envelope: Sentry's Relay drops such items and accepts the rest.
+   */
+  private extras(
+    items: readonly EnvelopeItem[],
+    headerId: string | undefined,
+    maxAttachment: number,
+  ): Extras {
+    const out: Extras = { feedback: [], attachments: [], dropped: {} };
+    const eventId = eventIdOf(headerId);
+    for (const item of items) {
+      const type = item.headers.type;
+      if (type === 'feedback' || type === 'user_report') {
+        try {
+          const raw = item.payload.length > EVENT_LIMIT ? null : parseJson(item.payload);
+          out.feedback.push(type === 'feedback' ? feedbackFromItem(raw) : feedbackFromUserReport(raw));
+        } catch (err) {
+          if (!(err instanceof ReportError || err instanceof ProtocolError)) throw err;
+          tally(out.dropped, `invalid_${type}`);
+        }
+      } else if (type === 'attachment') {
+        if (item.payload.length > maxAttachment || !eventId) tally(out.dropped, 'attachment');
+        else out.attachments.push(attachmentOf(item, eventId));
+      } else if (type === 'client_report') {
+        tally(out.dropped, 'client_report');
+        try {
+          const raw = item.payload.length > EVENT_LIMIT ? null : parseJson(item.payload);
+          for (const [k, n] of Object.entries(discardedCounts(raw))) tally(out.dropped, k, n);
+        } catch (err) {
+          if (!(err instanceof ProtocolError)) throw err;
+        }
+      } else if (typeof type !== 'string' || !KEPT_ITEM_TYPES.has(type))
+        tally(out.dropped, countedType(type));
+    }
+    return out;
+  }
+
   /** Handles one store or envelope request; returns the event id answered to the SDK. */
   async ingest(req: CollectorRequest): Promise<{ id: string | null }> {
     const target = await this.target(req.projectId);
@@ -227,8 +381,14 @@ export class CollectorService {
       const raw = parseJson(body);
       // A transaction is not an error: Sentry's store endpoint takes it as one, svc keeps no traces. Answered as
       // accepted with its id (the SDK must not retry it) and not stored.
-      if (isTransaction(raw))
+      if (isTransaction(raw)) {
+        await this.commit(target.project.id, [], {
+          feedback: [],
+          attachments: [],
+          dropped: { transaction: 1 },
+        });
         return { id: usableEventId(str((raw as { event_id?: unknown }).event_id) ?? '') };
+      }
       const withId = withEventId(raw);
       const event = normalize(withId, withId === raw ? body.toString('utf8') : JSON.stringify(withId));
       await this.commit(target.project.id, [event]);
@@ -264,11 +424,15 @@ export class CollectorService {
     await throttle(eventItems.length - 1);
     const events: NormalizedEvent[] = [];
     const sessions: SessionCounts[] = [];
+    const extras = this.extras(envelope.items, headerId, target.maxAttachmentSize);
     for (const item of eventItems) {
       if (item.payload.length > EVENT_LIMIT)
         throw new ProtocolError('too_large', '413 Request Entity Too Large - event larger than 1 MB');
       const raw = parseJson(item.payload);
-      if (isTransaction(raw)) continue;
+      if (isTransaction(raw)) {
+        tally(extras.dropped, 'transaction');
+        continue;
+      }
       const withId = withEventId(raw, headerId);
       // The event's own event_id first: the envelope header's names the (usual) single event when it has none,
       // and must not make several events of one envelope duplicates of each other.
@@ -291,8 +455,15 @@ export class CollectorService {
       await new Promise<void>((resolve) => setImmediate(resolve));
       sessions.push(...sessionCounts(item.headers.type as string, parseJson(item.payload)));
     }
-    // transaction, client_report, attachment and unknown types: accepted, not stored (Sentry: skip unknown items).
-    if (events.length > 0) await this.commit(target.project.id, events);
+    // Transactions, spans, profiles, replays, logs, client reports and unknown types are accepted and counted
+    // (Sentry skips unknown items; counting them says where they went).
+    if (
+      events.length > 0 ||
+      extras.feedback.length > 0 ||
+      extras.attachments.length > 0 ||
+      Object.keys(extras.dropped).length > 0
+    )
+      await this.commit(target.project.id, events, extras);
     await this.repo.addSessions(target.project.id, sessions);
     if (checkInItems.length > 0 && this.monitors) {
       const checkIns = checkInItems.map((item) => {
@@ -304,6 +475,37 @@ export class CollectorService {
       await this.monitors.record(target.project.id, checkIns);
     }
     return { id: events[0]?.eventId ?? (headerId ? headerId.replace(/-/g, '') : null) };
+  }
+}
+
+const tally = (into: Record<string, number>, key: string, n = 1) => {
+  into[key] = (into[key] ?? 0) + n;
+};
+
+/** An attachment item as stored: its file name, content type and Sentry attachment type, within bounds. */
+function attachmentOf(item: EnvelopeItem, eventId: string): AttachmentInput {
+  const h = item.headers;
+  const text = (v: unknown, fallback: string, max: number) =>
+    typeof v === 'string' && v.trim() !== '' ? v.slice(0, max) : fallback;
+  return {
+    eventId,
+    // A path is not a name: only its last part is kept (the download's Content-Disposition carries it).
+    filename: text(h.filename, 'attachment', 1024).split(/[\\/]/).pop() || 'attachment',
+    contentType: text(h.content_type, 'application/octet-stream', 255),
+    attachmentType: text(h.attachment_type, 'event.attachment', 64),
+    content: Buffer.from(item.payload),
+  };
+}
+
+/** The project id (the path's last part) and public key of a DSN. */
+function dsnParts(dsn: unknown): { projectId: string | null; key: string | null } {
+  if (typeof dsn !== 'string' || dsn.length > 2048) return { projectId: null, key: null };
+  try {
+    const u = new URL(dsn);
+    const id = u.pathname.replace(/\/+$/, '').split('/').pop() ?? '';
+    return { projectId: /^\d{1,10}$/.test(id) ? id : null, key: keyFromDsn(dsn) };
+  } catch {
+    return { projectId: null, key: null };
   }
 }
 

@@ -379,6 +379,7 @@ export class ErrorTrackingRepository {
       hasToken: r.token_encrypted !== null,
       projectName: r.project_name,
       organizationName: r.organization_name,
+      maxAttachmentSize: r.max_attachment_size,
       tokenEncrypted: r.token_encrypted,
     };
   }
@@ -392,10 +393,12 @@ export class ErrorTrackingRepository {
       tokenEncrypted: string | null;
       projectName: string | null;
       organizationName: string | null;
+      maxAttachmentSize: number;
     },
     now: string,
   ): Promise<void> {
     const values = {
+      max_attachment_size: s.maxAttachmentSize,
       enabled: writeBool(s.enabled),
       integrated: writeBool(s.integrated),
       api_url: s.apiUrl,

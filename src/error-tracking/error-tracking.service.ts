@@ -32,6 +32,8 @@ import type {
   TriageChange,
 } from './error-tracking.repository.js';
 import { normalizeEvent, stackFrames } from './events.js';
+import { type Attachment, DEFAULT_ATTACHMENT_LIMIT, type Feedback, MAX_ATTACHMENT_LIMIT } from './reports.js';
+import type { ReportsRepository } from './reports.repository.js';
 import { parseErrorSearch, SearchSyntaxError } from './search.js';
 import { isSentrySlug } from './sentry-client.js';
 
@@ -85,6 +87,8 @@ export interface SettingsInput {
   token?: string | null;
   /** The external project chosen from the Connect list: `<organization slug>/<project slug>`. */
   project?: { slug: string; name: string; organizationSlug: string; organizationName: string } | null;
+  /** Largest attachment kept, in bytes (1 to MAX_ATTACHMENT_LIMIT). */
+  maxAttachmentSize?: number;
 }
 
 const DISABLED: ErrorTrackingSettings = {
@@ -94,6 +98,7 @@ const DISABLED: ErrorTrackingSettings = {
   hasToken: false,
   projectName: null,
   organizationName: null,
+  maxAttachmentSize: DEFAULT_ATTACHMENT_LIMIT,
 };
 
 /** Most errors one merge takes (a page of the list). */
@@ -145,6 +150,8 @@ export class ErrorTrackingService {
     private readonly clock: Clock,
     private readonly users: Pick<UsersService, 'findById' | 'findByUsername'>,
     private readonly jobs: JobQueue,
+    /** Feedback, attachments and dropped-item counts (what SDKs send besides events). */
+    private readonly reports: ReportsRepository,
   ) {}
 
   /** The durable half of a timed ignore: the job due at its time unignores the error if it is still ignored. */
@@ -188,11 +195,21 @@ export class ErrorTrackingService {
   async settings(
     actor: User | null,
     idOrPath: string,
-  ): Promise<{ project: Project; settings: ErrorTrackingSettings; integratedAvailable: boolean }> {
+  ): Promise<{
+    project: Project;
+    settings: ErrorTrackingSettings;
+    integratedAvailable: boolean;
+    droppedItems: Record<string, number>;
+  }> {
     const project = await this.project(actor, idOrPath, AccessLevel.Maintainer);
     const stored = await this.repo.settings(project.id);
     if (!stored) throw notFound('Error Tracking Setting');
-    return { project, settings: stored, integratedAvailable: await this.integratedAvailable(project.id) };
+    return {
+      project,
+      settings: stored,
+      integratedAvailable: await this.integratedAvailable(project.id),
+      droppedItems: await this.reports.dropped(project.id),
+    };
   }
 
   /**
@@ -248,6 +265,15 @@ export class ErrorTrackingService {
       projectName = input.project.name;
       organizationName = input.project.organizationName;
     }
+    const maxAttachmentSize = input.maxAttachmentSize ?? current.maxAttachmentSize;
+    if (
+      !Number.isSafeInteger(maxAttachmentSize) ||
+      maxAttachmentSize < 1 ||
+      maxAttachmentSize > MAX_ATTACHMENT_LIMIT
+    )
+      throw invalidFields({
+        max_attachment_size: [`must be an integer from 1 to ${MAX_ATTACHMENT_LIMIT} (bytes)`],
+      });
     if (input.token !== undefined && input.token !== null && !masked) {
       tokenEncrypted = input.token === '' ? null : this.cipher.encrypt(input.token);
     }
@@ -260,7 +286,7 @@ export class ErrorTrackingService {
     }
     await this.repo.putSettings(
       project.id,
-      { enabled, integrated, apiUrl, tokenEncrypted, projectName, organizationName },
+      { enabled, integrated, apiUrl, tokenEncrypted, projectName, organizationName, maxAttachmentSize },
       this.clock.now().toISOString(),
     );
     if (enabled && integrated && !(await this.repo.keys(project.id)).some((k) => k.active)) {
@@ -692,6 +718,60 @@ export class ErrorTrackingService {
   }
 
   /** The Connect action: lists the external system's projects with a host and token (Maintainer). */
+  // What SDKs send besides events (the integrated backend only; read as errors are, Reporter).
+
+  private async integrated(actor: User | null, idOrPath: string): Promise<Project> {
+    const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Reporter);
+    if (external) throw badRequest('Feedback and attachments are only kept by the integrated backend');
+    return project;
+  }
+
+  /** User feedback about the events of one error, newest first. */
+  async feedbackOfError(actor: User | null, idOrPath: string, errorId: string): Promise<Feedback[]> {
+    const project = await this.integrated(actor, idOrPath);
+    const e = await this.integratedError(project.id, errorId);
+    return this.reports.feedbackOfError(project.id, e.id);
+  }
+
+  /** The project's user feedback, newest first, whether or not svc has the event it names. */
+  async feedbackOfProject(actor: User | null, idOrPath: string): Promise<Feedback[]> {
+    return this.reports.feedbackOfProject((await this.integrated(actor, idOrPath)).id);
+  }
+
+  /** The attachments of one event of an error. */
+  async attachments(
+    actor: User | null,
+    idOrPath: string,
+    errorId: string,
+    eventId: string,
+  ): Promise<Attachment[]> {
+    const { project, event } = await this.eventOf(actor, idOrPath, errorId, eventId);
+    return this.reports.attachments(project.id, event.eventId);
+  }
+
+  /** One attachment of an event, with its bytes. */
+  async attachment(
+    actor: User | null,
+    idOrPath: string,
+    errorId: string,
+    eventId: string,
+    attachmentId: string,
+  ): Promise<{ attachment: Attachment; content: Buffer }> {
+    const { project, event } = await this.eventOf(actor, idOrPath, errorId, eventId);
+    const id = /^\d{1,10}$/.test(attachmentId) ? Number(attachmentId) : Number.NaN;
+    const found = id <= 2_147_483_647 ? await this.reports.attachment(project.id, event.eventId, id) : null;
+    if (!found) throw notFound('Attachment');
+    return found;
+  }
+
+  private async eventOf(actor: User | null, idOrPath: string, errorId: string, eventId: string) {
+    const project = await this.integrated(actor, idOrPath);
+    const e = await this.integratedError(project.id, errorId);
+    const event = await this.repo.event(e.id, eventId);
+    if (!event) throw notFound('Event');
+    return { project, event };
+  }
+
   async externalProjects(
     actor: User | null,
     idOrPath: string,

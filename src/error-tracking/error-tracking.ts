@@ -13,6 +13,8 @@ export interface ErrorTrackingSettings {
   readonly hasToken: boolean;
   readonly projectName: string | null;
   readonly organizationName: string | null;
+  /** Largest attachment the collector keeps, in bytes; larger ones are dropped and counted. */
+  readonly maxAttachmentSize: number;
 }
 
 export interface ClientKey {

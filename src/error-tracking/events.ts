@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { type EventHashes, groupingHashes } from './grouping.js';
+import { SECURITY_TYPES } from './reports.js';
 
 /**
  * Sentry event handling, pure: normalising what every SDK sends (exception as object or list, message as string
@@ -339,7 +340,11 @@ export function usableEventId(given: string): string {
   return createHash('md5').update(given).digest('hex');
 }
 
-/** The error title: type and message, 64 characters at most (GitLab). */
+/**
+ * The error title: type and message, 64 characters at most (GitLab). A security report's is its message alone
+ * ("Blocked 'script' from 'evil.com'"), as Sentry titles it.
+ */
 export function errorTitle(type: string, message: string): string {
+  if (SECURITY_TYPES.has(type) && message) return truncate(message, 64);
   return truncate(message ? `${type} ${message}` : type, 64);
 }

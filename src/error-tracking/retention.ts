@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { ErrorTrackingRepository } from './error-tracking.repository.js';
+import type { ReportsRepository } from './reports.repository.js';
 
 const RETENTION_JOB = 'error_tracking_retention';
 const DAY_MS = 86_400_000;
@@ -9,20 +10,22 @@ const dayKey = (d: Date) => `${RETENTION_JOB}:${d.toISOString().slice(0, 10)}`;
 
 /**
  * Error retention (spec: 90 days, `error_tracking_retention_days`): a daily job deletes events that occurred
- * before the cutoff and errors left without events, then schedules the next day's run.
+ * before the cutoff and errors left without events, feedback and attachments received before it (their events are
+ * gone too), then schedules the next day's run.
  */
 export function registerRetention(
   jobs: JobQueue,
   repo: ErrorTrackingRepository,
   settings: SettingsService,
   clock: Clock,
+  reports: ReportsRepository,
 ): void {
   jobs.register(RETENTION_JOB, async (_job, { stopping }) => {
     const now = clock.now();
     const days = (await settings.get()).error_tracking_retention_days;
-    const { complete } = await repo.prune(new Date(now.getTime() - days * DAY_MS).toISOString(), {
-      stopping,
-    });
+    const cutoff = new Date(now.getTime() - days * DAY_MS).toISOString();
+    const { complete } = await repo.prune(cutoff, { stopping });
+    await reports.prune(cutoff);
     // Stopped between batches (the server shuts down): the job is retried, by this or another process, and
     // deletes the rest; a graceful stop waits for one batch, not for the whole run.
     if (!complete)

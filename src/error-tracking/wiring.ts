@@ -19,6 +19,7 @@ import { ErrorTrackingRepository } from './error-tracking.repository.js';
 import { ErrorTrackingService } from './error-tracking.service.js';
 import { MonitorsRepository } from './monitors.repository.js';
 import { MonitorsService } from './monitors.service.js';
+import { ReportsRepository } from './reports.repository.js';
 import { registerRetention } from './retention.js';
 import { SentryClient } from './sentry-client.js';
 
@@ -48,7 +49,8 @@ export function wireErrorTracking(deps: {
 }): { errorTracking: ErrorTrackingService; collector: CollectorService; monitors: MonitorsService } {
   const { kysely: k, settings, clock } = deps;
   const repo = new ErrorTrackingRepository(k, deps.dialect);
-  registerRetention(deps.jobs, repo, settings, clock);
+  const reports = new ReportsRepository(k);
+  registerRetention(deps.jobs, repo, settings, clock, reports);
   const errorTracking = new ErrorTrackingService(
     repo,
     deps.access,
@@ -59,6 +61,7 @@ export function wireErrorTracking(deps: {
     clock,
     deps.users,
     deps.jobs,
+    reports,
   );
   errorTracking.registerJobs();
   const monitors = new MonitorsService(
@@ -82,6 +85,7 @@ export function wireErrorTracking(deps: {
       deps.rates,
       deps.cacheTtlMs,
       monitors,
+      reports,
     ),
   };
 }

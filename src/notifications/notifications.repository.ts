@@ -307,12 +307,13 @@ export class NotificationsRepository {
   async hookFlagsOn(projectId: number, trx: Queryable = this.db): Promise<Set<string>> {
     const rows = await trx
       .selectFrom('project_hooks')
-      .select([...HOOK_EVENT_FLAG_NAMES, 'confidential_note_events'])
+      .select([...HOOK_EVENT_FLAG_NAMES, 'confidential_note_events', 'error_tracking_events'])
       .where('project_id', '=', projectId)
       .execute();
     const on = new Set<string>();
     for (const r of rows) {
       for (const f of HOOK_EVENT_FLAG_NAMES) if (readBool(r[f])) on.add(f);
+      if (readBool(r.error_tracking_events)) on.add('error_tracking_events');
       if (r.confidential_note_events !== null && readBool(r.confidential_note_events))
         on.add('confidential_note_events');
     }

@@ -221,18 +221,28 @@ export class NotificationsService {
     return this.alertListeners.get(projectId, () => this.repo.hasAlertListeners(projectId, trx));
   }
 
-  /** Whether an error event can trigger any of the project's rules (cached, as `listensToAlerts`). */
+  /**
+   * Whether an error event concerns anyone (cached, as `listensToAlerts`): a new error or a regression concerns the
+   * project's hooks with `error_tracking_events` and its `new` / `regression` rules; any event, its threshold rules.
+   */
   async wantsErrorEvent(
     trx: UnitOfWork,
     projectId: number,
     what: { created: boolean; regressedAt: string | null },
   ): Promise<boolean> {
     const triggers = await this.errorTriggers(trx, projectId);
+    const hooks = (what.created || what.regressedAt !== null) && (await this.errorHooksOn(trx, projectId));
     return (
+      hooks ||
       (what.created && triggers.has('new')) ||
       (what.regressedAt !== null && triggers.has('regression')) ||
       triggers.has('threshold')
     );
+  }
+
+  /** Whether any hook of the project has `error_tracking_events` (cached with the other hook flags). */
+  private async errorHooksOn(trx: UnitOfWork, projectId: number): Promise<boolean> {
+    return (await this.hookFlagsOf(trx, projectId)).has('error_tracking_events');
   }
 
   private errorTriggers(trx: UnitOfWork, projectId: number): Promise<ReadonlySet<string>> {
@@ -264,15 +274,16 @@ export class NotificationsService {
     what: { created: boolean; regressedAt: string | null },
   ): Promise<void> {
     const triggers = await this.errorTriggers(trx, projectId);
-    if (triggers.size === 0) return;
+    const hooks = (what.created || what.regressedAt !== null) && (await this.errorHooksOn(trx, projectId));
+    if (triggers.size === 0 && !hooks) return;
     const enqueue = (event: ErrorEventType, extra: { at?: string; uniqueKey?: string } = {}) =>
       this.jobs.enqueue(
         ERROR_EVENT_JOB,
         { projectId, errorId, event, ...(extra.at && { at: extra.at }) } satisfies ErrorEventJob,
         { trx, ...(extra.uniqueKey && { uniqueKey: extra.uniqueKey }) },
       );
-    if (what.created && triggers.has('new')) await enqueue('new');
-    if (what.regressedAt !== null && triggers.has('regression'))
+    if (what.created && (hooks || triggers.has('new'))) await enqueue('new');
+    if (what.regressedAt !== null && (hooks || triggers.has('regression')))
       await enqueue('regression', { at: what.regressedAt });
     if (triggers.has('threshold')) await enqueue('threshold', { uniqueKey: `error-threshold:${errorId}` });
   }
@@ -414,6 +425,30 @@ export class NotificationsService {
     const error = project && (await this.sources.errors.errorForSystem(project.id, j.errorId));
     if (!project || !error) return;
     const now = this.clock.now();
+    const url = this.pageUrl('error', project, error.id);
+    const errorHooks = async () =>
+      (await this.repo.hooks(project.id)).filter((h) => h.errorTrackingEvents && this.executable(h));
+    // Hooks hear of every new error and every regression, rule or no rule: once per error and event (a regression
+    // is named by when it regressed, and needs someone to resolve the error first). Rules' action intervals
+    // throttle their e-mails, not the hooks.
+    if (j.event === 'new' || j.event === 'regression') {
+      const when = j.event === 'regression' ? `:${j.at ?? ''}` : '';
+      const hooks = await errorHooks();
+      if (hooks.length > 0)
+        await this.record(
+          project.id,
+          [],
+          null,
+          hooks.map((h) => ({ hook: h, key: `error:${error.id}:${j.event}${when}:hook:${h.id}` })),
+          {
+            object_kind: 'error',
+            event_type: j.event,
+            project: this.projectRef(project),
+            object_attributes: this.presenter.error(error),
+            url,
+          },
+        );
+    }
     const rules = (await this.repo.rules(project.id)).filter((r) => r.trigger === j.event);
     const firing: { rule: ErrorRule; key: string; count?: number }[] = [];
     for (const rule of rules) {
@@ -440,7 +475,6 @@ export class NotificationsService {
     // One e-mail per recipient and event however many rules fire (each rule's hooks are already one per event):
     // the first rule that names a user e-mails them.
     const mailed = new Set<number>();
-    const url = this.pageUrl('error', project, error.id);
     const title = error.title ?? `${error.type}: ${error.message}`;
     for (const f of firing) {
       const heading =
@@ -463,9 +497,8 @@ export class NotificationsService {
       );
       const recipients = (await this.repo.activeUsers(f.rule.recipientIds)).filter((r) => !mailed.has(r.id));
       for (const r of recipients) mailed.add(r.id);
-      const hooks = f.rule.webhook
-        ? (await this.repo.hooks(project.id)).filter((h) => h.errorTrackingEvents && this.executable(h))
-        : [];
+      // New errors and regressions reached the hooks above; a threshold reaches them when its rule says so.
+      const hooks = f.rule.trigger === 'threshold' && f.rule.webhook ? await errorHooks() : [];
       const payload: HookPayload = {
         object_kind: 'error',
         event_type: j.event,

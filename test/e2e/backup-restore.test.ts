@@ -129,6 +129,22 @@ describe(`backup on SQLite, restore into a fresh instance on ${target} with anot
       },
     );
     expect(store.status).toBe(200);
+    // The event's attachment (binary), a user's report and a dropped span: kept in the database, so restored.
+    const attachment = Buffer.from([0, 1, 2, 250, 255, 10, 13]);
+    const envelope = Buffer.concat([
+      Buffer.from(
+        `${JSON.stringify({ event_id: 'd'.repeat(32) })}\n${JSON.stringify({ type: 'attachment', length: attachment.length, filename: 'dump.bin' })}\n`,
+      ),
+      attachment,
+      Buffer.from(
+        `\n${JSON.stringify({ type: 'user_report' })}\n${JSON.stringify({ event_id: 'd'.repeat(32), name: 'U', email: 'u@example.com', comments: 'it broke' })}\n${JSON.stringify({ type: 'span' })}\n{}`,
+      ),
+    ]);
+    const sent = await fetch(
+      `${a.url}/api/v4/error_tracking/collector/api/${project.body.id}/envelope/?sentry_key=${key.public_key}`,
+      { method: 'POST', body: envelope },
+    );
+    expect(sent.status).toBe(200);
     const schedules = `/api/v4/projects/${project.body.id}/incident_management/oncall_schedules`;
     const schedule = await a.api.post(schedules, {
       token: TOKEN,
@@ -323,6 +339,18 @@ describe(`backup on SQLite, restore into a fresh instance on ${target} with anot
         token: TOKEN,
       });
       expect(errors.body).toEqual([expect.objectContaining({ type: 'TypeError', count: 1, user_count: 1 })]);
+      const et = `/api/v4/projects/${project.body.id}/error_tracking`;
+      const event = `${et}/errors/${errors.body[0].id}/events/${'d'.repeat(32)}`;
+      const [restored] = (await b.api.get(`${event}/attachments`, { token: TOKEN })).body;
+      expect(restored).toMatchObject({ filename: 'dump.bin', size: 7 });
+      const bytes = await fetch(`${b.url}${event}/attachments/${restored.id}`, {
+        headers: { 'PRIVATE-TOKEN': TOKEN },
+      });
+      expect(Buffer.from(await bytes.arrayBuffer())).toEqual(Buffer.from([0, 1, 2, 250, 255, 10, 13]));
+      expect((await b.api.get(`${et}/feedback`, { token: TOKEN })).body).toEqual([
+        expect.objectContaining({ comments: 'it broke', event_id: 'd'.repeat(32) }),
+      ]);
+      expect((await b.api.get(`${et}/settings`, { token: TOKEN })).body.dropped_items).toEqual({ span: 1 });
       // On-call schedules with their rotations and participants; the next schedule takes the next iid.
       // (Users' web_url names the new instance's address.)
       const scheduleAfter = (await b.api.get(`${schedules}/${schedule.body.iid}`, { token: TOKEN })).body;

@@ -24,7 +24,9 @@ describe.each(await databases())('the tables a backup holds (%s)', (database) =>
           ).rows
         : (
             await sql<{ name: string }>`
-              SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`.execute(kysely)
+              SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`.execute(
+              kysely,
+            )
           ).rows;
     const tables = rows.map((r) => r.name).sort();
     const backedUp = new Set<string>(BACKUP_TABLES);

@@ -142,6 +142,40 @@ describe.each(await databases())('error retention in batches, capped counts (%s)
     expect(errors.body.map((e: { title: string }) => e.title)).toEqual([expect.stringContaining('job-new')]);
   });
 
+  it('the daily job deletes feedback and attachments received before the cutoff, with their events', async () => {
+    const id = await project();
+    const [key] = (await api.get(`/api/v4/projects/${id}/error_tracking/client_keys`, { token: s.rootToken }))
+      .body;
+    const send = async (comments: string) => {
+      const eventId = randomUUID().replace(/-/g, '');
+      const body = [
+        JSON.stringify({ event_id: eventId }),
+        JSON.stringify({ type: 'attachment', filename: `${comments}.txt` }),
+        comments,
+        JSON.stringify({ type: 'user_report' }),
+        JSON.stringify({ event_id: eventId, name: 'n', email: 'e@example.com', comments }),
+      ].join('\n');
+      const r = await fetch(
+        `${s.url}/api/v4/error_tracking/collector/api/${id}/envelope/?sentry_key=${key.public_key}`,
+        { method: 'POST', body },
+      );
+      expect(r.status).toBe(200);
+    };
+    await send('old');
+    s.clock.advance(91 * DAY);
+    await send('new');
+    await s.server.ctx.jobs.enqueue('error_tracking_retention', {}, { uniqueKey: `retention-reports-${id}` });
+    await s.server.ctx.jobs.drain();
+    const feedback = await api.get(`/api/v4/projects/${id}/error_tracking/feedback`, { token: s.rootToken });
+    expect(feedback.body.map((f: { comments: string }) => f.comments)).toEqual(['new']);
+    const rows = await s.server.ctx.db.kysely
+      .selectFrom('error_tracking_attachments')
+      .select('filename')
+      .where('project_id', '=', id)
+      .execute();
+    expect(rows).toEqual([{ filename: 'new.txt' }]);
+  });
+
   it('an event list above 10,000 events leaves X-Total out and keeps the next page right', async () => {
     const id = await project();
     const now = Date.now();

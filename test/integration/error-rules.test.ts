@@ -86,7 +86,10 @@ describe.each(await databases())('error notification rules (%s)', (database) => 
       expect(r.status).toBe(200);
     };
     const rules = `/api/v4/projects/${id}/error_tracking/notification_rules`;
-    const hooksFor = () => receiver.received.filter((r) => r.path === `/hook?p=${id}`);
+    const hooksFor = (eventType?: string) =>
+      receiver.received.filter(
+        (r) => r.path === `/hook?p=${id}` && (eventType === undefined || r.body.event_type === eventType),
+      );
     const mailsTo = (who: string) => smtp.messages.filter((m) => m.to.includes(users[who]!.email));
     return { api, id, users, store, rules, hooksFor, mailsTo };
   }
@@ -229,15 +232,23 @@ describe.each(await databases())('error notification rules (%s)', (database) => 
     await store('RangeError');
     await store('RangeError'); // already unresolved again: the same regression
     await s.server.ctx.jobs.drain();
-    await until(() => mailsTo('maintainer').length === 1 && hooksFor().length === 1, 'regression');
+    // Hooks hear of the new error (with no rule for it) and of the regression: one delivery each.
+    await until(
+      () => mailsTo('maintainer').length === 1 && hooksFor('regression').length === 1,
+      'regression',
+    );
     expect(mailsTo('maintainer')[0]!.subject).toContain('Regression');
-    expect(hooksFor()[0]!.body).toMatchObject({ object_kind: 'error', event_type: 'regression' });
+    expect(hooksFor().map((h) => h.body.event_type)).toEqual(['new', 'regression']);
+    expect(hooksFor('regression')[0]!.body).toMatchObject({ object_kind: 'error', event_type: 'regression' });
     await resolve();
     // Past the rule's action interval (30 minutes by default): see the interval's own test.
     s.clock.advance(31 * 60_000);
     await store('RangeError');
     await s.server.ctx.jobs.drain();
-    await until(() => mailsTo('maintainer').length === 2 && hooksFor().length === 2, 'second regression');
+    await until(
+      () => mailsTo('maintainer').length === 2 && hooksFor('regression').length === 2,
+      'second regression',
+    );
   });
 
   it('N events in M minutes notifies once per window', async () => {
@@ -259,8 +270,10 @@ describe.each(await databases())('error notification rules (%s)', (database) => 
     await s.server.ctx.jobs.drain();
     await until(() => mailsTo('developer').length === 1, 'threshold mail');
     expect(mailsTo('developer')[0]!.subject).toContain('Error passed 3 events in 5 minutes');
-    // The rule has webhook off: no hook call.
-    expect(hooksFor()).toHaveLength(0);
+    // The rule has webhook off: the threshold reaches no hook. The hook heard of the new error itself, which
+    // needs no rule.
+    await until(() => hooksFor('new').length === 1, 'the new error hook');
+    expect(hooksFor('threshold')).toHaveLength(0);
     await store('SyntaxError');
     await s.server.ctx.jobs.drain();
     expect(mailsTo('developer')).toHaveLength(1);
@@ -268,6 +281,66 @@ describe.each(await databases())('error notification rules (%s)', (database) => 
     await store('EvalError');
     await s.server.ctx.jobs.drain();
     expect(mailsTo('developer')).toHaveLength(1);
+    await until(() => hooksFor('new').length === 2, 'the second new error hook');
+    expect(hooksFor('threshold')).toHaveLength(0);
+  });
+
+  it('a threshold rule with webhook on calls the hooks with the threshold', async () => {
+    const { api, users, store, rules, hooksFor } = await project();
+    await api.post(rules, {
+      token: users.maintainer!.token,
+      body: { trigger: 'threshold', threshold_count: 2, threshold_minutes: 5, webhook: true },
+    });
+    await store('URIError');
+    await store('URIError');
+    await s.server.ctx.jobs.drain();
+    await until(() => hooksFor('threshold').length === 1, 'threshold hook');
+    expect(hooksFor('threshold')[0]!.body).toMatchObject({
+      object_kind: 'error',
+      threshold: { count: 2, minutes: 5, events: 2 },
+    });
+  });
+
+  it('with no rule at all, a hook with error_tracking_events hears of every new error and regression, once each', async () => {
+    const { api, id, users, store, hooksFor, mailsTo } = await project();
+    // A second hook with the flag off hears nothing.
+    const off = await api.post(`/api/v4/projects/${id}/hooks`, {
+      token: users.maintainer!.token,
+      body: { url: `${receiver.url}?off=${id}`, error_tracking_events: false, alert_events: false },
+    });
+    expect(off.body.error_tracking_events).toBe(false);
+    await store('NoRuleError');
+    await store('NoRuleError');
+    await s.server.ctx.jobs.drain();
+    await until(() => hooksFor('new').length === 1, 'new error hook');
+    const [error] = (await api.get(`/api/v4/projects/${id}/error_tracking/errors`, { token: s.rootToken }))
+      .body;
+    expect(hooksFor('new')[0]!.body).toEqual({
+      object_kind: 'error',
+      event_type: 'new',
+      project: expect.objectContaining({ id }),
+      object_attributes: { ...error, count: expect.any(Number), last_seen: expect.any(String) },
+      url: `${s.url}/-/ui/projects/${id}/errors/${error.id}`,
+    });
+    const regress = async () => {
+      await api.put(`/api/v4/projects/${id}/error_tracking/errors/${error.id}`, {
+        token: users.developer!.token,
+        body: { status: 'resolved' },
+      });
+      s.clock.advance(1000);
+      await store('NoRuleError');
+      await store('NoRuleError');
+      await s.server.ctx.jobs.drain();
+    };
+    await regress();
+    await until(() => hooksFor('regression').length === 1, 'first regression');
+    // No rule, so no action interval: each regression (which needs someone to resolve the error) is delivered.
+    await regress();
+    await until(() => hooksFor('regression').length === 2, 'second regression');
+    await s.server.ctx.jobs.drain();
+    expect(hooksFor()).toHaveLength(3);
+    expect(receiver.received.filter((r) => r.path === `/hook?off=${id}`)).toHaveLength(0);
+    expect(smtpCount(mailsTo)).toBe(0);
   });
 
   /** Adds a user to the project at `level`, with a token. */
@@ -326,7 +399,7 @@ describe.each(await databases())('error notification rules (%s)', (database) => 
   });
 
   it('one e-mail per recipient and event, however many rules fire; then at most one per action interval', async () => {
-    const { api, id, users, store, rules, mailsTo } = await project();
+    const { api, id, users, store, rules, mailsTo, hooksFor } = await project();
     const token = users.maintainer!.token;
     for (let i = 0; i < 20; i++)
       expect(
@@ -374,7 +447,14 @@ describe.each(await databases())('error notification rules (%s)', (database) => 
     s.clock.advance(5 * 60_000);
     await regress();
     await until(() => mailsTo('maintainer').length === 3, 'after the shorter interval');
+    // The interval throttles the rule's e-mails, not the hooks: they heard of the new error and all four
+    // regressions, the one inside the interval included.
+    await until(() => hooksFor('regression').length === 4, 'every regression to the hook');
+    expect(hooksFor('new')).toHaveLength(1);
   });
+
+  const smtpCount = (mailsTo: (who: string) => unknown[]) =>
+    mailsTo('developer').length + mailsTo('maintainer').length;
 
   it('a project has at most 100 rules', async () => {
     const { api, rules, users } = await project();

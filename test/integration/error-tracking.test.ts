@@ -71,6 +71,9 @@ describe.each(
       sentry_external_url: null,
       api_url: null,
       integrated: true,
+      // The attachment limit's default, and nothing received yet.
+      max_attachment_size: 1024 * 1024,
+      dropped_items: {},
     });
     // Saving the integrated backend created a first key.
     expect(
@@ -279,6 +282,8 @@ describe.each(
       sentry_external_url: `${sentry.url}/acme/backend/`,
       api_url: `${sentry.url}/api/0/projects/acme/backend/`,
       integrated: false,
+      max_attachment_size: 1024 * 1024,
+      dropped_items: {},
     });
     // The masked token means "the stored one".
     expect((await connect(`api_host=${encodeURIComponent(sentry.url)}&token=********`)).status).toBe(200);

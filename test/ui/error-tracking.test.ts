@@ -428,6 +428,9 @@ describe('error tracking UI on the hosted offering (Chromium)', () => {
         sentry_external_url: `${sentry!.url}/acme/backend/`,
         api_url: `${sentry!.url}/api/0/projects/acme/backend/`,
         integrated: false,
+        // The integrated backend's attachment limit, untouched by the external form.
+        max_attachment_size: 1024 * 1024,
+        dropped_items: {},
       });
       await page.screenshot({ path: screenshotPath('errors-external.png'), fullPage: true });
 

@@ -133,10 +133,27 @@ describe('every page at 1280 and 390 px, light and dark (Chromium, axe-core)', (
         ],
       },
     };
+    // With an attachment, a user's report and a transaction (counted on the settings page), so that the error,
+    // event and settings pages show them.
     const envelope = [
       JSON.stringify({ event_id: eventId, dsn: keys[0]!.sentry_dsn }),
       JSON.stringify({ type: 'event' }),
       JSON.stringify(event),
+      JSON.stringify({
+        type: 'attachment',
+        filename: 'payments_gateway_adapter_request_dump_with_a_long_name_0123456789.json',
+      }),
+      '{"order": 42}',
+      JSON.stringify({ type: 'user_report' }),
+      JSON.stringify({
+        event_id: eventId,
+        name: 'Jane Doe',
+        email: 'jane.doe.with.a.long.address@checkout-customers.example.com',
+        comments:
+          'I pressed "Pay" and https://checkout.example.com/api/v1/orders/confirm?region=eu-west-1 showed an error',
+      }),
+      JSON.stringify({ type: 'transaction' }),
+      '{}',
     ].join('\n');
     const ingest = await fetch(
       `${s.url}/api/v4/error_tracking/collector/api/${id}/envelope/?sentry_key=${keys[0]!.public_key}`,

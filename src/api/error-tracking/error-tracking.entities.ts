@@ -9,6 +9,33 @@ export const ErrorTrackingSettingsEntity = Type.Object({
   sentry_external_url: Nullable(Str),
   api_url: Nullable(Str),
   integrated: Bool,
+  /** Largest attachment the collector keeps, in bytes. */
+  max_attachment_size: Int,
+  /** Envelope items received and not kept, per item type (transaction, span, replay_event, attachment, ...). */
+  dropped_items: Type.Record(Str, Int),
+});
+
+/** User feedback about an event: envelope `feedback` and `user_report` items, the error page form. */
+export const ErrorFeedbackEntity = Type.Object({
+  id: Int,
+  event_id: Nullable(Str),
+  source: Str,
+  name: Str,
+  email: Str,
+  comments: Str,
+  url: Nullable(Str),
+  created_at: Str,
+});
+
+/** An event's attachment (its bytes: `GET .../attachments/:attachment_id`). */
+export const ErrorAttachmentEntity = Type.Object({
+  id: Int,
+  event_id: Str,
+  filename: Str,
+  content_type: Str,
+  attachment_type: Str,
+  size: Int,
+  created_at: Str,
 });
 
 export const ClientKeyEntity = Type.Object({

@@ -10,6 +10,7 @@ import type {
 } from '../../error-tracking/error-tracking.js';
 import type { ExternalProject } from '../../error-tracking/error-tracking.service.js';
 import { errorTitle } from '../../error-tracking/events.js';
+import type { Attachment, Feedback } from '../../error-tracking/reports.js';
 import type { Project } from '../../projects/projects.js';
 import type { Bucket } from '../../time-buckets.js';
 import type { User } from '../../users/users.js';
@@ -19,9 +20,11 @@ import { userBasic } from '../users/users.presenters.js';
 import type {
   ClientKeyEntity,
   ErrorActivityEntity,
+  ErrorAttachmentEntity,
   ErrorEntity,
   ErrorEventDetailEntity,
   ErrorEventEntity,
+  ErrorFeedbackEntity,
   ErrorStatsEntity,
   ErrorTrackingSettingsEntity,
   ExternalProjectsEntity,
@@ -32,6 +35,7 @@ import type {
 export function errorTrackingSettings(
   s: ErrorTrackingSettings,
   integratedAvailable: boolean,
+  droppedItems: Readonly<Record<string, number>> = {},
 ): Static<typeof ErrorTrackingSettingsEntity> {
   return {
     active: s.enabled,
@@ -39,6 +43,33 @@ export function errorTrackingSettings(
     sentry_external_url: s.apiUrl ? s.apiUrl.replace('api/0/projects/', '') : null,
     api_url: s.apiUrl,
     integrated: s.integrated && integratedAvailable,
+    max_attachment_size: s.maxAttachmentSize,
+    dropped_items: { ...droppedItems },
+  };
+}
+
+export function errorFeedback(f: Feedback): Static<typeof ErrorFeedbackEntity> {
+  return {
+    id: f.id,
+    event_id: f.eventId,
+    source: f.source,
+    name: f.name,
+    email: f.email,
+    comments: f.comments,
+    url: f.url,
+    created_at: f.createdAt,
+  };
+}
+
+export function errorAttachment(a: Attachment): Static<typeof ErrorAttachmentEntity> {
+  return {
+    id: a.id,
+    event_id: a.eventId,
+    filename: a.filename,
+    content_type: a.contentType,
+    attachment_type: a.attachmentType,
+    size: a.size,
+    created_at: a.createdAt,
   };
 }
 

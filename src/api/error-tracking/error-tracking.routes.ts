@@ -61,6 +61,12 @@ const SettingsBody = Type.Object({
       Type.Null(),
     ]),
   ),
+  max_attachment_size: Type.Optional(Type.Integer()),
+});
+const EventParams = Type.Object({
+  id: Type.String(),
+  error_id: Type.String(),
+  event_id: Type.String({ maxLength: 64 }),
 });
 
 /** Error tracking settings, client keys and errors under /projects/:id/error_tracking. */
@@ -82,7 +88,7 @@ export function errorTrackingRoutes(
   const shownError = async (e: TrackedError) => (await shownErrors([e]))[0]!;
 
   const shown = (r: Awaited<ReturnType<typeof ctx.errorTracking.settings>>) =>
-    P.errorTrackingSettings(r.settings, r.integratedAvailable);
+    P.errorTrackingSettings(r.settings, r.integratedAvailable, r.droppedItems);
   const save = async (
     id: string,
     b: Static<typeof SettingsBody>,
@@ -102,6 +108,7 @@ export function errorTrackingRoutes(
               organizationName: b.project.organization_name,
             }
           : b.project,
+        maxAttachmentSize: b.max_attachment_size,
       }),
     );
 
@@ -367,6 +374,90 @@ export function errorTrackingRoutes(
       const result = await ctx.errorTracking.events(req.actor.user, req.params.id, req.params.error_id, page);
       setPageHeaders(reply, req, url, page, result.total);
       return result.items.map(P.errorEvent);
+    },
+  );
+  app.get(
+    `${base}/feedback`,
+    {
+      schema: {
+        tags,
+        summary: "User feedback of the project's events, newest first (Reporter)",
+        params: Params,
+        response: { 200: Type.Array(E.ErrorFeedbackEntity) },
+      },
+    },
+    async (req) =>
+      (await ctx.errorTracking.feedbackOfProject(req.actor.user, req.params.id)).map(P.errorFeedback),
+  );
+  app.get(
+    `${base}/errors/:error_id/feedback`,
+    {
+      schema: {
+        tags,
+        summary: 'User feedback about the events of an error, newest first (Reporter)',
+        params: ErrorParams,
+        response: { 200: Type.Array(E.ErrorFeedbackEntity) },
+      },
+    },
+    async (req) =>
+      (await ctx.errorTracking.feedbackOfError(req.actor.user, req.params.id, req.params.error_id)).map(
+        P.errorFeedback,
+      ),
+  );
+  app.get(
+    `${base}/errors/:error_id/events/:event_id/attachments`,
+    {
+      schema: {
+        tags,
+        summary: 'Attachments of an event (Reporter)',
+        params: EventParams,
+        response: { 200: Type.Array(E.ErrorAttachmentEntity) },
+      },
+    },
+    async (req) =>
+      (
+        await ctx.errorTracking.attachments(
+          req.actor.user,
+          req.params.id,
+          req.params.error_id,
+          req.params.event_id,
+        )
+      ).map(P.errorAttachment),
+  );
+  app.get(
+    `${base}/errors/:error_id/events/:event_id/attachments/:attachment_id`,
+    {
+      schema: {
+        tags,
+        summary: "An attachment's bytes, as a download (Reporter)",
+        params: Type.Object({
+          id: Type.String(),
+          error_id: Type.String(),
+          event_id: Type.String({ maxLength: 64 }),
+          attachment_id: Type.String(),
+        }),
+      },
+    },
+    async (req, reply) => {
+      const { attachment, content } = await ctx.errorTracking.attachment(
+        req.actor.user,
+        req.params.id,
+        req.params.error_id,
+        req.params.event_id,
+        req.params.attachment_id,
+      );
+      const name = attachment.filename;
+      // Whatever an SDK sent is the sender's content: always a download, never rendered in svc's origin.
+      return reply
+        .header('Cache-Control', 'private, no-cache')
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Content-Security-Policy', "sandbox; default-src 'none'")
+        .header(
+          'Content-Disposition',
+          `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`,
+        )
+        .type('application/octet-stream')
+        .send(content);
     },
   );
   app.get(

@@ -39,6 +39,7 @@ import * as m0041 from './0041_chat_integrations.js';
 import * as m0042 from './0042_heartbeats_cron_monitors.js';
 import * as m0043 from './0043_error_grouping.js';
 import * as m0045 from './0045_error_triage.js';
+import * as m0046 from './0046_error_reports.js';
 import type { MigrationEnv } from './helpers.js';
 
 /** Every migration in order; names are what the migrations table records. */
@@ -85,4 +86,5 @@ export const MIGRATIONS: ReadonlyArray<
   ['0042_heartbeats_cron_monitors', m0042.up],
   ['0043_error_grouping', m0043.up],
   ['0045_error_triage', m0045.up],
+  ['0046_error_reports', m0046.up],
 ];

@@ -13,10 +13,12 @@ import type { DeprecationCatalogEntity, DeprecationEntity } from '../../api/depr
 import type {
   ClientKeyEntity,
   ErrorActivityEntity,
+  ErrorAttachmentEntity,
   ErrorCountsEntity,
   ErrorEntity,
   ErrorEventDetailEntity,
   ErrorEventEntity,
+  ErrorFeedbackEntity,
   ErrorHashEntity,
   ErrorMergeEntity,
   ErrorSessionsEntity,
@@ -105,6 +107,10 @@ export type StackTrace = Static<typeof StackTraceEntity>;
 export type StackTraceEntry = StackTrace['stack_trace_entries'][number];
 /** One event of an error (`GET .../errors/:error_id/events`). */
 export type ErrorEvent = Static<typeof ErrorEventEntity>;
+/** User feedback about an error's events (`GET .../errors/:error_id/feedback`). */
+export type ErrorFeedback = Static<typeof ErrorFeedbackEntity>;
+/** An event's attachment (`GET .../events/:event_id/attachments`). */
+export type ErrorAttachment = Static<typeof ErrorAttachmentEntity>;
 /** Body of `GET/PUT /application/settings`. */
 export type ApplicationSettings = Static<typeof SettingsEntity>;
 /** The part of `GET/PUT /application/settings` the storages page reads. */

@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { Breadcrumbs, projectLabel, ResourceView, Timestamp } from '../components';
 import { userLabel } from '../error-labels';
 import { Link, paths } from '../router';
-import type { ErrorEventDetail, Project, StackTraceEntry } from '../types';
+import type { ErrorAttachment, ErrorEventDetail, Project, StackTraceEntry } from '../types';
 import { useResource } from '../use-resource';
 import { Frame } from './error';
 
@@ -39,9 +39,8 @@ export function ErrorEventPage({
   readonly eventId: string;
 }) {
   const project = useResource<Project>(`/api/v4/projects/${encodeURIComponent(projectId)}`);
-  const event = useResource<ErrorEventDetail>(
-    `/api/v4/projects/${encodeURIComponent(projectId)}/error_tracking/errors/${encodeURIComponent(errorId)}/events/${encodeURIComponent(eventId)}`,
-  );
+  const path = `/api/v4/projects/${encodeURIComponent(projectId)}/error_tracking/errors/${encodeURIComponent(errorId)}/events/${encodeURIComponent(eventId)}`;
+  const event = useResource<ErrorEventDetail>(path);
   return (
     <>
       <Breadcrumbs
@@ -53,12 +52,56 @@ export function ErrorEventPage({
         ]}
         current={`Event ${eventId.slice(0, 8)}`}
       />
-      <ResourceView resource={event}>{(e) => <EventView projectId={projectId} event={e} />}</ResourceView>
+      <ResourceView resource={event}>
+        {(e) => <EventView projectId={projectId} event={e} apiPath={path} />}
+      </ResourceView>
     </>
   );
 }
 
-function EventView({ projectId, event }: { readonly projectId: string; readonly event: ErrorEventDetail }) {
+/** The event's attachments, each a download link (the API answers them as downloads, Reporter and above). */
+function Attachments({ path }: { readonly path: string }) {
+  const attachments = useResource<ErrorAttachment[]>(path);
+  return (
+    <ResourceView resource={attachments}>
+      {(list) =>
+        list.length === 0 ? (
+          <p className="muted">No attachments.</p>
+        ) : (
+          <ul className="attachment-list" aria-label="Attachments">
+            {list.map((a) => (
+              <li key={a.id}>
+                <a href={`${path}/${a.id}`} download={a.filename}>
+                  {a.filename}
+                </a>{' '}
+                <span className="muted small">
+                  {formatBytes(a.size)} · {a.content_type}
+                  {a.attachment_type !== 'event.attachment' ? ` · ${a.attachment_type}` : ''}
+                </span>
+              </li>
+            ))}
+          </ul>
+        )
+      }
+    </ResourceView>
+  );
+}
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+function EventView({
+  projectId,
+  event,
+  apiPath,
+}: {
+  readonly projectId: string;
+  readonly event: ErrorEventDetail;
+  readonly apiPath: string;
+}) {
   const payload = asObject(event.payload);
   const user = userLabel(event.user_key, event.user);
   const link = (id: string): string => paths.errorEvent(projectId, event.error_id, id);
@@ -101,6 +144,9 @@ function EventView({ projectId, event }: { readonly projectId: string; readonly 
 
       <Section id="event-exception" title="Exception">
         <Exceptions payload={payload} />
+      </Section>
+      <Section id="event-attachments" title="Attachments">
+        <Attachments path={`${apiPath}/attachments`} />
       </Section>
       <Section id="event-breadcrumbs" title="Breadcrumbs">
         <EventBreadcrumbs payload={payload} />

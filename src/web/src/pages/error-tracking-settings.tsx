@@ -24,6 +24,8 @@ interface Draft {
   readonly token: string;
   /** `<organization slug>/<project slug>` of the chosen external project, or ''. */
   readonly projectKey: string;
+  /** The largest attachment kept, in KB, as typed. */
+  readonly maxAttachmentKb: string;
 }
 
 function originOf(url: string | null): string | null {
@@ -54,6 +56,7 @@ function draftOf(settings: ErrorTrackingSettings): Draft {
     // means a token is stored too.
     token: settings.api_url ? MASKED_TOKEN : '',
     projectKey: storedProjectKey(settings),
+    maxAttachmentKb: String(Math.max(1, Math.round(settings.max_attachment_size / 1024))),
   };
 }
 
@@ -95,6 +98,8 @@ const UNSAVED: ErrorTrackingSettings = {
   sentry_external_url: null,
   api_url: null,
   integrated: false,
+  max_attachment_size: 1024 * 1024,
+  dropped_items: {},
 };
 
 async function loadSettings(path: string): Promise<ErrorTrackingSettings> {
@@ -146,6 +151,8 @@ function ErrorTrackingForm({
     tokenHelp: useId(),
     project: useId(),
     projectHelp: useId(),
+    attachments: useId(),
+    attachmentsHelp: useId(),
   };
   const change = (patch: Partial<Draft>): void => {
     setDraft((d) => ({ ...d, ...patch }));
@@ -174,6 +181,14 @@ function ErrorTrackingForm({
   const save = async (): Promise<void> => {
     if (saving.busy) return;
     const body: Record<string, unknown> = { active: draft.active, integrated: !external };
+    const kb = Number(draft.maxAttachmentKb);
+    if (!external) {
+      if (!Number.isInteger(kb) || kb < 1 || kb > 20 * 1024) {
+        saving.fail('The largest attachment must be a whole number of KB from 1 to 20480.');
+        return;
+      }
+      body.max_attachment_size = kb * 1024;
+    }
     if (external) {
       const host = draft.apiHost.trim();
       if (host !== '') body.api_host = host;
@@ -351,6 +366,24 @@ function ErrorTrackingForm({
             </div>
           </fieldset>
         )}
+        {!external && (
+          <div className="field narrow-field">
+            <label htmlFor={ids.attachments}>Largest attachment (KB)</label>
+            <input
+              id={ids.attachments}
+              type="number"
+              min={1}
+              max={20 * 1024}
+              step={1}
+              value={draft.maxAttachmentKb}
+              aria-describedby={ids.attachmentsHelp}
+              onChange={(event) => change({ maxAttachmentKb: event.target.value })}
+            />
+            <span id={ids.attachmentsHelp} className="help">
+              Files SDKs attach to events are kept up to this size; larger ones are dropped and counted below.
+            </span>
+          </div>
+        )}
         <div className="actions">
           <button type="submit" className="button button-primary" disabled={saving.busy}>
             {saving.busy ? 'Saving…' : 'Save error tracking settings'}
@@ -360,12 +393,55 @@ function ErrorTrackingForm({
       {!external && saved.integrated && (
         <ClientKeys project={project} version={keysVersion} active={saved.active} />
       )}
+      {!external && saved.integrated && <DroppedItems dropped={saved.dropped_items} />}
       {!external && !saved.integrated && (
         <p className="muted small">
           Save with Active checked and the integrated backend to get a DSN for your SDKs.
         </p>
       )}
     </>
+  );
+}
+
+/**
+ * What SDKs sent that is not kept (transactions, spans, replays, profiles, logs, attachments over the limit...),
+ * counted per item type, so that nobody wonders where it went.
+ */
+function DroppedItems({ dropped }: { readonly dropped: Readonly<Record<string, number>> }) {
+  const headingId = useId();
+  const entries = Object.entries(dropped);
+  return (
+    <section className="subsection" aria-labelledby={headingId}>
+      <h4 id={headingId}>Received and not kept</h4>
+      {entries.length === 0 ? (
+        <p className="muted">Nothing so far: every item SDKs sent was kept.</p>
+      ) : (
+        <>
+          <p className="muted small">
+            Error tracking keeps errors, sessions, cron check-ins, user feedback and attachments. Other items
+            are accepted and counted here.
+          </p>
+          <table className="table" aria-labelledby={headingId}>
+            <thead>
+              <tr>
+                <th scope="col">Item type</th>
+                <th scope="col">Count</th>
+              </tr>
+            </thead>
+            <tbody>
+              {entries.map(([type, n]) => (
+                <tr key={type}>
+                  <td>
+                    <code>{type}</code>
+                  </td>
+                  <td>{n.toLocaleString('en')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+    </section>
   );
 }
 

@@ -22,6 +22,7 @@ import { Link, navigate, paths } from '../router';
 import type {
   ErrorActivity,
   ErrorEvent,
+  ErrorFeedback,
   ErrorHash,
   ErrorMerge,
   ErrorStatus,
@@ -174,7 +175,61 @@ function ErrorView({
           eventPath={(eventId) => paths.errorEvent(projectId, error.id, eventId)}
         />
       </section>
+
+      <section className="card section" aria-labelledby="error-feedback">
+        <h2 id="error-feedback">User feedback</h2>
+        <FeedbackView
+          path={`${apiPath}/feedback`}
+          refreshKey={error.count}
+          eventPath={(eventId) => paths.errorEvent(projectId, error.id, eventId)}
+        />
+      </section>
     </>
+  );
+}
+
+/** What users said about the error's events (SDK feedback, user reports, the error page form), newest first. */
+function FeedbackView({
+  path,
+  refreshKey,
+  eventPath,
+}: {
+  readonly path: string;
+  readonly refreshKey: number;
+  readonly eventPath: (eventId: string) => string;
+}) {
+  const feedback = useResource<ErrorFeedback[]>(path, refreshKey);
+  if (feedback.status === 'error')
+    return <p className="muted">{feedback.message.replace(/^\d{3} [^-]*- /, '')}</p>;
+  return (
+    <ResourceView resource={feedback}>
+      {(list) =>
+        list.length === 0 ? (
+          <p className="muted">No feedback from users.</p>
+        ) : (
+          <ul className="feedback-list" aria-labelledby="error-feedback">
+            {list.map((f) => (
+              <li key={f.id} className="feedback">
+                <blockquote>{f.comments}</blockquote>
+                <p className="muted small">
+                  {f.name || 'Anonymous'}
+                  {f.email ? ` <${f.email}>` : ''}
+                  {' · '}
+                  <Timestamp value={f.created_at} />
+                  {f.url ? ` · ${f.url}` : ''}
+                  {f.event_id ? (
+                    <>
+                      {' · '}
+                      <Link to={eventPath(f.event_id)}>event {f.event_id.slice(0, 8)}</Link>
+                    </>
+                  ) : null}
+                </p>
+              </li>
+            ))}
+          </ul>
+        )
+      }
+    </ResourceView>
   );
 }
 
