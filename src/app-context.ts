@@ -18,6 +18,7 @@ import type { GeoService } from './geo/geo.service.js';
 import type { GitAccessService } from './git/git-access.service.js';
 import type { GitRepositoriesService } from './git/git-repositories.service.js';
 import type { InventoryService } from './git/inventory.service.js';
+import type { ReleasesService } from './error-tracking/releases.service.js';
 import type { RepositoryService } from './git/repository.service.js';
 import type { WeightedStorages } from './git/storages.js';
 import type { GroupsService } from './groups/groups.service.js';
@@ -79,6 +80,8 @@ export interface AppContext {
   readonly alertSearch: AlertSearchIndex;
   readonly issues: IssuesService;
   readonly errorTracking: ErrorTrackingService;
+  /** Sentry releases and artifact bundles for `sentry-cli` (`/api/0/`). */
+  readonly releases: ReleasesService;
   readonly collector: CollectorService;
   readonly jobs: JobQueue;
   /** The one dispatcher of what must happen after a commit (the server hooks its log). */

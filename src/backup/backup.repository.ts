@@ -29,6 +29,10 @@ export const LATER_TABLES: ReadonlySet<string> = new Set([
   'incident_timeline_events',
   'incident_timeline_event_tag_links',
   'redirect_routes',
+  'sentry_releases',
+  'sentry_release_commits',
+  'sentry_artifact_bundles',
+  'sentry_artifact_files',
 ]);
 
 /**
@@ -36,6 +40,7 @@ export const LATER_TABLES: ReadonlySet<string> = new Set([
  * (`rate_limit_windows`, `git_pushes`) are not backed up: they belong to the running processes. Nor is
  * `alert_status_counts`: triggers on `alerts` keep it, and count the restored alerts again. Nor is
  * `error_rule_firings` (when each error rule last notified about each error): a restored rule may notify once more.
+ * Nor is `sentry_upload_chunks`: chunks of uploads in progress, which the CLI sends again.
  */
 export const BACKUP_TABLES = [
   'users',
@@ -90,6 +95,10 @@ export const BACKUP_TABLES = [
   'escalation_policies',
   'escalation_rules',
   'redirect_routes',
+  'sentry_releases',
+  'sentry_release_commits',
+  'sentry_artifact_bundles',
+  'sentry_artifact_files',
 ] as const satisfies readonly (keyof Database)[];
 
 /** Tables keyed by something other than a serial id (no sequence to move on after a restore). */

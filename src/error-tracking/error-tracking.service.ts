@@ -22,6 +22,7 @@ import type {
 import type { ErrorSort, ErrorTrackingRepository } from './error-tracking.repository.js';
 import { normalizeEvent, stackFrames } from './events.js';
 import { isSentrySlug } from './sentry-client.js';
+import type { ResolvedFrame, Symbolicator } from './symbolication.js';
 
 const INTEGRATED_FLAG = 'integrated_error_tracking';
 
@@ -102,6 +103,7 @@ export class ErrorTrackingService {
     private readonly cipher: Cipher,
     private readonly offering: Offering,
     private readonly clock: Clock,
+    private readonly symbolicator: Symbolicator,
   ) {}
 
   /** An error by project and id, for work the system does on its own (notifications): no caller to check. */
@@ -352,13 +354,22 @@ export class ErrorTrackingService {
     idOrPath: string,
     errorId: string,
     eventId: string,
-  ): Promise<{ event: ErrorEvent; previous: string | null; next: string | null }> {
+  ): Promise<{
+    event: ErrorEvent;
+    previous: string | null;
+    next: string | null;
+    frames: ResolvedFrame[];
+  }> {
     const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Reporter);
     if (external) throw badRequest('Events are only kept by the integrated backend');
     const e = await this.integratedError(project.id, errorId);
     const event = await this.repo.event(e.id, eventId);
     if (!event) throw notFound('Event');
-    return { event, ...(await this.repo.neighbours(event)) };
+    const [neighbours, frames] = await Promise.all([
+      this.repo.neighbours(event),
+      this.symbolicator.frames(project.id, event.payload, stackFrames(event.payload)),
+    ]);
+    return { event, ...neighbours, frames };
   }
 
   async stackTrace(actor: User | null, idOrPath: string, errorId: string): Promise<StackTrace> {
@@ -369,7 +380,8 @@ export class ErrorTrackingService {
     return {
       errorId: e.id,
       dateReceived: latest?.occurredAt ?? e.lastSeen,
-      frames: latest ? stackFrames(latest.payload) : [],
+      // Resolved at read time, so source maps uploaded after the event apply too.
+      frames: latest ? await this.symbolicator.frames(project.id, latest.payload, stackFrames(latest.payload)) : [],
     };
   }
 

@@ -34,8 +34,8 @@ export interface ArtifactLookup {
 
 /** A frame as shown: the original position when a source map resolved it, with the minified frame beside it. */
 export interface ResolvedFrame extends Frame {
-  /** The frame as the SDK sent it, when this one was resolved through a source map; else null. */
-  readonly minified: Frame | null;
+  /** The frame as the SDK sent it, when this one was resolved through a source map; else null or absent. */
+  readonly minified?: Frame | null;
 }
 
 const CONTEXT_LINES = 5;

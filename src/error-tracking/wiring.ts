@@ -10,6 +10,8 @@ import { Ingest } from '../ingest/ingest.js';
 import type { Outbox } from '../ingest/outbox.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { OutboundHttp } from '../outbound.js';
+import type { RepositoryService } from '../git/repository.service.js';
+import type { NamespacesService } from '../namespaces/namespaces.service.js';
 import type { Access } from '../projects/access.js';
 import type { ProjectsService } from '../projects/projects.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
@@ -18,8 +20,12 @@ import { ErrorTrackingRepository } from './error-tracking.repository.js';
 import { ErrorTrackingService } from './error-tracking.service.js';
 import { MonitorsRepository } from './monitors.repository.js';
 import { MonitorsService } from './monitors.service.js';
+import { ReleasesRepository } from './releases.repository.js';
+import { type ChunkLimits, DEFAULT_CHUNK_LIMITS } from './releases.js';
+import { ReleasesService } from './releases.service.js';
 import { registerRetention } from './retention.js';
 import { SentryClient } from './sentry-client.js';
+import { Symbolicator } from './symbolication.js';
 
 /**
  * Error tracking: settings, keys and errors (integrated or an external Sentry), the Sentry-compatible collector
@@ -42,9 +48,15 @@ export function wireErrorTracking(deps: {
   clock: Clock;
   /** Cron monitors' alerts take the alert intake's path. */
   alertWrite: AlertWrite;
-}): { errorTracking: ErrorTrackingService; collector: CollectorService; monitors: MonitorsService } {
+}): {
+  errorTracking: ErrorTrackingService;
+  collector: CollectorService;
+  monitors: MonitorsService;
+  releasesRepository: ReleasesRepository;
+} {
   const { kysely: k, settings, clock } = deps;
   const repo = new ErrorTrackingRepository(k, deps.dialect);
+  const releasesRepo = new ReleasesRepository(k);
   registerRetention(deps.jobs, repo, settings, clock);
   const errorTracking = new ErrorTrackingService(
     repo,
@@ -54,6 +66,7 @@ export function wireErrorTracking(deps: {
     deps.cipher,
     deps.offering,
     clock,
+    new Symbolicator(releasesRepo),
   );
   const monitors = new MonitorsService(
     new MonitorsRepository(k),
@@ -66,6 +79,7 @@ export function wireErrorTracking(deps: {
   return {
     errorTracking,
     monitors,
+    releasesRepository: releasesRepo,
     collector: new CollectorService(
       repo,
       deps.projects,
@@ -76,6 +90,40 @@ export function wireErrorTracking(deps: {
       deps.rates,
       deps.cacheTtlMs,
       monitors,
+    ),
+  };
+}
+
+/**
+ * Sentry releases and artifact bundles for `sentry-cli` (`/api/0/`): built once the repository service exists,
+ * since a release's commits are read from the project's own repository.
+ */
+export function wireReleases(deps: {
+  releasesRepository: ReleasesRepository;
+  access: Access;
+  namespaces: NamespacesService;
+  projects: ProjectsService;
+  repository: RepositoryService;
+  clock: Clock;
+  uploadLimitBytes: number;
+}): { releases: ReleasesService } {
+  const chunkSize = Math.min(DEFAULT_CHUNK_LIMITS.chunkSize, deps.uploadLimitBytes);
+  const limits: ChunkLimits = {
+    ...DEFAULT_CHUNK_LIMITS,
+    chunkSize,
+    maxFileSize: deps.uploadLimitBytes,
+    maxChunks: Math.ceil(deps.uploadLimitBytes / chunkSize),
+    maxRequestSize: Math.max(chunkSize, Math.min(DEFAULT_CHUNK_LIMITS.maxRequestSize, deps.uploadLimitBytes)),
+  };
+  return {
+    releases: new ReleasesService(
+      deps.releasesRepository,
+      deps.access,
+      deps.namespaces,
+      deps.projects,
+      deps.repository,
+      deps.clock,
+      limits,
     ),
   };
 }

@@ -379,13 +379,34 @@ export function Frame({
       {position ? <span className="muted inline"> at {position}</span> : null}
     </>
   );
+  // A frame resolved through an uploaded source map keeps the frame the browser reported beside it.
+  const minified = frame.minified ? (
+    <p className="muted small frame-minified">
+      Source-mapped from <code>{frame.minified.abs_path ?? frame.minified.filename ?? '<unknown file>'}</code>
+      {frame.minified.lineNo !== null
+        ? ` at line ${frame.minified.lineNo}${frame.minified.colNo !== null ? `:${frame.minified.colNo}` : ''}`
+        : ''}
+      {frame.minified.function ? (
+        <>
+          {' in '}
+          <code>{frame.minified.function}</code>
+        </>
+      ) : null}
+    </p>
+  ) : null;
   const variables = vars ? Object.entries(vars) : [];
   if (frame.context.length === 0 && variables.length === 0) {
-    return <div className="frame frame-empty">{summary}</div>;
+    return (
+      <div className="frame frame-empty">
+        {summary}
+        {minified}
+      </div>
+    );
   }
   return (
     <details className="frame" open={open}>
       <summary>{summary}</summary>
+      {minified}
       <ol className="frame-context" aria-label={`Code of ${file}`}>
         {frame.context.map(([lineNo, code]) => {
           const current = lineNo === frame.lineNo;
