@@ -85,7 +85,8 @@ function centralDirectory(zip: Buffer, maxEntries: number): ZipEntry[] {
 
 function entryData(zip: Buffer, e: ZipEntry, budget: { left: number }): Buffer {
   const p = e.localOffset;
-  if (p < 0 || p + 30 > zip.length || zip.readUInt32LE(p) !== LOCAL) throw new BundleError('the bundle is damaged');
+  if (p < 0 || p + 30 > zip.length || zip.readUInt32LE(p) !== LOCAL)
+    throw new BundleError('the bundle is damaged');
   const dataStart = p + 30 + zip.readUInt16LE(p + 26) + zip.readUInt16LE(p + 28);
   const end = dataStart + e.compressedSize;
   if (end > zip.length) throw new BundleError('the bundle is damaged');
@@ -111,7 +112,10 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? 
 
 /** A debug ID as Sentry compares them: a lowercase UUID. */
 export function normalizeDebugId(v: unknown): string | null {
-  const s = str(v)?.trim().toLowerCase().replace(/^\{|\}$/g, '');
+  const s = str(v)
+    ?.trim()
+    .toLowerCase()
+    .replace(/^\{|\}$/g, '');
   if (!s) return null;
   const hex = s.replaceAll('-', '');
   if (!/^[0-9a-f]{32}/.test(hex)) return null;
@@ -136,7 +140,7 @@ export function parseBundle(data: Buffer, limits: BundleLimits): ParsedBundle {
     manifest = JSON.parse(entryData(zip, manifestEntry, budget).toString('utf8'));
   } catch (err) {
     if (err instanceof BundleError) throw err;
-    throw new BundleError('the bundle\'s manifest.json is not JSON');
+    throw new BundleError("the bundle's manifest.json is not JSON");
   }
   if (!isObject(manifest) || !isObject(manifest.files))
     throw new BundleError("the bundle's manifest.json lists no files");
@@ -156,7 +160,8 @@ export function parseBundle(data: Buffer, limits: BundleLimits): ParsedBundle {
       content: entryData(zip, entry, budget).toString('utf8'),
     });
   }
-  if (files.length > limits.maxFiles) throw new BundleError(`the bundle holds more than ${limits.maxFiles} files`);
+  if (files.length > limits.maxFiles)
+    throw new BundleError(`the bundle holds more than ${limits.maxFiles} files`);
   return {
     bundleId: normalizeDebugId(attributes.debug_id) ?? str(attributes.debug_id),
     release: str(attributes.release),

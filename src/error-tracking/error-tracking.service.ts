@@ -381,7 +381,9 @@ export class ErrorTrackingService {
       errorId: e.id,
       dateReceived: latest?.occurredAt ?? e.lastSeen,
       // Resolved at read time, so source maps uploaded after the event apply too.
-      frames: latest ? await this.symbolicator.frames(project.id, latest.payload, stackFrames(latest.payload)) : [],
+      frames: latest
+        ? await this.symbolicator.frames(project.id, latest.payload, stackFrames(latest.payload))
+        : [],
     };
   }
 

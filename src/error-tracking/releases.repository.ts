@@ -91,7 +91,9 @@ export class ReleasesRepository implements ArtifactLookup {
       .where('r.id', '!=', before.id)
       .where('r.created_at', '<=', before.createdAt)
       .where((eb) =>
-        eb.exists(eb.selectFrom('sentry_release_commits as c').select('c.id').whereRef('c.release_id', '=', 'r.id')),
+        eb.exists(
+          eb.selectFrom('sentry_release_commits as c').select('c.id').whereRef('c.release_id', '=', 'r.id'),
+        ),
       )
       .orderBy('r.created_at', 'desc')
       .orderBy('r.id', 'desc')
@@ -187,11 +189,20 @@ export class ReleasesRepository implements ArtifactLookup {
     return present;
   }
 
-  async putChunks(userId: number, chunks: readonly { checksum: string; data: Buffer }[], now: string): Promise<void> {
+  async putChunks(
+    userId: number,
+    chunks: readonly { checksum: string; data: Buffer }[],
+    now: string,
+  ): Promise<void> {
     for (const c of chunks) {
       await this.db
         .insertInto('sentry_upload_chunks')
-        .values({ user_id: userId, checksum: c.checksum, content: c.data.toString('base64'), created_at: now })
+        .values({
+          user_id: userId,
+          checksum: c.checksum,
+          content: c.data.toString('base64'),
+          created_at: now,
+        })
         .onConflict((oc) => oc.columns(['user_id', 'checksum']).doNothing())
         .execute();
     }

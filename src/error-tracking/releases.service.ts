@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import { AppError, forbidden, notFound, plainError } from '../errors.js';
+import { type AppError, forbidden, notFound, plainError } from '../errors.js';
 import type { RepositoryService } from '../git/repository.service.js';
 import { AccessLevel } from '../members/members.js';
 import type { NamespacesService } from '../namespaces/namespaces.service.js';
@@ -99,11 +99,14 @@ export class ReleasesService {
   // Releases.
 
   private checkVersion(version: unknown): string {
-    if (typeof version !== 'string' || version.trim() === '') throw invalid('version: This field is required.');
+    if (typeof version !== 'string' || version.trim() === '')
+      throw invalid('version: This field is required.');
     if (version.length > MAX_VERSION)
       throw invalid(`version: Ensure this field has no more than ${MAX_VERSION} characters.`);
     if (BAD_VERSION.test(version) || version === '.' || version === '..' || version === 'latest')
-      throw invalid(`version: Release names cannot contain slashes, line breaks or tabs, nor be "${version}".`);
+      throw invalid(
+        `version: Release names cannot contain slashes, line breaks or tabs, nor be "${version}".`,
+      );
     return version;
   }
 
@@ -251,7 +254,11 @@ export class ReleasesService {
       )
     ).filter((x) => x !== null);
     const min = (xs: (string | null)[]) => xs.filter((x) => x !== null).sort()[0] ?? null;
-    const max = (xs: (string | null)[]) => xs.filter((x) => x !== null).sort().pop() ?? null;
+    const max = (xs: (string | null)[]) =>
+      xs
+        .filter((x) => x !== null)
+        .sort()
+        .pop() ?? null;
     const withCommit = rows.find((r) => r.stats.lastCommit !== null);
     return {
       version,
@@ -340,11 +347,17 @@ export class ReleasesService {
   }
 
   /** `POST .../chunk-upload/`: chunks named by their SHA-1, kept for the caller until its assemble. */
-  async uploadChunks(actor: User, org: string, chunks: readonly { name: string; data: Buffer }[]): Promise<void> {
+  async uploadChunks(
+    actor: User,
+    org: string,
+    chunks: readonly { name: string; data: Buffer }[],
+  ): Promise<void> {
     await this.orgProjectsAt(actor, org, AccessLevel.Developer);
     if (chunks.length === 0) throw invalid('No chunks were sent.');
     if (chunks.length > this.limits.chunksPerRequest)
-      throw invalid(`Too many chunks in one request: ${chunks.length}, at most ${this.limits.chunksPerRequest}.`);
+      throw invalid(
+        `Too many chunks in one request: ${chunks.length}, at most ${this.limits.chunksPerRequest}.`,
+      );
     for (const c of chunks) {
       if (c.data.length > this.limits.chunkSize)
         throw plainError(
@@ -398,12 +411,19 @@ export class ReleasesService {
     const data = await this.repo.chunkData(actor.id, chunks);
     if (!data) return { state: 'not_found', missingChunks: chunks, detail: null };
     if (data.length > this.limits.maxFileSize)
-      return { state: 'error', missingChunks: [], detail: `The artifact bundle is larger than ${this.limits.maxFileSize} bytes.` };
+      return {
+        state: 'error',
+        missingChunks: [],
+        detail: `The artifact bundle is larger than ${this.limits.maxFileSize} bytes.`,
+      };
     if (sha1(data) !== checksum)
       return { state: 'error', missingChunks: [], detail: 'The chunks do not add up to the checksum.' };
     let bundle: ReturnType<typeof parseBundle>;
     try {
-      bundle = parseBundle(data, { maxFiles: this.limits.maxFiles, maxUncompressedBytes: this.limits.maxFileSize });
+      bundle = parseBundle(data, {
+        maxFiles: this.limits.maxFiles,
+        maxUncompressedBytes: this.limits.maxFileSize,
+      });
     } catch (err) {
       if (err instanceof BundleError) return { state: 'error', missingChunks: [], detail: err.message };
       throw err;

@@ -210,7 +210,9 @@ export class Symbolicator {
     );
     if (!minified) return null;
     if (minified.debugId) {
-      const map = (await this.lookup.byDebugId(projectId, minified.debugId)).find((f) => f.type === 'source_map');
+      const map = (await this.lookup.byDebugId(projectId, minified.debugId)).find(
+        (f) => f.type === 'source_map',
+      );
       if (map) return { map, minified };
     }
     const ref = minified.sourcemap ?? sourceMappingUrl(minified.content);

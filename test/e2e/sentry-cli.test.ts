@@ -20,9 +20,10 @@ const LEVELS = { guest: 10, reporter: 20, developer: 30 } as const;
 /** A small upload limit, so that an oversized bundle is cheap to make. */
 const UPLOAD_LIMIT = 64 * 1024;
 
-const throwLine = readFileSync(SOURCE, 'utf8')
-  .split('\n')
-  .findIndex((l) => l.includes('THROW-HERE')) + 1;
+const throwLine =
+  readFileSync(SOURCE, 'utf8')
+    .split('\n')
+    .findIndex((l) => l.includes('THROW-HERE')) + 1;
 
 interface Entry {
   filename: string | null;
@@ -124,7 +125,9 @@ describe.each(await databases())('sentry-cli releases and source maps (%s)', (da
       release,
       exception: { values: [{ type: 'Error', value: err.message, stacktrace: { frames } }] },
       ...(debugImage && {
-        debug_meta: { images: [{ type: 'sourcemap', code_file: debugImage.url, debug_id: debugImage.debugId }] },
+        debug_meta: {
+          images: [{ type: 'sourcemap', code_file: debugImage.url, debug_id: debugImage.debugId }],
+        },
       }),
     };
   }
@@ -147,9 +150,12 @@ describe.each(await databases())('sentry-cli releases and source maps (%s)', (da
       await fetch(`${s.url}/api/v4/projects/${projectId}/error_tracking/errors?sort=last_seen`, { headers })
     ).json()) as { id: number }[];
     const st = (await (
-      await fetch(`${s.url}/api/v4/projects/${projectId}/error_tracking/errors/${errors[0]!.id}/stack_trace`, {
-        headers,
-      })
+      await fetch(
+        `${s.url}/api/v4/projects/${projectId}/error_tracking/errors/${errors[0]!.id}/stack_trace`,
+        {
+          headers,
+        },
+      )
     ).json()) as { stack_trace_entries: Entry[] };
     return st.stack_trace_entries;
   }
@@ -177,14 +183,26 @@ describe.each(await databases())('sentry-cli releases and source maps (%s)', (da
     const info = (await (
       await fetch(`${s.url}/api/v4/projects/${p.id}`, { headers: { 'PRIVATE-TOKEN': s.rootToken } })
     ).json()) as { http_url_to_repo: string };
-    const clone = await git(['clone', '--quiet', authUrl(info.http_url_to_repo, 'root', s.rootToken), 'repo'], work);
+    const clone = await git(
+      ['clone', '--quiet', authUrl(info.http_url_to_repo, 'root', s.rootToken), 'repo'],
+      work,
+    );
     expect(clone.code, clone.stderr).toBe(0);
     const repo = join(work, 'repo');
     for (const n of [1, 2, 3]) {
       writeFileSync(join(repo, `file${n}.txt`), `${n}\n`);
       await git(['add', '.'], repo);
       const c = await git(
-        ['-c', 'user.name=Ada Dev', '-c', 'user.email=ada@example.com', 'commit', '--quiet', '-m', `Change ${n}`],
+        [
+          '-c',
+          'user.name=Ada Dev',
+          '-c',
+          'user.email=ada@example.com',
+          'commit',
+          '--quiet',
+          '-m',
+          `Change ${n}`,
+        ],
         repo,
       );
       expect(c.code, c.stderr).toBe(0);
@@ -298,7 +316,11 @@ describe.each(await databases())('sentry-cli releases and source maps (%s)', (da
       )
     ).json()) as { stack_trace_entries: Entry[] };
     const last = detail.stack_trace_entries[detail.stack_trace_entries.length - 1]!;
-    expect(last).toMatchObject({ function: 'computeTotal', lineNo: throwLine, minified: { abs_path: other } });
+    expect(last).toMatchObject({
+      function: 'computeTotal',
+      lineNo: throwLine,
+      minified: { abs_path: other },
+    });
 
     // The release now has events: first and last seen, and the error it introduced.
     const release = await sentryApi('GET', `/organizations/${org}/releases/1.0.0/`, dev);
@@ -330,21 +352,30 @@ describe.each(await databases())('sentry-cli releases and source maps (%s)', (da
     expect(cliRefused.code).not.toBe(0);
     expect(`${cliRefused.stdout}${cliRefused.stderr}`).toMatch(/403|permission/i);
     // Reporters read; Guests do not.
-    expect((await sentryApi('GET', `/projects/${org}/webapp/releases/`, project.tokens.reporter!)).status).toBe(
-      200,
+    expect(
+      (await sentryApi('GET', `/projects/${org}/webapp/releases/`, project.tokens.reporter!)).status,
+    ).toBe(200);
+    expect((await sentryApi('GET', `/projects/${org}/webapp/releases/`, project.tokens.guest!)).status).toBe(
+      403,
     );
-    expect((await sentryApi('GET', `/projects/${org}/webapp/releases/`, project.tokens.guest!)).status).toBe(403);
 
     // Someone with no part in the project sees nothing of it, and cannot upload to it from their own org.
     const foreign = await sentryApi('POST', `/organizations/${org}/releases/`, outsider.token, body);
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual({ detail: expect.any(String) });
-    expect((await sentryApi('GET', `/organizations/${org}/releases/1.0.0/`, outsider.token)).status).toBe(404);
-    const assemble = await sentryApi('POST', `/organizations/outsider-${database}/artifactbundle/assemble/`, outsider.token, {
-      checksum: 'a'.repeat(40),
-      chunks: ['a'.repeat(40)],
-      projects: ['webapp-missing'],
-    });
+    expect((await sentryApi('GET', `/organizations/${org}/releases/1.0.0/`, outsider.token)).status).toBe(
+      404,
+    );
+    const assemble = await sentryApi(
+      'POST',
+      `/organizations/outsider-${database}/artifactbundle/assemble/`,
+      outsider.token,
+      {
+        checksum: 'a'.repeat(40),
+        chunks: ['a'.repeat(40)],
+        projects: ['webapp-missing'],
+      },
+    );
     expect(assemble.status).toBe(404);
     const upload = await cli(['sourcemaps', 'upload', '--release', '1.0.0', dist], outsider.token);
     expect(upload.code).not.toBe(0);
@@ -357,14 +388,21 @@ describe.each(await databases())('sentry-cli releases and source maps (%s)', (da
     const big = join(work, 'big');
     mkdirSync(big);
     // Random text does not compress: the bundle stays larger than the limit.
-    writeFileSync(join(big, 'huge.js'), `var blob = "${randomBytes(UPLOAD_LIMIT * 2).toString('base64')}";\n`);
+    writeFileSync(
+      join(big, 'huge.js'),
+      `var blob = "${randomBytes(UPLOAD_LIMIT * 2).toString('base64')}";\n`,
+    );
     const upload = await cli(['sourcemaps', 'upload', '--release', '1.0.0', big], dev);
     expect(upload.code, upload.summary).not.toBe(0);
     expect(`${upload.stdout}${upload.stderr}`).toMatch(/too large/);
 
     const options = await sentryApi('GET', `/organizations/${org}/chunk-upload/`, dev);
     expect(options.status).toBe(200);
-    expect(options.body).toMatchObject({ chunkSize: UPLOAD_LIMIT, maxFileSize: UPLOAD_LIMIT, hashAlgorithm: 'sha1' });
+    expect(options.body).toMatchObject({
+      chunkSize: UPLOAD_LIMIT,
+      maxFileSize: UPLOAD_LIMIT,
+      hashAlgorithm: 'sha1',
+    });
     const chunk = randomBytes(UPLOAD_LIMIT + 1);
     const form = new FormData();
     const sha = (await import('node:crypto')).createHash('sha1').update(chunk).digest('hex');

@@ -68,7 +68,6 @@ export const ErrorSessionsEntity = Type.Object({
 /** Events of one error over time (`GET .../errors/:error_id/stats`, and the list's sparklines). */
 export const ErrorStatsEntity = Type.Object({ error_id: Int, ...OccurrencesEntity.properties });
 
-
 const StackFrameFields = {
   filename: Nullable(Str),
   abs_path: Nullable(Str),

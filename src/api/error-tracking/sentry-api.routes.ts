@@ -1,9 +1,9 @@
 import { gunzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.js';
-import { AppError, plainError } from '../../errors.js';
-import type { GitCommitInput } from '../../error-tracking/releases.service.js';
 import type { ReleaseRef } from '../../error-tracking/releases.js';
+import type { GitCommitInput } from '../../error-tracking/releases.service.js';
+import { AppError, plainError } from '../../errors.js';
 import { authenticate, requireUser } from '../auth.js';
 import { appErrorResponse } from '../errors.js';
 import * as P from './sentry-api.presenters.js';
@@ -71,9 +71,11 @@ function commits(v: unknown): GitCommitInput[] | null {
 /** The text of a refusal without GitLab's status prefix (`404 Project Not Found` → `Project Not Found`). */
 function detailOf(error: AppError): { status: number; detail: string } {
   const { status, body } = appErrorResponse(error);
-  const raw = typeof body.message === 'string' ? body.message : typeof body.error === 'string' ? body.error : '';
+  const raw =
+    typeof body.message === 'string' ? body.message : typeof body.error === 'string' ? body.error : '';
   const detail =
-    (body.error_description as string | undefined) ?? raw.replace(/^\d{3} /, '').replace(/^[A-Za-z ]+ - /, '');
+    (body.error_description as string | undefined) ??
+    raw.replace(/^\d{3} /, '').replace(/^[A-Za-z ]+ - /, '');
   return { status, detail: detail || 'Error' };
 }
 
@@ -93,7 +95,9 @@ export async function sentryApiRoutes(app: FastifyInstance, ctx: Ctx): Promise<v
     async (req: FastifyRequest, body: Buffer) => {
       let form: FormData;
       try {
-        form = await new Response(body, { headers: { 'content-type': req.headers['content-type']! } }).formData();
+        form = await new Response(body, {
+          headers: { 'content-type': req.headers['content-type']! },
+        }).formData();
       } catch {
         throw plainError('bad_request', 'The multipart body could not be parsed.');
       }
@@ -105,7 +109,10 @@ export async function sentryApiRoutes(app: FastifyInstance, ctx: Ctx): Promise<v
           try {
             data = gunzipSync(data, { maxOutputLength: limits.chunkSize + 1 });
           } catch {
-            throw plainError('too_large', `Chunk ${value.name} cannot be unpacked within ${limits.chunkSize} bytes.`);
+            throw plainError(
+              'too_large',
+              `Chunk ${value.name} cannot be unpacked within ${limits.chunkSize} bytes.`,
+            );
           }
         }
         parts.push({ name: value.name, data });
@@ -144,7 +151,9 @@ export async function sentryApiRoutes(app: FastifyInstance, ctx: Ctx): Promise<v
     const u = req.actor.user;
     return {
       version: '0',
-      auth: u ? { scopes: [...(req.actor.scopes ?? ['org:read', 'project:write', 'project:releases'])] } : null,
+      auth: u
+        ? { scopes: [...(req.actor.scopes ?? ['org:read', 'project:write', 'project:releases'])] }
+        : null,
       user: u ? { id: String(u.id), name: u.name, username: u.username, email: u.email } : null,
     };
   });
@@ -155,7 +164,8 @@ export async function sentryApiRoutes(app: FastifyInstance, ctx: Ctx): Promise<v
   });
 
   app.post('/organizations/:org/chunk-upload/', async (req: Req<{ org: string }>, reply: FastifyReply) => {
-    const parts = isObject(req.body) && Array.isArray(req.body.chunks) ? (req.body.chunks as ChunkPart[]) : [];
+    const parts =
+      isObject(req.body) && Array.isArray(req.body.chunks) ? (req.body.chunks as ChunkPart[]) : [];
     await ctx.releases.uploadChunks(user(req), req.params.org, parts);
     return reply.status(200).send({});
   });
@@ -215,8 +225,10 @@ export async function sentryApiRoutes(app: FastifyInstance, ctx: Ctx): Promise<v
     },
   );
 
-  app.get('/organizations/:org/releases/:version/commits/', async (req: Req<{ org: string; version: string }>) =>
-    (await ctx.releases.commits(user(req), req.params.org, req.params.version)).map(P.commit),
+  app.get(
+    '/organizations/:org/releases/:version/commits/',
+    async (req: Req<{ org: string; version: string }>) =>
+      (await ctx.releases.commits(user(req), req.params.org, req.params.version)).map(P.commit),
   );
 
   app.get(

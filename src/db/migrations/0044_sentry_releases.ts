@@ -25,7 +25,9 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .execute();
 
   await withId(db.schema.createTable('sentry_release_commits'), dialect)
-    .addColumn('release_id', 'integer', (c) => c.notNull().references('sentry_releases.id').onDelete('cascade'))
+    .addColumn('release_id', 'integer', (c) =>
+      c.notNull().references('sentry_releases.id').onDelete('cascade'),
+    )
     .addColumn('position', 'integer', (c) => c.notNull())
     .addColumn('repository', 'text', (c) => c.notNull())
     .addColumn('sha', 'text', (c) => c.notNull())
