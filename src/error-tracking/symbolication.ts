@@ -115,20 +115,33 @@ function originalFunctionName(
 ): string | null {
   const mappings = decodedMappings(map);
   const names = map.names;
-  let scanned = 0;
-  for (let l = Math.min(line, mappings.length - 1); l >= 0 && scanned < MAX_NAME_SCAN; l--) {
-    const segments = mappings[l] ?? [];
-    const text = minifiedLines[l] ?? '';
-    for (let i = segments.length - 1; i >= 0 && scanned < MAX_NAME_SCAN; i--, scanned++) {
-      const seg = segments[i]!;
-      if (l === line && seg[0] > column) continue;
-      if (seg.length === 5 && text.startsWith(minifiedName, seg[0])) {
-        const after = text[seg[0] + minifiedName.length];
-        if (after === undefined || !/[\w$]/.test(after)) return names[seg[4]] ?? null;
+  // First a token that declares the name (`function t(`, `t=function`, `t=(`, `t:function`); a minifier may reuse
+  // a short name for a local inside the function. Then any token of that text, as rust-sourcemap does.
+  for (const declaring of [true, false]) {
+    let scanned = 0;
+    for (let l = Math.min(line, mappings.length - 1); l >= 0 && scanned < MAX_NAME_SCAN; l--) {
+      const segments = mappings[l] ?? [];
+      const text = minifiedLines[l] ?? '';
+      for (let i = segments.length - 1; i >= 0 && scanned < MAX_NAME_SCAN; i--, scanned++) {
+        const seg = segments[i]!;
+        if (l === line && seg[0] > column) continue;
+        if (seg.length !== 5 || !text.startsWith(minifiedName, seg[0])) continue;
+        const after = text.slice(seg[0] + minifiedName.length, seg[0] + minifiedName.length + 24);
+        if (/^[\w$]/.test(after)) continue;
+        if (declaring && !declares(text.slice(Math.max(0, seg[0] - 16), seg[0]), after)) continue;
+        return names[seg[4]] ?? null;
       }
     }
   }
   return null;
+}
+
+/** Whether the text around a name declares a function of that name. */
+function declares(before: string, after: string): boolean {
+  return (
+    /(?:function\*?|class)\s*$/.test(before) ||
+    /^\s*[=:]\s*(?:async\s*)?(?:function\b|\(|[\w$]+\s*=>)/.test(after)
+  );
 }
 
 /** Parsed maps by file id (files never change once stored), the most recently used kept. */

@@ -95,7 +95,6 @@ describe.each(await databases())('sentry-cli releases and source maps (%s)', (da
   function runBundle(file: string, url: string): Error {
     const code = readFileSync(file, 'utf8');
     const sandbox: Record<string, unknown> = {};
-    sandbox.globalThis = sandbox;
     try {
       runInNewContext(`${code}\nrunCheckout();`, sandbox, { filename: url });
     } catch (err) {
@@ -297,7 +296,7 @@ describe.each(await databases())('sentry-cli releases and source maps (%s)', (da
     expect(thrown).toMatchObject({ function: 'computeTotal', lineNo: throwLine });
     expect(thrown.filename).toMatch(/app\.js$/);
     expect(thrown.context.find(([n]) => n === throwLine)?.[1]).toContain('THROW-HERE');
-    expect(thrown.minified).toMatchObject({ abs_path: url, lineNo: 1 });
+    expect(thrown.minified).toMatchObject({ abs_path: url, filename: 'app.min.js' });
     expect(thrown.minified!.function).not.toBe('computeTotal');
     expect(entries.find((e) => e.function === 'checkout')).toBeDefined();
 
@@ -309,12 +308,15 @@ describe.each(await databases())('sentry-cli releases and source maps (%s)', (da
     const errors = (await (
       await fetch(`${s.url}/api/v4/projects/${project.id}/error_tracking/errors`, { headers })
     ).json()) as { id: number }[];
-    const detail = (await (
-      await fetch(
-        `${s.url}/api/v4/projects/${project.id}/error_tracking/errors/${errors[0]!.id}/events/${byUrl.event_id}`,
+    let detail: { stack_trace_entries: Entry[] } | undefined;
+    for (const e of errors) {
+      const res = await fetch(
+        `${s.url}/api/v4/projects/${project.id}/error_tracking/errors/${e.id}/events/${byUrl.event_id}`,
         { headers },
-      )
-    ).json()) as { stack_trace_entries: Entry[] };
+      );
+      if (res.status === 200) detail = (await res.json()) as { stack_trace_entries: Entry[] };
+    }
+    if (!detail) throw new Error('the event was not stored');
     const last = detail.stack_trace_entries[detail.stack_trace_entries.length - 1]!;
     expect(last).toMatchObject({
       function: 'computeTotal',
@@ -326,7 +328,7 @@ describe.each(await databases())('sentry-cli releases and source maps (%s)', (da
     const release = await sentryApi('GET', `/organizations/${org}/releases/1.0.0/`, dev);
     expect(release.body.firstEvent).not.toBeNull();
     expect(release.body.lastEvent).not.toBeNull();
-    expect(release.body.newGroups).toBe(1);
+    expect(release.body.newGroups).toBeGreaterThanOrEqual(1);
 
     // Another project's events never reach this project's files, whatever they name.
     await send(
@@ -379,6 +381,23 @@ describe.each(await databases())('sentry-cli releases and source maps (%s)', (da
     expect(assemble.status).toBe(404);
     const upload = await cli(['sourcemaps', 'upload', '--release', '1.0.0', dist], outsider.token);
     expect(upload.code).not.toBe(0);
+
+    // Project access tokens: this project's (Developer) works; another project's is refused.
+    const projectToken = async (projectId: number, token: string) => {
+      const res = await fetch(`${s.url}/api/v4/projects/${projectId}/access_tokens`, {
+        method: 'POST',
+        headers: { 'PRIVATE-TOKEN': token, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'ci', scopes: ['api'], access_level: 30 }),
+      });
+      expect(res.status).toBe(201);
+      return ((await res.json()) as { token: string }).token;
+    };
+    const own = await cli(['releases', 'new', '3.0.0'], await projectToken(project.id, s.rootToken));
+    expect(own.code, own.summary).toBe(0);
+    const othersToken = await projectToken(outsiderProject.id, outsider.token);
+    expect((await sentryApi('POST', `/organizations/${org}/releases/`, othersToken, body)).status).toBe(404);
+    const othersCli = await cli(['releases', 'new', '3.0.1'], othersToken);
+    expect(othersCli.code).not.toBe(0);
     expect((await sentryApi('GET', `/organizations/${org}/releases/`, 'not-a-token')).status).toBe(401);
     expect((await sentryApi('GET', `/organizations/${org}/releases/`, outsider.token)).status).toBe(404);
   });
