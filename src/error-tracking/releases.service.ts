@@ -401,7 +401,7 @@ export class ReleasesService {
     if (chunks.length > this.limits.maxChunks)
       throw invalid(
         `The upload is too large: ${chunks.length} chunks of up to ${this.limits.chunkSize} bytes; ` +
-          `an artifact bundle may be at most ${this.limits.maxFileSize} bytes (${this.limits.maxChunks} chunks).`,
+          `an artifact bundle may be at most ${this.limits.maxFileSize} bytes.`,
       );
     const stored = await Promise.all(projects.map((p) => this.repo.hasBundle(p.id, checksum)));
     if (stored.every(Boolean)) return { state: 'ok', missingChunks: [], detail: null };

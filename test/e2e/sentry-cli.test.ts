@@ -213,8 +213,11 @@ describe.each(await databases())('sentry-cli releases and source maps (%s)', (da
     // The bundle: esbuild minifies the source with a source map (sources inlined in the map).
     dist = join(work, 'dist');
     const { build } = await import('esbuild');
+    // The source sits beside the output, as in an app's checkout: the map names it `../src/app.js`.
+    mkdirSync(join(work, 'src'));
+    writeFileSync(join(work, 'src/app.js'), readFileSync(SOURCE));
     await build({
-      entryPoints: [SOURCE],
+      entryPoints: [join(work, 'src/app.js')],
       bundle: true,
       minify: true,
       sourcemap: true,
@@ -294,7 +297,7 @@ describe.each(await databases())('sentry-cli releases and source maps (%s)', (da
     const entries = await latestStackTrace(project.id, s.rootToken);
     const thrown = entries[entries.length - 1]!;
     expect(thrown).toMatchObject({ function: 'computeTotal', lineNo: throwLine });
-    expect(thrown.filename).toMatch(/app\.js$/);
+    expect(thrown).toMatchObject({ filename: 'src/app.js', abs_path: 'https://shop.example.com/src/app.js' });
     expect(thrown.context.find(([n]) => n === throwLine)?.[1]).toContain('THROW-HERE');
     expect(thrown.minified).toMatchObject({ abs_path: url, filename: 'app.min.js' });
     expect(thrown.minified!.function).not.toBe('computeTotal');
