@@ -175,8 +175,8 @@ export class ReleasesRepository implements ArtifactLookup {
   // Chunks of uploads in progress, per uploading user.
 
   /** Which of these chunks the user has already sent. */
-  async presentChunks(userId: number, checksums: readonly string[]): Promise<Set<string>> {
-    const present = new Set<string>();
+  async uploadedChunks(userId: number, checksums: readonly string[]): Promise<Set<string>> {
+    const uploaded = new Set<string>();
     for (let i = 0; i < checksums.length; i += 500) {
       const rows = await this.db
         .selectFrom('sentry_upload_chunks')
@@ -184,9 +184,9 @@ export class ReleasesRepository implements ArtifactLookup {
         .where('user_id', '=', userId)
         .where('checksum', 'in', checksums.slice(i, i + 500))
         .execute();
-      for (const r of rows) present.add(r.checksum);
+      for (const r of rows) uploaded.add(r.checksum);
     }
-    return present;
+    return uploaded;
   }
 
   async putChunks(

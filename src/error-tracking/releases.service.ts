@@ -405,8 +405,8 @@ export class ReleasesService {
       );
     const stored = await Promise.all(projects.map((p) => this.repo.hasBundle(p.id, checksum)));
     if (stored.every(Boolean)) return { state: 'ok', missingChunks: [], detail: null };
-    const present = await this.repo.presentChunks(actor.id, chunks);
-    const missing = [...new Set(chunks.filter((c) => !present.has(c)))];
+    const uploaded = await this.repo.uploadedChunks(actor.id, chunks);
+    const missing = [...new Set(chunks.filter((c) => !uploaded.has(c)))];
     if (missing.length > 0) return { state: 'not_found', missingChunks: missing, detail: null };
     const data = await this.repo.chunkData(actor.id, chunks);
     if (!data) return { state: 'not_found', missingChunks: chunks, detail: null };
