@@ -275,7 +275,8 @@ export class Symbolicator {
     return {
       filename: displayPath(pos.source),
       absPath,
-      function: name ?? pos.name ?? f.function,
+      // Without the enclosing function's name, the frame keeps its own: the name mapped at a call site is the callee's.
+      function: name ?? f.function,
       module: f.module,
       lineNo: pos.line,
       colNo: pos.column + 1,

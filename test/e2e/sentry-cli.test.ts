@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations, launchChromium, screenshotPath, withSignedInPage } from '../helpers/browser.js';
 import { databases } from '../helpers/databases.js';
 import { authUrl, git } from '../helpers/git.js';
 import { createUser, projectWithMembers } from '../helpers/members.js';
@@ -302,6 +303,44 @@ describe.each(await databases())('sentry-cli releases and source maps (%s)', (da
     expect(thrown.minified).toMatchObject({ abs_path: url, filename: 'app.min.js' });
     expect(thrown.minified!.function).not.toBe('computeTotal');
     expect(entries.find((e) => e.function === 'checkout')).toBeDefined();
+
+    // The error page shows the original frame and, beside it, the minified one (desktop light, phone dark).
+    const errorId = (
+      (await (
+        await fetch(`${s.url}/api/v4/projects/${project.id}/error_tracking/errors`, {
+          headers: { 'PRIVATE-TOKEN': s.rootToken },
+        })
+      ).json()) as { id: number }[]
+    )[0]!.id;
+    const browser = await launchChromium();
+    try {
+      for (const [width, scheme] of [
+        [1280, 'light'],
+        [390, 'dark'],
+      ] as const) {
+        await withSignedInPage(
+          browser,
+          s,
+          `sentry-cli-error-${width}-${database}`,
+          async (page) => {
+            await page.emulateMedia({ colorScheme: scheme });
+            await page.goto(`${s.url}/-/ui/projects/${project.id}/errors/${errorId}`);
+            const frames = page.getByRole('list', { name: 'Frames' });
+            await frames.getByText('computeTotal').first().waitFor();
+            expect(await frames.locator('.frame-minified').first().innerText()).toContain(url);
+            expect(await frames.getByRole('listitem').first().innerText()).toContain('src/app.js');
+            await page.screenshot({
+              path: screenshotPath(`sentry-cli-error-${width}-${scheme}.png`),
+              fullPage: true,
+            });
+            expect(await axeViolations(page)).toEqual([]);
+          },
+          { width, height: 900 },
+        );
+      }
+    } finally {
+      await browser.close();
+    }
 
     // By URL within the release (`~/app.min.js`), without debug_meta; the event page shows it too.
     const other = 'https://cdn.example.net/app.min.js';
