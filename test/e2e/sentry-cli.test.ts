@@ -274,6 +274,17 @@ describe.each(await databases())('sentry-cli releases and source maps (%s)', (da
     expect(list.stdout).toContain('1.0.1');
     const raw = await cli(['releases', 'list', '--raw'], dev);
     expect(raw.stdout.trim().split('\n').sort()).toEqual(['1.0.0', '1.0.1']);
+
+    const removed = await cli(['releases', 'delete', '1.0.1'], dev);
+    expect(removed.code, removed.summary).toBe(0);
+    expect((await sentryApi('GET', `/organizations/${org}/releases/1.0.1/`, dev)).status).toBe(404);
+    // Sentry's rule for versions: no slashes.
+    const bad = await sentryApi('POST', `/organizations/${org}/releases/`, dev, {
+      version: 'a/b',
+      projects: ['webapp'],
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.detail).toMatch(/slashes/);
   });
 
   it('uploads an injected bundle and resolves minified frames by debug ID and by URL', async () => {
@@ -474,6 +485,16 @@ describe.each(await databases())('sentry-cli releases and source maps (%s)', (da
       body: form,
     });
     expect(res.status).toBe(413);
+    // A chunk whose bytes do not match its name is refused, and nothing is kept.
+    const wrong = new FormData();
+    wrong.append('file', new Blob([Buffer.from('hello')]), 'f'.repeat(40));
+    const mismatch = await fetch(`${s.url}/api/0/organizations/${org}/chunk-upload/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${dev}` },
+      body: wrong,
+    });
+    expect(mismatch.status).toBe(400);
+    expect(((await mismatch.json()) as { detail: string }).detail).toMatch(/does not match its checksum/);
     expect(((await res.json()) as { detail: string }).detail).toMatch(/at most 65536 bytes/);
   });
 });
