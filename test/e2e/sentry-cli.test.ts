@@ -340,6 +340,14 @@ describe.each(await databases())('sentry-cli releases and source maps (%s)', (da
             await frames.getByText('computeTotal').first().waitFor();
             expect(await frames.locator('.frame-minified').first().innerText()).toContain(url);
             expect(await frames.getByRole('listitem').first().innerText()).toContain('src/app.js');
+            // The release sentry-cli made: its events' first and last sighting, finalized.
+            const release = page
+              .locator('dt', { hasText: 'Last release' })
+              .locator('xpath=following-sibling::dd[1]');
+            await release.getByText('first seen').waitFor();
+            expect(await release.innerText()).toMatch(
+              /^1\.0\.0 · first seen[\s\S]+· last seen[\s\S]+· finalized/,
+            );
             await page.screenshot({
               path: screenshotPath(`sentry-cli-error-${width}-${scheme}.png`),
               fullPage: true,

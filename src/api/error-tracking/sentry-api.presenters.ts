@@ -1,3 +1,4 @@
+import type { Static } from 'typebox';
 import type {
   AssembleResult,
   ChunkLimits,
@@ -5,10 +6,11 @@ import type {
   OrgRepository,
   ReleaseCommit,
 } from '../../error-tracking/releases.js';
+import type { SentryCommitEntity, SentryReleaseEntity } from './sentry-api.entities.js';
 
 /** Sentry's answers for sentry-cli (`/api/0/`), in the shapes its `src/api` reads. */
 
-export function commit(c: ReleaseCommit) {
+export function commit(c: ReleaseCommit): Static<typeof SentryCommitEntity> {
   return {
     id: c.sha,
     message: c.message,
@@ -18,7 +20,7 @@ export function commit(c: ReleaseCommit) {
   };
 }
 
-export function release(r: OrgRelease) {
+export function release(r: OrgRelease): Static<typeof SentryReleaseEntity> {
   return {
     version: r.version,
     shortVersion: r.version,
