@@ -14,6 +14,7 @@ import type { Db } from './db/db.js';
 import type { CollectorService } from './error-tracking/collector.service.js';
 import type { ErrorTrackingService } from './error-tracking/error-tracking.service.js';
 import type { MonitorsService } from './error-tracking/monitors.service.js';
+import type { ReleasesService } from './error-tracking/releases.service.js';
 import type { EscalationService } from './escalation/escalation.service.js';
 import type { GeoService } from './geo/geo.service.js';
 import type { GitAccessService } from './git/git-access.service.js';
@@ -80,6 +81,8 @@ export interface AppContext {
   readonly alertSearch: AlertSearchIndex;
   readonly issues: IssuesService;
   readonly errorTracking: ErrorTrackingService;
+  /** Sentry releases and artifact bundles for `sentry-cli` (`/api/0/`). */
+  readonly releases: ReleasesService;
   readonly collector: CollectorService;
   readonly jobs: JobQueue;
   /** The one dispatcher of what must happen after a commit (the server hooks its log). */

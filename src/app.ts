@@ -17,6 +17,7 @@ import { deprecationRoutes, installDeprecationSignals } from './api/deprecations
 import { collectorRoutes } from './api/error-tracking/collector.routes.js';
 import { errorTrackingRoutes } from './api/error-tracking/error-tracking.routes.js';
 import { monitorRoutes } from './api/error-tracking/monitors.routes.js';
+import { sentryApiRoutes } from './api/error-tracking/sentry-api.routes.js';
 import { frameworkErrors, installErrorHandling } from './api/errors.js';
 import { acknowledgeRoutes } from './api/escalation/acknowledge.routes.js';
 import { escalationRoutes } from './api/escalation/escalation.routes.js';
@@ -259,6 +260,8 @@ export async function buildApp(
   await app.register(async (scope) => collectorRoutes(scope, ctx), {
     prefix: '/api/v4/error_tracking/collector',
   });
+  // Sentry's web API as sentry-cli uses it (releases, source map uploads), at Sentry's own path.
+  await app.register(async (scope) => sentryApiRoutes(scope, ctx), { prefix: '/api/0' });
 
   for (const api of API_VERSIONS) {
     const openapi = new OpenApiCollector();

@@ -38,6 +38,8 @@ export interface Config {
   readonly slowRequestMs: number;
   /** Largest alert payload accepted, in bytes of JSON (413 beyond). */
   readonly alertPayloadLimitBytes: number;
+  /** Largest artifact bundle `sentry-cli sourcemaps upload` may assemble, in bytes (its chunks are refused beyond). */
+  readonly sentryUploadLimitBytes: number;
   /** Timeout of outbound HTTP requests (the external Sentry API), in milliseconds. */
   readonly outboundTimeoutMs: number;
   /** Jobs run at once (storage moves copy this many repositories in parallel; spec: JOBS=10). */
@@ -112,6 +114,7 @@ const KEYS = {
   accessLog: ['SVC_ACCESS_LOG', 'access_log'],
   slowRequestMs: ['SVC_SLOW_REQUEST_MS', 'slow_request_ms'],
   alertPayloadLimitBytes: ['SVC_ALERT_PAYLOAD_LIMIT', 'alert_payload_limit'],
+  sentryUploadLimitBytes: ['SVC_SENTRY_UPLOAD_LIMIT', 'sentry_upload_limit'],
   outboundTimeoutMs: ['SVC_OUTBOUND_TIMEOUT_MS', 'outbound_timeout_ms'],
   jobConcurrency: ['SVC_JOB_CONCURRENCY', 'job_concurrency'],
   jobLeaseSeconds: ['SVC_JOB_LEASE_SECONDS', 'job_lease_seconds'],
@@ -316,6 +319,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     accessLog: bool('accessLog', false),
     slowRequestMs: int('slowRequestMs', 1000, 0, 3_600_000),
     alertPayloadLimitBytes,
+    sentryUploadLimitBytes: int('sentryUploadLimitBytes', 64 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     outboundTimeoutMs,
     jobConcurrency: int('jobConcurrency', 10, 1, 100),
     jobLeaseSeconds: int('jobLeaseSeconds', 60, 1, 3600),

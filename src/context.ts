@@ -15,7 +15,7 @@ import { wireCluster } from './cluster/wiring.js';
 import type { Config } from './config.js';
 import { createCipher, loadOrCreateSecretKey } from './crypto.js';
 import type { Db } from './db/db.js';
-import { wireErrorTracking } from './error-tracking/wiring.js';
+import { wireErrorTracking, wireReleases } from './error-tracking/wiring.js';
 import { wireEscalation } from './escalation/wiring.js';
 import { wireGeo } from './geo/wiring.js';
 import { configuredWeights } from './git/storages.js';
@@ -138,7 +138,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     jobs,
   });
   const { alerts, alertSearch, alertIntake, integrations, heartbeats } = alerting;
-  const { errorTracking, collector, monitors } = wireErrorTracking({
+  const { errorTracking, collector, monitors, releasesRepository } = wireErrorTracking({
     ...{ ...base, projects, settings, outbound, cipher, jobs, outbox, users },
     offering: config.offering,
     rates: rates(),
@@ -305,6 +305,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       invalidates: [() => chat.invalidate()],
     },
   ]);
+  const { repository } = wireRepository({ access, git, gitAccess });
   return {
     ...{ config, db, bus, clock, gates, access, outbox, jobs, users, groups, projects, members, snippets },
     ...{
@@ -329,7 +330,11 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     monitors,
     heartbeats,
     ...mrs,
-    ...wireRepository({ access, git, gitAccess }),
+    repository,
+    ...wireReleases({
+      ...{ releasesRepository, access, namespaces, projects, repository, clock },
+      uploadLimitBytes: config.sentryUploadLimitBytes,
+    }),
     release: parseRelease(config.release),
     ...wireRunners({
       kysely,

@@ -357,6 +357,26 @@ const stackTrace: StackTrace = {
       inApp: true,
       context: [[10, 'x.y()']],
     },
+    {
+      filename: 'src/app.ts',
+      absPath: 'https://example.com/src/app.ts',
+      function: 'render',
+      module: null,
+      lineNo: 42,
+      colNo: 7,
+      inApp: true,
+      context: [[42, 'render();']],
+      minified: {
+        filename: 'app.min.js',
+        absPath: 'https://example.com/app.min.js',
+        function: 'r',
+        module: null,
+        lineNo: 1,
+        colNo: 1234,
+        inApp: true,
+        context: [],
+      },
+    },
   ],
 };
 const clientKey: ClientKey = {
@@ -740,8 +760,13 @@ function cases(api: ApiVersion): Record<string, { schema: TSchema; outputs: unkn
     errorEventDetail: {
       schema: E.ErrorEventDetailEntity,
       outputs: [
-        P.errorEventDetail({ event: errorEvent, previous: null, next: null }),
-        P.errorEventDetail({ event: errorEvent, previous: 'a'.repeat(32), next: 'b'.repeat(32) }),
+        P.errorEventDetail({ event: errorEvent, previous: null, next: null, frames: [] }),
+        P.errorEventDetail({
+          event: errorEvent,
+          previous: 'a'.repeat(32),
+          next: 'b'.repeat(32),
+          frames: stackTrace.frames,
+        }),
       ],
     },
     alertSettings: {

@@ -42,6 +42,10 @@ export const LATER_TABLES: ReadonlySet<string> = new Set([
   'error_tracking_feedback',
   'error_tracking_attachments',
   'error_tracking_dropped_items',
+  'sentry_releases',
+  'sentry_release_commits',
+  'sentry_artifact_bundles',
+  'sentry_artifact_files',
 ]);
 
 /**
@@ -65,6 +69,7 @@ export const NOT_BACKED_UP: Readonly<Record<string, string>> = {
   alerts_search_state: 'which alerts the search index holds: a restored instance indexes them all again',
   kysely_migration: "the schema's own version, written by the migrations",
   kysely_migration_lock: "the migrations' lock",
+  sentry_upload_chunks: 'chunks of uploads in progress, which sentry-cli sends again',
 };
 
 /** Tables in dependency order (parents first); NOT_BACKED_UP says what is left out. */
@@ -134,6 +139,10 @@ export const BACKUP_TABLES = [
   'chat_integrations',
   'chat_deliveries',
   'redirect_routes',
+  'sentry_releases',
+  'sentry_release_commits',
+  'sentry_artifact_bundles',
+  'sentry_artifact_files',
 ] as const satisfies readonly (keyof Database)[];
 
 /** Tables keyed by something other than a serial id (no sequence to move on after a restore). */

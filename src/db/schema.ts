@@ -915,6 +915,66 @@ export interface AcknowledgeTokensTable {
   created_at: Timestamp;
 }
 
+/** A project's Sentry release (migration 0044): what `sentry-cli releases` makes. */
+export interface SentryReleasesTable {
+  id: Generated<number>;
+  project_id: number;
+  version: string;
+  url: string | null;
+  created_at: Timestamp;
+  date_released: NullableTimestamp;
+}
+
+export interface SentryReleaseCommitsTable {
+  id: Generated<number>;
+  release_id: number;
+  /** 0 is the newest commit (the release's head). */
+  position: number;
+  repository: string;
+  sha: string;
+  message: string | null;
+  author_name: string | null;
+  author_email: string | null;
+  timestamp: NullableTimestamp;
+}
+
+/** An artifact bundle `sentry-cli sourcemaps upload` assembled for a project. */
+export interface SentryArtifactBundlesTable {
+  id: Generated<number>;
+  project_id: number;
+  /** SHA-1 of the whole bundle, as the CLI names it. */
+  checksum: string;
+  /** The bundle's own debug id (its manifest's attribute). */
+  bundle_id: string | null;
+  release: string | null;
+  dist: string | null;
+  file_count: number;
+  created_at: Timestamp;
+}
+
+/** One file of an artifact bundle: a minified source or a source map, with its text. */
+export interface SentryArtifactFilesTable {
+  id: Generated<number>;
+  bundle_id: number;
+  project_id: number;
+  /** `~/path` or a full URL, as the CLI names it. */
+  url: string;
+  /** `minified_source`, `source_map`, `source`. */
+  file_type: string;
+  debug_id: string | null;
+  /** The `sourcemap` header of a minified file: its map's reference. */
+  sourcemap: string | null;
+  content: string;
+}
+
+/** An uploaded chunk awaiting assembly (base64), per uploading user. */
+export interface SentryUploadChunksTable {
+  user_id: number;
+  checksum: string;
+  content: string;
+  created_at: Timestamp;
+}
+
 export interface Database {
   acknowledge_tokens: AcknowledgeTokensTable;
   notification_emails: NotificationEmailsTable;
@@ -988,6 +1048,11 @@ export interface Database {
   alert_heartbeats: AlertHeartbeatsTable;
   cron_monitors: CronMonitorsTable;
   cron_checkins: CronCheckinsTable;
+  sentry_releases: SentryReleasesTable;
+  sentry_release_commits: SentryReleaseCommitsTable;
+  sentry_artifact_bundles: SentryArtifactBundlesTable;
+  sentry_artifact_files: SentryArtifactFilesTable;
+  sentry_upload_chunks: SentryUploadChunksTable;
 }
 
 /** Where a query runs: the database or one of its transactions (`Db` is an open database, db/db.ts). */

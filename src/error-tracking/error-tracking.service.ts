@@ -36,6 +36,7 @@ import { type Attachment, DEFAULT_ATTACHMENT_LIMIT, type Feedback, MAX_ATTACHMEN
 import type { ReportsRepository } from './reports.repository.js';
 import { parseErrorSearch, SearchSyntaxError } from './search.js';
 import { isSentrySlug } from './sentry-client.js';
+import type { ResolvedFrame, Symbolicator } from './symbolication.js';
 
 const INTEGRATED_FLAG = 'integrated_error_tracking';
 
@@ -152,6 +153,7 @@ export class ErrorTrackingService {
     private readonly jobs: JobQueue,
     /** Feedback, attachments and dropped-item counts (what SDKs send besides events). */
     private readonly reports: ReportsRepository,
+    private readonly symbolicator: Symbolicator,
   ) {}
 
   /** The durable half of a timed ignore: the job due at its time unignores the error if it is still ignored. */
@@ -617,13 +619,22 @@ export class ErrorTrackingService {
     idOrPath: string,
     errorId: string,
     eventId: string,
-  ): Promise<{ event: ErrorEvent; previous: string | null; next: string | null }> {
+  ): Promise<{
+    event: ErrorEvent;
+    previous: string | null;
+    next: string | null;
+    frames: ResolvedFrame[];
+  }> {
     const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Reporter);
     if (external) throw badRequest('Events are only kept by the integrated backend');
     const e = await this.integratedError(project.id, errorId);
     const event = await this.repo.event(e.id, eventId);
     if (!event) throw notFound('Event');
-    return { event, ...(await this.repo.neighbours(event)) };
+    const [neighbours, frames] = await Promise.all([
+      this.repo.neighbours(event),
+      this.symbolicator.frames(project.id, event.payload, stackFrames(event.payload)),
+    ]);
+    return { event, ...neighbours, frames };
   }
 
   async stackTrace(actor: User | null, idOrPath: string, errorId: string): Promise<StackTrace> {
@@ -634,7 +645,10 @@ export class ErrorTrackingService {
     return {
       errorId: e.id,
       dateReceived: latest?.occurredAt ?? e.lastSeen,
-      frames: latest ? stackFrames(latest.payload) : [],
+      // Resolved at read time, so source maps uploaded after the event apply too.
+      frames: latest
+        ? await this.symbolicator.frames(project.id, latest.payload, stackFrames(latest.payload))
+        : [],
     };
   }
 

@@ -1,4 +1,4 @@
-import type { Frame } from './events.js';
+import type { ResolvedFrame } from './symbolication.js';
 
 /** Error tracking domain types. */
 
@@ -151,7 +151,8 @@ export interface ErrorEvent {
 export interface StackTrace {
   readonly errorId: number | string;
   readonly dateReceived: string;
-  readonly frames: readonly Frame[];
+  /** Caller first; JavaScript frames resolved through uploaded source maps carry their minified frame. */
+  readonly frames: readonly ResolvedFrame[];
 }
 
 /** A grouping hash of an error: events with this hash land in it. */

@@ -124,28 +124,41 @@ export const ErrorSessionsEntity = Type.Object({
 /** Events of one error over time (`GET .../errors/:error_id/stats`, and the list's sparklines). */
 export const ErrorStatsEntity = Type.Object({ error_id: Int, ...OccurrencesEntity.properties });
 
-/** One event with its stored payload (breadcrumbs, contexts, request, frames with `vars`) and its neighbours. */
+const StackFrameFields = {
+  filename: Nullable(Str),
+  abs_path: Nullable(Str),
+  function: Nullable(Str),
+  lineNo: Nullable(Int),
+  colNo: Nullable(Int),
+  context: Type.Array(Type.Tuple([Int, Str])),
+};
+
+/**
+ * One frame: the original position when an uploaded source map resolved it (then `minified` is the frame as the
+ * SDK sent it), else the frame as sent and `minified` null.
+ */
+export const StackTraceEntryEntity = Type.Object({
+  ...StackFrameFields,
+  minified: Nullable(Type.Object(StackFrameFields)),
+});
+
+export const StackTraceEntity = Type.Object({
+  issue_id: Type.Union([Int, Str]),
+  date_received: Str,
+  stack_trace_entries: Type.Array(StackTraceEntryEntity),
+});
+
+/**
+ * One event with its stored payload (breadcrumbs, contexts, request, frames with `vars`), its neighbours, and the
+ * main exception's frames as the stack trace shows them (resolved through uploaded source maps).
+ */
 export const ErrorEventDetailEntity = Type.Object({
   ...ErrorEventEntity.properties,
   error_id: Int,
   payload: Type.Unknown(),
   previous_event_id: Nullable(Str),
   next_event_id: Nullable(Str),
-});
-
-export const StackTraceEntity = Type.Object({
-  issue_id: Type.Union([Int, Str]),
-  date_received: Str,
-  stack_trace_entries: Type.Array(
-    Type.Object({
-      filename: Nullable(Str),
-      abs_path: Nullable(Str),
-      function: Nullable(Str),
-      lineNo: Nullable(Int),
-      colNo: Nullable(Int),
-      context: Type.Array(Type.Tuple([Int, Str])),
-    }),
-  ),
+  stack_trace_entries: Type.Array(StackTraceEntryEntity),
 });
 
 /** The Connect action's answer (GitLab's UI JSON endpoint `/<project>/-/error_tracking/projects.json`). */

@@ -9,8 +9,9 @@ import type {
   TrackedError,
 } from '../../error-tracking/error-tracking.js';
 import type { ExternalProject } from '../../error-tracking/error-tracking.service.js';
-import { errorTitle } from '../../error-tracking/events.js';
+import { errorTitle, type Frame } from '../../error-tracking/events.js';
 import type { Attachment, Feedback } from '../../error-tracking/reports.js';
+import type { ResolvedFrame } from '../../error-tracking/symbolication.js';
 import type { Project } from '../../projects/projects.js';
 import type { Bucket } from '../../time-buckets.js';
 import type { User } from '../../users/users.js';
@@ -29,6 +30,7 @@ import type {
   ErrorTrackingSettingsEntity,
   ExternalProjectsEntity,
   StackTraceEntity,
+  StackTraceEntryEntity,
 } from './error-tracking.entities.js';
 
 /** GitLab's error tracking setting entity; `integrated` is false while the backend is unavailable (GitLab). */
@@ -165,15 +167,23 @@ export function stackTrace(t: StackTrace): Static<typeof StackTraceEntity> {
   return {
     issue_id: t.errorId,
     date_received: t.dateReceived,
-    stack_trace_entries: t.frames.map((f) => ({
-      filename: f.filename,
-      abs_path: f.absPath,
-      function: f.function,
-      lineNo: f.lineNo,
-      colNo: f.colNo,
-      context: f.context.map(([n, code]) => [n, code] as [number, string]),
-    })),
+    stack_trace_entries: t.frames.map(stackTraceEntry),
   };
+}
+
+function frameFields(f: Frame) {
+  return {
+    filename: f.filename,
+    abs_path: f.absPath,
+    function: f.function,
+    lineNo: f.lineNo,
+    colNo: f.colNo,
+    context: f.context.map(([n, code]) => [n, code] as [number, string]),
+  };
+}
+
+function stackTraceEntry(f: ResolvedFrame): Static<typeof StackTraceEntryEntity> {
+  return { ...frameFields(f), minified: f.minified ? frameFields(f.minified) : null };
 }
 
 /** The Connect action's list of the external backend's projects. */
@@ -208,6 +218,7 @@ export function errorEventDetail(d: {
   readonly event: ErrorEvent;
   readonly previous: string | null;
   readonly next: string | null;
+  readonly frames: readonly ResolvedFrame[];
 }): Static<typeof ErrorEventDetailEntity> {
   return {
     ...errorEvent(d.event),
@@ -215,5 +226,6 @@ export function errorEventDetail(d: {
     payload: d.event.payload,
     previous_event_id: d.previous,
     next_event_id: d.next,
+    stack_trace_entries: d.frames.map(stackTraceEntry),
   };
 }

@@ -38,6 +38,7 @@ import * as m0040 from './0040_alert_integration_warnings.js';
 import * as m0041 from './0041_chat_integrations.js';
 import * as m0042 from './0042_heartbeats_cron_monitors.js';
 import * as m0043 from './0043_error_grouping.js';
+import * as m0044 from './0044_sentry_releases.js';
 import * as m0045 from './0045_error_triage.js';
 import * as m0046 from './0046_error_reports.js';
 import type { MigrationEnv } from './helpers.js';
@@ -85,6 +86,7 @@ export const MIGRATIONS: ReadonlyArray<
   ['0041_chat_integrations', m0041.up],
   ['0042_heartbeats_cron_monitors', m0042.up],
   ['0043_error_grouping', m0043.up],
+  ['0044_sentry_releases', m0044.up],
   ['0045_error_triage', m0045.up],
   ['0046_error_reports', m0046.up],
 ];

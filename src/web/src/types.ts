@@ -28,6 +28,7 @@ import type {
   StackTraceEntity,
 } from '../../api/error-tracking/error-tracking.entities.js';
 import type { MonitorEntity } from '../../api/error-tracking/monitors.entities.js';
+import type { SentryReleaseEntity } from '../../api/error-tracking/sentry-api.entities.js';
 import type {
   AlertEscalationEntity,
   EscalationPolicyEntity,
@@ -103,6 +104,9 @@ export type TrackedError = Static<typeof ErrorEntity>;
 export type ErrorActivity = Static<typeof ErrorActivityEntity>;
 /** Body of `GET .../errors/:error_id/stack_trace`: frames caller first, as Sentry sends them. */
 export type StackTrace = Static<typeof StackTraceEntity>;
+
+/** A Sentry release as sentry-cli's API (`/api/0/`) answers it: its first and last events. */
+export type SentryRelease = Static<typeof SentryReleaseEntity>;
 /** One frame of a stack trace; `context` holds `[line number, code]` pairs. */
 export type StackTraceEntry = StackTrace['stack_trace_entries'][number];
 /** One event of an error (`GET .../errors/:error_id/events`). */

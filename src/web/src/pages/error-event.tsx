@@ -143,7 +143,7 @@ function EventView({
       </header>
 
       <Section id="event-exception" title="Exception">
-        <Exceptions payload={payload} />
+        <Exceptions payload={payload} resolved={event.stack_trace_entries} />
       </Section>
       <Section id="event-attachments" title="Attachments">
         <Attachments path={`${apiPath}/attachments`} />
@@ -304,20 +304,32 @@ function crumbTime(v: unknown): ReactNode {
 }
 
 /** Every exception of the event (chained ones too), innermost frame first, with local variables. */
-function Exceptions({ payload }: { readonly payload: Json }) {
+function Exceptions({
+  payload,
+  resolved,
+}: {
+  readonly payload: Json;
+  /** The main exception's frames as the stack trace shows them (source-mapped where maps were uploaded). */
+  readonly resolved: readonly StackTraceEntry[];
+}) {
   const ex = payload.exception;
   const values = (
     Array.isArray(ex) ? ex : Array.isArray(asObject(ex).values) ? (asObject(ex).values as unknown[]) : []
   ).filter(isObject);
   if (values.length === 0) return <p className="muted">This event has no exception.</p>;
+  const framesOf = (v: Json) =>
+    (Array.isArray(asObject(v.stacktrace).frames) ? (asObject(v.stacktrace).frames as unknown[]) : []).filter(
+      isObject,
+    );
+  // The server resolves the main exception: the last one with frames (the raised one).
+  const main = values.findLastIndex((v) => framesOf(v).length > 0);
   return (
     <>
       {[...values].reverse().map((v, i) => {
-        const frames = (
-          Array.isArray(asObject(v.stacktrace).frames) ? (asObject(v.stacktrace).frames as unknown[]) : []
-        )
-          .filter(isObject)
-          .reverse();
+        const raw = framesOf(v);
+        const own = values.length - 1 - i === main && resolved.length === raw.length ? resolved : null;
+        const entries = raw.map((f, k) => own?.[k] ?? toEntry(f));
+        const frames = raw.map((f, k) => ({ f, entry: entries[k]! })).reverse();
         return (
           // biome-ignore lint/suspicious/noArrayIndexKey: exceptions have no identity beyond their position.
           <div key={i} className="exception">
@@ -329,10 +341,10 @@ function Exceptions({ payload }: { readonly payload: Json }) {
               <p className="muted small">No stack trace.</p>
             ) : (
               <ol className="frames" aria-label={`Frames of ${text(v.type ?? 'Error')}`}>
-                {frames.map((f, j) => (
+                {frames.map(({ f, entry }, j) => (
                   // biome-ignore lint/suspicious/noArrayIndexKey: frames have no identity beyond their position.
                   <li key={j}>
-                    <Frame frame={toEntry(f)} open={j === 0} vars={isObject(f.vars) ? f.vars : null} />
+                    <Frame frame={entry} open={j === 0} vars={isObject(f.vars) ? f.vars : null} />
                   </li>
                 ))}
               </ol>
@@ -364,5 +376,6 @@ function toEntry(f: Json): StackTraceEntry {
     lineNo,
     colNo: num(f.colno),
     context,
+    minified: null,
   };
 }

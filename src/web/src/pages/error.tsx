@@ -27,6 +27,7 @@ import type {
   ErrorMerge,
   ErrorStatus,
   Project,
+  SentryRelease,
   StackTrace,
   StackTraceEntry,
   TrackedError,
@@ -55,7 +56,13 @@ export function ErrorPage({ projectId, errorId }: { readonly projectId: string; 
       />
       <ResourceView resource={error}>
         {(loaded) => (
-          <ErrorView projectId={projectId} error={updated ?? loaded} apiPath={base} onChanged={setUpdated} />
+          <ErrorView
+            projectId={projectId}
+            namespacePath={project.status === 'ok' ? project.data.namespace.full_path : null}
+            error={updated ?? loaded}
+            apiPath={base}
+            onChanged={setUpdated}
+          />
         )}
       </ResourceView>
     </>
@@ -64,11 +71,14 @@ export function ErrorPage({ projectId, errorId }: { readonly projectId: string; 
 
 function ErrorView({
   projectId,
+  namespacePath,
   error,
   apiPath,
   onChanged,
 }: {
   readonly projectId: string;
+  /** The project's namespace: the organization of its Sentry releases. */
+  readonly namespacePath: string | null;
   readonly error: TrackedError;
   readonly apiPath: string;
   readonly onChanged: (error: TrackedError) => void;
@@ -130,7 +140,13 @@ function ErrorView({
             <Timestamp value={error.last_seen} />
           </Row>
           <Row label="First release">{error.first_release ?? <None />}</Row>
-          <Row label="Last release">{error.last_release ?? <None />}</Row>
+          <Row label="Last release">
+            {error.last_release && namespacePath ? (
+              <ReleaseInfo namespacePath={namespacePath} version={error.last_release} />
+            ) : (
+              (error.last_release ?? <None />)
+            )}
+          </Row>
           <Row label="Environment">{error.environment ?? <None />}</Row>
           <Row label="Tags">
             {tags.length > 0 ? (
@@ -447,13 +463,34 @@ export function Frame({
       {position ? <span className="muted inline"> at {position}</span> : null}
     </>
   );
+  // A frame resolved through an uploaded source map keeps the frame the browser reported beside it.
+  const minified = frame.minified ? (
+    <p className="muted small frame-minified">
+      Source-mapped from <code>{frame.minified.abs_path ?? frame.minified.filename ?? '<unknown file>'}</code>
+      {frame.minified.lineNo !== null
+        ? ` at line ${frame.minified.lineNo}${frame.minified.colNo !== null ? `:${frame.minified.colNo}` : ''}`
+        : ''}
+      {frame.minified.function ? (
+        <>
+          {' in '}
+          <code>{frame.minified.function}</code>
+        </>
+      ) : null}
+    </p>
+  ) : null;
   const variables = vars ? Object.entries(vars) : [];
   if (frame.context.length === 0 && variables.length === 0) {
-    return <div className="frame frame-empty">{summary}</div>;
+    return (
+      <div className="frame frame-empty">
+        {summary}
+        {minified}
+      </div>
+    );
   }
   return (
     <details className="frame" open={open}>
       <summary>{summary}</summary>
+      {minified}
       <ol className="frame-context" aria-label={`Code of ${file}`}>
         {frame.context.map(([lineNo, code]) => {
           const current = lineNo === frame.lineNo;
@@ -559,6 +596,51 @@ function Stat({ label, value }: { readonly label: string; readonly value: number
       <span className="stat-value">{value}</span>
       <span className="stat-label">{label}</span>
     </div>
+  );
+}
+
+/**
+ * A release's version and, when sentry-cli made it (`/api/0/`), when its events were first and last seen and whether
+ * it was finalized. A release nobody made is shown by its version alone.
+ */
+function ReleaseInfo({
+  namespacePath,
+  version,
+}: {
+  readonly namespacePath: string;
+  readonly version: string;
+}) {
+  const release = useResource<SentryRelease>(
+    `/api/0/organizations/${encodeURIComponent(namespacePath)}/releases/${encodeURIComponent(version)}/`,
+  );
+  if (release.status !== 'ok') return <>{version}</>;
+  const r = release.data;
+  return (
+    <>
+      {version}
+      <span className="muted inline">
+        {r.firstEvent ? (
+          <>
+            {' · first seen '}
+            <Timestamp value={r.firstEvent} />
+          </>
+        ) : null}
+        {r.lastEvent ? (
+          <>
+            {' · last seen '}
+            <Timestamp value={r.lastEvent} />
+          </>
+        ) : null}
+        {r.dateReleased ? (
+          <>
+            {' · finalized '}
+            <Timestamp value={r.dateReleased} />
+          </>
+        ) : (
+          ' · not finalized'
+        )}
+      </span>
+    </>
   );
 }
 
