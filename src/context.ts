@@ -36,6 +36,7 @@ import { wireSettings } from './settings/wiring.js';
 import { wireSilences } from './silences/wiring.js';
 import { wireSnippets } from './snippets/wiring.js';
 import { wireStorageMoves } from './storage-moves/wiring.js';
+import { wireSuspectCommits } from './suspect-commits/wiring.js';
 import { wireUsers } from './users/wiring.js';
 import { ReleaseGates } from './versioning/gates.js';
 import { parseRelease } from './versioning/release.js';
@@ -187,6 +188,8 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     jobs,
   });
 
+  const { repository } = wireRepository({ access, git, gitAccess });
+
   // The hop from an alert (intake or status change) to its notifications and escalation, and from an error to
   // its rules: the outbox events' handlers, by kind.
   outbox.on('alert.changed', 'notifications', {
@@ -321,7 +324,8 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     accessTokens,
     monitors,
     ...mrs,
-    ...wireRepository({ access, git, gitAccess }),
+    repository,
+    ...wireSuspectCommits({ ...mrs, errorTracking, repository, oncall, users, clock }),
     release: parseRelease(config.release),
     ...wireRunners({
       kysely,

@@ -10,11 +10,14 @@ import type {
 import type { ExternalProject } from '../../error-tracking/error-tracking.service.js';
 import { errorTitle } from '../../error-tracking/events.js';
 import type { Project } from '../../projects/projects.js';
+import type { SuspectCommit } from '../../suspect-commits/suspect-commits.js';
 import type { Bucket } from '../../time-buckets.js';
 import { occurrences } from '../alerts/alerts.presenters.js';
 import type { View } from '../common/common.presenters.js';
+import { userBasic } from '../users/users.presenters.js';
 import type {
   ClientKeyEntity,
+  ErrorDetailEntity,
   ErrorEntity,
   ErrorEventDetailEntity,
   ErrorEventEntity,
@@ -22,6 +25,7 @@ import type {
   ErrorTrackingSettingsEntity,
   ExternalProjectsEntity,
   StackTraceEntity,
+  SuspectCommitEntity,
 } from './error-tracking.entities.js';
 
 /** GitLab's error tracking setting entity; `integrated` is false while the backend is unavailable (GitLab). */
@@ -77,6 +81,46 @@ export function trackedError(e: TrackedError, v: Pick<View, 'externalUrl'>): Sta
     tags: { ...e.tags },
     web_url: `${v.externalUrl}/-/ui/projects/${e.projectId}/errors/${e.id}`,
     external_url: e.externalUrl ?? null,
+  };
+}
+
+/** One error with its suspect commits. */
+export function errorDetail(
+  r: { project: Project; error: TrackedError; suspects: readonly SuspectCommit[] },
+  v: View,
+): Static<typeof ErrorDetailEntity> {
+  return {
+    ...trackedError(r.error, v),
+    suspect_commits: r.suspects.map((s) => suspectCommit(r.project, s, v)),
+  };
+}
+
+export function suspectCommit(p: Project, s: SuspectCommit, v: View): Static<typeof SuspectCommitEntity> {
+  const c = s.commit;
+  const m = s.mergeRequest;
+  return {
+    id: c.id,
+    short_id: c.id.slice(0, 8),
+    title: c.title,
+    message: c.message,
+    author_name: c.authorName,
+    author_email: c.authorEmail,
+    authored_date: c.authoredDate,
+    committed_date: c.committedDate,
+    web_url: `${v.externalUrl}/${p.fullPath}/-/commit/${c.id}`,
+    suspect_commit_type: 'via stack trace',
+    file_path: s.path,
+    line: s.line,
+    author: s.author ? userBasic(s.author, v) : null,
+    author_on_call: s.authorOnCall.map((o) => ({ iid: o.iid, name: o.name, group_id: o.groupId })),
+    merge_request: m && {
+      iid: m.mr.iid,
+      title: m.mr.title,
+      web_url: `${v.externalUrl}/${p.fullPath}/-/merge_requests/${m.mr.iid}`,
+      merged_at: m.mr.mergedAt,
+      author: m.author ? userBasic(m.author, v) : null,
+      approved_by: m.approvedBy.map((u) => userBasic(u, v)),
+    },
   };
 }
 

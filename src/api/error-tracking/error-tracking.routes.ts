@@ -6,7 +6,7 @@ import { paramError } from '../../errors.js';
 import type { StatsPeriod } from '../../time-buckets.js';
 import { PageQuery, pageRequest, setCursorHeaders, setPageHeaders } from '../pagination.js';
 import { StatsQuery } from '../schemas.js';
-import type { ApiApp, ApiVersion } from '../version.js';
+import { type ApiApp, type ApiVersion, viewOf } from '../version.js';
 import {
   ErrorCountsEntity,
   ErrorHashEntity,
@@ -38,7 +38,7 @@ const SettingsBody = Type.Object({
 /** Error tracking settings, client keys and errors under /projects/:id/error_tracking. */
 export function errorTrackingRoutes(
   app: ApiApp,
-  ctx: Pick<AppContext, 'config' | 'errorTracking'>,
+  ctx: Pick<AppContext, 'config' | 'errorTracking' | 'suspectCommits'>,
   api: ApiVersion,
 ): void {
   const E = api.entities;
@@ -310,11 +310,19 @@ export function errorTrackingRoutes(
   );
   app.get(
     `${base}/errors/:error_id`,
-    { schema: { tags, summary: 'Get an error', params: ErrorParams, response: { 200: E.ErrorEntity } } },
+    {
+      schema: {
+        tags,
+        summary: 'Get an error, with its suspect commits for callers who may read the code (Reporter)',
+        params: ErrorParams,
+        response: { 200: E.ErrorDetailEntity },
+      },
+    },
     async (req) =>
-      P.trackedError(await ctx.errorTracking.get(req.actor.user, req.params.id, req.params.error_id), {
-        externalUrl: url,
-      }),
+      P.errorDetail(
+        await ctx.suspectCommits.errorWithSuspects(req.actor.user, req.params.id, req.params.error_id),
+        viewOf(req, url),
+      ),
   );
   app.get(
     `${base}/errors/:error_id/events`,
