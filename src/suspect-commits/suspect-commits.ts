@@ -83,22 +83,27 @@ function frameCandidates(frame: Frame): string[] {
 }
 
 /**
- * The file of the repository a frame points at, among `files` (a commit's paths): the longest file path that the
- * frame's path ends with, whole path components (`/app/src/a.js` and `src/a.js`); failing that, the one file whose
- * path ends with the frame's (a bare `a.js`), when only one does. Null when nothing matches or the match is ambiguous.
+ * The file of the repository a frame points at, among `files` (a commit's paths): the one sharing the most trailing
+ * path components with one of the frame's paths, where either the whole file path is matched (the frame's path
+ * carries a deployment prefix: `/app/src/a.js` is `src/a.js`) or the whole frame path is (a bare `models/a.rb` is
+ * `lib/models/a.rb`). A whole file path wins a tie; two files left tied are ambiguous. Null when nothing matches.
  */
 export function repositoryPathOf(frame: Frame, files: readonly string[]): string | null {
-  const candidates = frameCandidates(frame);
-  let best: string | null = null;
-  for (const c of candidates) {
-    for (const f of files) {
-      if ((c === f || c.endsWith(`/${f}`)) && (best === null || f.length > best.length)) best = f;
+  let best: { file: string; score: number; whole: boolean; tied: boolean } | null = null;
+  for (const candidate of frameCandidates(frame)) {
+    const c = candidate.split('/');
+    for (const file of files) {
+      const f = file.split('/');
+      let common = 0;
+      while (common < c.length && common < f.length && c[c.length - 1 - common] === f[f.length - 1 - common])
+        common++;
+      const whole = common === f.length;
+      if (common === 0 || !(whole || common === c.length)) continue;
+      const better =
+        best === null || common > best.score || (common === best.score && whole && !best.whole);
+      if (better) best = { file, score: common, whole, tied: false };
+      else if (best && file !== best.file && common === best.score && whole === best.whole) best.tied = true;
     }
   }
-  if (best !== null) return best;
-  for (const c of candidates) {
-    const within = files.filter((f) => f.endsWith(`/${c}`));
-    if (within.length === 1) return within[0]!;
-  }
-  return null;
+  return best && !best.tied ? best.file : null;
 }

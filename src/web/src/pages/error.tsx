@@ -19,6 +19,7 @@ import { TextField } from '../form-fields';
 import { OccurrenceChart } from '../lazy';
 import { Link, navigate, paths } from '../router';
 import type {
+  ErrorDetail,
   ErrorEvent,
   ErrorHash,
   ErrorMerge,
@@ -26,6 +27,7 @@ import type {
   Project,
   StackTrace,
   StackTraceEntry,
+  SuspectCommit,
   TrackedError,
 } from '../types';
 import { useAction } from '../use-action';
@@ -37,7 +39,7 @@ const EVENTS_PER_PAGE = 20;
 export function ErrorPage({ projectId, errorId }: { readonly projectId: string; readonly errorId: string }) {
   const project = useResource<Project>(`/api/v4/projects/${encodeURIComponent(projectId)}`);
   const base = `/api/v4/projects/${encodeURIComponent(projectId)}/error_tracking/errors/${encodeURIComponent(errorId)}`;
-  const error = useResource<TrackedError>(base);
+  const error = useResource<ErrorDetail>(base);
   const [updated, setUpdated] = useState<TrackedError | null>(null);
 
   return (
@@ -52,7 +54,13 @@ export function ErrorPage({ projectId, errorId }: { readonly projectId: string; 
       />
       <ResourceView resource={error}>
         {(loaded) => (
-          <ErrorView projectId={projectId} error={updated ?? loaded} apiPath={base} onChanged={setUpdated} />
+          <ErrorView
+            projectId={projectId}
+            error={updated ?? loaded}
+            suspects={loaded.suspect_commits}
+            apiPath={base}
+            onChanged={setUpdated}
+          />
         )}
       </ResourceView>
     </>
@@ -62,11 +70,13 @@ export function ErrorPage({ projectId, errorId }: { readonly projectId: string; 
 function ErrorView({
   projectId,
   error,
+  suspects,
   apiPath,
   onChanged,
 }: {
   readonly projectId: string;
   readonly error: TrackedError;
+  readonly suspects: readonly SuspectCommit[];
   readonly apiPath: string;
   readonly onChanged: (error: TrackedError) => void;
 }) {
@@ -89,6 +99,19 @@ function ErrorView({
         </div>
         <StatusActions error={error} apiPath={apiPath} onChanged={onChanged} />
       </header>
+
+      {suspects.length > 0 && (
+        <section className="card section" aria-labelledby="error-suspects">
+          <h2 id="error-suspects">Suspect commits</h2>
+          <ul className="suspects">
+            {suspects.map((s) => (
+              <li key={`${s.id}:${s.file_path}:${s.line}`}>
+                <SuspectLine projectId={projectId} suspect={s} />
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
 
       <div className="stat-row">
         <Stat label="Occurrences" value={error.count} />
@@ -162,6 +185,74 @@ function ErrorView({
         />
       </section>
     </>
+  );
+}
+
+/** A `web_url` of svc's as a path of this UI (the API gives absolute URLs). */
+const webPath = (url: string): string => new URL(url, window.location.origin).pathname;
+
+/**
+ * One suspect commit, as a sentence: "Suspect commit <sha> <title> by <author>, merge request !N by @author,
+ * approved by @x", then whether its author is on call now.
+ */
+function SuspectLine({ projectId, suspect: s }: { readonly projectId: string; readonly suspect: SuspectCommit }) {
+  const mr = s.merge_request;
+  const author = s.author;
+  return (
+    <p className="suspect" data-testid="suspect-commit">
+      Suspect commit{' '}
+      <Link to={webPath(s.web_url)} title={s.id}>
+        <code>{s.short_id}</code>
+      </Link>{' '}
+      <strong>{s.title}</strong> by{' '}
+      {author ? <Link to={webPath(author.web_url)}>{s.author_name}</Link> : s.author_name}
+      {mr ? (
+        <>
+          , merge request <Link to={webPath(mr.web_url)}>!{mr.iid}</Link>
+          {mr.author ? (
+            <>
+              {' '}
+              by <Link to={webPath(mr.author.web_url)}>@{mr.author.username}</Link>
+            </>
+          ) : null}
+          {mr.approved_by.length > 0 ? (
+            <>
+              , approved by{' '}
+              {mr.approved_by.map((u, i) => (
+                <span key={u.id}>
+                  {i > 0 ? ', ' : ''}
+                  <Link to={webPath(u.web_url)}>@{u.username}</Link>
+                </span>
+              ))}
+            </>
+          ) : (
+            ', not approved'
+          )}
+        </>
+      ) : (
+        ', not from a merge request'
+      )}
+      <span className="muted inline">
+        {' '}
+        · <code>{s.file_path}</code> line {s.line}, <Timestamp value={s.authored_date} />
+      </span>
+      {author && s.author_on_call.length > 0 ? (
+        <span className="suspect-oncall">
+          <span className="badge">On call now</span> @{author.username} is on call now (
+          {s.author_on_call.map((o, i) => (
+            <span key={`${o.group_id ?? 'p'}:${o.iid}`}>
+              {i > 0 ? ', ' : ''}
+              {o.group_id === null ? (
+                <Link to={paths.project(projectId, 'oncall_schedules')}>{o.name}</Link>
+              ) : (
+                o.name
+              )}
+            </span>
+          ))}
+          ).
+        </span>
+      ) : null}
+    </p>
   );
 }
 
