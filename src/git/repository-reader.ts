@@ -340,9 +340,20 @@ export class RepositoryReader {
    * history (committed or merged there directly), is not in `head`'s history, or lies beyond the last `depth`
    * first-parent commits.
    */
-  async mergeOf(repo: string, commit: string, head: string, depth: number, limits: GitLimits): Promise<string | null> {
+  async mergeOf(
+    repo: string,
+    commit: string,
+    head: string,
+    depth: number,
+    limits: GitLimits,
+  ): Promise<string | null> {
     const mainline = (
-      await this.run(repo, ['rev-list', '--first-parent', `--max-count=${depth}`, head, '--'], undefined, limits)
+      await this.run(
+        repo,
+        ['rev-list', '--first-parent', `--max-count=${depth}`, head, '--'],
+        undefined,
+        limits,
+      )
     )
       .split('\n')
       .filter(Boolean);

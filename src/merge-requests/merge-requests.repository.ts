@@ -218,7 +218,11 @@ export class MergeRequestsRepository {
    * The merged requests of a project whose merge commit is one of `mergeCommits`, or whose merged source head is
    * `head`; oldest first.
    */
-  async mergedWith(projectId: number, mergeCommits: readonly string[], head: string): Promise<MergeRequest[]> {
+  async mergedWith(
+    projectId: number,
+    mergeCommits: readonly string[],
+    head: string,
+  ): Promise<MergeRequest[]> {
     const rows = await this.db
       .selectFrom('merge_requests')
       .selectAll()

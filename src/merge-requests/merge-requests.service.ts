@@ -363,7 +363,11 @@ export class MergeRequestsService {
     commit: string,
     mergeCommit: string | null,
   ): Promise<MergeRequest | null> {
-    const found = await this.mrs.mergedWith(projectId, mergeCommit ? [commit, mergeCommit] : [commit], commit);
+    const found = await this.mrs.mergedWith(
+      projectId,
+      mergeCommit ? [commit, mergeCommit] : [commit],
+      commit,
+    );
     return (
       found.find((mr) => mr.mergeCommitSha === commit) ??
       found.find((mr) => mr.mergeCommitSha === mergeCommit) ??

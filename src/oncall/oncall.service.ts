@@ -483,7 +483,8 @@ export class OncallService {
     const schedules = (await Promise.all(owners.map((o) => this.repo.schedules(o)))).flat();
     const now = this.clock.now();
     for (const schedule of schedules) {
-      for (const id of await this.onCallUserIds(schedule.id, now)) found.set(id, [...(found.get(id) ?? []), schedule]);
+      for (const id of await this.onCallUserIds(schedule.id, now))
+        found.set(id, [...(found.get(id) ?? []), schedule]);
     }
     return found;
   }

@@ -21,9 +21,7 @@ import { culpritFrame, releaseCommitNames, repositoryPathOf, type SuspectCommit 
 export type ReleaseCommit = (project: Project, repo: string, release: string) => Promise<string | null>;
 
 /** A release that names a commit by itself: a SHA, `name@sha`, `name@version+sha`, `git describe`'s `-g<sha>`. */
-export function releaseCommitFromName(
-  reader: Pick<RepositoryService['reader'], 'resolve'>,
-): ReleaseCommit {
+export function releaseCommitFromName(reader: Pick<RepositoryService['reader'], 'resolve'>): ReleaseCommit {
   return async (_project, repo, release) => {
     for (const name of releaseCommitNames(release)) {
       const sha = await reader.resolve(repo, name);
@@ -109,7 +107,14 @@ export class SuspectCommitsService {
     if (!frame) return [];
     const release = await this.releaseCommit(project, repo, event.release);
     if (!release) return [];
-    const key = JSON.stringify([project.id, release, frame.absPath, frame.filename, frame.module, frame.lineNo]);
+    const key = JSON.stringify([
+      project.id,
+      release,
+      frame.absPath,
+      frame.filename,
+      frame.module,
+      frame.lineNo,
+    ]);
     const found = await this.blamed.get(key, () => this.blame(repo, release, frame));
     return found ? [await this.describe(project, found)] : [];
   }

@@ -70,17 +70,30 @@ describe('framePath', () => {
 });
 
 describe('repositoryPathOf', () => {
-  const files = ['README.md', 'src/app.js', 'src/util/app.js', 'app.js', 'lib/models/user.rb', 'pkg/views.py'];
+  const files = [
+    'README.md',
+    'src/app.js',
+    'src/util/app.js',
+    'app.js',
+    'lib/models/user.rb',
+    'pkg/views.py',
+  ];
 
   it('takes the longest repository path the frame path ends with', () => {
-    expect(repositoryPathOf(frame({ absPath: 'webpack:///./src/util/app.js' }), files)).toBe('src/util/app.js');
+    expect(repositoryPathOf(frame({ absPath: 'webpack:///./src/util/app.js' }), files)).toBe(
+      'src/util/app.js',
+    );
     expect(repositoryPathOf(frame({ absPath: '/srv/releases/42/src/app.js' }), files)).toBe('src/app.js');
     expect(repositoryPathOf(frame({ absPath: '/app/app.js' }), files)).toBe('app.js');
-    expect(repositoryPathOf(frame({ filename: '/app/lib/models/user.rb' }), files)).toBe('lib/models/user.rb');
+    expect(repositoryPathOf(frame({ filename: '/app/lib/models/user.rb' }), files)).toBe(
+      'lib/models/user.rb',
+    );
   });
 
   it('matches whole path components only', () => {
-    expect(repositoryPathOf(frame({ absPath: '/app/mysrc/app.jsx' }), ['src/app.jsx', 'c/app.jsx'])).toBeNull();
+    expect(
+      repositoryPathOf(frame({ absPath: '/app/mysrc/app.jsx' }), ['src/app.jsx', 'c/app.jsx']),
+    ).toBeNull();
     expect(repositoryPathOf(frame({ absPath: '/app/xsrc/app.jsx' }), ['src/app.jsx'])).toBeNull();
   });
 
@@ -89,10 +102,14 @@ describe('repositoryPathOf', () => {
     expect(repositoryPathOf(frame({ filename: 'util/app.js' }), files)).toBe('src/util/app.js');
     // A prefix the repository does not have is a deployment's: the file at the root.
     expect(repositoryPathOf(frame({ filename: 'x/app.js' }), files)).toBe('app.js');
-    expect(repositoryPathOf(frame({ filename: 'models/user.rb' }), ['a/models/user.rb', 'b/models/user.rb'])).toBeNull();
+    expect(
+      repositoryPathOf(frame({ filename: 'models/user.rb' }), ['a/models/user.rb', 'b/models/user.rb']),
+    ).toBeNull();
   });
 
   it('falls back to the module as a path', () => {
-    expect(repositoryPathOf(frame({ filename: 'views.py', module: 'pkg.views' }), files)).toBe('pkg/views.py');
+    expect(repositoryPathOf(frame({ filename: 'views.py', module: 'pkg.views' }), files)).toBe(
+      'pkg/views.py',
+    );
   });
 });

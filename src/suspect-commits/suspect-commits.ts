@@ -99,8 +99,7 @@ export function repositoryPathOf(frame: Frame, files: readonly string[]): string
         common++;
       const whole = common === f.length;
       if (common === 0 || !(whole || common === c.length)) continue;
-      const better =
-        best === null || common > best.score || (common === best.score && whole && !best.whole);
+      const better = best === null || common > best.score || (common === best.score && whole && !best.whole);
       if (better) best = { file, score: common, whole, tied: false };
       else if (best && file !== best.file && common === best.score && whole === best.whole) best.tied = true;
     }

@@ -195,7 +195,13 @@ const webPath = (url: string): string => new URL(url, window.location.origin).pa
  * One suspect commit, as a sentence: "Suspect commit <sha> <title> by <author>, merge request !N by @author,
  * approved by @x", then whether its author is on call now.
  */
-function SuspectLine({ projectId, suspect: s }: { readonly projectId: string; readonly suspect: SuspectCommit }) {
+function SuspectLine({
+  projectId,
+  suspect: s,
+}: {
+  readonly projectId: string;
+  readonly suspect: SuspectCommit;
+}) {
   const mr = s.merge_request;
   const author = s.author;
   return (
