@@ -169,7 +169,7 @@ describe.each(await databases())('suspect commits of an error (%s)', (database) 
       merge_request: {
         iid: 1,
         title: 'Compute c',
-        web_url: `${s.url}/${(await api.get(base(), as('dev'))).body.path_with_namespace}/-/merge_requests/1`,
+        web_url: expect.stringMatching(/\/shop\/-\/merge_requests\/1$/),
         author: { username: 'dev' },
         approved_by: [{ id: ids.bob, username: 'bob' }],
       },
