@@ -95,7 +95,7 @@ export function errorDetail(
   };
 }
 
-export function suspectCommit(p: Project, s: SuspectCommit, v: View): Static<typeof SuspectCommitEntity> {
+function suspectCommit(p: Project, s: SuspectCommit, v: View): Static<typeof SuspectCommitEntity> {
   const c = s.commit;
   const m = s.mergeRequest;
   return {
