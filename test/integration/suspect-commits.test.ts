@@ -199,7 +199,8 @@ describe.each(await databases())('suspect commits of an error (%s)', (database) 
   });
 
   it('reads name@sha releases, and finds nothing for a release that names no commit or a line the file lacks', async () => {
-    const named = await errorAt('NamedRelease', `shop@${mergeSha.slice(0, 10)}`, 3);
+    // 12 characters: a shorter abbreviation that happens to be all digits reads as a version, not a commit.
+    const named = await errorAt('NamedRelease', `shop@${mergeSha.slice(0, 12)}`, 3);
     expect((await suspectsOf(named)).map((c) => c.id)).toEqual([featureSha]);
     expect(await suspectsOf(await errorAt('UnknownRelease', 'shop@1.2.3', 3))).toEqual([]);
     expect(await suspectsOf(await errorAt('UnknownSha', 'deadbeefdeadbeef', 3))).toEqual([]);

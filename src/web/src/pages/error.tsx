@@ -244,7 +244,7 @@ function SuspectLine({
       </span>
       {author && s.author_on_call.length > 0 ? (
         <span className="suspect-oncall">
-          <span className="badge">On call now</span> @{author.username} is on call now (
+          <span className="badge">On call</span> @{author.username} is on call now (
           {s.author_on_call.map((o, i) => (
             <span key={`${o.group_id ?? 'p'}:${o.iid}`}>
               {i > 0 ? ', ' : ''}
