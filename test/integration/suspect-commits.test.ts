@@ -129,6 +129,22 @@ describe.each(await databases())('suspect commits of an error (%s)', (database) 
     );
     expect(commit.code).toBe(0);
     featureSha = (await git(['rev-parse', 'HEAD'], work)).stdout.trim();
+    // A later commit on the branch, elsewhere: the merge request's head is not the commit blamed, so only the merge
+    // that brought that commit in names the merge request.
+    writeFileSync(join(work, 'CHANGELOG.md'), 'c is computed\n');
+    await git(['add', 'CHANGELOG.md'], work);
+    const later = [
+      '-c',
+      'user.name=Dev',
+      '-c',
+      'user.email=dev@example.com',
+      'commit',
+      '--quiet',
+      '-m',
+      'Changelog',
+    ];
+    expect((await git(later, work)).code).toBe(0);
+    const headSha = (await git(['rev-parse', 'HEAD'], work)).stdout.trim();
     expect((await git(['push', '--quiet', 'origin', 'HEAD:refs/heads/fix-c'], work)).code).toBe(0);
     const mr = await api.post<{ iid: number; sha: string }>(`${base()}/merge_requests`, {
       ...as('dev'),
@@ -138,7 +154,7 @@ describe.each(await databases())('suspect commits of an error (%s)', (database) 
     expect(mr.body.iid).toBe(1);
     const approved = await api.post(`${base()}/merge_requests/1/approve`, {
       ...as('bob'),
-      body: { sha: featureSha },
+      body: { sha: headSha },
     });
     expect(approved.status).toBe(201);
     const merged = await api.put<{ state: string; merge_commit_sha: string }>(
