@@ -6,6 +6,7 @@ import { databases } from '../helpers/databases.js';
 import { authUrl, git, pushCommit } from '../helpers/git.js';
 import { http } from '../helpers/http.js';
 import { createUser } from '../helpers/members.js';
+import { clientEnv, runClient } from '../helpers/sentry.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /** The file the errors point at: five numbered lines. */
@@ -25,6 +26,8 @@ describe.each(await databases())('suspect commits of an error (%s)', (database) 
   let mergeSha: string;
   let featureSha: string;
   let firstSha: string;
+  /** The clone the commits were made in, at the merged branch's head. */
+  let work: string;
   const base = (v = 4) => `/api/v${v}/projects/${project.id}`;
   const as = (who: string) => ({ token: tokens[who] });
 
@@ -113,7 +116,7 @@ describe.each(await databases())('suspect commits of an error (%s)', (database) 
       `${APP.join('\n')}\n`,
     );
     expect(first.push.code).toBe(0);
-    const work = first.dir;
+    work = first.dir;
     firstSha = (await git(['rev-parse', 'HEAD'], work)).stdout.trim();
 
     // A branch that changes line 3, by dev (their svc e-mail), merged through a merge request bob approved.
@@ -198,6 +201,34 @@ describe.each(await databases())('suspect commits of an error (%s)', (database) 
     // The list keeps its shape: no suspects there.
     const list = await api.get<Record<string, unknown>[]>(`${base()}/error_tracking/errors`, as('reporter'));
     expect(list.body[0]).not.toHaveProperty('suspect_commits');
+  });
+
+  it('finds the suspect of an event a real @sentry/node sent from the file on disk', async () => {
+    // The branch's src/app.js calls compute(), which does not exist: importing it throws at line 3.
+    const dsn = (await api.get<{ sentry_dsn: string }[]>(`${base()}/error_tracking/client_keys`, as('dev')))
+      .body[0]!.sentry_dsn;
+    const run = await runClient(
+      'node',
+      ['node-suspect.mjs', dsn, `shop@${mergeSha}`, join(work, 'src/app.js')],
+      {
+        env: clientEnv(),
+      },
+    );
+    // The SDK sends its session too.
+    expect(run.sends, run.summary).toContainEqual({ types: ['event'], status: 200 });
+    const list = await api.get<{ id: number; type: string }[]>(
+      `${base()}/error_tracking/errors?per_page=100`,
+      as('dev'),
+    );
+    const error = list.body.find((e) => e.type === 'ReferenceError');
+    expect(error).toBeDefined();
+    const [suspect] = await suspectsOf(error!.id);
+    expect(suspect).toMatchObject({
+      id: featureSha,
+      file_path: 'src/app.js',
+      line: 3,
+      merge_request: { iid: 1 },
+    });
   });
 
   it('blames an unchanged line on the older commit, which no merge request merged', async () => {
