@@ -43,6 +43,7 @@ import type { MaintenanceWindowsService } from './silences/maintenance-windows.s
 import type { SilencesService } from './silences/silences.service.js';
 import type { SnippetsService } from './snippets/snippets.service.js';
 import type { StorageMovesService } from './storage-moves/storage-moves.service.js';
+import type { SuspectCommitsService } from './suspect-commits/suspect-commits.service.js';
 import type { UsersService } from './users/users.service.js';
 import type { ReleaseGates } from './versioning/gates.js';
 import type { Release } from './versioning/release.js';
@@ -83,6 +84,8 @@ export interface AppContext {
   readonly errorTracking: ErrorTrackingService;
   /** Sentry releases and artifact bundles for `sentry-cli` (`/api/0/`). */
   readonly releases: ReleasesService;
+  /** Errors with their suspect commits (blame of the culprit frame in the release, its merge request). */
+  readonly suspectCommits: SuspectCommitsService;
   readonly collector: CollectorService;
   readonly jobs: JobQueue;
   /** The one dispatcher of what must happen after a commit (the server hooks its log). */

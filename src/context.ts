@@ -36,6 +36,7 @@ import { wireSettings } from './settings/wiring.js';
 import { wireSilences } from './silences/wiring.js';
 import { wireSnippets } from './snippets/wiring.js';
 import { wireStorageMoves } from './storage-moves/wiring.js';
+import { wireSuspectCommits } from './suspect-commits/wiring.js';
 import { wireUsers } from './users/wiring.js';
 import { ReleaseGates } from './versioning/gates.js';
 import { parseRelease } from './versioning/release.js';
@@ -187,6 +188,8 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
     jobs,
   });
 
+  const { repository } = wireRepository({ access, git, gitAccess });
+
   // The hop from an alert (intake or status change) to its notifications and escalation, and from an error to
   // its rules: the outbox events' handlers, by kind.
   outbox.on('alert.changed', 'notifications', {
@@ -305,7 +308,6 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       invalidates: [() => chat.invalidate()],
     },
   ]);
-  const { repository } = wireRepository({ access, git, gitAccess });
   return {
     ...{ config, db, bus, clock, gates, access, outbox, jobs, users, groups, projects, members, snippets },
     ...{
@@ -335,6 +337,7 @@ export function createContext(config: Config, db: Db, clock: Clock = systemClock
       ...{ releasesRepository, access, namespaces, projects, repository, clock },
       uploadLimitBytes: config.sentryUploadLimitBytes,
     }),
+    ...wireSuspectCommits({ ...mrs, errorTracking, repository, oncall, users, clock }),
     release: parseRelease(config.release),
     ...wireRunners({
       kysely,

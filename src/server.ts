@@ -200,6 +200,8 @@ async function startOn(
   });
   // A failed after-commit signal (the search index's) loses nothing, but is worth a warning.
   ctx.outbox.log = (msg, extra) => app.log.warn(extra ?? {}, msg);
+  // An error is read without its suspect commits when their lookup fails (a git timeout): worth a warning.
+  ctx.suspectCommits.log = (msg, extra) => app.log.warn(extra ?? {}, msg);
   if (ctx.bus instanceof PgBus) {
     // Listening before the first request is served; a lost connection is logged (the bus never throws).
     ctx.bus.log = (msg, extra) => app.log.warn(extra ?? {}, msg);

@@ -995,6 +995,30 @@ function cases(api: ApiVersion): Record<string, { schema: TSchema; outputs: unkn
         ),
       ],
     },
+    errorDetail: {
+      schema: E.ErrorDetailEntity,
+      outputs: [
+        P.errorDetail({ project, error: trackedError, suspects: [] }, asAlice),
+        P.errorDetail(
+          {
+            project,
+            error: trackedError,
+            suspects: [
+              {
+                commit,
+                path: 'src/app.js',
+                line: 12,
+                author: alice,
+                authorOnCall: [oncallSchedule.schedule],
+                mergeRequest: { mr: mergeRequest('merged'), author: alice, approvedBy: [admin] },
+              },
+              { commit, path: 'a.js', line: 1, author: null, authorOnCall: [], mergeRequest: null },
+            ],
+          },
+          asAlice,
+        ),
+      ],
+    },
     errorEvent: { schema: E.ErrorEventEntity, outputs: [P.errorEvent(errorEvent)] },
     errorFeedback: {
       schema: E.ErrorFeedbackEntity,

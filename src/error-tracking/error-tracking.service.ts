@@ -557,6 +557,26 @@ export class ErrorTrackingService {
     return new Map(found.filter((u): u is User => u !== null).map((u) => [u.id, u]));
   }
 
+  /**
+   * `get`, with the caller's level in the project and, for the integrated backend, the error's latest event (what
+   * the error page derives more from, such as its suspect commit); an external backend's error has none here.
+   */
+  async getWithLatestEvent(
+    actor: User | null,
+    idOrPath: string,
+    errorId: string,
+  ): Promise<{ project: Project; level: number; error: TrackedError; latest: ErrorEvent | null }> {
+    const { project, external } = await this.backend(actor, idOrPath, AccessLevel.Reporter);
+    const level = await this.access.projectLevel(actor, project);
+    if (external) {
+      const error = { ...(await this.external.get(external, errorId)), projectId: project.id };
+      return { project, level, error, latest: null };
+    }
+    // Through `get`, so that an ignore whose time has come shows as lapsed here too.
+    const error = await this.get(actor, idOrPath, errorId);
+    return { project, level, error, latest: await this.repo.latestEvent(error.id) };
+  }
+
   private async integratedError(projectId: number, errorId: string): Promise<TrackedError> {
     // Ids are PostgreSQL integers: a larger number names no error (404), not a database range error.
     const id = /^\d{1,10}$/.test(errorId) ? Number(errorId) : Number.NaN;

@@ -67,7 +67,15 @@ export class Git {
 
   async run(
     args: readonly string[],
-    opts: { cwd?: string; input?: string | Buffer; env?: NodeJS.ProcessEnv } = {},
+    opts: {
+      cwd?: string;
+      input?: string | Buffer;
+      env?: NodeJS.ProcessEnv;
+      /** Kills git after this long (without `input` only): the call fails with a GitError. */
+      timeoutMs?: number;
+      /** Most bytes of output read; more fails the call (default 256 MiB). */
+      maxBytes?: number;
+    } = {},
   ): Promise<string> {
     const env = opts.env ? { ...this.env, ...opts.env } : this.env;
     if (opts.input === undefined) {
@@ -75,7 +83,8 @@ export class Git {
         const { stdout } = await run('/bin/sh', this.argv(args), {
           cwd: opts.cwd,
           env,
-          maxBuffer: 256 * 1024 * 1024,
+          maxBuffer: opts.maxBytes ?? 256 * 1024 * 1024,
+          ...(opts.timeoutMs !== undefined && { timeout: opts.timeoutMs, killSignal: 'SIGKILL' as const }),
         });
         return stdout;
       } catch (err) {

@@ -74,10 +74,16 @@ export const usableRef = (ref: string): boolean => ref !== '' && !CONTROL.test(r
 export class RepositoryReader {
   constructor(readonly git: Git) {}
 
-  private run(repo: string, args: readonly string[], input?: string | Buffer): Promise<string> {
+  private run(
+    repo: string,
+    args: readonly string[],
+    input?: string | Buffer,
+    limits: { timeoutMs?: number; maxBytes?: number } = {},
+  ): Promise<string> {
     return this.git.run(['--literal-pathspecs', '-c', 'core.quotePath=false', ...args], {
       cwd: repo,
       ...(input !== undefined && { input }),
+      ...limits,
     });
   }
 
@@ -286,4 +292,84 @@ export class RepositoryReader {
       () => false,
     );
   }
+
+  // Bounded reads for work done on the side of a request (an error's suspect commit): each git call has a time and
+  // an output limit, so a huge repository costs a failed lookup, not a stuck request.
+
+  /** The paths of every file of `commit`'s tree (`ls-tree -r --name-only`). */
+  async filePaths(repo: string, commit: string, limits: GitLimits): Promise<string[]> {
+    const out = await this.run(repo, ['ls-tree', '-r', '-z', '--name-only', commit], undefined, limits);
+    return out.split('\0').filter(Boolean);
+  }
+
+  /**
+   * The commit that last changed line `line` of `path` as of `commit` (`git blame --porcelain`), or null when the
+   * file has no such line.
+   */
+  async blameLine(
+    repo: string,
+    commit: string,
+    path: string,
+    line: number,
+    limits: GitLimits,
+  ): Promise<{ commit: string; path: string; line: number } | null> {
+    if (!Number.isSafeInteger(line) || line < 1 || path === '' || CONTROL.test(path)) return null;
+    let out: string;
+    try {
+      out = await this.run(
+        repo,
+        ['blame', '--porcelain', '-L', `${line},${line}`, commit, '--', path],
+        undefined,
+        limits,
+      );
+    } catch (err) {
+      // "file has only N lines", "no such path": nothing to blame.
+      if (err instanceof GitError && err.exitCode !== null) return null;
+      throw err;
+    }
+    // The header: `<sha> <line in the original file> <line in the final file> [<lines in group>]`.
+    const head = /^([0-9a-f]{40,64}) (\d+) \d+/.exec(out);
+    if (!head) return null;
+    const original = /\nfilename ([^\n]*)\n/.exec(out);
+    return { commit: head[1]!, line: Number(head[2]), path: original?.[1] ?? path };
+  }
+
+  /**
+   * The merge commit that brought `commit` into `head`'s first-parent history (what git-when-merged answers): the
+   * oldest first-parent ancestor of `head` that descends from `commit`. Null when `commit` is itself on that
+   * history (committed or merged there directly), is not in `head`'s history, or lies beyond the last `depth`
+   * first-parent commits.
+   */
+  async mergeOf(
+    repo: string,
+    commit: string,
+    head: string,
+    depth: number,
+    limits: GitLimits,
+  ): Promise<string | null> {
+    const mainline = (
+      await this.run(
+        repo,
+        ['rev-list', '--first-parent', `--max-count=${depth}`, head, '--'],
+        undefined,
+        limits,
+      )
+    )
+      .split('\n')
+      .filter(Boolean);
+    if (mainline.includes(commit)) return null;
+    const descendants = new Set(
+      (await this.run(repo, ['rev-list', '--ancestry-path', `${commit}..${head}`, '--'], undefined, limits))
+        .split('\n')
+        .filter(Boolean),
+    );
+    for (let i = mainline.length - 1; i >= 0; i--) if (descendants.has(mainline[i]!)) return mainline[i]!;
+    return null;
+  }
+}
+
+/** The time and output bounds of one git call. */
+export interface GitLimits {
+  readonly timeoutMs: number;
+  readonly maxBytes: number;
 }

@@ -63,6 +63,10 @@ export interface CommitInput {
   readonly changedMessage?: (path: string) => string;
 }
 
+/** Whether anyone in `actor`'s position sees the code of a project they see: public, or internal when signed in. */
+const readsCode = (project: Project, actor: User | null): boolean =>
+  project.visibility === 'public' || (project.visibility === 'internal' && actor !== null);
+
 /** A 400 `{"message": "<message>"}`: GitLab's answer for a refused change of repository content. */
 const refused = (message: string) => plainError('bad_request', message);
 
@@ -98,9 +102,20 @@ export class RepositoryService {
     idOrPath: string,
   ): Promise<{ project: Project; level: number; repo: string }> {
     const { project, level } = await this.access.project(actor, idOrPath);
-    const open = project.visibility === 'public' || (project.visibility === 'internal' && actor !== null);
-    if (!open) this.access.level(actor, level, AccessLevel.Reporter);
+    if (!readsCode(project, actor)) this.access.level(actor, level, AccessLevel.Reporter);
     return { project, level, repo: this.path(project) };
+  }
+
+  /**
+   * The directory of the project's repository when `actor` (whose level in the project is `level`) may read its
+   * code, as `readable` decides, else null: for features that show code-derived facts next to their own objects
+   * (an error's suspect commit) and leave them out rather than refuse. A project whose repository feature is
+   * disabled shows none.
+   */
+  codeDirectory(actor: User | null, project: Project, level: number): string | null {
+    if (project.settings.accessLevels.repository === 'disabled') return null;
+    const may = readsCode(project, actor) || level >= AccessLevel.Reporter;
+    return may ? this.path(project) : null;
   }
 
   /** The project, for a caller who may push to it (Developer and up, as git's push); 404/401/403 otherwise. */

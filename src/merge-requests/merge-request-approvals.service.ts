@@ -114,6 +114,11 @@ export class MergeRequestApprovalsService {
     return new Map(given.flatMap((a, i) => (users[i] ? [[a.userId, users[i]] as const] : [])));
   }
 
+  /** Who approved a merge request, in the order they approved, for the system (no caller check). */
+  async approversForSystem(mergeRequestId: number): Promise<User[]> {
+    return [...(await this.approvers(mergeRequestId)).values()];
+  }
+
   async state(actor: User | null, idOrPath: string, iid: number): Promise<ApprovalState> {
     const mr = await this.mergeRequests.get(actor, idOrPath, iid);
     const { level } = await this.projects.find(actor, idOrPath);

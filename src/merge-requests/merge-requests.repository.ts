@@ -214,6 +214,32 @@ export class MergeRequestsRepository {
     await this.db.deleteFrom('merge_requests').where('id', '=', id).execute();
   }
 
+  /**
+   * The merged requests of a project whose merge commit is one of `mergeCommits`, or whose merged source head is
+   * `head`; oldest first.
+   */
+  async mergedWith(
+    projectId: number,
+    mergeCommits: readonly string[],
+    head: string,
+  ): Promise<MergeRequest[]> {
+    const rows = await this.db
+      .selectFrom('merge_requests')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('state', '=', 'merged')
+      .where((eb) =>
+        eb.or([
+          ...(mergeCommits.length > 0 ? [eb('merge_commit_sha', 'in', [...mergeCommits])] : []),
+          eb('diff_head_sha', '=', head),
+        ]),
+      )
+      .orderBy('id')
+      .limit(20)
+      .execute();
+    return rows.map(toMr);
+  }
+
   async findById(id: number): Promise<MergeRequest | null> {
     const r = await this.db.selectFrom('merge_requests').selectAll().where('id', '=', id).executeTakeFirst();
     return r ? toMr(r) : null;

@@ -353,6 +353,29 @@ export class MergeRequestsService {
     return project && mr ? this.view(project, mr) : null;
   }
 
+  /**
+   * The merge request that merged `commit`, for the system (no caller check): the one whose merge commit is `commit`
+   * or `mergeCommit` (the merge that brought `commit` into a branch), else one whose merged source head was
+   * `commit`. Null when none did.
+   */
+  async mergedCommit(
+    projectId: number,
+    commit: string,
+    mergeCommit: string | null,
+  ): Promise<MergeRequest | null> {
+    const found = await this.mrs.mergedWith(
+      projectId,
+      mergeCommit ? [commit, mergeCommit] : [commit],
+      commit,
+    );
+    return (
+      found.find((mr) => mr.mergeCommitSha === commit) ??
+      found.find((mr) => mr.mergeCommitSha === mergeCommit) ??
+      found[0] ??
+      null
+    );
+  }
+
   async get(actor: User | null, idOrPath: string, iid: number): Promise<MergeRequestView> {
     const { project } = await this.access.project(actor, idOrPath, AccessLevel.Reporter);
     return this.view(project, await this.find(project, iid));

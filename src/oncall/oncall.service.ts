@@ -467,6 +467,28 @@ export class OncallService {
     return onCallUserIds(rotations, schedule.timezone, at.getTime());
   }
 
+  /**
+   * Who is on call now for a project, for the system (no caller check): per user, the schedules that have them on
+   * call, over the project's schedules and those of its groups (which its escalation policies may use). Nobody
+   * on a tier without on-call schedules.
+   */
+  async onCallNowFor(project: Project): Promise<Map<number, OncallSchedule[]>> {
+    const found = new Map<number, OncallSchedule[]>();
+    if (!this.access.hasTier('oncall_schedules')) return found;
+    const groups = await this.permissions.inheritedSources(project.namespace, false);
+    const owners: ScheduleOwner[] = [
+      { type: 'project', id: project.id },
+      ...groups.map((g) => ({ type: 'group' as const, id: g.id })),
+    ];
+    const schedules = (await Promise.all(owners.map((o) => this.repo.schedules(o)))).flat();
+    const now = this.clock.now();
+    for (const schedule of schedules) {
+      for (const id of await this.onCallUserIds(schedule.id, now))
+        found.set(id, [...(found.get(id) ?? []), schedule]);
+    }
+    return found;
+  }
+
   /** The users on call in a schedule at `at`, as `onCallUserIds`. */
   async usersOnCall(scheduleId: number, at: Date): Promise<User[]> {
     const ids = await this.onCallUserIds(scheduleId, at);

@@ -87,6 +87,16 @@ export class UsersRepository {
     return row ? toUser(row) : null;
   }
 
+  /** The user whose e-mail is `email`, compared without case (e-mails are unique so). */
+  async findByEmail(email: string): Promise<User | null> {
+    const row = await this.db
+      .selectFrom('users')
+      .selectAll()
+      .where(sql`lower(email)`, '=', email.toLowerCase())
+      .executeTakeFirst();
+    return row ? toUser(row) : null;
+  }
+
   async findByLogin(
     login: string,
   ): Promise<{ user: User; passwordDigest: string | null; lockedAt: string | null } | null> {

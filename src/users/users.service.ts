@@ -550,6 +550,11 @@ export class UsersService {
     return this.users.findByUsername(username);
   }
 
+  /** The user with this e-mail (a commit's author, for instance), or null. */
+  async findByEmail(email: string): Promise<User | null> {
+    return this.users.findByEmail(email);
+  }
+
   /** Resolves an id or username (as Sudo and CLI flags take either). */
   async resolve(idOrUsername: string): Promise<User | null> {
     return /^\d+$/.test(idOrUsername)

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -31,7 +31,7 @@ export function authUrl(httpUrl: string, username: string, token: string): strin
   return u.toString();
 }
 
-/** Clones `url` into a fresh directory, commits a file and pushes it; returns the work tree. */
+/** Clones `url` into a fresh directory, commits a file (its folders made) and pushes it; returns the work tree. */
 export async function pushCommit(
   url: string,
   file = 'README.md',
@@ -41,6 +41,7 @@ export async function pushCommit(
   const clone = await git(['clone', '--quiet', url, 'w'], dir);
   if (clone.code !== 0) throw new Error(`clone failed: ${clone.stderr}`);
   const w = join(dir, 'w');
+  mkdirSync(dirname(join(w, file)), { recursive: true });
   writeFileSync(join(w, file), content);
   await git(['add', file], w);
   await git(

@@ -97,6 +97,50 @@ export const ErrorActivityEntity = Type.Object({
   created_at: Str,
 });
 
+/**
+ * A suspect commit of an error (Sentry's suspect commits, `suspectCommitType: "via stack trace"`): the commit that
+ * last changed the culprit frame's line in the release of the error's latest event, in GitLab's commit shape, with
+ * the merge request that merged it.
+ */
+export const SuspectCommitEntity = Type.Object({
+  id: Str,
+  short_id: Str,
+  title: Str,
+  message: Str,
+  author_name: Str,
+  author_email: Str,
+  authored_date: Str,
+  committed_date: Str,
+  web_url: Str,
+  suspect_commit_type: Str,
+  /** The culprit frame's file, as a path of the repository, and its line. */
+  file_path: Str,
+  line: Int,
+  /** The svc user the commit is by (its author's e-mail, else the merge request's author); null when unknown. */
+  author: Nullable(UserBasic),
+  /** The on-call schedules that have `author` on call now for the project; empty when not on call. */
+  author_on_call: Type.Array(Type.Object({ iid: Int, name: Str, group_id: Nullable(Int) })),
+  merge_request: Nullable(
+    Type.Object({
+      iid: Int,
+      title: Str,
+      web_url: Str,
+      merged_at: Nullable(Str),
+      author: Nullable(UserBasic),
+      approved_by: Type.Array(UserBasic),
+    }),
+  ),
+});
+
+/**
+ * One error (`GET .../errors/:error_id`): the list's entity and its suspect commits, only for callers who may read
+ * the project's code (empty otherwise, and when none is found).
+ */
+export const ErrorDetailEntity = Type.Object({
+  ...ErrorEntity.properties,
+  suspect_commits: Type.Array(SuspectCommitEntity),
+});
+
 export const ErrorEventEntity = Type.Object({
   id: Int,
   event_id: Str,

@@ -13,6 +13,7 @@ import { errorTitle, type Frame } from '../../error-tracking/events.js';
 import type { Attachment, Feedback } from '../../error-tracking/reports.js';
 import type { ResolvedFrame } from '../../error-tracking/symbolication.js';
 import type { Project } from '../../projects/projects.js';
+import type { SuspectCommit } from '../../suspect-commits/suspect-commits.js';
 import type { Bucket } from '../../time-buckets.js';
 import type { User } from '../../users/users.js';
 import { occurrences } from '../alerts/alerts.presenters.js';
@@ -22,6 +23,7 @@ import type {
   ClientKeyEntity,
   ErrorActivityEntity,
   ErrorAttachmentEntity,
+  ErrorDetailEntity,
   ErrorEntity,
   ErrorEventDetailEntity,
   ErrorEventEntity,
@@ -31,6 +33,7 @@ import type {
   ExternalProjectsEntity,
   StackTraceEntity,
   StackTraceEntryEntity,
+  SuspectCommitEntity,
 } from './error-tracking.entities.js';
 
 /** GitLab's error tracking setting entity; `integrated` is false while the backend is unavailable (GitLab). */
@@ -146,6 +149,46 @@ export function errorActivity(
     body: a.body,
     data: { ...a.data },
     created_at: a.createdAt,
+  };
+}
+
+/** One error with its suspect commits. */
+export function errorDetail(
+  r: { project: Project; error: TrackedError; suspects: readonly SuspectCommit[] },
+  v: View & { readonly assignees?: ReadonlyMap<number, User> },
+): Static<typeof ErrorDetailEntity> {
+  return {
+    ...trackedError(r.error, v),
+    suspect_commits: r.suspects.map((s) => suspectCommit(r.project, s, v)),
+  };
+}
+
+function suspectCommit(p: Project, s: SuspectCommit, v: View): Static<typeof SuspectCommitEntity> {
+  const c = s.commit;
+  const m = s.mergeRequest;
+  return {
+    id: c.id,
+    short_id: c.id.slice(0, 8),
+    title: c.title,
+    message: c.message,
+    author_name: c.authorName,
+    author_email: c.authorEmail,
+    authored_date: c.authoredDate,
+    committed_date: c.committedDate,
+    web_url: `${v.externalUrl}/${p.fullPath}/-/commit/${c.id}`,
+    suspect_commit_type: 'via stack trace',
+    file_path: s.path,
+    line: s.line,
+    author: s.author ? userBasic(s.author, v) : null,
+    author_on_call: s.authorOnCall.map((o) => ({ iid: o.iid, name: o.name, group_id: o.groupId })),
+    merge_request: m && {
+      iid: m.mr.iid,
+      title: m.mr.title,
+      web_url: `${v.externalUrl}/${p.fullPath}/-/merge_requests/${m.mr.iid}`,
+      merged_at: m.mr.mergedAt,
+      author: m.author ? userBasic(m.author, v) : null,
+      approved_by: m.approvedBy.map((u) => userBasic(u, v)),
+    },
   };
 }
 

@@ -7,7 +7,7 @@ import { paramError } from '../../errors.js';
 import type { StatsPeriod } from '../../time-buckets.js';
 import { PageQuery, pageRequest, setCursorHeaders, setPageHeaders } from '../pagination.js';
 import { StatsQuery } from '../schemas.js';
-import type { ApiApp, ApiVersion } from '../version.js';
+import { type ApiApp, type ApiVersion, viewOf } from '../version.js';
 import {
   ErrorCountsEntity,
   ErrorHashEntity,
@@ -72,7 +72,7 @@ const EventParams = Type.Object({
 /** Error tracking settings, client keys and errors under /projects/:id/error_tracking. */
 export function errorTrackingRoutes(
   app: ApiApp,
-  ctx: Pick<AppContext, 'config' | 'errorTracking'>,
+  ctx: Pick<AppContext, 'config' | 'errorTracking' | 'suspectCommits'>,
   api: ApiVersion,
 ): void {
   const E = api.entities;
@@ -354,9 +354,24 @@ export function errorTrackingRoutes(
   );
   app.get(
     `${base}/errors/:error_id`,
-    { schema: { tags, summary: 'Get an error', params: ErrorParams, response: { 200: E.ErrorEntity } } },
+    {
+      schema: {
+        tags,
+        summary: 'Get an error, with its suspect commits for callers who may read the code (Reporter)',
+        params: ErrorParams,
+        response: { 200: E.ErrorDetailEntity },
+      },
+    },
     async (req) =>
-      shownError(await ctx.errorTracking.get(req.actor.user, req.params.id, req.params.error_id)),
+      (async () => {
+        const r = await ctx.suspectCommits.errorWithSuspects(
+          req.actor.user,
+          req.params.id,
+          req.params.error_id,
+        );
+        const assignees = await ctx.errorTracking.usersById([r.error.assigneeId]);
+        return P.errorDetail(r, { ...viewOf(req, url), assignees });
+      })(),
   );
   app.get(
     `${base}/errors/:error_id/events`,

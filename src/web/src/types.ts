@@ -15,6 +15,7 @@ import type {
   ErrorActivityEntity,
   ErrorAttachmentEntity,
   ErrorCountsEntity,
+  ErrorDetailEntity,
   ErrorEntity,
   ErrorEventDetailEntity,
   ErrorEventEntity,
@@ -98,10 +99,14 @@ export type ClientKey = Static<typeof ClientKeyEntity>;
 export type ExternalProjects = Static<typeof ExternalProjectsEntity>;
 /** One project of the external Sentry, as the Connect action lists it. */
 export type ExternalProject = ExternalProjects['projects'][number];
-/** Body of `GET /projects/:id/error_tracking/errors/:error_id` (and one item of the list). */
+/** One item of `GET /projects/:id/error_tracking/errors` (and the answer to a status change). */
 export type TrackedError = Static<typeof ErrorEntity>;
 /** One entry of `GET .../errors/:error_id/activities` (and the answer to a comment). */
 export type ErrorActivity = Static<typeof ErrorActivityEntity>;
+/** Body of `GET /projects/:id/error_tracking/errors/:error_id`: the error with its suspect commits. */
+export type ErrorDetail = Static<typeof ErrorDetailEntity>;
+/** A suspect commit of an error: the commit that last changed its culprit line, with its merge request. */
+export type SuspectCommit = ErrorDetail['suspect_commits'][number];
 /** Body of `GET .../errors/:error_id/stack_trace`: frames caller first, as Sentry sends them. */
 export type StackTrace = Static<typeof StackTraceEntity>;
 

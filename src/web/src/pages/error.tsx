@@ -21,6 +21,7 @@ import { CommentForm, NoteList } from '../notes';
 import { Link, navigate, paths } from '../router';
 import type {
   ErrorActivity,
+  ErrorDetail,
   ErrorEvent,
   ErrorFeedback,
   ErrorHash,
@@ -30,6 +31,7 @@ import type {
   SentryRelease,
   StackTrace,
   StackTraceEntry,
+  SuspectCommit,
   TrackedError,
 } from '../types';
 import { useAction } from '../use-action';
@@ -41,7 +43,7 @@ const EVENTS_PER_PAGE = 20;
 export function ErrorPage({ projectId, errorId }: { readonly projectId: string; readonly errorId: string }) {
   const project = useResource<Project>(`/api/v4/projects/${encodeURIComponent(projectId)}`);
   const base = `/api/v4/projects/${encodeURIComponent(projectId)}/error_tracking/errors/${encodeURIComponent(errorId)}`;
-  const error = useResource<TrackedError>(base);
+  const error = useResource<ErrorDetail>(base);
   const [updated, setUpdated] = useState<TrackedError | null>(null);
 
   return (
@@ -60,6 +62,7 @@ export function ErrorPage({ projectId, errorId }: { readonly projectId: string; 
             projectId={projectId}
             namespacePath={project.status === 'ok' ? project.data.namespace.full_path : null}
             error={updated ?? loaded}
+            suspects={loaded.suspect_commits}
             apiPath={base}
             onChanged={setUpdated}
           />
@@ -73,6 +76,7 @@ function ErrorView({
   projectId,
   namespacePath,
   error,
+  suspects,
   apiPath,
   onChanged,
 }: {
@@ -80,6 +84,7 @@ function ErrorView({
   /** The project's namespace: the organization of its Sentry releases. */
   readonly namespacePath: string | null;
   readonly error: TrackedError;
+  readonly suspects: readonly SuspectCommit[];
   readonly apiPath: string;
   readonly onChanged: (error: TrackedError) => void;
 }) {
@@ -104,6 +109,18 @@ function ErrorView({
       </header>
 
       <TriageSection apiPath={apiPath} onChanged={onChanged} />
+      {suspects.length > 0 && (
+        <section className="card section" aria-labelledby="error-suspects">
+          <h2 id="error-suspects">Suspect commits</h2>
+          <ul className="suspects">
+            {suspects.map((s) => (
+              <li key={`${s.id}:${s.file_path}:${s.line}`}>
+                <SuspectLine projectId={projectId} suspect={s} />
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
 
       <div className="stat-row">
         <Stat label="Occurrences" value={error.count} />
@@ -246,6 +263,80 @@ function FeedbackView({
         )
       }
     </ResourceView>
+  );
+}
+
+/** A `web_url` of svc's as a path of this UI (the API gives absolute URLs). */
+const webPath = (url: string): string => new URL(url, window.location.origin).pathname;
+
+/**
+ * One suspect commit, as a sentence: "Suspect commit <sha> <title> by <author>, merge request !N by @author,
+ * approved by @x", then whether its author is on call now.
+ */
+function SuspectLine({
+  projectId,
+  suspect: s,
+}: {
+  readonly projectId: string;
+  readonly suspect: SuspectCommit;
+}) {
+  const mr = s.merge_request;
+  const author = s.author;
+  return (
+    <p className="suspect" data-testid="suspect-commit">
+      Suspect commit{' '}
+      <Link to={webPath(s.web_url)} title={s.id}>
+        <code>{s.short_id}</code>
+      </Link>{' '}
+      <strong>{s.title}</strong> by{' '}
+      {author ? <Link to={webPath(author.web_url)}>{s.author_name}</Link> : s.author_name}
+      {mr ? (
+        <>
+          , merge request <Link to={webPath(mr.web_url)}>!{mr.iid}</Link>
+          {mr.author ? (
+            <>
+              {' '}
+              by <Link to={webPath(mr.author.web_url)}>@{mr.author.username}</Link>
+            </>
+          ) : null}
+          {mr.approved_by.length > 0 ? (
+            <>
+              , approved by{' '}
+              {mr.approved_by.map((u, i) => (
+                <span key={u.id}>
+                  {i > 0 ? ', ' : ''}
+                  <Link to={webPath(u.web_url)}>@{u.username}</Link>
+                </span>
+              ))}
+            </>
+          ) : (
+            ', not approved'
+          )}
+        </>
+      ) : (
+        ', not from a merge request'
+      )}
+      <span className="muted inline">
+        {' '}
+        · <code>{s.file_path}</code> line {s.line}, <Timestamp value={s.authored_date} />
+      </span>
+      {author && s.author_on_call.length > 0 ? (
+        <span className="suspect-oncall">
+          <span className="badge">On call</span> @{author.username} is on call now (
+          {s.author_on_call.map((o, i) => (
+            <span key={`${o.group_id ?? 'p'}:${o.iid}`}>
+              {i > 0 ? ', ' : ''}
+              {o.group_id === null ? (
+                <Link to={paths.project(projectId, 'oncall_schedules')}>{o.name}</Link>
+              ) : (
+                o.name
+              )}
+            </span>
+          ))}
+          ).
+        </span>
+      ) : null}
+    </p>
   );
 }
 
