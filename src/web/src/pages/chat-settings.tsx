@@ -6,7 +6,7 @@ import type {
   ChatIntegrationEntity,
 } from '../../../api/chat/chat.entities.js';
 import { ApiError, describeError, getJson, sendJson } from '../api';
-import { ErrorNotice, ResourceView, SuccessNotice, Timestamp } from '../components';
+import { ErrorNotice, ResourceView, SuccessNotice, TableScroll, Timestamp } from '../components';
 import type { Project } from '../types';
 import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
@@ -292,32 +292,34 @@ function Deliveries({
         list.length === 0 ? (
           <p className="muted">No messages yet.</p>
         ) : (
-          <table aria-label={`Recent messages to ${name}`}>
-            <thead>
-              <tr>
-                <th>Event</th>
-                <th>Status</th>
-                <th>Response</th>
-                <th>Attempts</th>
-                <th>Error</th>
-                <th>Time</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((d) => (
-                <tr key={d.id}>
-                  <td>{`${d.event}_${d.action}`}</td>
-                  <td>{d.status}</td>
-                  <td>{d.response_status ?? '–'}</td>
-                  <td>{d.attempts}</td>
-                  <td>{d.error ?? ''}</td>
-                  <td>
-                    <Timestamp value={d.created_at} />
-                  </td>
+          <TableScroll label={`Recent messages to ${name}`}>
+            <table className="table" aria-label={`Recent messages to ${name}`}>
+              <thead>
+                <tr>
+                  <th>Event</th>
+                  <th>Status</th>
+                  <th>Response</th>
+                  <th>Attempts</th>
+                  <th>Error</th>
+                  <th>Time</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {list.map((d) => (
+                  <tr key={d.id}>
+                    <td>{`${d.event}_${d.action}`}</td>
+                    <td>{d.status}</td>
+                    <td>{d.response_status ?? '–'}</td>
+                    <td>{d.attempts}</td>
+                    <td>{d.error ?? ''}</td>
+                    <td>
+                      <Timestamp value={d.created_at} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
         )
       }
     </ResourceView>

@@ -1,6 +1,13 @@
 import { type FormEvent, useId, useState } from 'react';
 import { sendJson } from '../api';
-import { ConfirmDialog, ErrorNotice, ResourceView, SuccessNotice, Timestamp } from '../components';
+import {
+  ConfirmDialog,
+  ErrorNotice,
+  ResourceView,
+  SuccessNotice,
+  TableScroll,
+  Timestamp,
+} from '../components';
 import { CheckboxField, TextField } from '../form-fields';
 import type { HookDelivery, Project, ProjectHook } from '../types';
 import { useAction } from '../use-action';
@@ -134,7 +141,7 @@ function HookItem({
           list.length === 0 ? (
             <p className="muted">No deliveries yet.</p>
           ) : (
-            <div className="table-scroll">
+            <TableScroll label={`Recent deliveries of ${hook.url}`}>
               <table className="table" aria-label={`Recent deliveries of ${hook.url}`}>
                 <thead>
                   <tr>
@@ -186,7 +193,7 @@ function HookItem({
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableScroll>
           )
         }
       </ResourceView>
