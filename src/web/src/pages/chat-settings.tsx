@@ -8,6 +8,7 @@ import type {
 import { ApiError, describeError, getJson, sendJson } from '../api';
 import { ErrorNotice, ResourceView, SuccessNotice, TableScroll, Timestamp } from '../components';
 import type { Project } from '../types';
+import { FieldError, fieldError, invalidProps } from '../form-fields';
 import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
 
@@ -129,6 +130,14 @@ function ChatForm({
     error_tracking_events: useId(),
     page_events: useId(),
   };
+  // The API names the refused field (`{"message": {"webhook": ["is blocked: …"]}}`): its sentence goes under it.
+  const errorIds = { secret: useId(), room: useId(), username: useId(), channel: useId() };
+  const refused = {
+    secret: fieldError(action.fields, service.secret),
+    room: fieldError(action.fields, 'room'),
+    username: fieldError(action.fields, 'username'),
+    channel: fieldError(action.fields, 'channel'),
+  };
   // biome-ignore lint/correctness/useExhaustiveDependencies: `refresh` only triggers a reload (after a save, a test or a removal).
   useEffect(() => {
     let live = true;
@@ -197,19 +206,40 @@ function ChatForm({
         placeholder={current ? 'unchanged (write-only)' : ''}
         value={secret}
         onChange={(e) => setSecret(e.target.value)}
+        {...invalidProps(refused.secret, errorIds.secret)}
       />
+      <FieldError id={errorIds.secret} error={refused.secret} />
       {telegram && (
         <>
           <label htmlFor={ids.room}>Channel identifier (chat ID or @channel)</label>
-          <input id={ids.room} required value={room} onChange={(e) => setRoom(e.target.value)} />
+          <input
+            id={ids.room}
+            required
+            value={room}
+            onChange={(e) => setRoom(e.target.value)}
+            {...invalidProps(refused.room, errorIds.room)}
+          />
+          <FieldError id={errorIds.room} error={refused.room} />
         </>
       )}
       {service.userAndChannel && (
         <>
           <label htmlFor={ids.username}>Username</label>
-          <input id={ids.username} value={username} onChange={(e) => setUsername(e.target.value)} />
+          <input
+            id={ids.username}
+            value={username}
+            onChange={(e) => setUsername(e.target.value)}
+            {...invalidProps(refused.username, errorIds.username)}
+          />
+          <FieldError id={errorIds.username} error={refused.username} />
           <label htmlFor={ids.channel}>Channel</label>
-          <input id={ids.channel} value={channel} onChange={(e) => setChannel(e.target.value)} />
+          <input
+            id={ids.channel}
+            value={channel}
+            onChange={(e) => setChannel(e.target.value)}
+            {...invalidProps(refused.channel, errorIds.channel)}
+          />
+          <FieldError id={errorIds.channel} error={refused.channel} />
         </>
       )}
       <div className="checkbox">
