@@ -71,6 +71,7 @@ export function trackedError(e: TrackedError, v: Pick<View, 'externalUrl'>): Sta
     user_count: e.userCount,
     first_seen: e.firstSeen,
     last_seen: e.lastSeen,
+    regressed_at: e.regressedAt ?? null,
     first_release: e.firstRelease,
     last_release: e.lastRelease,
     environment: e.environment,
