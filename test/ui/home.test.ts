@@ -2,19 +2,20 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIntegration, notify } from '../helpers/alerts.js';
 import { launchChromium, screenshotPath, withPage } from '../helpers/browser.js';
+import { databases } from '../helpers/databases.js';
 import { http } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const DAY = 86_400_000;
 
-describe('the home page (Chromium)', () => {
+describe.each(await databases())('the home page (Chromium, %s)', (database) => {
   let browser: Browser | null = null;
   let server: TestServer | null = null;
 
   beforeAll(async () => {
     [browser, server] = await Promise.all([
       launchChromium(),
-      startTestServer({ env: { SVC_TIER: 'premium', SVC_OFFERING: 'hosted' } }),
+      startTestServer({ database, env: { SVC_TIER: 'premium', SVC_OFFERING: 'hosted' } }),
     ]);
   });
   afterAll(async () => {
@@ -130,7 +131,9 @@ describe('the home page (Chromium)', () => {
     await store('b', 'TimeoutError', 'Ledger did not answer', threeDaysAgo);
     await store('c', 'TypeError', 'Cannot read total', threeDaysAgo);
     const old = await api.get(`/api/v4/projects/${billing}/error_tracking/errors?sort=first_seen`, root());
-    const timeout = (old.body as { id: number; title: string }[]).find((e) => e.title.includes('TimeoutError'))!;
+    const timeout = (old.body as { id: number; title: string }[]).find((e) =>
+      e.title.includes('TimeoutError'),
+    )!;
     const resolved = await api.put(
       `/api/v4/projects/${billing}/error_tracking/errors/${timeout.id}`,
       root({ status: 'resolved' }),
@@ -196,7 +199,7 @@ describe('the home page (Chromium)', () => {
   });
 
   it('says what to do when there is nothing, and what the tier lacks on Free', async () => {
-    const free = await startTestServer();
+    const free = await startTestServer({ database });
     try {
       const api = http(free.url);
       await api.post('/api/v4/users', {

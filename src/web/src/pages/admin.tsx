@@ -1,4 +1,4 @@
-import { ErrorNotice, ResourceView, TableScroll } from '../components';
+import { ResourceView, TableScroll } from '../components';
 import { Link, paths } from '../router';
 import type { AdminUser, SessionUser, VersionInfo } from '../types';
 import { useResource } from '../use-resource';

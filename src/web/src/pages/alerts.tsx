@@ -7,8 +7,8 @@ import {
   Pagination,
   ResourceView,
   SearchForm,
-  TableScroll,
   TabList,
+  TableScroll,
   Timestamp,
 } from '../components';
 import { UpdatedAt, usePolling } from '../live';

@@ -7,8 +7,8 @@ import type {
 } from '../../../api/chat/chat.entities.js';
 import { ApiError, describeError, getJson, sendJson } from '../api';
 import { ErrorNotice, ResourceView, SuccessNotice, TableScroll, Timestamp } from '../components';
-import type { Project } from '../types';
 import { FieldError, fieldError, invalidProps } from '../form-fields';
+import type { Project } from '../types';
 import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
 

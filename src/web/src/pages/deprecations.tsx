@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import { Breadcrumbs, ErrorNotice, ResourceView, TableScroll } from '../components';
+import { Breadcrumbs, ResourceView, TableScroll } from '../components';
 import { navigate, paths } from '../router';
 import type { Deprecation, DeprecationCatalog, DeprecationSource, SessionUser } from '../types';
 import { useResource } from '../use-resource';

@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
 import { ApiError, getPage, type Page, sendJson } from '../api';
 import { BulkBar, type BulkOutcome, BulkSummary, runBulk, useSelection } from '../bulk';
-import { Pagination, ResourceView, SearchForm, TableScroll, TabList, Timestamp } from '../components';
+import { Pagination, ResourceView, SearchForm, TabList, TableScroll, Timestamp } from '../components';
 import { ERROR_STATUS_ACTIONS, ERROR_STATUS_LABELS, ERROR_STATUSES } from '../error-labels';
 import { Sparkline } from '../lazy';
 import { UpdatedAt, usePolling } from '../live';

@@ -305,8 +305,8 @@ function ErrorsSection({ errors }: { readonly errors: readonly NewError[] }) {
       <h2 id="home-errors">New and regressed errors in the last 24 hours</h2>
       {errors.length === 0 ? (
         <p className="muted">
-          No new or regressed error in the last 24 hours. Applications report errors with a client key from a project’s
-          Settings (Error tracking).
+          No new or regressed error in the last 24 hours. Applications report errors with a client key from a
+          project’s Settings (Error tracking).
         </p>
       ) : (
         <ul className="list" aria-label="New and regressed errors">

@@ -6,8 +6,8 @@ import {
   Pagination,
   ResourceView,
   SearchForm,
-  TableScroll,
   TabList,
+  TableScroll,
   Timestamp,
 } from '../components';
 import { SelectField, TextField } from '../form-fields';

@@ -7,8 +7,8 @@ import {
   Pagination,
   ResourceView,
   SuccessNotice,
-  TableScroll,
   TabList,
+  TableScroll,
   Timestamp,
 } from '../components';
 import { Link, paths } from '../router';

@@ -2,8 +2,8 @@ import { type FormEvent, useId, useState } from 'react';
 import { INTEGRATION_TYPE_LABELS, INTEGRATION_TYPES } from '../../alert-labels';
 import { sendJson } from '../../api';
 import { ErrorNotice } from '../../components';
-import type { Integration, IntegrationType, Project } from '../../types';
 import { FieldError, fieldError, invalidProps } from '../../form-fields';
+import type { Integration, IntegrationType, Project } from '../../types';
 import { useAction } from '../../use-action';
 import { integrationsPath, needsApiUrl } from './integrations';
 

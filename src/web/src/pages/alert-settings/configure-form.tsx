@@ -1,8 +1,8 @@
 import { type FormEvent, type ReactNode, useId, useState } from 'react';
 import { sendJson } from '../../api';
 import { ErrorNotice, Loading } from '../../components';
-import type { Integration, PayloadField } from '../../types';
 import { FieldError, fieldError, invalidProps } from '../../form-fields';
+import type { Integration, PayloadField } from '../../types';
 import { useAction } from '../../use-action';
 import { useResource } from '../../use-resource';
 import { needsApiUrl } from './integrations';

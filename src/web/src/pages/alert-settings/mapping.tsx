@@ -1,6 +1,6 @@
 import { useId } from 'react';
-import type { Integration, PayloadField, PayloadMapping } from '../../types';
 import { TableScroll } from '../../components';
+import type { Integration, PayloadField, PayloadMapping } from '../../types';
 
 /** Alert fields a custom mapping may fill, with the payload types each accepts (the server's table). */
 export const MAPPING_FIELDS: readonly {
