@@ -17,7 +17,8 @@ import type { Resource } from './use-resource';
 /**
  * The box every table sits in. A table keeps its words whole (styles.css); where the screen is narrower than
  * that, the table scrolls sideways inside this box, in its card, rather than widening the page or breaking words
- * letter by letter. While it does scroll, the box is a named region in the tab order, so a keyboard can scroll it.
+ * letter by letter. While it does scroll, the box is in the tab order, so a keyboard can scroll it, and named (a
+ * group, not a landmark: the section around it is the landmark).
  */
 export function TableScroll({ label, children }: { readonly label: string; readonly children: ReactNode }) {
   const ref = useRef<HTMLDivElement>(null);
@@ -36,7 +37,7 @@ export function TableScroll({ label, children }: { readonly label: string; reado
     <div
       ref={ref}
       className="table-scroll"
-      {...(scrolls && { role: 'region', 'aria-label': label, tabIndex: 0 })}
+      {...(scrolls && { role: 'group', 'aria-label': label, tabIndex: 0 })}
     >
       {children}
     </div>
