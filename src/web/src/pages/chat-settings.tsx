@@ -74,14 +74,16 @@ export function ChatSettings({ project }: { readonly project: Project }) {
           )
         }
       </ResourceView>
-      <label htmlFor={serviceId}>Service</label>
-      <select id={serviceId} value={slug} onChange={(e) => setSlug(e.target.value as Service['slug'])}>
-        {SERVICES.map((s) => (
-          <option key={s.slug} value={s.slug}>
-            {s.name}
-          </option>
-        ))}
-      </select>
+      <div className="field narrow-field">
+        <label htmlFor={serviceId}>Service</label>
+        <select id={serviceId} value={slug} onChange={(e) => setSlug(e.target.value as Service['slug'])}>
+          {SERVICES.map((s) => (
+            <option key={s.slug} value={s.slug}>
+              {s.name}
+            </option>
+          ))}
+        </select>
+      </div>
       <ChatForm
         key={slug}
         path={`${base}/${slug}`}
@@ -185,7 +187,11 @@ function ChatForm({
     });
   };
   return (
-    <form aria-label={`${service.name} integration`} onSubmit={(event) => void save(event)}>
+    <form
+      className="card form-card"
+      aria-label={`${service.name} integration`}
+      onSubmit={(event) => void save(event)}
+    >
       {action.error !== null && <ErrorNotice message={action.error} />}
       {action.done !== null && <SuccessNotice>{action.done}</SuccessNotice>}
       {current?.disabled_reason && <ErrorNotice message={`Disabled: ${current.disabled_reason}`} />}
@@ -198,19 +204,21 @@ function ChatForm({
         {!current ? 'Not set up yet.' : current.active ? 'Active; last changed ' : 'Not active.'}
         {current?.active && <Timestamp value={current.updated_at} />}
       </p>
-      <label htmlFor={ids.secret}>{telegram ? 'Bot token' : 'Webhook URL'}</label>
-      <input
-        id={ids.secret}
-        type={telegram ? 'password' : 'url'}
-        required={!current}
-        placeholder={current ? 'unchanged (write-only)' : ''}
-        value={secret}
-        onChange={(e) => setSecret(e.target.value)}
-        {...invalidProps(refused.secret, errorIds.secret)}
-      />
-      <FieldError id={errorIds.secret} error={refused.secret} />
+      <div className="field narrow-field">
+        <label htmlFor={ids.secret}>{telegram ? 'Bot token' : 'Webhook URL'}</label>
+        <input
+          id={ids.secret}
+          type={telegram ? 'password' : 'url'}
+          required={!current}
+          placeholder={current ? 'unchanged (write-only)' : ''}
+          value={secret}
+          onChange={(e) => setSecret(e.target.value)}
+          {...invalidProps(refused.secret, errorIds.secret)}
+        />
+        <FieldError id={errorIds.secret} error={refused.secret} />
+      </div>
       {telegram && (
-        <>
+        <div className="field narrow-field">
           <label htmlFor={ids.room}>Channel identifier (chat ID or @channel)</label>
           <input
             id={ids.room}
@@ -220,26 +228,30 @@ function ChatForm({
             {...invalidProps(refused.room, errorIds.room)}
           />
           <FieldError id={errorIds.room} error={refused.room} />
-        </>
+        </div>
       )}
       {service.userAndChannel && (
         <>
-          <label htmlFor={ids.username}>Username</label>
-          <input
-            id={ids.username}
-            value={username}
-            onChange={(e) => setUsername(e.target.value)}
-            {...invalidProps(refused.username, errorIds.username)}
-          />
-          <FieldError id={errorIds.username} error={refused.username} />
-          <label htmlFor={ids.channel}>Channel</label>
-          <input
-            id={ids.channel}
-            value={channel}
-            onChange={(e) => setChannel(e.target.value)}
-            {...invalidProps(refused.channel, errorIds.channel)}
-          />
-          <FieldError id={errorIds.channel} error={refused.channel} />
+          <div className="field narrow-field">
+            <label htmlFor={ids.username}>Username</label>
+            <input
+              id={ids.username}
+              value={username}
+              onChange={(e) => setUsername(e.target.value)}
+              {...invalidProps(refused.username, errorIds.username)}
+            />
+            <FieldError id={errorIds.username} error={refused.username} />
+          </div>
+          <div className="field narrow-field">
+            <label htmlFor={ids.channel}>Channel</label>
+            <input
+              id={ids.channel}
+              value={channel}
+              onChange={(e) => setChannel(e.target.value)}
+              {...invalidProps(refused.channel, errorIds.channel)}
+            />
+            <FieldError id={errorIds.channel} error={refused.channel} />
+          </div>
         </>
       )}
       <div className="checkbox">

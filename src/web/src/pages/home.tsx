@@ -319,7 +319,8 @@ function ErrorsSection({ errors }: { readonly errors: readonly NewError[] }) {
               </div>
               <div className="list-meta">
                 <span className="muted small">
-                  {error.count} events · {regressed ? 'seen again' : 'first seen'} <Timestamp value={at} />
+                  {error.count === 1 ? '1 event' : `${error.count} events`} ·{' '}
+                  {regressed ? 'seen again' : 'first seen'} <Timestamp value={at} />
                   {regressed ? (
                     <>
                       {' '}
