@@ -63,6 +63,7 @@ function toError(r: Selectable<ErrorTrackingErrorsTable>): TrackedError {
     userCount: r.users_count,
     firstSeen: readTimestamp(r.first_seen_at),
     lastSeen: readTimestamp(r.last_seen_at),
+    regressedAt: r.regressed_at === null ? null : readTimestamp(r.regressed_at),
     firstRelease: r.first_release,
     lastRelease: r.last_release,
     environment: r.environment,

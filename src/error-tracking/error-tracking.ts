@@ -39,6 +39,8 @@ export interface TrackedError {
   readonly userCount: number;
   readonly firstSeen: string;
   readonly lastSeen: string;
+  /** When the error, resolved, was last seen again (a regression); null when it never was, or unknown. */
+  readonly regressedAt?: string | null;
   readonly firstRelease: string | null;
   readonly lastRelease: string | null;
   readonly environment: string | null;

@@ -367,12 +367,17 @@ describe.each(await databases())('Sentry collector (%s)', (database) => {
       body: { status: 'resolved' },
     });
     expect(resolved.body.status).toBe('resolved');
+    expect(resolved.body.regressed_at).toBeNull();
     expect((await p.errors('&status=unresolved')).map((e) => e.id)).not.toContain(main.id);
+    const beforeRegression = Date.now();
     await send({});
     const again = await api.get(`/api/v4/projects/${p.id}/error_tracking/errors/${main.id}`, {
       token: s.rootToken,
     });
+    // Seen again after being resolved: a regression, and when it happened.
     expect(again.body).toMatchObject({ status: 'unresolved', count: 5 });
+    expect(again.body.regressed_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+    expect(Date.parse(again.body.regressed_at)).toBeGreaterThanOrEqual(beforeRegression - 1000);
     const trace = await api.get(`/api/v4/projects/${p.id}/error_tracking/errors/${main.id}/stack_trace`, {
       token: s.rootToken,
     });

@@ -1,4 +1,4 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIntegration, notify } from '../helpers/alerts.js';
 import { launchChromium, screenshotPath, withPage, withSignedInPage } from '../helpers/browser.js';
@@ -74,6 +74,46 @@ describe('errors people can act on, on a Free instance with one storage (Chromiu
       expect(described).toContain('Name has already been taken.');
       expect(await form.innerText()).not.toContain('{');
       await page.screenshot({ path: screenshotPath('field-errors.png'), fullPage: true });
+    });
+  });
+
+  it("shows the webhook, chat and alert integration forms' refusals next to the field they name", async () => {
+    const s = server!;
+    await withSignedInPage(browser!, s, 'field-errors-settings', async (page) => {
+      /** The field is marked invalid, described by the sentence shown under it, and the form shows no JSON. */
+      const refused = async (form: Locator, label: string, sentence: string): Promise<void> => {
+        await form.getByText(sentence, { exact: true }).waitFor();
+        const field = form.getByLabel(label, { exact: true });
+        expect(await field.getAttribute('aria-invalid')).toBe('true');
+        const describedBy = (await field.getAttribute('aria-describedby')) ?? '';
+        const described = await Promise.all(
+          describedBy.split(' ').map((id) => page.locator(`[id="${id}"]`).innerText()),
+        );
+        expect(described).toContain(sentence);
+        expect(await form.innerText()).not.toMatch(/[{[]"/);
+      };
+      await page.goto(`${s.url}/-/ui/projects/${projectId}/settings`);
+
+      const hook = page.getByRole('form', { name: 'Add webhook' });
+      await hook.getByLabel('URL', { exact: true }).fill('ftp://hooks.example.com/svc');
+      await hook.getByRole('button', { name: 'Add webhook' }).click();
+      await refused(hook, 'URL', 'Url is blocked: Only allowed schemes are http, https.');
+
+      const chat = page.getByRole('region', { name: 'Chat integrations' });
+      await chat.getByLabel('Service').selectOption('slack');
+      const slack = chat.getByRole('form', { name: 'Slack integration' });
+      await slack.getByLabel('Webhook URL').fill('ftp://chat.example.com/hook');
+      await slack.getByRole('button', { name: 'Save' }).click();
+      await refused(slack, 'Webhook URL', 'Webhook is blocked: Only allowed schemes are http, https.');
+
+      await page.getByRole('button', { name: 'Add integration' }).click();
+      const add = page.getByRole('form', { name: 'Add integration' });
+      await add.getByLabel('Type').selectOption({ label: 'Prometheus' });
+      await add.getByLabel('Name').fill('Prometheus');
+      await add.getByLabel('API URL').fill('ftp://prometheus.example.com');
+      await add.getByRole('button', { name: 'Save integration' }).click();
+      await refused(add, 'API URL', 'Api url must be an absolute http(s) URL.');
+      await page.screenshot({ path: screenshotPath('field-errors-settings.png'), fullPage: true });
     });
   });
 

@@ -2,19 +2,20 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIntegration, notify } from '../helpers/alerts.js';
 import { launchChromium, screenshotPath, withPage } from '../helpers/browser.js';
+import { databases } from '../helpers/databases.js';
 import { http } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const DAY = 86_400_000;
 
-describe('the home page (Chromium)', () => {
+describe.each(await databases())('the home page (Chromium, %s)', (database) => {
   let browser: Browser | null = null;
   let server: TestServer | null = null;
 
   beforeAll(async () => {
     [browser, server] = await Promise.all([
       launchChromium(),
-      startTestServer({ env: { SVC_TIER: 'premium', SVC_OFFERING: 'hosted' } }),
+      startTestServer({ database, env: { SVC_TIER: 'premium', SVC_OFFERING: 'hosted' } }),
     ]);
   });
   afterAll(async () => {
@@ -29,7 +30,7 @@ describe('the home page (Chromium)', () => {
     await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
   }
 
-  it("shows a member's open alerts and incidents (theirs first), who is on call and new errors, from their projects only", async () => {
+  it("shows a member's open alerts and incidents (theirs first), who is on call and new or regressed errors, from their projects only", async () => {
     const s = server!;
     const api = http(s.url);
     const root = (body?: unknown) => ({ token: s.rootToken, ...(body !== undefined && { body }) });
@@ -107,19 +108,42 @@ describe('the home page (Chromium)', () => {
       root({ active: true, integrated: true }),
     );
     const key = await api.post(`/api/v4/projects/${billing}/error_tracking/client_keys`, root());
-    const stored = await fetch(
-      `${s.url}/api/v4/error_tracking/collector/api/${billing}/store/?sentry_key=${key.body.public_key}`,
-      {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({
-          event_id: 'a'.repeat(32),
-          platform: 'node',
-          exception: { values: [{ type: 'RangeError', value: 'Invalid amount' }] },
-        }),
-      },
+    const store = async (eventId: string, type: string, value: string, timestamp?: string) => {
+      const stored = await fetch(
+        `${s.url}/api/v4/error_tracking/collector/api/${billing}/store/?sentry_key=${key.body.public_key}`,
+        {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({
+            event_id: eventId.repeat(32),
+            platform: 'node',
+            ...(timestamp && { timestamp }),
+            exception: { values: [{ type, value }] },
+          }),
+        },
+      );
+      expect(stored.status, `${key.status} ${JSON.stringify(key.body)} ${await stored.text()}`).toBe(200);
+    };
+    await store('a', 'RangeError', 'Invalid amount');
+    // Two errors first seen three days ago, both seen again now: the one resolved in between regressed (and is
+    // listed as such); the other was never resolved, so it is neither new nor regressed.
+    const threeDaysAgo = new Date(Date.now() - 3 * DAY).toISOString();
+    await store('b', 'TimeoutError', 'Ledger did not answer', threeDaysAgo);
+    await store('c', 'TypeError', 'Cannot read total', threeDaysAgo);
+    const old = await api.get(`/api/v4/projects/${billing}/error_tracking/errors?sort=first_seen`, root());
+    const timeout = (old.body as { id: number; title: string }[]).find((e) =>
+      e.title.includes('TimeoutError'),
+    )!;
+    const resolved = await api.put(
+      `/api/v4/projects/${billing}/error_tracking/errors/${timeout.id}`,
+      root({ status: 'resolved' }),
     );
-    expect(stored.status, `${key.status} ${JSON.stringify(key.body)} ${await stored.text()}`).toBe(200);
+    expect(resolved.status).toBe(200);
+    await store('d', 'TimeoutError', 'Ledger did not answer');
+    await store('e', 'TypeError', 'Cannot read total');
+    const again = await api.get(`/api/v4/projects/${billing}/error_tracking/errors/${timeout.id}`, root());
+    expect(again.body.status).toBe('unresolved');
+    expect(Date.parse(again.body.regressed_at)).toBeGreaterThan(Date.now() - DAY);
     expect(dana.status).toBe(201);
 
     await withPage(browser!, s, 'home', async (page) => {
@@ -138,9 +162,17 @@ describe('the home page (Chromium)', () => {
       expect(await oncall.innerText()).toContain('Primary');
       expect(await oncall.innerText()).toContain('You are on call until');
 
-      const errors = page.getByRole('list', { name: 'New errors' });
-      expect(await errors.innerText()).toContain('RangeError');
-      expect(await errors.innerText()).toContain('Billing');
+      const errors = page.getByRole('list', { name: 'New and regressed errors' });
+      const errorRows = await errors.getByRole('listitem').allInnerTexts();
+      expect(errorRows).toHaveLength(2);
+      const regressed = errorRows.find((row) => row.includes('TimeoutError'));
+      expect(regressed).toMatch(/^Regressed\b/);
+      expect(regressed).toContain('seen again');
+      expect(regressed).toContain('Billing');
+      const fresh = errorRows.find((row) => row.includes('RangeError'));
+      expect(fresh).toMatch(/^New\b/);
+      expect(fresh).toContain('first seen');
+      expect(errorRows.join('\n')).not.toContain('TypeError');
       await page.screenshot({ path: screenshotPath('home.png'), fullPage: true });
 
       await work.getByRole('link', { name: 'Payments failing' }).click();
@@ -167,7 +199,7 @@ describe('the home page (Chromium)', () => {
   });
 
   it('says what to do when there is nothing, and what the tier lacks on Free', async () => {
-    const free = await startTestServer();
+    const free = await startTestServer({ database });
     try {
       const api = http(free.url);
       await api.post('/api/v4/users', {
@@ -178,7 +210,7 @@ describe('the home page (Chromium)', () => {
         await signInAs(page, 'newbie');
         await page.getByText('Join or create a project to see its alerts and incidents here.').waitFor();
         await page.getByText('On-call schedules need the Premium or Ultimate tier').waitFor();
-        await page.getByText('No new error in the last 24 hours.').waitFor();
+        await page.getByText('No new or regressed error in the last 24 hours.').waitFor();
         await page.locator('.empty-state').getByRole('link', { name: 'New project' }).waitFor();
         expect(await page.locator('body').innerText()).not.toContain('403');
       });

@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, screenshotPath, withSignedInPage } from '../helpers/browser.js';
+import { databases } from '../helpers/databases.js';
 import { http } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
@@ -22,7 +23,7 @@ async function shoot(page: Page, name: string): Promise<void> {
   await page.setViewportSize({ width: 1280, height: 1000 });
 }
 
-describe('incidents, overrides and silences in the UI (Chromium)', () => {
+describe.each(await databases())('incidents, overrides and silences in the UI (Chromium, %s)', (database) => {
   let browser: Browser | null = null;
   let server: TestServer | null = null;
   const ids: Record<string, number> = {};
@@ -30,7 +31,7 @@ describe('incidents, overrides and silences in the UI (Chromium)', () => {
   beforeAll(async () => {
     [browser, server] = await Promise.all([
       launchChromium(),
-      startTestServer({ env: { SVC_TIER: 'premium' } }),
+      startTestServer({ database, env: { SVC_TIER: 'premium' } }),
     ]);
     const api = http(server.url);
     for (const name of ['alice', 'bob']) {

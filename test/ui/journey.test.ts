@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, screenshotPath, withPage } from '../helpers/browser.js';
+import { databases } from '../helpers/databases.js';
 import { SENTRY_DIR } from '../helpers/sentry.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -45,13 +46,13 @@ async function copyFromPage(page: Page, label: string): Promise<string> {
  * tracking is switched on by the admin on the settings page; an exception sent with the real @sentry/node to the
  * DSN copied from the page shows up in the errors list and opens.
  */
-describe('newcomer journey through the UI (Chromium)', () => {
+describe.each(await databases())('newcomer journey through the UI (Chromium, %s)', (database) => {
   let server: Server | undefined;
   let browser: Browser | undefined;
 
   beforeAll(async () => {
     // Self-managed (the default): integrated error tracking needs the admin's feature flag.
-    server = await startTestServer();
+    server = await startTestServer({ database });
     browser = await launchChromium();
   });
 

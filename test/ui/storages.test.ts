@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, screenshotPath, withSignedInPage } from '../helpers/browser.js';
+import { databases } from '../helpers/databases.js';
 import { startTestServer } from '../helpers/server.js';
 
 const ALPHA = 'Storage Alpha';
@@ -101,7 +102,7 @@ function moveState(page: Page, subject: string): Locator {
   return movesRegion(page).locator('tbody tr').filter({ hasText: subject }).locator('.status');
 }
 
-describe('repository storages admin UI (Chromium)', () => {
+describe.each(await databases())('repository storages admin UI (Chromium, %s)', (database) => {
   let server: Server | undefined;
   let browser: Browser | undefined;
   let storageDir = '';
@@ -110,6 +111,7 @@ describe('repository storages admin UI (Chromium)', () => {
   beforeAll(async () => {
     storageDir = mkdtempSync(join(tmpdir(), 'svc-storages-ui-'));
     server = await startTestServer({
+      database,
       env: { SVC_STORAGES: `default=${storageDir}/a,fast=${storageDir}/b`, SVC_TIER: 'premium' },
     });
     for (const name of [ALPHA, BETA]) {

@@ -59,6 +59,8 @@ export const ErrorEntity = Type.Object({
   user_count: Int,
   first_seen: Str,
   last_seen: Str,
+  /** svc's own: when the error, resolved, was last seen again (a regression); null when it never was. */
+  regressed_at: Nullable(Str),
   first_release: Nullable(Str),
   last_release: Nullable(Str),
   environment: Nullable(Str),

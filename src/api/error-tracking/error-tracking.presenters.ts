@@ -118,6 +118,7 @@ export function trackedError(
     user_count: e.userCount,
     first_seen: e.firstSeen,
     last_seen: e.lastSeen,
+    regressed_at: e.regressedAt ?? null,
     first_release: e.firstRelease,
     last_release: e.lastRelease,
     environment: e.environment,

@@ -5,6 +5,7 @@ import {
   type ReactNode,
   useEffect,
   useId,
+  useLayoutEffect,
   useRef,
   useState,
   useSyncExternalStore,
@@ -12,6 +13,36 @@ import {
 import type { Page } from './api';
 import { Link } from './router';
 import type { Resource } from './use-resource';
+
+/**
+ * The box every table sits in. A table keeps its words whole (styles.css); where the screen is narrower than
+ * that, the table scrolls sideways inside this box, in its card, rather than widening the page or breaking words
+ * letter by letter. While it does scroll, the box is in the tab order, so a keyboard can scroll it, and named (a
+ * group, not a landmark: the section around it is the landmark).
+ */
+export function TableScroll({ label, children }: { readonly label: string; readonly children: ReactNode }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [scrolls, setScrolls] = useState(false);
+  useLayoutEffect(() => {
+    const box = ref.current;
+    if (!box) return;
+    const measure = () => setScrolls(box.scrollWidth > box.clientWidth + 1);
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(box);
+    for (const child of box.children) observer.observe(child);
+    return () => observer.disconnect();
+  }, []);
+  return (
+    <div
+      ref={ref}
+      className="table-scroll"
+      {...(scrolls && { role: 'group', 'aria-label': label, tabIndex: 0 })}
+    >
+      {children}
+    </div>
+  );
+}
 
 /** A polite, announced loading line. */
 export function Loading({ label = 'Loading…' }: { readonly label?: string }) {

@@ -110,8 +110,23 @@ function describedBy(...ids: readonly (string | null)[]): string | undefined {
   return present.length > 0 ? present.join(' ') : undefined;
 }
 
+/**
+ * What ties a hand-built control to its refusal (and its help, if any): `aria-invalid` and `aria-describedby`,
+ * for forms whose controls are not `TextField`s; the sentence itself goes under it as a `FieldError`.
+ */
+export function invalidProps(
+  error: string | undefined,
+  errorId: string,
+  helpId: string | null = null,
+): { 'aria-invalid': true | undefined; 'aria-describedby': string | undefined } {
+  return {
+    'aria-invalid': error ? true : undefined,
+    'aria-describedby': describedBy(helpId, error ? errorId : null),
+  };
+}
+
 /** A field's refusal, as a sentence under it. */
-function FieldError({ id, error }: { readonly id: string; readonly error: string | undefined }) {
+export function FieldError({ id, error }: { readonly id: string; readonly error: string | undefined }) {
   if (!error) return null;
   return (
     <span id={id} className="field-error">

@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { sendJson } from '../api';
-import { ErrorNotice, ResourceView, SuccessNotice } from '../components';
+import { ErrorNotice, ResourceView, SuccessNotice, TableScroll } from '../components';
 import { SelectField, TextField } from '../form-fields';
 import type { FeatureFlag, SessionUser } from '../types';
 import { useAction } from '../use-action';
@@ -79,44 +79,46 @@ export function FeaturesPage({ user }: { readonly user: SessionUser }) {
           ];
           return (
             <>
-              <table className="table" aria-label="Feature flags">
-                <thead>
-                  <tr>
-                    <th scope="col">Flag</th>
-                    <th scope="col">State</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {names.map((name) => {
-                    const known = KNOWN_FLAGS.find((k) => k.name === name);
-                    const flag = list.find((f) => f.name === name);
-                    const on = flag ? flag.state === 'on' : (known?.defaultOn ?? false);
-                    return (
-                      <tr key={name}>
-                        <td>
-                          <code>{name}</code>
-                          {known ? <p className="help">{known.help}</p> : null}
-                        </td>
-                        <td>{describeFlag(flag, known?.defaultOn ?? false)}</td>
-                        <td className="actions-cell">
-                          <button
-                            type="button"
-                            className={on ? 'button button-small' : 'button button-small button-primary'}
-                            disabled={action.busy}
-                            aria-label={`Turn ${name} ${on ? 'off' : 'on'} for the instance`}
-                            onClick={() => void set(name, !on)}
-                          >
-                            {on ? 'Turn off' : 'Turn on'}
-                          </button>
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
+              <TableScroll label="Feature flags">
+                <table className="table" aria-label="Feature flags">
+                  <thead>
+                    <tr>
+                      <th scope="col">Flag</th>
+                      <th scope="col">State</th>
+                      <th scope="col">
+                        <span className="visually-hidden">Actions</span>
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {names.map((name) => {
+                      const known = KNOWN_FLAGS.find((k) => k.name === name);
+                      const flag = list.find((f) => f.name === name);
+                      const on = flag ? flag.state === 'on' : (known?.defaultOn ?? false);
+                      return (
+                        <tr key={name}>
+                          <td>
+                            <code>{name}</code>
+                            {known ? <p className="help">{known.help}</p> : null}
+                          </td>
+                          <td>{describeFlag(flag, known?.defaultOn ?? false)}</td>
+                          <td className="actions-cell">
+                            <button
+                              type="button"
+                              className={on ? 'button button-small' : 'button button-small button-primary'}
+                              disabled={action.busy}
+                              aria-label={`Turn ${name} ${on ? 'off' : 'on'} for the instance`}
+                              onClick={() => void set(name, !on)}
+                            >
+                              {on ? 'Turn off' : 'Turn on'}
+                            </button>
+                          </td>
+                        </tr>
+                      );
+                    })}
+                  </tbody>
+                </table>
+              </TableScroll>
               <ProjectFlagForm names={names} onSet={set} />
             </>
           );

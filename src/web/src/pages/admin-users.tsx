@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { sendJson } from '../api';
-import { ErrorNotice, ResourceView, SuccessNotice } from '../components';
+import { ErrorNotice, ResourceView, SuccessNotice, TableScroll } from '../components';
 import { CheckboxField, TextField } from '../form-fields';
 import { Link, paths } from '../router';
 import type { AdminUser, SessionUser } from '../types';
@@ -55,80 +55,82 @@ export function AdminUsersPage({ user }: { readonly user: SessionUser }) {
       )}
       <ResourceView resource={users}>
         {(list) => (
-          <table className="table" aria-label="Users">
-            <thead>
-              <tr>
-                <th scope="col">User</th>
-                <th scope="col">State</th>
-                <th scope="col">Role</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((u) => {
-                const self = u.id === user.id;
-                const blocked = u.state === 'blocked';
-                return (
-                  <tr key={u.id}>
-                    <td>
-                      <Link to={paths.user(u.username)}>{u.name}</Link>{' '}
-                      <span className="muted">@{u.username}</span>
-                      {self ? <span className="badge">It's you</span> : null}
-                    </td>
-                    <td>
-                      <span className={blocked ? 'status status-disabled' : 'status status-enabled'}>
-                        {u.state}
-                      </span>
-                    </td>
-                    <td>{u.is_admin ? 'Administrator' : 'Regular'}</td>
-                    <td className="actions-cell">
-                      <div className="actions">
-                        <button
-                          type="button"
-                          className="button button-small"
-                          disabled={self || action.busy}
-                          title={self ? 'You cannot change your own administrator access here' : undefined}
-                          aria-label={`${u.is_admin ? 'Revoke admin from' : 'Make admin'} ${u.username}`}
-                          onClick={() =>
-                            void act(
-                              u.is_admin
-                                ? `@${u.username} is no longer an administrator.`
-                                : `@${u.username} is now an administrator.`,
-                              () => sendJson('PUT', `/api/v4/users/${u.id}`, { admin: !u.is_admin }),
-                            )
-                          }
-                        >
-                          {u.is_admin ? 'Revoke admin' : 'Make admin'}
-                        </button>
-                        <button
-                          type="button"
-                          className={
-                            blocked ? 'button button-small' : 'button button-small button-danger-outline'
-                          }
-                          disabled={self || action.busy}
-                          title={self ? 'You cannot block yourself' : undefined}
-                          aria-label={`${blocked ? 'Unblock' : 'Block'} ${u.username}`}
-                          onClick={() =>
-                            void act(
-                              blocked
-                                ? `@${u.username} is unblocked.`
-                                : `@${u.username} is blocked: they cannot sign in, and their tokens stop working.`,
-                              () =>
-                                sendJson('POST', `/api/v4/users/${u.id}/${blocked ? 'unblock' : 'block'}`),
-                            )
-                          }
-                        >
-                          {blocked ? 'Unblock' : 'Block'}
-                        </button>
-                      </div>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
+          <TableScroll label="Users">
+            <table className="table" aria-label="Users">
+              <thead>
+                <tr>
+                  <th scope="col">User</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.map((u) => {
+                  const self = u.id === user.id;
+                  const blocked = u.state === 'blocked';
+                  return (
+                    <tr key={u.id}>
+                      <td>
+                        <Link to={paths.user(u.username)}>{u.name}</Link>{' '}
+                        <span className="muted">@{u.username}</span>
+                        {self ? <span className="badge">It's you</span> : null}
+                      </td>
+                      <td>
+                        <span className={blocked ? 'status status-disabled' : 'status status-enabled'}>
+                          {u.state}
+                        </span>
+                      </td>
+                      <td>{u.is_admin ? 'Administrator' : 'Regular'}</td>
+                      <td className="actions-cell">
+                        <div className="actions">
+                          <button
+                            type="button"
+                            className="button button-small"
+                            disabled={self || action.busy}
+                            title={self ? 'You cannot change your own administrator access here' : undefined}
+                            aria-label={`${u.is_admin ? 'Revoke admin from' : 'Make admin'} ${u.username}`}
+                            onClick={() =>
+                              void act(
+                                u.is_admin
+                                  ? `@${u.username} is no longer an administrator.`
+                                  : `@${u.username} is now an administrator.`,
+                                () => sendJson('PUT', `/api/v4/users/${u.id}`, { admin: !u.is_admin }),
+                              )
+                            }
+                          >
+                            {u.is_admin ? 'Revoke admin' : 'Make admin'}
+                          </button>
+                          <button
+                            type="button"
+                            className={
+                              blocked ? 'button button-small' : 'button button-small button-danger-outline'
+                            }
+                            disabled={self || action.busy}
+                            title={self ? 'You cannot block yourself' : undefined}
+                            aria-label={`${blocked ? 'Unblock' : 'Block'} ${u.username}`}
+                            onClick={() =>
+                              void act(
+                                blocked
+                                  ? `@${u.username} is unblocked.`
+                                  : `@${u.username} is blocked: they cannot sign in, and their tokens stop working.`,
+                                () =>
+                                  sendJson('POST', `/api/v4/users/${u.id}/${blocked ? 'unblock' : 'block'}`),
+                              )
+                            }
+                          >
+                            {blocked ? 'Unblock' : 'Block'}
+                          </button>
+                        </div>
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </TableScroll>
         )}
       </ResourceView>
     </>

@@ -1,4 +1,4 @@
-import { ErrorNotice, ResourceView } from '../components';
+import { ResourceView, TableScroll } from '../components';
 import { Link, paths } from '../router';
 import type { AdminUser, SessionUser, VersionInfo } from '../types';
 import { useResource } from '../use-resource';
@@ -94,28 +94,30 @@ function UsersSection() {
           list.length === 0 ? (
             <p className="muted">No users.</p>
           ) : (
-            <table className="table" aria-labelledby="admin-users">
-              <thead>
-                <tr>
-                  <th scope="col">ID</th>
-                  <th scope="col">Username</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Role</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((u) => (
-                  <tr key={u.id}>
-                    <td>{u.id}</td>
-                    <td>{u.username}</td>
-                    <td>{u.name}</td>
-                    <td>{u.state}</td>
-                    <td>{u.is_admin ? 'Administrator' : 'Regular'}</td>
+            <TableScroll label="Users">
+              <table className="table" aria-labelledby="admin-users">
+                <thead>
+                  <tr>
+                    <th scope="col">ID</th>
+                    <th scope="col">Username</th>
+                    <th scope="col">Name</th>
+                    <th scope="col">State</th>
+                    <th scope="col">Role</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {list.map((u) => (
+                    <tr key={u.id}>
+                      <td>{u.id}</td>
+                      <td>{u.username}</td>
+                      <td>{u.name}</td>
+                      <td>{u.state}</td>
+                      <td>{u.is_admin ? 'Administrator' : 'Regular'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableScroll>
           )
         }
       </ResourceView>

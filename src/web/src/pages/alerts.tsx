@@ -2,7 +2,15 @@ import { useId, useState } from 'react';
 import { ALERT_STATUSES, SeverityBadge, STATUS_LABELS, StatusBadge } from '../alert-labels';
 import { getPage, sendJson } from '../api';
 import { BulkBar, type BulkOutcome, BulkSummary, runBulk, useSelection } from '../bulk';
-import { ErrorNotice, Pagination, ResourceView, SearchForm, TabList, Timestamp } from '../components';
+import {
+  ErrorNotice,
+  Pagination,
+  ResourceView,
+  SearchForm,
+  TabList,
+  TableScroll,
+  Timestamp,
+} from '../components';
 import { UpdatedAt, usePolling } from '../live';
 import { Link, paths } from '../router';
 import type { Alert, AlertCounts, AlertStatus, Project } from '../types';
@@ -278,73 +286,75 @@ function AlertsTable({
   readonly selection: ReturnType<typeof useSelection<number>>;
 }) {
   return (
-    <table className="table alerts-table" aria-labelledby={labelledBy}>
-      <thead>
-        <tr>
-          <th scope="col" className="select-cell">
-            <input
-              type="checkbox"
-              aria-label="Select all alerts on this page"
-              checked={selection.allSelected}
-              onChange={(e) => selection.setAll(e.target.checked)}
-            />
-          </th>
-          {COLUMNS.map((c) => {
-            const active = c.orderBy !== null && c.orderBy === query.orderBy;
-            return (
-              <th
-                key={c.label}
-                scope="col"
-                aria-sort={active ? (query.sort === 'asc' ? 'ascending' : 'descending') : undefined}
-                className={c.label === 'Events' ? 'numeric' : undefined}
-              >
-                {c.orderBy === null ? (
-                  c.label
-                ) : (
-                  <button type="button" className="sort-button" onClick={() => onSort(c.orderBy!)}>
-                    {c.label}
-                    <span aria-hidden="true" className="sort-mark">
-                      {active ? (query.sort === 'asc' ? ' ▲' : ' ▼') : ''}
-                    </span>
-                  </button>
-                )}
-              </th>
-            );
-          })}
-        </tr>
-      </thead>
-      <tbody>
-        {alerts.map((alert) => (
-          <tr key={alert.iid}>
-            <td className="select-cell">
+    <TableScroll label="Alerts">
+      <table className="table alerts-table" aria-labelledby={labelledBy}>
+        <thead>
+          <tr>
+            <th scope="col" className="select-cell">
               <input
                 type="checkbox"
-                aria-label={`Select alert #${alert.iid}`}
-                checked={selection.isSelected(alert.iid)}
-                onChange={(e) => selection.toggle(alert.iid, e.target.checked)}
+                aria-label="Select all alerts on this page"
+                checked={selection.allSelected}
+                onChange={(e) => selection.setAll(e.target.checked)}
               />
-            </td>
-            <td>
-              <SeverityBadge severity={alert.severity} />
-            </td>
-            <td>
-              <Timestamp value={alert.started_at} />
-            </td>
-            <td>
-              <Link to={paths.alert(project.id, alert.iid)}>{alert.title}</Link>
-              <span className="muted small">
-                #{alert.iid}
-                {alert.monitoring_tool ? ` · ${alert.monitoring_tool}` : ''}
-                {alert.service ? ` · ${alert.service}` : ''}
-              </span>
-            </td>
-            <td className="numeric">{alert.event_count}</td>
-            <td>
-              <StatusBadge status={alert.status} />
-            </td>
+            </th>
+            {COLUMNS.map((c) => {
+              const active = c.orderBy !== null && c.orderBy === query.orderBy;
+              return (
+                <th
+                  key={c.label}
+                  scope="col"
+                  aria-sort={active ? (query.sort === 'asc' ? 'ascending' : 'descending') : undefined}
+                  className={c.label === 'Events' ? 'numeric' : undefined}
+                >
+                  {c.orderBy === null ? (
+                    c.label
+                  ) : (
+                    <button type="button" className="sort-button" onClick={() => onSort(c.orderBy!)}>
+                      {c.label}
+                      <span aria-hidden="true" className="sort-mark">
+                        {active ? (query.sort === 'asc' ? ' ▲' : ' ▼') : ''}
+                      </span>
+                    </button>
+                  )}
+                </th>
+              );
+            })}
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {alerts.map((alert) => (
+            <tr key={alert.iid}>
+              <td className="select-cell">
+                <input
+                  type="checkbox"
+                  aria-label={`Select alert #${alert.iid}`}
+                  checked={selection.isSelected(alert.iid)}
+                  onChange={(e) => selection.toggle(alert.iid, e.target.checked)}
+                />
+              </td>
+              <td>
+                <SeverityBadge severity={alert.severity} />
+              </td>
+              <td>
+                <Timestamp value={alert.started_at} />
+              </td>
+              <td>
+                <Link to={paths.alert(project.id, alert.iid)}>{alert.title}</Link>
+                <span className="muted small">
+                  #{alert.iid}
+                  {alert.monitoring_tool ? ` · ${alert.monitoring_tool}` : ''}
+                  {alert.service ? ` · ${alert.service}` : ''}
+                </span>
+              </td>
+              <td className="numeric">{alert.event_count}</td>
+              <td>
+                <StatusBadge status={alert.status} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableScroll>
   );
 }

@@ -6,7 +6,8 @@ import type {
   ChatIntegrationEntity,
 } from '../../../api/chat/chat.entities.js';
 import { ApiError, describeError, getJson, sendJson } from '../api';
-import { ErrorNotice, ResourceView, SuccessNotice, Timestamp } from '../components';
+import { ErrorNotice, ResourceView, SuccessNotice, TableScroll, Timestamp } from '../components';
+import { FieldError, fieldError, invalidProps } from '../form-fields';
 import type { Project } from '../types';
 import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
@@ -73,14 +74,16 @@ export function ChatSettings({ project }: { readonly project: Project }) {
           )
         }
       </ResourceView>
-      <label htmlFor={serviceId}>Service</label>
-      <select id={serviceId} value={slug} onChange={(e) => setSlug(e.target.value as Service['slug'])}>
-        {SERVICES.map((s) => (
-          <option key={s.slug} value={s.slug}>
-            {s.name}
-          </option>
-        ))}
-      </select>
+      <div className="field narrow-field">
+        <label htmlFor={serviceId}>Service</label>
+        <select id={serviceId} value={slug} onChange={(e) => setSlug(e.target.value as Service['slug'])}>
+          {SERVICES.map((s) => (
+            <option key={s.slug} value={s.slug}>
+              {s.name}
+            </option>
+          ))}
+        </select>
+      </div>
       <ChatForm
         key={slug}
         path={`${base}/${slug}`}
@@ -129,6 +132,14 @@ function ChatForm({
     error_tracking_events: useId(),
     page_events: useId(),
   };
+  // The API names the refused field (`{"message": {"webhook": ["is blocked: …"]}}`): its sentence goes under it.
+  const errorIds = { secret: useId(), room: useId(), username: useId(), channel: useId() };
+  const refused = {
+    secret: fieldError(action.fields, service.secret),
+    room: fieldError(action.fields, 'room'),
+    username: fieldError(action.fields, 'username'),
+    channel: fieldError(action.fields, 'channel'),
+  };
   // biome-ignore lint/correctness/useExhaustiveDependencies: `refresh` only triggers a reload (after a save, a test or a removal).
   useEffect(() => {
     let live = true;
@@ -176,7 +187,11 @@ function ChatForm({
     });
   };
   return (
-    <form aria-label={`${service.name} integration`} onSubmit={(event) => void save(event)}>
+    <form
+      className="card form-card"
+      aria-label={`${service.name} integration`}
+      onSubmit={(event) => void save(event)}
+    >
       {action.error !== null && <ErrorNotice message={action.error} />}
       {action.done !== null && <SuccessNotice>{action.done}</SuccessNotice>}
       {current?.disabled_reason && <ErrorNotice message={`Disabled: ${current.disabled_reason}`} />}
@@ -189,27 +204,54 @@ function ChatForm({
         {!current ? 'Not set up yet.' : current.active ? 'Active; last changed ' : 'Not active.'}
         {current?.active && <Timestamp value={current.updated_at} />}
       </p>
-      <label htmlFor={ids.secret}>{telegram ? 'Bot token' : 'Webhook URL'}</label>
-      <input
-        id={ids.secret}
-        type={telegram ? 'password' : 'url'}
-        required={!current}
-        placeholder={current ? 'unchanged (write-only)' : ''}
-        value={secret}
-        onChange={(e) => setSecret(e.target.value)}
-      />
+      <div className="field narrow-field">
+        <label htmlFor={ids.secret}>{telegram ? 'Bot token' : 'Webhook URL'}</label>
+        <input
+          id={ids.secret}
+          type={telegram ? 'password' : 'url'}
+          required={!current}
+          placeholder={current ? 'unchanged (write-only)' : ''}
+          value={secret}
+          onChange={(e) => setSecret(e.target.value)}
+          {...invalidProps(refused.secret, errorIds.secret)}
+        />
+        <FieldError id={errorIds.secret} error={refused.secret} />
+      </div>
       {telegram && (
-        <>
+        <div className="field narrow-field">
           <label htmlFor={ids.room}>Channel identifier (chat ID or @channel)</label>
-          <input id={ids.room} required value={room} onChange={(e) => setRoom(e.target.value)} />
-        </>
+          <input
+            id={ids.room}
+            required
+            value={room}
+            onChange={(e) => setRoom(e.target.value)}
+            {...invalidProps(refused.room, errorIds.room)}
+          />
+          <FieldError id={errorIds.room} error={refused.room} />
+        </div>
       )}
       {service.userAndChannel && (
         <>
-          <label htmlFor={ids.username}>Username</label>
-          <input id={ids.username} value={username} onChange={(e) => setUsername(e.target.value)} />
-          <label htmlFor={ids.channel}>Channel</label>
-          <input id={ids.channel} value={channel} onChange={(e) => setChannel(e.target.value)} />
+          <div className="field narrow-field">
+            <label htmlFor={ids.username}>Username</label>
+            <input
+              id={ids.username}
+              value={username}
+              onChange={(e) => setUsername(e.target.value)}
+              {...invalidProps(refused.username, errorIds.username)}
+            />
+            <FieldError id={errorIds.username} error={refused.username} />
+          </div>
+          <div className="field narrow-field">
+            <label htmlFor={ids.channel}>Channel</label>
+            <input
+              id={ids.channel}
+              value={channel}
+              onChange={(e) => setChannel(e.target.value)}
+              {...invalidProps(refused.channel, errorIds.channel)}
+            />
+            <FieldError id={errorIds.channel} error={refused.channel} />
+          </div>
         </>
       )}
       <div className="checkbox">
@@ -292,32 +334,34 @@ function Deliveries({
         list.length === 0 ? (
           <p className="muted">No messages yet.</p>
         ) : (
-          <table aria-label={`Recent messages to ${name}`}>
-            <thead>
-              <tr>
-                <th>Event</th>
-                <th>Status</th>
-                <th>Response</th>
-                <th>Attempts</th>
-                <th>Error</th>
-                <th>Time</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((d) => (
-                <tr key={d.id}>
-                  <td>{`${d.event}_${d.action}`}</td>
-                  <td>{d.status}</td>
-                  <td>{d.response_status ?? '–'}</td>
-                  <td>{d.attempts}</td>
-                  <td>{d.error ?? ''}</td>
-                  <td>
-                    <Timestamp value={d.created_at} />
-                  </td>
+          <TableScroll label={`Recent messages to ${name}`}>
+            <table className="table" aria-label={`Recent messages to ${name}`}>
+              <thead>
+                <tr>
+                  <th>Event</th>
+                  <th>Status</th>
+                  <th>Response</th>
+                  <th>Attempts</th>
+                  <th>Error</th>
+                  <th>Time</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {list.map((d) => (
+                  <tr key={d.id}>
+                    <td>{`${d.event}_${d.action}`}</td>
+                    <td>{d.status}</td>
+                    <td>{d.response_status ?? '–'}</td>
+                    <td>{d.attempts}</td>
+                    <td>{d.error ?? ''}</td>
+                    <td>
+                      <Timestamp value={d.created_at} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
         )
       }
     </ResourceView>

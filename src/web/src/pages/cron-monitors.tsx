@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import { Timestamp } from '../components';
+import { TableScroll, Timestamp } from '../components';
 import type { CronMonitor, Project } from '../types';
 import { useResource } from '../use-resource';
 
@@ -63,40 +63,42 @@ export function CronMonitors({
       <h3 id={headingId} className="subheading">
         Cron monitors
       </h3>
-      <table className="table" aria-labelledby={headingId}>
-        <thead>
-          <tr>
-            <th scope="col">Monitor</th>
-            <th scope="col">Status</th>
-            <th scope="col">Schedule</th>
-            <th scope="col">Next check-in by</th>
-            <th scope="col">Recent runs</th>
-          </tr>
-        </thead>
-        <tbody>
-          {monitors.data.map((m) => (
-            <tr key={m.slug}>
-              <th scope="row">{m.slug}</th>
-              <td>
-                <Status value={m.status} />
-              </td>
-              <td>{schedule(m)}</td>
-              <td>{m.next_checkin_latest_at ? <Timestamp value={m.next_checkin_latest_at} /> : '—'}</td>
-              <td>
-                <ul className="runs-list" aria-label={`Recent runs of ${m.slug}`}>
-                  {m.checkins.map((c) => (
-                    <li key={c.check_in_id}>
-                      <Status value={c.status} /> <Timestamp value={c.created_at} />
-                      {c.duration !== null && <span className="muted inline"> {seconds(c.duration)}</span>}
-                      {c.environment && <span className="muted inline"> {c.environment}</span>}
-                    </li>
-                  ))}
-                </ul>
-              </td>
+      <TableScroll label="Cron monitors">
+        <table className="table" aria-labelledby={headingId}>
+          <thead>
+            <tr>
+              <th scope="col">Monitor</th>
+              <th scope="col">Status</th>
+              <th scope="col">Schedule</th>
+              <th scope="col">Next check-in by</th>
+              <th scope="col">Recent runs</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {monitors.data.map((m) => (
+              <tr key={m.slug}>
+                <th scope="row">{m.slug}</th>
+                <td>
+                  <Status value={m.status} />
+                </td>
+                <td>{schedule(m)}</td>
+                <td>{m.next_checkin_latest_at ? <Timestamp value={m.next_checkin_latest_at} /> : '—'}</td>
+                <td>
+                  <ul className="runs-list" aria-label={`Recent runs of ${m.slug}`}>
+                    {m.checkins.map((c) => (
+                      <li key={c.check_in_id}>
+                        <Status value={c.status} /> <Timestamp value={c.created_at} />
+                        {c.duration !== null && <span className="muted inline"> {seconds(c.duration)}</span>}
+                        {c.environment && <span className="muted inline"> {c.environment}</span>}
+                      </li>
+                    ))}
+                  </ul>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
     </section>
   );
 }

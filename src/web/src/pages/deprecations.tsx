@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import { Breadcrumbs, ErrorNotice, ResourceView } from '../components';
+import { Breadcrumbs, ResourceView, TableScroll } from '../components';
 import { navigate, paths } from '../router';
 import type { Deprecation, DeprecationCatalog, DeprecationSource, SessionUser } from '../types';
 import { useResource } from '../use-resource';
@@ -394,7 +394,7 @@ function Group({
         </span>
       </div>
       {note !== '' && <p className="muted small dep-group-note">{note}</p>}
-      <div className="table-scroll">
+      <TableScroll label={title}>
         <table className="table dep-table" aria-labelledby={headingId}>
           {/* Fixed widths, so the columns line up from one group's table to the next. */}
           <colgroup>
@@ -419,7 +419,7 @@ function Group({
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
     </section>
   );
 }

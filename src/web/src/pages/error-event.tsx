@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { Breadcrumbs, projectLabel, ResourceView, Timestamp } from '../components';
+import { Breadcrumbs, projectLabel, ResourceView, TableScroll, Timestamp } from '../components';
 import { userLabel } from '../error-labels';
 import { Link, paths } from '../router';
 import type { ErrorAttachment, ErrorEventDetail, Project, StackTraceEntry } from '../types';
@@ -264,29 +264,31 @@ function EventBreadcrumbs({ payload }: { readonly payload: Json }) {
   ).filter(isObject);
   if (list.length === 0) return <p className="muted">No breadcrumbs.</p>;
   return (
-    <table className="table" aria-labelledby="event-breadcrumbs">
-      <thead>
-        <tr>
-          <th scope="col">Time</th>
-          <th scope="col">Category</th>
-          <th scope="col">Level</th>
-          <th scope="col">Message</th>
-          <th scope="col">Data</th>
-        </tr>
-      </thead>
-      <tbody>
-        {list.map((b, i) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: breadcrumbs have no identity beyond their position.
-          <tr key={i}>
-            <td>{crumbTime(b.timestamp)}</td>
-            <td>{text(b.category ?? b.type ?? '')}</td>
-            <td>{text(b.level ?? '')}</td>
-            <td className="prewrap">{text(b.message ?? '')}</td>
-            <td>{b.data === undefined ? '' : <code className="prewrap">{text(b.data)}</code>}</td>
+    <TableScroll label="Breadcrumbs">
+      <table className="table" aria-labelledby="event-breadcrumbs">
+        <thead>
+          <tr>
+            <th scope="col">Time</th>
+            <th scope="col">Category</th>
+            <th scope="col">Level</th>
+            <th scope="col">Message</th>
+            <th scope="col">Data</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {list.map((b, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: breadcrumbs have no identity beyond their position.
+            <tr key={i}>
+              <td>{crumbTime(b.timestamp)}</td>
+              <td>{text(b.category ?? b.type ?? '')}</td>
+              <td>{text(b.level ?? '')}</td>
+              <td className="prewrap">{text(b.message ?? '')}</td>
+              <td>{b.data === undefined ? '' : <code className="prewrap">{text(b.data)}</code>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableScroll>
   );
 }
 

@@ -1,6 +1,13 @@
 import { type FormEvent, useId, useState } from 'react';
 import { ApiError, getJson, getJsonWithCsrf, sendJson } from '../api';
-import { ConfirmDialog, CopyButton, ErrorNotice, ResourceView, SuccessNotice } from '../components';
+import {
+  ConfirmDialog,
+  CopyButton,
+  ErrorNotice,
+  ResourceView,
+  SuccessNotice,
+  TableScroll,
+} from '../components';
 import { Link, paths } from '../router';
 import { useSessionUser } from '../session-user';
 import type { ClientKey, ErrorTrackingSettings, ExternalProject, ExternalProjects, Project } from '../types';
@@ -581,48 +588,50 @@ function ClientKeys({
                 </div>
               )}
               {list.length > 0 && (
-                <table className="table keys-table" aria-labelledby={headingId}>
-                  <thead>
-                    <tr>
-                      <th scope="col">Public key</th>
-                      <th scope="col">DSN</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">
-                        <span className="visually-hidden">Actions</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {list.map((k) => (
-                      <tr key={k.id} className={k.id === current?.id ? 'row-selected' : undefined}>
-                        <td>
-                          <code>{k.public_key}</code>
-                        </td>
-                        <td className="dsn-cell">
-                          <code>{k.sentry_dsn}</code>
-                        </td>
-                        <td>
-                          <span className={k.active ? 'status status-enabled' : 'status status-disabled'}>
-                            {k.active ? 'Active' : 'Inactive'}
-                          </span>
-                        </td>
-                        <td className="actions-cell">
-                          <button
-                            type="button"
-                            className="button button-small button-danger-outline"
-                            aria-label={`Delete key ${k.public_key}`}
-                            onClick={() => {
-                              deletion.reset();
-                              setDeleting(k);
-                            }}
-                          >
-                            Delete
-                          </button>
-                        </td>
+                <TableScroll label="Client keys">
+                  <table className="table keys-table" aria-labelledby={headingId}>
+                    <thead>
+                      <tr>
+                        <th scope="col">Public key</th>
+                        <th scope="col">DSN</th>
+                        <th scope="col">Status</th>
+                        <th scope="col">
+                          <span className="visually-hidden">Actions</span>
+                        </th>
                       </tr>
-                    ))}
-                  </tbody>
-                </table>
+                    </thead>
+                    <tbody>
+                      {list.map((k) => (
+                        <tr key={k.id} className={k.id === current?.id ? 'row-selected' : undefined}>
+                          <td>
+                            <code>{k.public_key}</code>
+                          </td>
+                          <td className="dsn-cell">
+                            <code>{k.sentry_dsn}</code>
+                          </td>
+                          <td>
+                            <span className={k.active ? 'status status-enabled' : 'status status-disabled'}>
+                              {k.active ? 'Active' : 'Inactive'}
+                            </span>
+                          </td>
+                          <td className="actions-cell">
+                            <button
+                              type="button"
+                              className="button button-small button-danger-outline"
+                              aria-label={`Delete key ${k.public_key}`}
+                              onClick={() => {
+                                deletion.reset();
+                                setDeleting(k);
+                              }}
+                            >
+                              Delete
+                            </button>
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </TableScroll>
               )}
               <p className="help keys-help">
                 If a DSN leaks, rotate its key: create a new key, move your clients to the new DSN, then

@@ -6,6 +6,7 @@ import {
   projectLabel,
   ResourceView,
   SuccessNotice,
+  TableScroll,
   Timestamp,
 } from '../components';
 import {
@@ -408,42 +409,44 @@ function GroupingSection({
       </form>
       <ResourceView resource={hashes}>
         {(loaded) => (
-          <table className="table" aria-label="Grouping hashes">
-            <thead>
-              <tr>
-                <th>Hash</th>
-                <th>Grouping</th>
-                <th>Events</th>
-                <th>
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {loaded.map((h) => (
-                <tr key={h.hash}>
-                  <td>
-                    <code title={h.hash}>{h.hash.slice(0, 12)}</code>
-                  </td>
-                  <td>{h.grouping_version}</td>
-                  <td>{h.events_count}</td>
-                  <td>
-                    {loaded.length > 1 ? (
-                      <button
-                        type="button"
-                        className="button"
-                        disabled={action.busy}
-                        aria-label={`Unmerge ${h.hash.slice(0, 12)}`}
-                        onClick={() => void unmerge(h.hash)}
-                      >
-                        Unmerge
-                      </button>
-                    ) : null}
-                  </td>
+          <TableScroll label="Grouping hashes">
+            <table className="table" aria-label="Grouping hashes">
+              <thead>
+                <tr>
+                  <th>Hash</th>
+                  <th>Grouping</th>
+                  <th>Events</th>
+                  <th>
+                    <span className="visually-hidden">Actions</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {loaded.map((h) => (
+                  <tr key={h.hash}>
+                    <td>
+                      <code title={h.hash}>{h.hash.slice(0, 12)}</code>
+                    </td>
+                    <td>{h.grouping_version}</td>
+                    <td>{h.events_count}</td>
+                    <td>
+                      {loaded.length > 1 ? (
+                        <button
+                          type="button"
+                          className="button"
+                          disabled={action.busy}
+                          aria-label={`Unmerge ${h.hash.slice(0, 12)}`}
+                          onClick={() => void unmerge(h.hash)}
+                        >
+                          Unmerge
+                        </button>
+                      ) : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
         )}
       </ResourceView>
       {action.error !== null && <ErrorNotice message={action.error} />}
@@ -600,21 +603,25 @@ export function Frame({
         })}
       </ol>
       {variables.length > 0 && (
-        <table className="table frame-vars" aria-label={`Local variables of ${frame.function ?? file}`}>
-          <caption className="muted small">Local variables</caption>
-          <tbody>
-            {variables.map(([name, value]) => (
-              <tr key={name}>
-                <th scope="row">
-                  <code>{name}</code>
-                </th>
-                <td>
-                  <code className="prewrap">{typeof value === 'string' ? value : JSON.stringify(value)}</code>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <TableScroll label={`Local variables of ${frame.function ?? file}`}>
+          <table className="table frame-vars" aria-label={`Local variables of ${frame.function ?? file}`}>
+            <caption className="muted small">Local variables</caption>
+            <tbody>
+              {variables.map(([name, value]) => (
+                <tr key={name}>
+                  <th scope="row">
+                    <code>{name}</code>
+                  </th>
+                  <td>
+                    <code className="prewrap">
+                      {typeof value === 'string' ? value : JSON.stringify(value)}
+                    </code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       )}
     </details>
   );
@@ -640,41 +647,47 @@ function EventsView({
         list.length === 0 ? (
           <p className="muted">No events stored.</p>
         ) : (
-          <table className="table" aria-labelledby="error-events">
-            <thead>
-              <tr>
-                <th scope="col">Timestamp</th>
-                <th scope="col">Level</th>
-                <th scope="col">Release</th>
-                <th scope="col">Environment</th>
-                <th scope="col">User</th>
-                <th scope="col">Event ID</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((e) => {
-                const user = userLabel(e.user_key, e.user);
-                return (
-                  <tr key={e.id}>
-                    <td>
-                      <Timestamp value={e.timestamp} />
-                    </td>
-                    <td>
-                      <span className={`level level-${e.level}`}>{e.level}</span>
-                    </td>
-                    <td>{e.release ?? <None />}</td>
-                    <td>{e.environment ?? <None />}</td>
-                    <td title={e.user_key ?? undefined}>{user ?? <None text="anonymous" />}</td>
-                    <td>
-                      <Link to={eventPath(e.event_id)} title={e.event_id} aria-label={`Event ${e.event_id}`}>
-                        <code>{e.event_id.slice(0, 8)}</code>
-                      </Link>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
+          <TableScroll label="Events">
+            <table className="table" aria-labelledby="error-events">
+              <thead>
+                <tr>
+                  <th scope="col">Timestamp</th>
+                  <th scope="col">Level</th>
+                  <th scope="col">Release</th>
+                  <th scope="col">Environment</th>
+                  <th scope="col">User</th>
+                  <th scope="col">Event ID</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.map((e) => {
+                  const user = userLabel(e.user_key, e.user);
+                  return (
+                    <tr key={e.id}>
+                      <td>
+                        <Timestamp value={e.timestamp} />
+                      </td>
+                      <td>
+                        <span className={`level level-${e.level}`}>{e.level}</span>
+                      </td>
+                      <td>{e.release ?? <None />}</td>
+                      <td>{e.environment ?? <None />}</td>
+                      <td title={e.user_key ?? undefined}>{user ?? <None text="anonymous" />}</td>
+                      <td>
+                        <Link
+                          to={eventPath(e.event_id)}
+                          title={e.event_id}
+                          aria-label={`Event ${e.event_id}`}
+                        >
+                          <code>{e.event_id.slice(0, 8)}</code>
+                        </Link>
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </TableScroll>
         )
       }
     </ResourceView>

@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
 import { ApiError, describeError, getPage, type Page, sendJson } from '../api';
 import { BulkBar, type BulkOutcome, BulkSummary, runBulk, useSelection } from '../bulk';
-import { Pagination, ResourceView, SearchForm, TabList, Timestamp } from '../components';
+import { Pagination, ResourceView, SearchForm, TabList, TableScroll, Timestamp } from '../components';
 import { ERROR_STATUS_ACTIONS, ERROR_STATUS_LABELS, ERROR_STATUSES } from '../error-labels';
 import { Sparkline } from '../lazy';
 import { UpdatedAt, usePolling } from '../live';
@@ -330,69 +330,71 @@ function ErrorsTable({
   // An external Sentry keeps no event history here (the stats endpoint answers 400): no trend column then.
   const showTrend = stats.status !== 'error';
   return (
-    <table className="table alerts-table" aria-labelledby={labelledBy}>
-      <thead>
-        <tr>
-          <th scope="col" className="select-cell">
-            <input
-              type="checkbox"
-              aria-label="Select all errors on this page"
-              checked={selection.allSelected}
-              onChange={(e) => selection.setAll(e.target.checked)}
-            />
-          </th>
-          <th scope="col">Error</th>
-          <th scope="col" className="numeric">
-            Events
-          </th>
-          <th scope="col" className="numeric">
-            Users
-          </th>
-          <th scope="col">First seen</th>
-          <th scope="col">Last seen</th>
-          {showTrend && <th scope="col">Last 24 hours</th>}
-        </tr>
-      </thead>
-      <tbody>
-        {errors.map((e) => (
-          <tr key={e.id}>
-            <td className="select-cell">
+    <TableScroll label="Errors">
+      <table className="table alerts-table" aria-labelledby={labelledBy}>
+        <thead>
+          <tr>
+            <th scope="col" className="select-cell">
               <input
                 type="checkbox"
-                aria-label={`Select ${e.title}`}
-                checked={selection.isSelected(e.id)}
-                onChange={(event) => selection.toggle(e.id, event.target.checked)}
+                aria-label="Select all errors on this page"
+                checked={selection.allSelected}
+                onChange={(e) => selection.setAll(e.target.checked)}
               />
-            </td>
-            <td className="error-cell">
-              <Link to={paths.error(project.id, e.id)}>{e.title}</Link>
-              <span className="muted small">
-                {e.culprit || e.type}
-                {e.environment ? ` · ${e.environment}` : ''}
-                {e.assignee ? ` · assigned to @${e.assignee.username}` : ''}
-              </span>
-            </td>
-            <td className="numeric">{e.count}</td>
-            <td className="numeric">{e.user_count}</td>
-            <td>
-              <Timestamp value={e.first_seen} />
-            </td>
-            <td>
-              <Timestamp value={e.last_seen} />
-            </td>
-            {showTrend && (
-              <td>
-                {trend.has(e.id) ? (
-                  <Sparkline buckets={trend.get(e.id)!} label={`Events of ${e.title}`} />
-                ) : (
-                  <span className="muted inline">…</span>
-                )}
-              </td>
-            )}
+            </th>
+            <th scope="col">Error</th>
+            <th scope="col" className="numeric">
+              Events
+            </th>
+            <th scope="col" className="numeric">
+              Users
+            </th>
+            <th scope="col">First seen</th>
+            <th scope="col">Last seen</th>
+            {showTrend && <th scope="col">Last 24 hours</th>}
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {errors.map((e) => (
+            <tr key={e.id}>
+              <td className="select-cell">
+                <input
+                  type="checkbox"
+                  aria-label={`Select ${e.title}`}
+                  checked={selection.isSelected(e.id)}
+                  onChange={(event) => selection.toggle(e.id, event.target.checked)}
+                />
+              </td>
+              <td className="error-cell">
+                <Link to={paths.error(project.id, e.id)}>{e.title}</Link>
+                <span className="muted small">
+                  {e.culprit || e.type}
+                  {e.environment ? ` · ${e.environment}` : ''}
+                  {e.assignee ? ` · assigned to @${e.assignee.username}` : ''}
+                </span>
+              </td>
+              <td className="numeric">{e.count}</td>
+              <td className="numeric">{e.user_count}</td>
+              <td>
+                <Timestamp value={e.first_seen} />
+              </td>
+              <td>
+                <Timestamp value={e.last_seen} />
+              </td>
+              {showTrend && (
+                <td>
+                  {trend.has(e.id) ? (
+                    <Sparkline buckets={trend.get(e.id)!} label={`Events of ${e.title}`} />
+                  ) : (
+                    <span className="muted inline">…</span>
+                  )}
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableScroll>
   );
 }
 
@@ -409,34 +411,36 @@ function Sessions({ project, refreshKey }: { readonly project: Project; readonly
       <h3 id={headingId} className="subheading">
         Release health
       </h3>
-      <table className="table" aria-labelledby={headingId}>
-        <thead>
-          <tr>
-            <th scope="col">Release</th>
-            <th scope="col">Environment</th>
-            <th scope="col" className="numeric">
-              Sessions
-            </th>
-            <th scope="col" className="numeric">
-              Errored
-            </th>
-            <th scope="col" className="numeric">
-              Crashed
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {sessions.data.map((s) => (
-            <tr key={`${s.release}\u0000${s.environment}`}>
-              <td>{s.release || <span className="muted inline">none</span>}</td>
-              <td>{s.environment || <span className="muted inline">none</span>}</td>
-              <td className="numeric">{s.started}</td>
-              <td className="numeric">{s.errored}</td>
-              <td className="numeric">{s.crashed}</td>
+      <TableScroll label="Release health">
+        <table className="table" aria-labelledby={headingId}>
+          <thead>
+            <tr>
+              <th scope="col">Release</th>
+              <th scope="col">Environment</th>
+              <th scope="col" className="numeric">
+                Sessions
+              </th>
+              <th scope="col" className="numeric">
+                Errored
+              </th>
+              <th scope="col" className="numeric">
+                Crashed
+              </th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {sessions.data.map((s) => (
+              <tr key={`${s.release}\u0000${s.environment}`}>
+                <td>{s.release || <span className="muted inline">none</span>}</td>
+                <td>{s.environment || <span className="muted inline">none</span>}</td>
+                <td className="numeric">{s.started}</td>
+                <td className="numeric">{s.errored}</td>
+                <td className="numeric">{s.crashed}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
     </section>
   );
 }

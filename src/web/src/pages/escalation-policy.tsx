@@ -2,7 +2,14 @@ import { type FormEvent, useId, useState } from 'react';
 import type { Static } from 'typebox';
 import type { ChatIntegrationBasicEntity } from '../../../api/chat/chat.entities.js';
 import { ApiError, getJson, sendJson } from '../api';
-import { ConfirmDialog, ErrorNotice, ResourceView, SuccessNotice, Timestamp } from '../components';
+import {
+  ConfirmDialog,
+  ErrorNotice,
+  ResourceView,
+  SuccessNotice,
+  TableScroll,
+  Timestamp,
+} from '../components';
 import { SelectField, TextField } from '../form-fields';
 import { usePaidTier } from '../tier';
 import type {
@@ -155,24 +162,26 @@ function PolicyView({
           : 'Acknowledgements do not time out.'}
       </p>
       {action.error !== null && <ErrorNotice message={action.error} />}
-      <table className="table" aria-label="Escalation rules">
-        <thead>
-          <tr>
-            <th scope="col">After</th>
-            <th scope="col">If the alert</th>
-            <th scope="col">Page</th>
-          </tr>
-        </thead>
-        <tbody>
-          {policy.rules.map((r) => (
-            <tr key={r.id}>
-              <td>{elapsedText(r.elapsed_time_seconds)}</td>
-              <td>{STATUS_TEXT[r.status as EscalationRuleStatus]}</td>
-              <td>{targetText(r)}</td>
+      <TableScroll label="Escalation rules">
+        <table className="table" aria-label="Escalation rules">
+          <thead>
+            <tr>
+              <th scope="col">After</th>
+              <th scope="col">If the alert</th>
+              <th scope="col">Page</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {policy.rules.map((r) => (
+              <tr key={r.id}>
+                <td>{elapsedText(r.elapsed_time_seconds)}</td>
+                <td>{STATUS_TEXT[r.status as EscalationRuleStatus]}</td>
+                <td>{targetText(r)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
       <div className="actions">
         <button type="button" className="button" onClick={onEdit}>
           Edit policy

@@ -44,9 +44,12 @@ interface OncallNow {
   readonly users: readonly OncallUser[];
 }
 
+/** An error first seen, or (resolved) seen again, in the last 24 hours: `at` is when it became so. */
 interface NewError {
   readonly project: Project;
   readonly error: TrackedError;
+  readonly regressed: boolean;
+  readonly at: string;
 }
 
 interface HomeData {
@@ -84,13 +87,17 @@ function loadHome(userId: number): (projectsPath: string) => Promise<HomeData> {
           ),
         })),
       ),
+      // The newest first seen, and the most recently seen (a regression is an old error seen again lately).
       settled(
-        recent.map(async (project) => ({
-          project,
-          errors: await getJson<TrackedError[]>(
-            `/api/v4/projects/${project.id}/error_tracking/errors?status=unresolved&sort=first_seen&per_page=50`,
-          ),
-        })),
+        recent.map(async (project) => {
+          const list = (sort: string) =>
+            getJson<TrackedError[]>(
+              `/api/v4/projects/${project.id}/error_tracking/errors?status=unresolved&sort=${sort}&per_page=50`,
+            );
+          const [firstSeen, lastSeen] = await Promise.all([list('first_seen'), list('last_seen')]);
+          const byId = new Map([...firstSeen, ...lastSeen].map((e) => [e.id, e]));
+          return { project, errors: [...byId.values()] };
+        }),
       ),
       version.enterprise
         ? settled(
@@ -142,9 +149,16 @@ function loadHome(userId: number): (projectsPath: string) => Promise<HomeData> {
     work.sort((x, y) => Number(y.mine) - Number(x.mine) || y.since.localeCompare(x.since));
 
     const errors = errorLists
-      .flatMap(({ project, errors: list }) => list.map((error) => ({ project, error })))
-      .filter(({ error }) => Date.parse(error.first_seen) >= since)
-      .sort((x, y) => y.error.first_seen.localeCompare(x.error.first_seen));
+      .flatMap(({ project, errors: list }) =>
+        list.flatMap((error): NewError[] => {
+          if (error.regressed_at !== null && Date.parse(error.regressed_at) >= since)
+            return [{ project, error, regressed: true, at: error.regressed_at }];
+          if (Date.parse(error.first_seen) >= since)
+            return [{ project, error, regressed: false, at: error.first_seen }];
+          return [];
+        }),
+      )
+      .sort((x, y) => Date.parse(y.at) - Date.parse(x.at));
 
     let oncall: OncallNow[] | null = null;
     if (scheduleLists !== null) {
@@ -288,23 +302,31 @@ function OncallSection({
 function ErrorsSection({ errors }: { readonly errors: readonly NewError[] }) {
   return (
     <section className="card section" aria-labelledby="home-errors">
-      <h2 id="home-errors">New errors in the last 24 hours</h2>
+      <h2 id="home-errors">New and regressed errors in the last 24 hours</h2>
       {errors.length === 0 ? (
         <p className="muted">
-          No new error in the last 24 hours. Applications report errors with a client key from a project’s
-          Settings (Error tracking).
+          No new or regressed error in the last 24 hours. Applications report errors with a client key from a
+          project’s Settings (Error tracking).
         </p>
       ) : (
-        <ul className="list" aria-label="New errors">
-          {errors.map(({ project, error }) => (
+        <ul className="list" aria-label="New and regressed errors">
+          {errors.map(({ project, error, regressed, at }) => (
             <li key={`${project.id}-${error.id}`} className="list-row">
               <div className="list-main">
+                <span className="badge">{regressed ? 'Regressed' : 'New'}</span>{' '}
                 <Link to={paths.error(project.id, error.id)}>{error.title}</Link>
                 <span className="muted"> in {project.name_with_namespace ?? project.name}</span>
               </div>
               <div className="list-meta">
                 <span className="muted small">
-                  {error.count} events · first seen <Timestamp value={error.first_seen} />
+                  {error.count === 1 ? '1 event' : `${error.count} events`} ·{' '}
+                  {regressed ? 'seen again' : 'first seen'} <Timestamp value={at} />
+                  {regressed ? (
+                    <>
+                      {' '}
+                      · first seen <Timestamp value={error.first_seen} />
+                    </>
+                  ) : null}
                 </span>
               </div>
             </li>

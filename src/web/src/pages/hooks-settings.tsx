@@ -1,7 +1,14 @@
 import { type FormEvent, useId, useState } from 'react';
 import { sendJson } from '../api';
-import { ConfirmDialog, ErrorNotice, ResourceView, SuccessNotice, Timestamp } from '../components';
-import { CheckboxField, TextField } from '../form-fields';
+import {
+  ConfirmDialog,
+  ErrorNotice,
+  ResourceView,
+  SuccessNotice,
+  TableScroll,
+  Timestamp,
+} from '../components';
+import { CheckboxField, FieldError, fieldError, invalidProps, TextField } from '../form-fields';
 import type { HookDelivery, Project, ProjectHook } from '../types';
 import { useAction } from '../use-action';
 import { useResource } from '../use-resource';
@@ -134,7 +141,7 @@ function HookItem({
           list.length === 0 ? (
             <p className="muted">No deliveries yet.</p>
           ) : (
-            <div className="table-scroll">
+            <TableScroll label={`Recent deliveries of ${hook.url}`}>
               <table className="table" aria-label={`Recent deliveries of ${hook.url}`}>
                 <thead>
                   <tr>
@@ -186,7 +193,7 @@ function HookItem({
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableScroll>
           )
         }
       </ResourceView>
@@ -234,6 +241,7 @@ function HookForm({
   const [ssl, setSsl] = useState(hook?.enable_ssl_verification ?? true);
   const action = useAction();
   const descriptionId = useId();
+  const descriptionErrorId = useId();
   const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
     event.preventDefault();
     await action.run(async () => {
@@ -262,14 +270,28 @@ function HookForm({
       <h4 className="form-title">{title}</h4>
       {action.error !== null && <ErrorNotice message={action.error} />}
       {action.done !== null && <SuccessNotice>{action.done}</SuccessNotice>}
-      <TextField label="URL" type="url" required value={url} onChange={setUrl} />
-      <TextField label="Name" value={name} onChange={setName} />
+      <TextField
+        label="URL"
+        type="url"
+        required
+        value={url}
+        onChange={setUrl}
+        error={fieldError(action.fields, 'url')}
+      />
+      <TextField label="Name" value={name} onChange={setName} error={fieldError(action.fields, 'name')} />
       <div className="field">
         <label htmlFor={descriptionId}>Description</label>
-        <textarea id={descriptionId} value={description} onChange={(e) => setDescription(e.target.value)} />
+        <textarea
+          id={descriptionId}
+          value={description}
+          onChange={(e) => setDescription(e.target.value)}
+          {...invalidProps(fieldError(action.fields, 'description'), descriptionErrorId)}
+        />
+        <FieldError id={descriptionErrorId} error={fieldError(action.fields, 'description')} />
       </div>
       <TextField
         label="Secret token"
+        error={fieldError(action.fields, 'token')}
         type="password"
         autoComplete="new-password"
         value={token}

@@ -1,7 +1,15 @@
 import { type FormEvent, useId, useState } from 'react';
 import { SeverityBadge, StatusBadge } from '../alert-labels';
 import { getPage, sendJson } from '../api';
-import { ErrorNotice, Pagination, ResourceView, SearchForm, TabList, Timestamp } from '../components';
+import {
+  ErrorNotice,
+  Pagination,
+  ResourceView,
+  SearchForm,
+  TabList,
+  TableScroll,
+  Timestamp,
+} from '../components';
 import { SelectField, TextField } from '../form-fields';
 import { UpdatedAt, usePolling } from '../live';
 import { Link, navigate, paths } from '../router';
@@ -160,7 +168,7 @@ function IncidentsTable({
   readonly labelledBy: string;
 }) {
   return (
-    <div className="table-scroll">
+    <TableScroll label="Incidents">
       <table className="table" aria-labelledby={labelledBy}>
         <thead>
           <tr>
@@ -201,7 +209,7 @@ function IncidentsTable({
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }
 

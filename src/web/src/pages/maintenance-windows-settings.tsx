@@ -1,6 +1,13 @@
 import { type FormEvent, useId, useState } from 'react';
 import { sendJson } from '../api';
-import { ConfirmDialog, ErrorNotice, ResourceView, SuccessNotice, Timestamp } from '../components';
+import {
+  ConfirmDialog,
+  ErrorNotice,
+  ResourceView,
+  SuccessNotice,
+  TableScroll,
+  Timestamp,
+} from '../components';
 import { SelectField, TextField } from '../form-fields';
 import type { Integration, MaintenanceWindow, Project } from '../types';
 import { useAction } from '../use-action';
@@ -38,32 +45,34 @@ export function MaintenanceWindowsSettings({ project }: { readonly project: Proj
           list.length === 0 ? (
             <p className="muted">No maintenance windows yet.</p>
           ) : (
-            <table className="table" aria-label="Maintenance windows">
-              <thead>
-                <tr>
-                  <th>Scope</th>
-                  <th>Starts</th>
-                  <th>Ends</th>
-                  <th>State</th>
-                  <th>Comment</th>
-                  <th>Created by</th>
-                  <th>
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((w) => (
-                  <WindowRow
-                    key={w.id}
-                    path={`${path}/${w.id}`}
-                    window={w}
-                    scope={scopeLabel(w, integrationList)}
-                    onChanged={changed}
-                  />
-                ))}
-              </tbody>
-            </table>
+            <TableScroll label="Maintenance windows">
+              <table className="table" aria-label="Maintenance windows">
+                <thead>
+                  <tr>
+                    <th>Scope</th>
+                    <th>Starts</th>
+                    <th>Ends</th>
+                    <th>State</th>
+                    <th>Comment</th>
+                    <th>Created by</th>
+                    <th>
+                      <span className="visually-hidden">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.map((w) => (
+                    <WindowRow
+                      key={w.id}
+                      path={`${path}/${w.id}`}
+                      window={w}
+                      scope={scopeLabel(w, integrationList)}
+                      onChanged={changed}
+                    />
+                  ))}
+                </tbody>
+              </table>
+            </TableScroll>
           )
         }
       </ResourceView>

@@ -1,6 +1,6 @@
 import { type FormEvent, useId, useState } from 'react';
 import { getJson, sendJson } from '../api';
-import { ErrorNotice, ResourceView, SuccessNotice } from '../components';
+import { ErrorNotice, ResourceView, SuccessNotice, TableScroll } from '../components';
 import { ACCESS_LEVELS, SelectField, TextField } from '../form-fields';
 import { Link, paths } from '../router';
 import type { Member, UserSummary } from '../types';
@@ -58,60 +58,62 @@ export function MembersSection({ kind, id }: { readonly kind: 'projects' | 'grou
       />
       <ResourceView resource={all}>
         {(members) => (
-          <table className="table" aria-labelledby={headingId}>
-            <thead>
-              <tr>
-                <th scope="col">Member</th>
-                <th scope="col">Role</th>
-                <th scope="col">Source</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {members.map((m) => (
-                <tr key={m.id}>
-                  <td>
-                    <Link to={paths.user(m.username)}>{m.name}</Link>{' '}
-                    <span className="muted">@{m.username}</span>
-                  </td>
-                  <td>
-                    {directIds.has(m.id) ? (
-                      <select
-                        aria-label={`Role of ${m.username}`}
-                        value={String(m.access_level)}
-                        disabled={rowAction.busy}
-                        onChange={(event) => void change(m, event.target.value)}
-                      >
-                        {ACCESS_LEVELS.map((l) => (
-                          <option key={l.value} value={l.value}>
-                            {l.label}
-                          </option>
-                        ))}
-                      </select>
-                    ) : (
-                      (LEVEL_NAMES[m.access_level] ?? m.access_level)
-                    )}
-                  </td>
-                  <td className="muted">{directIds.has(m.id) ? 'Direct' : 'Inherited'}</td>
-                  <td className="actions-cell">
-                    {directIds.has(m.id) && (
-                      <button
-                        type="button"
-                        className="button button-small button-danger-outline"
-                        aria-label={`Remove ${m.username}`}
-                        disabled={rowAction.busy}
-                        onClick={() => void remove(m)}
-                      >
-                        Remove
-                      </button>
-                    )}
-                  </td>
+          <TableScroll label="Members">
+            <table className="table" aria-labelledby={headingId}>
+              <thead>
+                <tr>
+                  <th scope="col">Member</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Source</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {members.map((m) => (
+                  <tr key={m.id}>
+                    <td>
+                      <Link to={paths.user(m.username)}>{m.name}</Link>{' '}
+                      <span className="muted">@{m.username}</span>
+                    </td>
+                    <td>
+                      {directIds.has(m.id) ? (
+                        <select
+                          aria-label={`Role of ${m.username}`}
+                          value={String(m.access_level)}
+                          disabled={rowAction.busy}
+                          onChange={(event) => void change(m, event.target.value)}
+                        >
+                          {ACCESS_LEVELS.map((l) => (
+                            <option key={l.value} value={l.value}>
+                              {l.label}
+                            </option>
+                          ))}
+                        </select>
+                      ) : (
+                        (LEVEL_NAMES[m.access_level] ?? m.access_level)
+                      )}
+                    </td>
+                    <td className="muted">{directIds.has(m.id) ? 'Direct' : 'Inherited'}</td>
+                    <td className="actions-cell">
+                      {directIds.has(m.id) && (
+                        <button
+                          type="button"
+                          className="button button-small button-danger-outline"
+                          aria-label={`Remove ${m.username}`}
+                          disabled={rowAction.busy}
+                          onClick={() => void remove(m)}
+                        >
+                          Remove
+                        </button>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
         )}
       </ResourceView>
     </section>

@@ -8,6 +8,7 @@ import {
   ResourceView,
   SuccessNotice,
   TabList,
+  TableScroll,
   Timestamp,
 } from '../components';
 import { Link, paths } from '../router';
@@ -224,7 +225,7 @@ function WeightsForm({
 
   return (
     <form aria-label="Storage weights" noValidate onSubmit={(event) => void submit(event)}>
-      <div className="table-scroll">
+      <TableScroll label="Storages">
         <table className="table storages-table" aria-labelledby={labelledBy}>
           <thead>
             <tr>
@@ -291,7 +292,7 @@ function WeightsForm({
             })}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       {action.error !== null && <ErrorNotice message={action.error} />}
       {action.done !== null && <SuccessNotice>{action.done}</SuccessNotice>}
       <div className="actions">
@@ -683,7 +684,7 @@ function MovesTable({
 }) {
   return (
     <>
-      <div className="table-scroll">
+      <TableScroll label="Storage moves">
         <table className="table moves-table" aria-labelledby={labelledBy}>
           <thead>
             <tr>
@@ -717,7 +718,7 @@ function MovesTable({
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       <Pagination page={page} perPage={PER_PAGE} onPage={onPage} />
     </>
   );

@@ -6,6 +6,7 @@ import {
   ErrorNotice,
   ResourceView,
   SuccessNotice,
+  TableScroll,
   Timestamp,
 } from '../components';
 import { fieldError, TextField } from '../form-fields';
@@ -94,52 +95,54 @@ export function TokensPage({ user }: { readonly user: SessionUser }) {
             list.length === 0 ? (
               <p className="muted">No tokens yet.</p>
             ) : (
-              <table className="table" aria-labelledby="tokens-active">
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Scopes</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Expires</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((t) => (
-                    <tr key={t.id}>
-                      <td>{t.name}</td>
-                      <td>{t.scopes.join(', ')}</td>
-                      <td>
-                        <Timestamp value={t.created_at} />
-                      </td>
-                      <td>{t.expires_at ?? <span className="muted">never</span>}</td>
-                      <td>
-                        <span className={t.active ? 'status status-enabled' : 'status status-disabled'}>
-                          {t.revoked ? 'Revoked' : t.active ? 'Active' : 'Expired'}
-                        </span>
-                      </td>
-                      <td className="actions-cell">
-                        {!t.revoked && (
-                          <button
-                            type="button"
-                            className="button button-small button-danger-outline"
-                            aria-label={`Revoke ${t.name}`}
-                            onClick={() => {
-                              revokeAction.reset();
-                              setRevoking(t);
-                            }}
-                          >
-                            Revoke
-                          </button>
-                        )}
-                      </td>
+              <TableScroll label="Active tokens">
+                <table className="table" aria-labelledby="tokens-active">
+                  <thead>
+                    <tr>
+                      <th scope="col">Name</th>
+                      <th scope="col">Scopes</th>
+                      <th scope="col">Created</th>
+                      <th scope="col">Expires</th>
+                      <th scope="col">Status</th>
+                      <th scope="col">
+                        <span className="visually-hidden">Actions</span>
+                      </th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
+                  </thead>
+                  <tbody>
+                    {list.map((t) => (
+                      <tr key={t.id}>
+                        <td>{t.name}</td>
+                        <td>{t.scopes.join(', ')}</td>
+                        <td>
+                          <Timestamp value={t.created_at} />
+                        </td>
+                        <td>{t.expires_at ?? <span className="muted">never</span>}</td>
+                        <td>
+                          <span className={t.active ? 'status status-enabled' : 'status status-disabled'}>
+                            {t.revoked ? 'Revoked' : t.active ? 'Active' : 'Expired'}
+                          </span>
+                        </td>
+                        <td className="actions-cell">
+                          {!t.revoked && (
+                            <button
+                              type="button"
+                              className="button button-small button-danger-outline"
+                              aria-label={`Revoke ${t.name}`}
+                              onClick={() => {
+                                revokeAction.reset();
+                                setRevoking(t);
+                              }}
+                            >
+                              Revoke
+                            </button>
+                          )}
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </TableScroll>
             )
           }
         </ResourceView>

@@ -2,6 +2,7 @@ import { type FormEvent, useId, useState } from 'react';
 import { INTEGRATION_TYPE_LABELS, INTEGRATION_TYPES } from '../../alert-labels';
 import { sendJson } from '../../api';
 import { ErrorNotice } from '../../components';
+import { FieldError, fieldError, invalidProps } from '../../form-fields';
 import type { Integration, IntegrationType, Project } from '../../types';
 import { useAction } from '../../use-action';
 import { integrationsPath, needsApiUrl } from './integrations';
@@ -25,6 +26,15 @@ export function AddIntegrationForm({
   const action = useAction();
   const ids = { name: useId(), type: useId(), active: useId(), apiUrl: useId(), apiUrlHelp: useId() };
   const beatIds = { interval: useId(), grace: useId(), help: useId() };
+  const errorIds = { name: useId(), type: useId(), apiUrl: useId(), interval: useId(), grace: useId() };
+  // Refusals by the field the API names (`{"message": {"heartbeat.interval_seconds": ["must be …"]}}`).
+  const refused = {
+    name: fieldError(action.fields, 'name'),
+    type: fieldError(action.fields, 'type'),
+    apiUrl: fieldError(action.fields, 'api_url'),
+    interval: fieldError(action.fields, 'heartbeat.interval_seconds', 'heartbeat'),
+    grace: fieldError(action.fields, 'heartbeat.grace_seconds'),
+  };
 
   const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
     event.preventDefault();
@@ -47,6 +57,7 @@ export function AddIntegrationForm({
           id={ids.type}
           value={type}
           onChange={(event) => setType(event.target.value as IntegrationType)}
+          {...invalidProps(refused.type, errorIds.type)}
         >
           {INTEGRATION_TYPES.map((t) => (
             <option key={t} value={t}>
@@ -54,6 +65,7 @@ export function AddIntegrationForm({
             </option>
           ))}
         </select>
+        <FieldError id={errorIds.type} error={refused.type} />
       </div>
       <div className="field">
         <label htmlFor={ids.name}>Name</label>
@@ -63,7 +75,9 @@ export function AddIntegrationForm({
           value={name}
           onChange={(event) => setName(event.target.value)}
           placeholder={type === 'prometheus' ? 'Prometheus' : 'My monitoring tool'}
+          {...invalidProps(refused.name, errorIds.name)}
         />
+        <FieldError id={errorIds.name} error={refused.name} />
       </div>
       {needsApiUrl(type) && (
         <div className="field">
@@ -77,8 +91,9 @@ export function AddIntegrationForm({
             placeholder={
               type === 'prometheus' ? 'https://prometheus.example.com' : 'https://oncall.example.com'
             }
-            aria-describedby={ids.apiUrlHelp}
+            {...invalidProps(refused.apiUrl, errorIds.apiUrl, ids.apiUrlHelp)}
           />
+          <FieldError id={errorIds.apiUrl} error={refused.apiUrl} />
           <span id={ids.apiUrlHelp} className="help">
             {type === 'prometheus'
               ? 'The URL of your Prometheus server (used for links back to it).'
@@ -97,8 +112,9 @@ export function AddIntegrationForm({
               required
               value={intervalSeconds}
               onChange={(event) => setIntervalSeconds(event.target.value)}
-              aria-describedby={beatIds.help}
+              {...invalidProps(refused.interval, errorIds.interval, beatIds.help)}
             />
+            <FieldError id={errorIds.interval} error={refused.interval} />
           </div>
           <div className="field">
             <label htmlFor={beatIds.grace}>Grace period (seconds)</label>
@@ -109,8 +125,9 @@ export function AddIntegrationForm({
               required
               value={graceSeconds}
               onChange={(event) => setGraceSeconds(event.target.value)}
-              aria-describedby={beatIds.help}
+              {...invalidProps(refused.grace, errorIds.grace, beatIds.help)}
             />
+            <FieldError id={errorIds.grace} error={refused.grace} />
             <span id={beatIds.help} className="help">
               Your job calls the heartbeat URL (GET or POST, with the key) at least this often; when no call
               arrives within the interval plus the grace period, an alert &ldquo;Heartbeat missed&rdquo;

@@ -1,6 +1,7 @@
 import { type FormEvent, type ReactNode, useId, useState } from 'react';
 import { sendJson } from '../../api';
 import { ErrorNotice, Loading } from '../../components';
+import { FieldError, fieldError, invalidProps } from '../../form-fields';
 import type { Integration, PayloadField } from '../../types';
 import { useAction } from '../../use-action';
 import { useResource } from '../../use-resource';
@@ -26,6 +27,13 @@ export function ConfigureForm({
   const [selection, setSelection] = useState(() => initialSelection(integration));
   const action = useAction();
   const ids = { name: useId(), active: useId(), apiUrl: useId(), payload: useId(), payloadHelp: useId() };
+  const errorIds = { name: useId(), apiUrl: useId(), payload: useId(), mapping: useId() };
+  const refused = {
+    name: fieldError(action.fields, 'name'),
+    apiUrl: fieldError(action.fields, 'api_url'),
+    payload: fieldError(action.fields, 'payload_example'),
+    mapping: fieldError(action.fields, 'payload_attribute_mapping'),
+  };
   const isHttp = integration.type === 'http';
   const payloadChanged = payload !== integration.payload_example;
   const initial = initialSelection(integration);
@@ -60,7 +68,14 @@ export function ConfigureForm({
       {action.error !== null && <ErrorNotice message={action.error} />}
       <div className="field">
         <label htmlFor={ids.name}>Name</label>
-        <input id={ids.name} required value={name} onChange={(event) => setName(event.target.value)} />
+        <input
+          id={ids.name}
+          required
+          value={name}
+          onChange={(event) => setName(event.target.value)}
+          {...invalidProps(refused.name, errorIds.name)}
+        />
+        <FieldError id={errorIds.name} error={refused.name} />
       </div>
       {needsApiUrl(integration.type) && (
         <div className="field">
@@ -71,7 +86,9 @@ export function ConfigureForm({
             required
             value={apiUrl}
             onChange={(event) => setApiUrl(event.target.value)}
+            {...invalidProps(refused.apiUrl, errorIds.apiUrl)}
           />
+          <FieldError id={errorIds.apiUrl} error={refused.apiUrl} />
         </div>
       )}
       <div className="checkbox">
@@ -100,7 +117,9 @@ export function ConfigureForm({
               spellCheck={false}
               value={payload}
               onChange={(event) => setPayload(event.target.value)}
+              {...invalidProps(refused.payload, errorIds.payload)}
             />
+            <FieldError id={errorIds.payload} error={refused.payload} />
           </div>
           <div className="actions">
             <button
@@ -120,6 +139,7 @@ export function ConfigureForm({
             disabled={payloadChanged}
             onChange={(key, value) => setSelection((s) => ({ ...s, [key]: value }))}
           />
+          <FieldError id={errorIds.mapping} error={refused.mapping} />
         </fieldset>
       )}
       <div className="actions">

@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import { INTEGRATION_TYPE_LABELS } from '../../alert-labels';
-import { ResourceView, SuccessNotice } from '../../components';
+import { ResourceView, SuccessNotice, TableScroll } from '../../components';
 import type { Integration, IntegrationType, Project } from '../../types';
 import { useResource } from '../../use-resource';
 import { AddIntegrationForm } from './add-integration-form';
@@ -75,46 +75,48 @@ export function IntegrationsSection({ project }: { readonly project: Project }) 
               </p>
             </div>
           ) : (
-            <table className="table" aria-labelledby={headingId}>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((i) => (
-                  <tr key={i.id} className={current?.id === i.id ? 'row-selected' : undefined}>
-                    <td>{i.name}</td>
-                    <td>{INTEGRATION_TYPE_LABELS[i.type as IntegrationType] ?? i.type}</td>
-                    <td>
-                      <span className={i.active ? 'status status-enabled' : 'status status-disabled'}>
-                        {i.active ? 'Enabled' : 'Disabled'}
-                      </span>
-                    </td>
-                    <td className="actions-cell">
-                      <button
-                        type="button"
-                        className="button button-small"
-                        aria-label={`Edit ${i.name}`}
-                        aria-expanded={current?.id === i.id}
-                        onClick={() => {
-                          setAdding(false);
-                          setNotice(null);
-                          setEditing(current?.id === i.id ? null : { integration: i, tab: 'configure' });
-                        }}
-                      >
-                        {current?.id === i.id ? 'Close' : 'Edit'}
-                      </button>
-                    </td>
+            <TableScroll label="Integrations">
+              <table className="table" aria-labelledby={headingId}>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Type</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">
+                      <span className="visually-hidden">Actions</span>
+                    </th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {items.map((i) => (
+                    <tr key={i.id} className={current?.id === i.id ? 'row-selected' : undefined}>
+                      <td>{i.name}</td>
+                      <td>{INTEGRATION_TYPE_LABELS[i.type as IntegrationType] ?? i.type}</td>
+                      <td>
+                        <span className={i.active ? 'status status-enabled' : 'status status-disabled'}>
+                          {i.active ? 'Enabled' : 'Disabled'}
+                        </span>
+                      </td>
+                      <td className="actions-cell">
+                        <button
+                          type="button"
+                          className="button button-small"
+                          aria-label={`Edit ${i.name}`}
+                          aria-expanded={current?.id === i.id}
+                          onClick={() => {
+                            setAdding(false);
+                            setNotice(null);
+                            setEditing(current?.id === i.id ? null : { integration: i, tab: 'configure' });
+                          }}
+                        >
+                          {current?.id === i.id ? 'Close' : 'Edit'}
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableScroll>
           )
         }
       </ResourceView>

@@ -1,4 +1,5 @@
 import { useId } from 'react';
+import { TableScroll } from '../../components';
 import type { Integration, PayloadField, PayloadMapping } from '../../types';
 
 /** Alert fields a custom mapping may fill, with the payload types each accepts (the server's table). */
@@ -91,63 +92,65 @@ export function MappingTable({
     return <p className="muted">Parse a sample payload to map its fields.</p>;
   }
   return (
-    <table className="table mapping-table">
-      <caption className="visually-hidden">Payload field mapping</caption>
-      <thead>
-        <tr>
-          <th scope="col">Alert field</th>
-          <th scope="col">Payload field</th>
-        </tr>
-      </thead>
-      <tbody>
-        {MAPPING_FIELDS.map((f) => {
-          const options = fields.filter((p) => compatible(f.types, p.type));
-          const id = `${baseId}-${f.key}`;
-          return (
-            <tr key={f.key}>
-              <th scope="row">
-                <label htmlFor={id}>{f.label}</label>
-                <span className="muted small">{f.types.join(' or ')}</span>
-              </th>
-              <td>
-                <select
-                  id={id}
-                  aria-label={`Payload field for ${f.label}`}
-                  value={selection[f.key] ?? ''}
-                  disabled={disabled}
-                  onChange={(event) => onChange(f.key, event.target.value)}
-                >
-                  <option value="">Default (not mapped)</option>
-                  {options.map((p) => (
-                    <option key={pathKey(p.path)} value={pathKey(p.path)}>
-                      {`${p.label} (${p.type})${exampleText(p.example)}`}
-                    </option>
-                  ))}
-                </select>
-                {f.key === 'status' && (
-                  <div className="field">
-                    <label htmlFor={resolvedId}>Values that mean resolved</label>
-                    <input
-                      id={resolvedId}
-                      value={selection[RESOLVED_VALUES_KEY] ?? ''}
-                      disabled={disabled || !selection.status}
-                      required={Boolean(selection.status)}
-                      placeholder="resolved, ok, Recovered"
-                      aria-describedby={`${resolvedId}-help`}
-                      onChange={(event) => onChange(RESOLVED_VALUES_KEY, event.target.value)}
-                    />
-                    <span id={`${resolvedId}-help`} className="muted small">
-                      Comma-separated, any case. A payload whose status is one of them resolves the alert with
-                      the same fingerprint.
-                    </span>
-                  </div>
-                )}
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
+    <TableScroll label="Payload mapping">
+      <table className="table mapping-table">
+        <caption className="visually-hidden">Payload field mapping</caption>
+        <thead>
+          <tr>
+            <th scope="col">Alert field</th>
+            <th scope="col">Payload field</th>
+          </tr>
+        </thead>
+        <tbody>
+          {MAPPING_FIELDS.map((f) => {
+            const options = fields.filter((p) => compatible(f.types, p.type));
+            const id = `${baseId}-${f.key}`;
+            return (
+              <tr key={f.key}>
+                <th scope="row">
+                  <label htmlFor={id}>{f.label}</label>
+                  <span className="muted small">{f.types.join(' or ')}</span>
+                </th>
+                <td>
+                  <select
+                    id={id}
+                    aria-label={`Payload field for ${f.label}`}
+                    value={selection[f.key] ?? ''}
+                    disabled={disabled}
+                    onChange={(event) => onChange(f.key, event.target.value)}
+                  >
+                    <option value="">Default (not mapped)</option>
+                    {options.map((p) => (
+                      <option key={pathKey(p.path)} value={pathKey(p.path)}>
+                        {`${p.label} (${p.type})${exampleText(p.example)}`}
+                      </option>
+                    ))}
+                  </select>
+                  {f.key === 'status' && (
+                    <div className="field">
+                      <label htmlFor={resolvedId}>Values that mean resolved</label>
+                      <input
+                        id={resolvedId}
+                        value={selection[RESOLVED_VALUES_KEY] ?? ''}
+                        disabled={disabled || !selection.status}
+                        required={Boolean(selection.status)}
+                        placeholder="resolved, ok, Recovered"
+                        aria-describedby={`${resolvedId}-help`}
+                        onChange={(event) => onChange(RESOLVED_VALUES_KEY, event.target.value)}
+                      />
+                      <span id={`${resolvedId}-help`} className="muted small">
+                        Comma-separated, any case. A payload whose status is one of them resolves the alert
+                        with the same fingerprint.
+                      </span>
+                    </div>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </TableScroll>
   );
 }
 
