@@ -61,6 +61,15 @@ export function sourcemapImages(payload: Record<string, unknown>): Map<string, s
 }
 
 /** The names a file may be uploaded under for a frame's URL: the URL itself and `~/path` (any host). */
+/**
+ * The script URL of a frame: its `abs_path`, or its `filename` when that is a URL, as the browser SDKs send it
+ * (`@sentry/browser` puts the script's URL in `filename` and sends no `abs_path`; Relay copies it over).
+ */
+export function frameUrl(f: Pick<Frame, 'absPath' | 'filename'>): string | null {
+  if (f.absPath) return f.absPath;
+  return f.filename && /^[a-z][a-z0-9+.-]*:\/\//i.test(f.filename) ? f.filename : null;
+}
+
 export function urlCandidates(absPath: string): string[] {
   const out = [absPath];
   try {
@@ -199,9 +208,10 @@ export class Symbolicator {
     };
     return Promise.all(
       frames.map(async (f, i): Promise<ResolvedFrame> => {
-        if (i >= MAX_FRAMES || !f.absPath || f.lineNo === null) return { ...f, minified: null };
-        const target = await targetFor(f.absPath);
-        return (target && this.resolve(f, target)) ?? { ...f, minified: null };
+        const url = frameUrl(f);
+        if (i >= MAX_FRAMES || !url || f.lineNo === null) return { ...f, minified: null };
+        const target = await targetFor(url);
+        return (target && this.resolve(f, url, target)) ?? { ...f, minified: null };
       }),
     );
   }
@@ -248,7 +258,7 @@ export class Symbolicator {
     return lines;
   }
 
-  private resolve(f: Frame, target: Target): ResolvedFrame | null {
+  private resolve(f: Frame, url: string, target: Target): ResolvedFrame | null {
     const map = this.maps.get(target.map);
     if (!map || f.lineNo === null) return null;
     const line = f.lineNo;
@@ -270,8 +280,7 @@ export class Symbolicator {
       const to = Math.min(lines.length, pos.line + CONTEXT_LINES);
       for (let n = from; n <= to; n++) context.push([n, lines[n - 1]!]);
     }
-    let absPath = pos.source;
-    if (f.absPath) absPath = joinUrl(f.absPath, pos.source);
+    const absPath = joinUrl(url, pos.source);
     return {
       filename: displayPath(pos.source),
       absPath,

@@ -7,7 +7,14 @@ import { axeViolations, launchChromium, screenshotPath, withSignedInPage } from 
 import { databases } from '../helpers/databases.js';
 import { authUrl, git } from '../helpers/git.js';
 import { createUser, projectWithMembers } from '../helpers/members.js';
-import { clientEnv, REPO_ROOT, type RunResult, runClient, tempDir } from '../helpers/sentry.js';
+import {
+  clientEnv,
+  REPO_ROOT,
+  type RunResult,
+  runClient,
+  startStaticServer,
+  tempDir,
+} from '../helpers/sentry.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 // The real sentry-cli (npm @sentry/cli, its Linux binary from the optional package) against a real server:
@@ -18,8 +25,8 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 const CLI = join(REPO_ROOT, 'node_modules/@sentry/cli/bin/sentry-cli');
 const SOURCE = join(REPO_ROOT, 'test/e2e/sentry-cli/app.js');
 const LEVELS = { guest: 10, reporter: 20, developer: 30 } as const;
-/** A small upload limit, so that an oversized bundle is cheap to make. */
-const UPLOAD_LIMIT = 64 * 1024;
+/** A small upload limit (an app with the browser SDK fits), so that an oversized bundle is cheap to make. */
+const UPLOAD_LIMIT = 8 * 1024 * 1024;
 
 const throwLine =
   readFileSync(SOURCE, 'utf8')
@@ -401,6 +408,98 @@ describe.each(await databases())('sentry-cli releases and source maps (%s)', (da
     expect(foreign.every((e) => e.minified === null)).toBe(true);
   });
 
+  it('takes a minified browser error from @sentry/browser in Chromium to its original line (Vite bundle)', async () => {
+    const dev = project.tokens.developer!;
+    // The app with the SDK, minified with a source map by Vite, then injected and uploaded as a release's bundle.
+    const app = join(work, 'browser');
+    mkdirSync(join(app, 'src'), { recursive: true });
+    writeFileSync(join(app, 'src/app.js'), readFileSync(SOURCE));
+    writeFileSync(
+      join(app, 'src/main.js'),
+      readFileSync(join(REPO_ROOT, 'test/e2e/sentry-cli/browser-app.js')),
+    );
+    const { build } = await import('vite');
+    await build({
+      configFile: false,
+      logLevel: 'silent',
+      root: app,
+      resolve: { alias: { '@sentry/browser': join(REPO_ROOT, 'node_modules/@sentry/browser') } },
+      build: {
+        outDir: join(app, 'dist'),
+        emptyOutDir: true,
+        minify: true,
+        sourcemap: true,
+        rollupOptions: {
+          input: join(app, 'src/main.js'),
+          output: { format: 'iife', entryFileNames: 'app.min.js' },
+        },
+      },
+    });
+    const bundleDir = join(app, 'dist');
+    expect((await cli(['releases', 'new', '2.0.0'], dev)).code).toBe(0);
+    const inject = await cli(['sourcemaps', 'inject', bundleDir], dev);
+    expect(inject.code, inject.summary).toBe(0);
+    const upload = await cli(['sourcemaps', 'upload', '--release', '2.0.0', bundleDir], dev);
+    expect(upload.code, upload.summary).toBe(0);
+
+    const dsn = (
+      (await (
+        await fetch(`${s.url}/api/v4/projects/${project.id}/error_tracking/client_keys`, {
+          headers: { 'PRIVATE-TOKEN': s.rootToken },
+        })
+      ).json()) as { public_key: string; sentry_dsn: string }[]
+    ).find((k) => k.public_key === dsnKey)!.sentry_dsn;
+    const site = await startStaticServer({
+      '/': {
+        type: 'text/html; charset=utf-8',
+        body: '<!doctype html><title>shop</title><script src="/assets/app.min.js"></script>',
+      },
+      '/assets/app.min.js': {
+        type: 'text/javascript; charset=utf-8',
+        body: readFileSync(join(bundleDir, 'app.min.js'), 'utf8'),
+      },
+    });
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${site.url}/`);
+      // The page's origin is not the DSN's: the SDK posts cross-origin, as in real life.
+      expect(
+        await page.evaluate(
+          ([d]) =>
+            (
+              globalThis as unknown as { reportCheckout: (d: string, r: string) => Promise<boolean> }
+            ).reportCheckout(d!, '2.0.0'),
+          [dsn],
+        ),
+      ).toBe(true);
+    } finally {
+      await browser.close();
+      await site.close();
+    }
+    // The SDK's own event, grouped with (or beside) the earlier ones: its newest event is the one to read.
+    const headers = { 'PRIVATE-TOKEN': s.rootToken };
+    const errors = (await (
+      await fetch(`${s.url}/api/v4/projects/${project.id}/error_tracking/errors?sort=last_seen`, { headers })
+    ).json()) as { id: number; last_release: string | null }[];
+    const error = errors.find((e) => e.last_release === '2.0.0');
+    expect(error, JSON.stringify(errors)).toBeDefined();
+    const st = (await (
+      await fetch(`${s.url}/api/v4/projects/${project.id}/error_tracking/errors/${error!.id}/stack_trace`, {
+        headers,
+      })
+    ).json()) as { stack_trace_entries: Entry[] };
+    const thrown = st.stack_trace_entries[st.stack_trace_entries.length - 1]!;
+    expect(thrown, JSON.stringify(st.stack_trace_entries)).toMatchObject({
+      function: 'computeTotal',
+      lineNo: throwLine,
+    });
+    expect(thrown.filename).toMatch(/src\/app\.js$/);
+    expect(thrown.context.find(([n]) => n === throwLine)?.[1]).toContain('THROW-HERE');
+    // The SDK names the script in `filename` (no `abs_path`), as every browser SDK does.
+    expect(thrown.minified).toMatchObject({ filename: `${site.url}/assets/app.min.js`, abs_path: null });
+  });
+
   it('refuses Guests and Reporters, other namespaces and tokens, in Sentry shape', async () => {
     const body = { version: '2.0.0', projects: ['webapp'] };
     for (const role of ['guest', 'reporter'] as const) {
@@ -503,6 +602,6 @@ describe.each(await databases())('sentry-cli releases and source maps (%s)', (da
     });
     expect(mismatch.status).toBe(400);
     expect(((await mismatch.json()) as { detail: string }).detail).toMatch(/does not match its checksum/);
-    expect(((await res.json()) as { detail: string }).detail).toMatch(/at most 65536 bytes/);
+    expect(((await res.json()) as { detail: string }).detail).toContain(`at most ${UPLOAD_LIMIT} bytes`);
   });
 });
