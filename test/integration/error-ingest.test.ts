@@ -393,6 +393,8 @@ describe.each(await databases())('Sentry collector (%s)', (database) => {
         [20, 'boom()'],
         [21, 'z'],
       ],
+      // No source map covers it: the frame is as sent, with no minified one beside it.
+      minified: null,
     });
     expect(main.culprit).toBe('inner(b)');
   });
