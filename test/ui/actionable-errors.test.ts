@@ -40,6 +40,8 @@ describe('errors people can act on, on a Free instance with one storage (Chromiu
   it('says what the on-call tab needs instead of a raw 403, and the alert page makes no failing request', async () => {
     const s = server!;
     await withSignedInPage(browser!, s, 'tier-free', async (page) => {
+      // The home page's own requests (shown after sign-in) settle first: only the alert page's are counted.
+      await page.waitForLoadState('networkidle');
       const failed = failedRequests(page);
       await page.goto(`${s.url}/-/ui/projects/${projectId}/alerts/1`);
       await page.getByRole('heading', { name: /CPU high/ }).waitFor();
